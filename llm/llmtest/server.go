@@ -1,0 +1,327 @@
+// Package llmtest is an in-process HTTP server that speaks the wire protocols of
+// the providers fallacylab uses — OpenAI chat completions, files and batches;
+// Anthropic messages and message batches; Gemini generateContent — so the real
+// SDK adapters run unchanged against it. It is scriptable (answers as a function
+// of the request, latency, 429 with Retry-After, 5xx, dropped connections, hangs,
+// malformed bodies, a per-key requests/min limit) and keeps a ledger of every
+// request so tests can assert that no call was paid for twice.
+package llmtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Call is a decoded model request as the server saw it.
+type Call struct {
+	Protocol string // "openai", "anthropic" or "gemini"
+	Model    string
+	System   string
+	Prompt   string // the user messages, joined by "\n"
+	APIKey   string
+	Batch    bool // arrived inside a batch
+	Body     []byte
+}
+
+// Reply is the answer the server gives to a Call.
+type Reply struct {
+	Text         string
+	FinishReason string // provider-neutral: "stop", "length", "refusal"
+	InputTokens  int
+	OutputTokens int
+}
+
+// Fault is a failure the server injects instead of answering.
+type Fault string
+
+// Faults the server can inject.
+const (
+	NoFault     Fault = ""
+	RateLimited Fault = "429"
+	ServerError Fault = "500"
+	Overloaded  Fault = "529"
+	BadRequest  Fault = "400"
+	Hang        Fault = "hang"      // never answers until the client gives up
+	Malformed   Fault = "malformed" // 200 with a truncated JSON body
+	Reset       Fault = "reset"     // the connection is closed without a response
+)
+
+// Rates are probabilities of injecting each fault on a request.
+type Rates struct {
+	RateLimit, ServerError, Hang, Malformed, Reset float64
+}
+
+// Options script the server. Every field is optional.
+type Options struct {
+	// Respond computes the answer; the default echoes the prompt.
+	Respond func(Call) Reply
+	// Fault picks a fault for a call; the default draws from Rates.
+	Fault func(Call) Fault
+	// Rates are used by the default Fault function.
+	Rates Rates
+	// Seed seeds the fault and latency draws.
+	Seed uint64
+	// Latency returns the delay before answering; nil means none.
+	Latency func(r *rand.Rand) time.Duration
+	// RetryAfter is sent with injected 429s (default 1s).
+	RetryAfter time.Duration
+	// RPM enforces a per-key limit of requests per minute (0: none), as a token
+	// bucket holding one second of requests.
+	RPM float64
+	// APIKey, when set, is the only key accepted; others get 401.
+	APIKey string
+	// BatchPolls is how many status polls a batch stays in progress (default 1).
+	BatchPolls int
+}
+
+// Entry is one request in the ledger.
+type Entry struct {
+	Time   time.Time
+	Call   Call
+	Status int   // HTTP status sent (0 for reset/hang)
+	Fault  Fault // injected fault, if any
+}
+
+// Answered reports whether the entry delivered a model answer.
+func (e Entry) Answered() bool { return e.Status == http.StatusOK && e.Fault == NoFault }
+
+// Server is the fake provider endpoint.
+type Server struct {
+	*httptest.Server
+	opts    Options
+	mu      sync.Mutex
+	rng     *rand.Rand
+	ledger  []Entry
+	limits  map[string]*rate.Limiter
+	files   map[string][]byte
+	batches map[string]*batch
+	seq     int
+	closing chan struct{}
+	once    sync.Once
+}
+
+// New starts a server; Close it when done.
+func New(opts Options) *Server {
+	if opts.RetryAfter == 0 {
+		opts.RetryAfter = time.Second
+	}
+	if opts.BatchPolls == 0 {
+		opts.BatchPolls = 1
+	}
+	s := &Server{
+		opts:    opts,
+		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		limits:  map[string]*rate.Limiter{},
+		files:   map[string][]byte{},
+		batches: map[string]*batch{},
+		closing: make(chan struct{}),
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
+	mux.HandleFunc("POST /v1/files", s.openaiUpload)
+	mux.HandleFunc("GET /v1/files/{id}/content", s.openaiFileContent)
+	mux.HandleFunc("POST /v1/batches", s.openaiBatchCreate)
+	mux.HandleFunc("GET /v1/batches/{id}", s.openaiBatchGet)
+	mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
+	mux.HandleFunc("POST /v1/messages/batches", s.anthropicBatchCreate)
+	mux.HandleFunc("GET /v1/messages/batches/{id}", s.anthropicBatchGet)
+	mux.HandleFunc("GET /v1/messages/batches/{id}/results", s.anthropicBatchResults)
+	mux.HandleFunc("POST /v1beta/models/{action}", s.geminiGenerate)
+	mux.HandleFunc("GET /v1/models", s.openaiModels)
+	s.Server = httptest.NewServer(mux)
+	return s
+}
+
+// Close releases hanging handlers and stops the server.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.closing) })
+	s.Server.CloseClientConnections()
+	s.Server.Close()
+}
+
+// OpenAIURL is the base URL for the OpenAI adapter ("…/v1").
+func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
+
+// Ledger returns a copy of every request received so far.
+func (s *Server) Ledger() []Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Entry(nil), s.ledger...)
+}
+
+// Answers counts delivered answers per prompt (batch items included).
+func (s *Server) Answers() map[string]int {
+	out := map[string]int{}
+	for _, e := range s.Ledger() {
+		if e.Answered() {
+			out[e.Call.Prompt]++
+		}
+	}
+	return out
+}
+
+func (s *Server) record(e Entry) {
+	s.mu.Lock()
+	s.ledger = append(s.ledger, e)
+	s.mu.Unlock()
+}
+
+func (s *Server) respond(c Call) Reply {
+	var r Reply
+	if s.opts.Respond != nil {
+		r = s.opts.Respond(c)
+	} else {
+		r = Reply{Text: "echo: " + c.Prompt}
+	}
+	if r.FinishReason == "" {
+		r.FinishReason = "stop"
+	}
+	if r.InputTokens == 0 {
+		r.InputTokens = 1 + len(strings.Fields(c.System+" "+c.Prompt))
+	}
+	if r.OutputTokens == 0 {
+		r.OutputTokens = 1 + len(strings.Fields(r.Text))
+	}
+	return r
+}
+
+// admit decides what happens to a call before it is answered: an auth failure,
+// a rate-limit rejection, an injected fault or nothing. It also applies latency.
+func (s *Server) admit(ctx context.Context, c Call) (Fault, int, time.Duration) {
+	if s.opts.APIKey != "" && c.APIKey != s.opts.APIKey {
+		return NoFault, http.StatusUnauthorized, 0
+	}
+	if s.opts.RPM > 0 {
+		s.mu.Lock()
+		lim := s.limits[c.APIKey]
+		if lim == nil {
+			burst := int(s.opts.RPM / 60)
+			if burst < 1 {
+				burst = 1
+			}
+			lim = rate.NewLimiter(rate.Limit(s.opts.RPM/60), burst)
+			s.limits[c.APIKey] = lim
+		}
+		now := time.Now()
+		r := lim.ReserveN(now, 1)
+		wait := r.DelayFrom(now)
+		if wait > 0 {
+			r.CancelAt(now)
+		}
+		s.mu.Unlock()
+		if wait > 0 {
+			return RateLimited, http.StatusTooManyRequests, wait
+		}
+	}
+	var f Fault
+	var lat time.Duration
+	s.mu.Lock()
+	if s.opts.Fault != nil {
+		f = s.opts.Fault(c)
+	} else {
+		x, rt := s.rng.Float64(), s.opts.Rates
+		switch {
+		case x < rt.RateLimit:
+			f = RateLimited
+		case x < rt.RateLimit+rt.ServerError:
+			f = ServerError
+		case x < rt.RateLimit+rt.ServerError+rt.Hang:
+			f = Hang
+		case x < rt.RateLimit+rt.ServerError+rt.Hang+rt.Malformed:
+			f = Malformed
+		case x < rt.RateLimit+rt.ServerError+rt.Hang+rt.Malformed+rt.Reset:
+			f = Reset
+		}
+	}
+	if s.opts.Latency != nil {
+		lat = s.opts.Latency(s.rng)
+	}
+	s.mu.Unlock()
+	if lat > 0 {
+		select {
+		case <-time.After(lat):
+		case <-ctx.Done():
+		case <-s.closing:
+		}
+	}
+	switch f {
+	case RateLimited:
+		return f, http.StatusTooManyRequests, s.opts.RetryAfter
+	case ServerError:
+		return f, http.StatusInternalServerError, 0
+	case Overloaded:
+		return f, 529, 0
+	case BadRequest:
+		return f, http.StatusBadRequest, 0
+	}
+	return f, 0, 0
+}
+
+// serve runs the shared request life cycle: admit, inject, answer, record.
+// errBody renders a protocol-specific error body; ok renders the success body.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, c Call, errBody func(status int, msg string) any, ok func(Reply) any) {
+	fault, status, retry := s.admit(r.Context(), c)
+	entry := Entry{Time: time.Now(), Call: c, Fault: fault, Status: status}
+	switch {
+	case status != 0:
+		if retry > 0 {
+			secs := int(retry.Seconds() + 0.999)
+			w.Header().Set("Retry-After", fmt.Sprint(secs))
+			w.Header().Set("Retry-After-Ms", fmt.Sprint(retry.Milliseconds()))
+		}
+		msg := http.StatusText(status)
+		if status == http.StatusUnauthorized {
+			msg = "invalid api key"
+		}
+		writeJSON(w, status, errBody(status, msg))
+	case fault == Hang:
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+	case fault == Reset:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+			}
+		}
+	case fault == Malformed:
+		entry.Status = http.StatusOK
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		body, _ := json.Marshal(ok(s.respond(c)))
+		w.Write(body[:len(body)/2])
+	default:
+		entry.Status = http.StatusOK
+		s.record(entry)
+		writeJSON(w, http.StatusOK, ok(s.respond(c)))
+		return
+	}
+	s.record(entry)
+}
+
+func (s *Server) nextID(prefix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return fmt.Sprintf("%s_%06d", prefix, s.seq)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func bearer(r *http.Request) string {
+	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+}
