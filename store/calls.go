@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+)
+
+// Call is one cached model call.
+type Call struct {
+	Key       string
+	Namespace string
+	Provider  string
+	Model     string
+	Request   json.RawMessage // the job's canonical request JSON
+	Response  *llm.Response   // nil when Status is "error"
+	Status    string          // "ok" or "error"
+	Error     string
+	Attempts  int
+	Usage     llm.Usage
+	Cost      *float64 // nil: price unknown
+	Latency   time.Duration
+	BatchID   string
+	CreatedAt time.Time
+}
+
+// Call status values.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
+
+// GetCall returns the stored successful answer for key; ok is false when there
+// is none (errors are not cached answers: a failed call is tried again).
+func (s *Store) GetCall(ctx context.Context, key string) (Call, bool, error) {
+	row := s.db.QueryRowContext(ctx, `SELECT key, namespace, provider, model, request, response, status, attempts,
+		input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, COALESCE(batch_id,''), created_at
+		FROM calls WHERE key = ? AND status = 'ok'`, key)
+	var c Call
+	var req, resp, created string
+	var cost sql.NullFloat64
+	var latMS int64
+	err := row.Scan(&c.Key, &c.Namespace, &c.Provider, &c.Model, &req, &resp, &c.Status, &c.Attempts,
+		&c.Usage.InputTokens, &c.Usage.OutputTokens, &c.Usage.ReasoningTokens, &cost, &latMS, &c.BatchID, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Call{}, false, nil
+	}
+	if err != nil {
+		return Call{}, false, fmt.Errorf("get call %s: %w", key, err)
+	}
+	c.Request = json.RawMessage(req)
+	var r llm.Response
+	if err := json.Unmarshal([]byte(resp), &r); err != nil {
+		return Call{}, false, fmt.Errorf("call %s: stored response unreadable: %w", key, err)
+	}
+	c.Response = &r
+	if cost.Valid {
+		c.Cost = &cost.Float64
+	}
+	c.Latency = time.Duration(latMS) * time.Millisecond
+	c.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	return c, true, nil
+}
+
+// PutCall stores a call; it returns once the row is committed. A successful
+// answer is never overwritten; an earlier error is replaced.
+func (s *Store) PutCall(ctx context.Context, c Call) error {
+	var resp any
+	if c.Response != nil {
+		b, err := json.Marshal(c.Response)
+		if err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		resp = string(b)
+	}
+	var cost any
+	if c.Cost != nil {
+		cost = *c.Cost
+	}
+	var batch any
+	if c.BatchID != "" {
+		batch = c.BatchID
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO calls (key, namespace, provider, model, request, response, status, error, attempts,
+			input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, batch_id, created_at)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
+			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
+			  reasoning_tokens=excluded.reasoning_tokens, cost=excluded.cost, latency_ms=excluded.latency_ms,
+			  batch_id=excluded.batch_id, created_at=excluded.created_at
+			WHERE calls.status <> 'ok'`,
+			c.Key, c.Namespace, c.Provider, c.Model, string(c.Request), resp, c.Status, nullIfEmpty(c.Error), c.Attempts,
+			c.Usage.InputTokens, c.Usage.OutputTokens, c.Usage.ReasoningTokens, cost, c.Latency.Milliseconds(), batch, now())
+		if err != nil {
+			return fmt.Errorf("put call %s: %w", c.Key, err)
+		}
+		return nil
+	})
+}
+
+// LinkRun records that run used the call key (cached: answered by the cache).
+func (s *Store) LinkRun(ctx context.Context, runID int64, key, job string, cached bool) error {
+	if runID == 0 {
+		return nil
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO run_calls (run_id, key, cached, job) VALUES (?,?,?,?)
+			ON CONFLICT(run_id, key) DO NOTHING`, runID, key, cached, job)
+		return err
+	})
+}
+
+// CountCalls returns the number of stored calls with the given status ("" for all).
+func (s *Store) CountCalls(ctx context.Context, status string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM calls WHERE ? = '' OR status = ?`, status, status).Scan(&n)
+	return n, err
+}
+
+// OKKeys returns the set of keys with a stored answer.
+func (s *Store) OKKeys(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT key FROM calls WHERE status = 'ok'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out[k] = true
+	}
+	return out, rows.Err()
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

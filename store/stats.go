@@ -1,0 +1,46 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// ModelStats summarises the cache for one model.
+type ModelStats struct {
+	Provider, Model string
+	Calls           int     // stored successful calls
+	Errors          int     // stored failed calls
+	Hits            int     // times a run was answered by the cache
+	InputTokens     int64   // over successful calls
+	OutputTokens    int64   //
+	Cost            float64 // over calls with a known price
+	UnpricedCalls   int     // successful calls whose price is unknown
+}
+
+// Stats returns per-model cache statistics.
+func (s *Store) Stats(ctx context.Context) ([]ModelStats, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.provider, c.model,
+		SUM(c.status = 'ok'), SUM(c.status = 'error'),
+		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.input_tokens END),0),
+		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.output_tokens END),0),
+		COALESCE(SUM(c.cost),0), SUM(c.status = 'ok' AND c.cost IS NULL),
+		COALESCE((SELECT SUM(rc.cached) FROM run_calls rc JOIN calls c2 ON c2.key = rc.key
+			WHERE c2.provider = c.provider AND c2.model = c.model),0)
+		FROM calls c GROUP BY c.provider, c.model ORDER BY c.provider, c.model`)
+	if err != nil {
+		return nil, fmt.Errorf("cache stats: %w", err)
+	}
+	defer rows.Close()
+	var out []ModelStats
+	for rows.Next() {
+		var m ModelStats
+		var hits sql.NullInt64
+		if err := rows.Scan(&m.Provider, &m.Model, &m.Calls, &m.Errors, &m.InputTokens, &m.OutputTokens, &m.Cost, &m.UnpricedCalls, &hits); err != nil {
+			return nil, err
+		}
+		m.Hits = int(hits.Int64)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,142 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+func open(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.db")
+	s, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func call(key, status, text string) store.Call {
+	c := store.Call{Key: key, Namespace: "ns", Provider: "openai", Model: "m", Request: json.RawMessage(`{}`), Status: status, Attempts: 1}
+	if status == store.StatusOK {
+		c.Response = &llm.Response{Text: text}
+		c.Usage = llm.Usage{InputTokens: 3, OutputTokens: 4}
+	} else {
+		c.Error = text
+	}
+	return c
+}
+
+func TestCallLifecycle(t *testing.T) {
+	s, _ := open(t)
+	ctx := context.Background()
+	if _, ok, err := s.GetCall(ctx, "k"); ok || err != nil {
+		t.Fatalf("empty store hit: %v %v", ok, err)
+	}
+	if err := s.PutCall(ctx, call("k", store.StatusError, "boom")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.GetCall(ctx, "k"); ok {
+		t.Fatal("an error must not be a cache hit")
+	}
+	if err := s.PutCall(ctx, call("k", store.StatusOK, "first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutCall(ctx, call("k", store.StatusOK, "second")); err != nil {
+		t.Fatal(err)
+	}
+	c, ok, err := s.GetCall(ctx, "k")
+	if err != nil || !ok || c.Response.Text != "first" || c.Attempts != 2 {
+		t.Fatalf("stored answer must never be overwritten: %+v %v %v", c, ok, err)
+	}
+}
+
+func TestConcurrentWritesAllCommitted(t *testing.T) {
+	s, path := open(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := 0; i < 500; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := s.PutCall(ctx, call(fmt.Sprint("k", i), store.StatusOK, "x")); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	s.Close()
+	s2, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if n, _ := s2.CountCalls(ctx, store.StatusOK); n != 500 {
+		t.Fatalf("want 500 calls after reopen, got %d", n)
+	}
+}
+
+func TestRunsLabelsBatchesStats(t *testing.T) {
+	s, _ := open(t)
+	ctx := context.Background()
+	id, err := s.StartRun(ctx, store.Run{Name: "r", Benchmark: "ask", Version: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.PutCall(ctx, call("a", store.StatusOK, "x"))
+	s.LinkRun(ctx, id, "a", "job-a", false)
+	s.LinkRun(ctx, id, "a", "job-a", true) // ignored: already linked
+	if err := s.FinishRun(ctx, id, store.RunDone); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(ctx)
+	if err != nil || len(runs) != 1 || runs[0].Status != store.RunDone || runs[0].Calls != 1 || runs[0].Cached != 0 {
+		t.Fatalf("runs %+v %v", runs, err)
+	}
+	if err := s.PutLabels(ctx, []store.Label{{RunID: id, Key: "a", Kind: "judge", Source: "j", Value: json.RawMessage(`{"x":1}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if ls, _ := s.Labels(ctx, id, "judge"); len(ls) != 1 || string(ls[0].Value) != `{"x":1}` {
+		t.Fatalf("labels %+v", ls)
+	}
+	if err := s.SaveBatch(ctx, store.Batch{ID: "b1", Provider: "openai", Items: []store.BatchItem{{Key: "z", Model: "m", Request: json.RawMessage(`{}`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := s.InPendingBatch(ctx, "z"); !in {
+		t.Fatal("z should be pending")
+	}
+	pend, _ := s.PendingBatches(ctx, "openai")
+	if len(pend) != 1 || len(pend[0].Items) != 1 {
+		t.Fatalf("pending %+v", pend)
+	}
+	s.SetBatchStatus(ctx, "b1", store.BatchIngested)
+	if pend, _ := s.PendingBatches(ctx, "openai"); len(pend) != 0 {
+		t.Fatal("ingested batch still pending")
+	}
+	st, err := s.Stats(ctx)
+	if err != nil || len(st) != 1 || st[0].Calls != 1 || st[0].InputTokens != 3 || st[0].UnpricedCalls != 1 {
+		t.Fatalf("stats %+v %v", st, err)
+	}
+}
+
+func TestUnreadableDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "junk.db")
+	os.WriteFile(path, []byte(strings.Repeat("not a database ", 200)), 0o644)
+	_, err := store.Open(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "--db") {
+		t.Fatalf("want a clear error naming the file, got %v", err)
+	}
+	_, err = store.Open(filepath.Join(t.TempDir(), "missing", "x.db"))
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("missing dir: %v", err)
+	}
+}
