@@ -110,7 +110,7 @@ func (s *Server) anthropicBatchCreate(w http.ResponseWriter, r *http.Request) {
 func (s *Server) anthropicBatchJSON(b *batch) map[string]any {
 	status, results := "in_progress", any(nil)
 	succeeded, processing := 0, b.total
-	if b.done(s.opts.BatchPolls) {
+	if s.batchDone(b) {
 		status, results = "ended", s.URL+"/v1/messages/batches/"+b.id+"/results"
 		succeeded, processing = b.total, 0
 	}
@@ -138,7 +138,7 @@ func (s *Server) anthropicBatchResults(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	b, ok := s.batches[r.PathValue("id")]
 	s.mu.Unlock()
-	if !ok || !b.done(s.opts.BatchPolls) {
+	if !ok || !s.batchDone(b) {
 		writeJSON(w, 404, anthropicError(404, "results not ready"))
 		return
 	}

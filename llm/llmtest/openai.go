@@ -140,7 +140,6 @@ type batch struct {
 	total, failed int
 }
 
-func (b *batch) done(limit int) bool { return b.polls >= limit }
 
 func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 	var req struct {
@@ -194,7 +193,7 @@ func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) openaiBatchJSON(b *batch, input string) map[string]any {
 	status, output := "in_progress", ""
-	if b.done(s.opts.BatchPolls) {
+	if s.batchDone(b) {
 		status, output = "completed", b.output
 	}
 	return map[string]any{"id": b.id, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": input,

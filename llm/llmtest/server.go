@@ -325,3 +325,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func bearer(r *http.Request) string {
 	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 }
+
+// Update changes the server's script while it runs.
+func (s *Server) Update(fn func(*Options)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(&s.opts)
+}
+
+func (s *Server) batchDone(b *batch) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return b.polls >= s.opts.BatchPolls
+}

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// RunBatch executes the plan through the providers' batch APIs: cached jobs
+// are answered at once; the rest are grouped per provider into batches of at
+// most BatchSize, each recorded in the store before polling starts. Batches
+// left pending by an earlier (killed) run are polled and ingested, never
+// resubmitted. Results go into the same cache as live calls.
+func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result)) (Summary, error) {
+	e.reset(plan)
+	waiting := map[string]Job{} // key → job of this plan awaiting a batch result
+	pending := map[string][]Job{}
+	providers := map[string]bool{}
+	emit := func(r Result) {
+		e.account(r)
+		if onResult != nil {
+			onResult(r)
+		}
+	}
+	st := e.opt.Store
+	flush := func(provider string) error {
+		jobs := pending[provider]
+		if len(jobs) == 0 {
+			return nil
+		}
+		pending[provider] = nil
+		return e.submit(ctx, provider, jobs)
+	}
+	for j := range plan.Jobs {
+		if err := ctx.Err(); err != nil {
+			return e.summary(ctx), nil
+		}
+		key := j.Key()
+		if c, hit, err := st.GetCall(ctx, key); err != nil {
+			return e.summary(ctx), err
+		} else if hit {
+			if err := st.LinkRun(ctx, e.opt.RunID, key, j.ID, true); err != nil {
+				return e.summary(ctx), err
+			}
+			emit(Result{Job: j, Key: key, Response: c.Response, Cached: true, Cost: c.Cost})
+			continue
+		}
+		if _, dup := waiting[key]; dup {
+			continue
+		}
+		waiting[key] = j
+		providers[j.Spec.Provider] = true
+		inFlight, err := st.InPendingBatch(ctx, key)
+		if err != nil {
+			return e.summary(ctx), err
+		}
+		if inFlight {
+			continue // an earlier run submitted it: wait for that batch
+		}
+		pending[j.Spec.Provider] = append(pending[j.Spec.Provider], j)
+		if len(pending[j.Spec.Provider]) >= e.opt.BatchSize {
+			if err := flush(j.Spec.Provider); err != nil {
+				return e.summary(ctx), err
+			}
+		}
+	}
+	for p := range pending {
+		if err := flush(p); err != nil {
+			return e.summary(ctx), err
+		}
+	}
+	for p := range providers {
+		if err := e.drain(ctx, p, waiting, emit); err != nil {
+			return e.summary(ctx), err
+		}
+	}
+	return e.summary(ctx), nil
+}
+
+func (e *Engine) batcher(provider string) (llm.Batcher, error) {
+	l, err := e.lane(provider)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := l.p.(llm.Batcher)
+	if !ok {
+		return nil, fmt.Errorf("provider %s has no batch API: run without --batch", provider)
+	}
+	return b, nil
+}
+
+func (e *Engine) submit(ctx context.Context, provider string, jobs []Job) error {
+	b, err := e.batcher(provider)
+	if err != nil {
+		return err
+	}
+	items := make([]llm.BatchItem, len(jobs))
+	rec := store.Batch{Provider: provider}
+	for i, j := range jobs {
+		items[i] = llm.BatchItem{CustomID: j.Key(), Model: j.Spec.Model, Request: j.Request}
+		rec.Items = append(rec.Items, store.BatchItem{Key: items[i].CustomID, Namespace: j.Namespace, Model: j.Spec.Model, Request: j.Canonical()})
+	}
+	id, err := b.SubmitBatch(ctx, items)
+	if err != nil {
+		return fmt.Errorf("submit %s batch of %d: %w", provider, len(jobs), err)
+	}
+	rec.ID = id
+	// Persist before anything else can fail, so a re-run polls this batch
+	// instead of paying for it again.
+	if err := e.opt.Store.SaveBatch(context.WithoutCancel(ctx), rec); err != nil {
+		return fmt.Errorf("record %s batch %s (it was submitted; do not resubmit): %w", provider, id, err)
+	}
+	return nil
+}
+
+// drain polls every pending batch of a provider and ingests its results.
+func (e *Engine) drain(ctx context.Context, provider string, waiting map[string]Job, emit func(Result)) error {
+	b, err := e.batcher(provider)
+	if err != nil {
+		return err
+	}
+	batches, err := e.opt.Store.PendingBatches(ctx, provider)
+	if err != nil {
+		return err
+	}
+	for _, rec := range batches {
+		if err := e.awaitBatch(ctx, b, rec.ID); err != nil {
+			return err
+		}
+		if err := e.ingest(ctx, b, rec, waiting, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) awaitBatch(ctx context.Context, b llm.Batcher, id string) error {
+	delay := e.opt.BatchPoll
+	failures := 0
+	for {
+		st, err := b.PollBatch(ctx, id)
+		switch {
+		case err == nil && st.Done:
+			return nil
+		case err != nil && (!llm.IsRetryable(err) || failures >= e.opt.MaxAttempts):
+			return err
+		case err != nil:
+			failures++
+		}
+		if !sleep(ctx, delay) {
+			return ctx.Err()
+		}
+		delay = min(2*delay, 5*time.Minute)
+	}
+}
+
+func (e *Engine) ingest(ctx context.Context, b llm.Batcher, rec store.Batch, waiting map[string]Job, emit func(Result)) error {
+	items := map[string]store.BatchItem{}
+	for _, it := range rec.Items {
+		items[it.Key] = it
+	}
+	seen := map[string]bool{}
+	err := b.BatchResults(ctx, rec.ID, func(r llm.BatchResult) error {
+		it, ok := items[r.CustomID]
+		if !ok {
+			return nil // not ours
+		}
+		seen[r.CustomID] = true
+		spec := llm.Spec{Provider: rec.Provider, Model: it.Model}
+		c := store.Call{Key: it.Key, Namespace: it.Namespace, Provider: rec.Provider, Model: it.Model, Request: it.Request, Attempts: 1, BatchID: rec.ID}
+		res := Result{Key: it.Key, Attempts: 1}
+		if r.Err != nil {
+			c.Status, c.Error, res.Err = store.StatusError, r.Err.Error(), r.Err
+		} else {
+			resp := r.Response
+			c.Status, c.Response, c.Usage = store.StatusOK, &resp, resp.Usage
+			if cost, ok := e.opt.Prices.Cost(spec, resp.Usage); ok {
+				cost *= e.opt.BatchDiscount
+				c.Cost = &cost
+			}
+			res.Response, res.Cost = &resp, c.Cost
+		}
+		if err := e.opt.Store.PutCall(ctx, c); err != nil {
+			return err
+		}
+		if j, mine := waiting[it.Key]; mine {
+			res.Job = j
+			if err := e.opt.Store.LinkRun(ctx, e.opt.RunID, it.Key, j.ID, false); err != nil {
+				return err
+			}
+			delete(waiting, it.Key)
+			emit(res)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ingest batch %s: %w", rec.ID, err)
+	}
+	for key := range items {
+		if !seen[key] {
+			if j, mine := waiting[key]; mine {
+				delete(waiting, key)
+				emit(Result{Job: j, Key: key, Err: fmt.Errorf("batch %s returned no result for this job", rec.ID)})
+			}
+		}
+	}
+	return e.opt.Store.SetBatchStatus(ctx, rec.ID, store.BatchIngested)
+}

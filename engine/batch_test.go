@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+func batchPlan(n int, provider string) engine.Plan {
+	jobs := make([]engine.Job, n)
+	for i := range jobs {
+		jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "b", Spec: llm.Spec{Provider: provider, Model: "m"}, Request: llm.UserPrompt("", fmt.Sprint("batch ", i))}
+	}
+	return engine.SlicePlan("batch", jobs)
+}
+
+func TestBatchModeBothProviders(t *testing.T) {
+	for _, prov := range []string{"openai", "anthropic"} {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Options{BatchPolls: 2})
+			defer srv.Close()
+			st := openStore(t)
+			opts := fastOpts(st, srv)
+			opts.BatchPoll, opts.BatchSize = time.Millisecond, 40
+			opts.Prices = llm.Prices{prov + ":m": {Input: 1, Output: 1}}
+			got := map[string]string{}
+			sum, err := engine.New(opts).RunBatch(context.Background(), batchPlan(100, prov), func(r engine.Result) {
+				if r.Err == nil {
+					got[r.Job.ID] = r.Response.Text
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Done != 100 || len(got) != 100 || got["7"] != "echo: batch 7" {
+				t.Fatalf("%+v %d", sum.Progress, len(got))
+			}
+			for _, e := range srv.Ledger() {
+				if !e.Call.Batch {
+					t.Fatal("batch mode made a live call")
+				}
+			}
+			// Cached afterwards, by live or batch runs alike.
+			sum, _ = collect(t, engine.New(opts), batchPlan(100, prov))
+			if sum.Cached != 100 {
+				t.Fatalf("batch answers not in the cache: %+v", sum.Progress)
+			}
+		})
+	}
+}
+
+func TestKilledBatchRunResumesPollingWithoutResubmitting(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{BatchPolls: 1 << 30}) // never finishes until we say
+	defer srv.Close()
+	st := openStore(t)
+	opts := fastOpts(st, srv)
+	opts.BatchPoll = time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	engine.New(opts).RunBatch(ctx, batchPlan(30, "openai"), nil) // "killed" while polling
+	pend, _ := st.PendingBatches(context.Background(), "openai")
+	if len(pend) != 1 {
+		t.Fatalf("batch not recorded: %v", pend)
+	}
+	first := len(srv.Ledger())
+
+	// The provider finishes the batch; a re-run must poll it, not resubmit.
+	srv.Update(func(o *llmtest.Options) { o.BatchPolls = 1 })
+	sum, err := engine.New(opts).RunBatch(context.Background(), batchPlan(30, "openai"), nil)
+	if err != nil || sum.Done != 30 || sum.Failed != 0 {
+		t.Fatalf("resume: %+v %v", sum, err)
+	}
+	if len(srv.Ledger()) != first {
+		t.Fatalf("batch resubmitted: ledger %d → %d", first, len(srv.Ledger()))
+	}
+	if n, _ := st.CountCalls(context.Background(), store.StatusOK); n != 30 {
+		t.Fatalf("stored %d", n)
+	}
+}

@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+	"sort"
+
+	"github.com/fallacylab/fallacylab/llm"
+)
+
+// ModelEstimate is the dry-run estimate for one model.
+type ModelEstimate struct {
+	Spec         llm.Spec
+	Jobs         int
+	Cached       int
+	InputTokens  int64 // of the calls still to make
+	OutputTokens int64
+	Cost         float64
+	PriceKnown   bool
+}
+
+// Estimate is what a plan would cost, computed without calling anything.
+type Estimate struct {
+	Jobs, Cached int
+	Models       []ModelEstimate
+	Cost         float64
+	CostKnown    bool // every model with calls to make has a price
+}
+
+// DryRun walks the plan, looks every job up in the cache and estimates the
+// tokens and cost of the rest. It sends nothing.
+func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
+	per := map[string]*ModelEstimate{}
+	est := map[string]*estimator{}
+	var out Estimate
+	for j := range plan.Jobs {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		m := per[j.Spec.String()]
+		if m == nil {
+			m = &ModelEstimate{Spec: j.Spec}
+			_, m.PriceKnown = e.opt.Prices.Lookup(j.Spec)
+			per[j.Spec.String()] = m
+			est[j.Spec.String()] = newEstimator()
+		}
+		m.Jobs++
+		out.Jobs++
+		_, hit, err := e.opt.Store.GetCall(ctx, j.Key())
+		if err != nil {
+			return out, err
+		}
+		if hit {
+			m.Cached++
+			out.Cached++
+			continue
+		}
+		in, o := est[j.Spec.String()].estimate(j.Request)
+		m.InputTokens += in
+		m.OutputTokens += o
+	}
+	out.CostKnown = true
+	for _, m := range per {
+		if c, ok := e.opt.Prices.Cost(m.Spec, llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}); ok {
+			m.Cost = c
+			out.Cost += c
+		} else if m.Jobs > m.Cached {
+			out.CostKnown = false
+		}
+		out.Models = append(out.Models, *m)
+	}
+	sort.Slice(out.Models, func(i, k int) bool { return out.Models[i].Spec.String() < out.Models[k].Spec.String() })
+	return out, nil
+}

@@ -1,0 +1,476 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
+	"golang.org/x/time/rate"
+)
+
+// Limits bound one provider's traffic. Zero RPM or TPM means unlimited.
+type Limits struct {
+	Concurrency int
+	RPM         float64
+	TPM         float64
+}
+
+// Resolver returns the provider for a provider name.
+type Resolver func(name string) (llm.Provider, error)
+
+// Options configure an Engine. Store and Providers are required.
+type Options struct {
+	Store     *store.Store
+	Providers Resolver
+	// Limits returns the limits of a provider; nil means 8 concurrent, no rate limits.
+	Limits func(provider string) Limits
+	Prices llm.Prices
+	// Budget in USD stops issuing calls before spend would pass it (0: none).
+	Budget float64
+	// RunID links every call to a run in the store (0: not linked).
+	RunID int64
+	// MaxAttempts per call, first try included (default 6).
+	MaxAttempts int
+	// BaseDelay and MaxDelay shape exponential backoff with full jitter
+	// (defaults 500ms and 60s).
+	BaseDelay, MaxDelay time.Duration
+	// CallTimeout bounds one attempt (default 120s).
+	CallTimeout time.Duration
+	// Grace is how long in-flight calls may finish after cancellation (default 10s).
+	Grace time.Duration
+	// Workers is the number of jobs in flight across providers (default: the
+	// sum of the providers' concurrency, at least 64 so cache hits stream fast).
+	Workers int
+	// BatchSize caps the requests in one provider batch (default 2000).
+	BatchSize int
+	// BatchPoll is the first delay between batch polls; it doubles to 5 minutes
+	// (default 10s).
+	BatchPoll time.Duration
+	// BatchDiscount multiplies the price of batch calls (default 0.5).
+	BatchDiscount float64
+}
+
+// Result is the outcome of one job.
+type Result struct {
+	Job      Job
+	Key      string
+	Response *llm.Response // nil on failure
+	Err      error
+	Cached   bool
+	Attempts int
+	Cost     *float64 // nil when the price is unknown
+}
+
+// Failure is a job that ended without an answer.
+type Failure struct {
+	JobID string
+	Spec  llm.Spec
+	Err   string
+}
+
+// ErrBudget marks jobs skipped because the budget would have been passed.
+var ErrBudget = errors.New("budget reached: job not sent")
+
+// Progress is a snapshot of a running plan.
+type Progress struct {
+	Total, Done, Cached, Failed, Skipped int
+	Usage                                llm.Usage
+	Cost                                 float64
+	Unpriced                             int // answered calls with unknown price
+	Started                              time.Time
+}
+
+// Summary is the final Progress plus the failures and how the run ended.
+type Summary struct {
+	Progress
+	Elapsed       time.Duration
+	Failures      []Failure
+	Interrupted   bool
+	BudgetStopped bool
+}
+
+// Engine runs plans. It is safe to run one plan at a time per Engine.
+type Engine struct {
+	opt   Options
+	mu    sync.Mutex
+	lanes map[string]*lane
+
+	prog     Progress
+	progMu   sync.Mutex
+	spent    float64 // actual plus reserved cost, guarded by progMu
+	stopping atomic.Bool
+	failures []Failure
+}
+
+type lane struct {
+	p   llm.Provider
+	sem *aimd
+	rpm *rate.Limiter
+	tpm *rate.Limiter
+	est *estimator
+}
+
+// New builds an engine.
+func New(opt Options) *Engine {
+	if opt.MaxAttempts <= 0 {
+		opt.MaxAttempts = 6
+	}
+	if opt.BaseDelay <= 0 {
+		opt.BaseDelay = 500 * time.Millisecond
+	}
+	if opt.MaxDelay <= 0 {
+		opt.MaxDelay = time.Minute
+	}
+	if opt.CallTimeout <= 0 {
+		opt.CallTimeout = 2 * time.Minute
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = 10 * time.Second
+	}
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = 2000
+	}
+	if opt.BatchPoll <= 0 {
+		opt.BatchPoll = 10 * time.Second
+	}
+	if opt.BatchDiscount <= 0 {
+		opt.BatchDiscount = 0.5
+	}
+	if opt.Limits == nil {
+		opt.Limits = func(string) Limits { return Limits{Concurrency: 8} }
+	}
+	return &Engine{opt: opt, lanes: map[string]*lane{}}
+}
+
+func (e *Engine) lane(name string) (*lane, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if l, ok := e.lanes[name]; ok {
+		return l, nil
+	}
+	p, err := e.opt.Providers(name)
+	if err != nil {
+		return nil, err
+	}
+	lim := e.opt.Limits(name)
+	if lim.Concurrency <= 0 {
+		lim.Concurrency = 8
+	}
+	l := &lane{p: p, sem: newAIMD(lim.Concurrency), est: newEstimator()}
+	if lim.RPM > 0 {
+		l.rpm = rate.NewLimiter(rate.Limit(lim.RPM/60), 1)
+	}
+	if lim.TPM > 0 {
+		l.tpm = rate.NewLimiter(rate.Limit(lim.TPM/60), max(1, int(lim.TPM/10)))
+	}
+	e.lanes[name] = l
+	return l, nil
+}
+
+// Progress returns a snapshot of the plan being run.
+func (e *Engine) Progress() Progress {
+	e.progMu.Lock()
+	defer e.progMu.Unlock()
+	return e.prog
+}
+
+func (e *Engine) workers() int {
+	if e.opt.Workers > 0 {
+		return e.opt.Workers
+	}
+	return 64
+}
+
+// Run executes the plan, calling onResult (serialised, may be nil) for every
+// job. It returns when every job has a result, or after cancellation once the
+// in-flight calls have finished or the grace period has passed.
+func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Summary, error) {
+	e.reset(plan)
+	callCtx, stopCalls := graceContext(ctx, e.opt.Grace)
+	defer stopCalls()
+
+	jobs := make(chan Job)
+	go func() {
+		defer close(jobs)
+		for j := range plan.Jobs {
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var resMu sync.Mutex
+	emit := func(r Result) {
+		e.account(r)
+		if onResult != nil {
+			resMu.Lock()
+			onResult(r)
+			resMu.Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	for range e.workers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if r, ok := e.do(ctx, callCtx, j); ok {
+					emit(r)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return e.summary(ctx), nil
+}
+
+func (e *Engine) reset(plan Plan) {
+	e.progMu.Lock()
+	e.prog = Progress{Total: plan.Len, Started: time.Now()}
+	e.spent = 0
+	e.failures = nil
+	e.progMu.Unlock()
+	e.stopping.Store(false)
+}
+
+func (e *Engine) summary(ctx context.Context) Summary {
+	e.progMu.Lock()
+	defer e.progMu.Unlock()
+	s := Summary{Progress: e.prog, Elapsed: time.Since(e.prog.Started), Interrupted: ctx.Err() != nil, BudgetStopped: e.stopping.Load()}
+	s.Failures = append(s.Failures, e.failures...)
+	sort.Slice(s.Failures, func(i, k int) bool { return s.Failures[i].JobID < s.Failures[k].JobID })
+	return s
+}
+
+// account adds a result to the progress counters.
+func (e *Engine) account(r Result) {
+	e.progMu.Lock()
+	defer e.progMu.Unlock()
+	e.prog.Done++
+	switch {
+	case r.Cached:
+		e.prog.Cached++
+	case errors.Is(r.Err, ErrBudget):
+		e.prog.Skipped++
+	case r.Err != nil:
+		e.prog.Failed++
+		e.failures = append(e.failures, Failure{JobID: r.Job.ID, Spec: r.Job.Spec, Err: r.Err.Error()})
+	default:
+		u := r.Response.Usage
+		e.prog.Usage.InputTokens += u.InputTokens
+		e.prog.Usage.OutputTokens += u.OutputTokens
+		e.prog.Usage.ReasoningTokens += u.ReasoningTokens
+		if r.Cost != nil {
+			e.prog.Cost += *r.Cost
+		} else {
+			e.prog.Unpriced++
+		}
+	}
+}
+
+// graceContext returns a context for calls that ends Grace after parent ends.
+func graceContext(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	go func() {
+		select {
+		case <-parent.Done():
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// do runs one job: cache, then calls with retries. ok is false when the job
+// was abandoned because of cancellation (it has no result and is not stored).
+func (e *Engine) do(ctx, callCtx context.Context, j Job) (Result, bool) {
+	key := j.Key()
+	res := Result{Job: j, Key: key}
+	st := e.opt.Store
+	if c, hit, err := st.GetCall(callCtx, key); err != nil {
+		res.Err = err
+		return res, true
+	} else if hit {
+		res.Response, res.Cached, res.Cost = c.Response, true, c.Cost
+		if err := st.LinkRun(callCtx, e.opt.RunID, key, j.ID, true); err != nil {
+			res.Err = err
+		}
+		return res, true
+	}
+	if ctx.Err() != nil {
+		return res, false
+	}
+	l, err := e.lane(j.Spec.Provider)
+	if err != nil {
+		res.Err = err
+		return res, true
+	}
+	for attempt := 1; ; attempt++ {
+		res.Attempts = attempt
+		resp, cost, err := e.attempt(ctx, callCtx, l, j)
+		if err == nil {
+			res.Response, res.Cost = &resp, cost
+			return res, e.commit(callCtx, res) == nil
+		}
+		if errors.Is(err, ErrBudget) {
+			res.Err = err
+			return res, true
+		}
+		if ctx.Err() != nil && !llm.IsRetryable(err) && errors.Is(err, context.Canceled) {
+			return res, false
+		}
+		if !llm.IsRetryable(err) || attempt >= e.opt.MaxAttempts {
+			if attempt >= e.opt.MaxAttempts && llm.IsRetryable(err) {
+				err = fmt.Errorf("gave up after %d attempts: %w", attempt, err)
+			}
+			res.Err = err
+			e.commit(callCtx, res)
+			return res, true
+		}
+		if !sleep(ctx, e.backoff(attempt, err)) {
+			return res, false
+		}
+	}
+}
+
+// attempt makes one call under the lane's limits.
+func (e *Engine) attempt(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
+	if err := l.sem.acquire(ctx); err != nil {
+		return llm.Response{}, nil, err
+	}
+	estIn, estOut := l.est.estimate(j.Request)
+	reserved, err := e.reserve(j.Spec, estIn, estOut)
+	if err != nil {
+		l.sem.release(false, false)
+		return llm.Response{}, nil, err
+	}
+	if l.rpm != nil {
+		if err := l.rpm.Wait(ctx); err != nil {
+			l.sem.release(false, false)
+			e.unreserve(reserved)
+			return llm.Response{}, nil, err
+		}
+	}
+	if l.tpm != nil {
+		if err := l.tpm.WaitN(ctx, min(int(estIn+estOut), l.tpm.Burst())); err != nil {
+			l.sem.release(false, false)
+			e.unreserve(reserved)
+			return llm.Response{}, nil, err
+		}
+	}
+	cctx, cancel := context.WithTimeout(callCtx, e.opt.CallTimeout)
+	resp, err := l.p.Generate(cctx, j.Spec.Model, j.Request)
+	timedOut := cctx.Err() == context.DeadlineExceeded
+	cancel()
+	e.unreserve(reserved)
+	if err != nil {
+		if timedOut && callCtx.Err() == nil && !llm.IsRetryable(err) {
+			err = &llm.Error{Provider: j.Spec.Provider, Retryable: true, Message: fmt.Sprintf("no answer within %s", e.opt.CallTimeout), Err: err}
+		}
+		var le *llm.Error
+		l.sem.release(false, errors.As(err, &le) && le.RateLimit)
+		return llm.Response{}, nil, err
+	}
+	l.sem.release(true, false)
+	l.est.observe(j.Request, resp.Usage)
+	if l.tpm != nil {
+		if extra := int(resp.Usage.Total() - (estIn + estOut)); extra > 0 {
+			l.tpm.ReserveN(time.Now(), min(extra, l.tpm.Burst())) // pay the underestimate forward
+		}
+	}
+	var cost *float64
+	if c, ok := e.opt.Prices.Cost(j.Spec, resp.Usage); ok {
+		cost = &c
+	}
+	return resp, cost, nil
+}
+
+// reserve books the estimated cost of a call against the budget.
+func (e *Engine) reserve(s llm.Spec, in, out int64) (float64, error) {
+	if e.opt.Budget <= 0 {
+		return 0, nil
+	}
+	if e.stopping.Load() {
+		return 0, ErrBudget
+	}
+	est, ok := e.opt.Prices.Cost(s, llm.Usage{InputTokens: in, OutputTokens: out})
+	if !ok {
+		return 0, fmt.Errorf("budget set but the price of %s is unknown: add it under prices: in the config", s)
+	}
+	e.progMu.Lock()
+	defer e.progMu.Unlock()
+	if e.spent+est > e.opt.Budget {
+		e.stopping.Store(true)
+		return 0, ErrBudget
+	}
+	e.spent += est
+	return est, nil
+}
+
+func (e *Engine) unreserve(amount float64) {
+	if amount == 0 {
+		return
+	}
+	e.progMu.Lock()
+	e.spent -= amount
+	e.progMu.Unlock()
+}
+
+// commit stores a call's outcome and links it to the run.
+func (e *Engine) commit(ctx context.Context, r Result) error {
+	c := store.Call{Key: r.Key, Namespace: r.Job.Namespace, Provider: r.Job.Spec.Provider, Model: r.Job.Spec.Model,
+		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost}
+	if r.Err != nil {
+		c.Status, c.Error = store.StatusError, r.Err.Error()
+	} else {
+		c.Status, c.Response, c.Usage, c.Latency = store.StatusOK, r.Response, r.Response.Usage, r.Response.Latency
+		if r.Cost != nil {
+			e.progMu.Lock()
+			e.spent += *r.Cost
+			e.progMu.Unlock()
+		}
+	}
+	if err := e.opt.Store.PutCall(ctx, c); err != nil {
+		return err
+	}
+	return e.opt.Store.LinkRun(ctx, e.opt.RunID, r.Key, r.Job.ID, false)
+}
+
+// backoff is exponential with full jitter, at least the server's Retry-After.
+func (e *Engine) backoff(attempt int, err error) time.Duration {
+	ceil := e.opt.BaseDelay << min(attempt-1, 20)
+	if ceil > e.opt.MaxDelay || ceil <= 0 {
+		ceil = e.opt.MaxDelay
+	}
+	d := time.Duration(rand.Int64N(int64(ceil) + 1))
+	var le *llm.Error
+	if errors.As(err, &le) && le.RetryAfter > 0 {
+		d = le.RetryAfter + time.Duration(rand.Int64N(int64(le.RetryAfter)/10+1))
+	}
+	return d
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

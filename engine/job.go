@@ -1,0 +1,78 @@
+// Package engine runs a plan of model calls: it streams jobs, answers from the
+// cache, and sends the rest through per-provider concurrency limits, request
+// and token rate limits, and retries with backoff; or submits them as provider
+// batches. Every answer is committed to the store as soon as it arrives, so a
+// re-run never pays twice for a call.
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"iter"
+
+	"github.com/fallacylab/fallacylab/llm"
+)
+
+// Job is one model call in a plan.
+type Job struct {
+	// ID is the plan's own readable identifier (e.g. "claim-12/tpl-3/s2"); it
+	// is stored with the run but does not enter the cache key.
+	ID string
+	// Namespace separates otherwise identical calls made for different
+	// purposes (e.g. "deflect/gen" vs "deflect/judge").
+	Namespace string
+	Spec      llm.Spec
+	Request   llm.Request
+	// Sample distinguishes repeated samples of the same request, so five
+	// samples at temperature 1 are five calls, never one cached answer reused.
+	Sample int
+}
+
+// keyDoc is the canonical document hashed into a cache key. Changing its
+// shape changes every key: bump the version when that is intended.
+type keyDoc struct {
+	V         int         `json:"v"`
+	Namespace string      `json:"namespace"`
+	Provider  string      `json:"provider"`
+	Model     string      `json:"model"`
+	Request   llm.Request `json:"request"`
+	Sample    int         `json:"sample"`
+}
+
+// Canonical returns the canonical JSON of everything that changes the answer.
+// encoding/json writes struct fields in declaration order and map keys sorted,
+// so equal jobs always give equal bytes.
+func (j Job) Canonical() []byte {
+	b, err := json.Marshal(keyDoc{V: 1, Namespace: j.Namespace, Provider: j.Spec.Provider, Model: j.Spec.Model, Request: j.Request, Sample: j.Sample})
+	if err != nil {
+		// Request holds only strings, numbers and a JSON-decoded schema map.
+		panic("engine: job not encodable: " + err.Error())
+	}
+	return b
+}
+
+// Key is the SHA-256 (hex) of Canonical: the job's cache key.
+func (j Job) Key() string {
+	sum := sha256.Sum256(j.Canonical())
+	return hex.EncodeToString(sum[:])
+}
+
+// Plan is a stream of jobs. Len is the number of jobs, when known (for
+// progress); Jobs may be iterated more than once.
+type Plan struct {
+	Name string
+	Len  int
+	Jobs iter.Seq[Job]
+}
+
+// SlicePlan makes a plan from a slice.
+func SlicePlan(name string, jobs []Job) Plan {
+	return Plan{Name: name, Len: len(jobs), Jobs: func(yield func(Job) bool) {
+		for _, j := range jobs {
+			if !yield(j) {
+				return
+			}
+		}
+	}}
+}
