@@ -140,7 +140,6 @@ type batch struct {
 	total, failed int
 }
 
-
 func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		InputFileID string `json:"input_file_id"`

@@ -14,9 +14,9 @@ import (
 
 // batchLine is one line of a Batch API input file.
 type batchLine struct {
-	CustomID string                     `json:"custom_id"`
-	Method   string                     `json:"method"`
-	URL      string                     `json:"url"`
+	CustomID string                      `json:"custom_id"`
+	Method   string                      `json:"method"`
+	URL      string                      `json:"url"`
 	Body     oai.ChatCompletionNewParams `json:"body"`
 }
 
