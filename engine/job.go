@@ -27,6 +27,9 @@ type Job struct {
 	// Sample distinguishes repeated samples of the same request, so five
 	// samples at temperature 1 are five calls, never one cached answer reused.
 	Sample int
+	// Meta is the plan's own data, handed back with the result (e.g. the
+	// item a job came from). It does not enter the cache key.
+	Meta any
 }
 
 // keyDoc is the canonical document hashed into a cache key. Changing its

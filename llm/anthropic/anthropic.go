@@ -37,7 +37,11 @@ type Provider struct {
 
 // New builds a provider. The SDK's own retries are disabled: the engine retries.
 func New(cfg Config) *Provider {
-	opts := []option.RequestOption{option.WithMaxRetries(0), option.WithAPIKey(cfg.APIKey)}
+	key := cfg.APIKey
+	if key == "" {
+		key = "none" // keyless gateways; the SDK insists on a credential
+	}
+	opts := []option.RequestOption{option.WithMaxRetries(0), option.WithAPIKey(key)}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"))
 	}

@@ -46,7 +46,11 @@ func (p *Provider) Name() string { return p.cfg.Name }
 
 func (p *Provider) init(ctx context.Context) (*genai.Client, error) {
 	p.once.Do(func() {
-		cc := &genai.ClientConfig{APIKey: p.cfg.APIKey, Backend: genai.BackendGeminiAPI, HTTPClient: p.cfg.HTTPClient}
+		key := p.cfg.APIKey
+		if key == "" {
+			key = "none" // keyless gateways; the SDK insists on one
+		}
+		cc := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI, HTTPClient: p.cfg.HTTPClient}
 		if p.cfg.BaseURL != "" {
 			cc.HTTPOptions.BaseURL = strings.TrimRight(p.cfg.BaseURL, "/") + "/"
 		}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/spf13/cobra"
+)
+
+type askOptions struct {
+	System      string
+	Temperature float64
+	MaxTokens   int
+	Seed        int64
+	Sample      int
+}
+
+func newAskCmd(g *Global) *cobra.Command {
+	var o askOptions
+	cmd := &cobra.Command{
+		Use:   "ask SPEC PROMPT",
+		Short: "Send one prompt through the whole engine (cached, rate-limited, retried)",
+		Example: `  fallacylab ask openai:gpt-4.1-mini "Say hi"
+  fallacylab ask anthropic:claude-haiku-4-5 --system "Be terse." --temperature 0 "Name a fallacy"`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := llm.ParseSpec(args[0])
+			if err != nil {
+				return err
+			}
+			req := llm.UserPrompt(o.System, args[1])
+			if cmd.Flags().Changed("temperature") {
+				req.Temperature = llm.Temp(o.Temperature)
+			}
+			if cmd.Flags().Changed("seed") {
+				req.Seed = &o.Seed
+			}
+			req.MaxTokens = o.MaxTokens
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			job := engine.Job{ID: "ask", Namespace: "ask", Spec: spec, Request: req, Sample: o.Sample}
+			var answer *engine.Result
+			q := *g
+			q.Quiet = true
+			s.g = &q
+			_, err = s.execute(cmd.Context(), runSpec{Name: "ask", Benchmark: "ask", Args: args, Options: o,
+				Plan: engine.SlicePlan("ask", []engine.Job{job}), Specs: []llm.Spec{spec}}, func(r engine.Result) { answer = &r })
+			if answer != nil && answer.Response != nil {
+				fmt.Fprintln(g.Stdout, strings.TrimRight(answer.Response.Text, "\n"))
+				for _, n := range answer.Response.Notes {
+					fmt.Fprintln(g.Stderr, "note:", n)
+				}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.System, "system", "", "system prompt")
+	f.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (unset: provider default)")
+	f.IntVar(&o.MaxTokens, "max-tokens", 0, "output token limit (0: provider default)")
+	f.Int64Var(&o.Seed, "seed", 0, "sampling seed, where the provider supports one")
+	f.IntVar(&o.Sample, "sample", 0, "sample index: a different index is a different cached call")
+	return cmd
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
+)
+
+// startProgress reports an engine's progress until the returned stop is
+// called: a redrawn bar on a terminal, a plain line every 10 s otherwise.
+// Hand-written because the bar shows engine-specific counters (hits,
+// failures, tokens, spend) that general progress-bar libraries do not model.
+func startProgress(g *Global, eng *engine.Engine) (stop func()) {
+	if g.Quiet {
+		return func() {}
+	}
+	every := 10 * time.Second
+	if g.TTY {
+		every = 200 * time.Millisecond
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				if g.TTY {
+					fmt.Fprintf(g.Stderr, "\r%s\n", progressLine(eng.Progress(), true))
+				}
+				return
+			case <-t.C:
+				p := eng.Progress()
+				if g.TTY {
+					fmt.Fprintf(g.Stderr, "\r%s", progressLine(p, true))
+				} else if p.Done > 0 {
+					fmt.Fprintf(g.Stderr, "%s progress %s\n", time.Now().Format("15:04:05"), progressLine(p, false))
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+func progressLine(p engine.Progress, bar bool) string {
+	var b strings.Builder
+	if bar && p.Total > 0 {
+		const width = 24
+		fill := width * p.Done / p.Total
+		b.WriteString("[" + strings.Repeat("=", fill) + strings.Repeat(" ", width-fill) + "] ")
+	}
+	total := "?"
+	if p.Total > 0 {
+		total = fmt.Sprint(p.Total)
+	}
+	fmt.Fprintf(&b, "%d/%s done, %d cached, %d failed, %s tokens, %s", p.Done, total, p.Cached, p.Failed,
+		humanCount(p.Usage.Total()), money(p.Cost, p.Unpriced))
+	if eta := etaOf(p); eta > 0 {
+		fmt.Fprintf(&b, ", ETA %s", eta.Round(time.Second))
+	}
+	return b.String()
+}
+
+func etaOf(p engine.Progress) time.Duration {
+	live := p.Done - p.Cached
+	left := p.Total - p.Done
+	if live <= 0 || left <= 0 {
+		return 0
+	}
+	per := time.Since(p.Started) / time.Duration(live)
+	return per * time.Duration(left)
+}
+
+func humanCount(n int64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1e4:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// money prints a spend; unknown prices are shown as unknown, never as $0.
+func money(cost float64, unpriced int) string {
+	s := fmt.Sprintf("$%.4f", cost)
+	if unpriced > 0 {
+		if cost == 0 {
+			return "spend unknown"
+		}
+		s += fmt.Sprintf(" + unknown (%d unpriced calls)", unpriced)
+	}
+	return s
+}
+
+func printSummary(g *Global, s engine.Summary) {
+	w := g.Stderr
+	fmt.Fprintf(w, "%d jobs: %d answered, %d from cache, %d failed", s.Done, s.Done-s.Cached-s.Failed-s.Skipped, s.Cached, s.Failed)
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, ", %d skipped (budget)", s.Skipped)
+	}
+	fmt.Fprintf(w, "; %s in + %s out tokens; %s; %s\n", humanCount(s.Usage.InputTokens), humanCount(s.Usage.OutputTokens),
+		money(s.Cost, s.Unpriced), s.Elapsed.Round(time.Millisecond))
+	printFailures(w, s.Failures)
+}
+
+func printFailures(w io.Writer, fs []engine.Failure) {
+	const show = 20
+	for i, f := range fs {
+		if i == show {
+			fmt.Fprintf(w, "  … and %d more failures (see the store: fallacylab runs)\n", len(fs)-show)
+			break
+		}
+		fmt.Fprintf(w, "  FAILED %s [%s]: %s\n", f.JobID, f.Spec, f.Err)
+	}
+}
+
+func printEstimate(w io.Writer, e engine.Estimate) {
+	fmt.Fprintf(w, "dry run: %d jobs, %d cached, %d to call\n", e.Jobs, e.Cached, e.Jobs-e.Cached)
+	for _, m := range e.Models {
+		price := fmt.Sprintf("$%.4f", m.Cost)
+		if !m.PriceKnown {
+			price = "price unknown"
+		}
+		fmt.Fprintf(w, "  %-40s %6d jobs %6d cached  ~%s in + ~%s out tokens  %s\n", m.Spec, m.Jobs, m.Cached,
+			humanCount(m.InputTokens), humanCount(m.OutputTokens), price)
+	}
+	if e.CostKnown {
+		fmt.Fprintf(w, "estimated cost: $%.4f\n", e.Cost)
+	} else {
+		fmt.Fprintf(w, "estimated cost: $%.4f + unknown (set prices: in the config)\n", e.Cost)
+	}
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/fallacylab/fallacylab/bench/prompts"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/spf13/cobra"
+)
+
+type promptsOptions struct {
+	Models  string
+	Samples int
+	Out     string
+}
+
+// resultLine is one line of the results file.
+type resultLine struct {
+	Job          string `json:"job"`
+	Model        string `json:"model"`
+	ID           string `json:"id"`
+	Sample       int    `json:"sample"`
+	Text         string `json:"text,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	InputTokens  int64  `json:"input_tokens,omitempty"`
+	OutputTokens int64  `json:"output_tokens,omitempty"`
+	Cached       bool   `json:"cached"`
+	Error        string `json:"error,omitempty"`
+}
+
+func newPromptsCmd(g *Global) *cobra.Command {
+	var o promptsOptions
+	root := &cobra.Command{Use: "prompts", Short: "Run your own JSONL prompt set on any models"}
+	run := &cobra.Command{
+		Use:   "run FILE.jsonl",
+		Short: "Run every prompt of FILE on every model (cached, resumable, batchable)",
+		Long: `Each line of FILE is {"id": "...", "prompt": "...", "system": "...", "temperature": 0.7,
+"max_tokens": 256, "seed": 1, "stop": ["..."]}; only prompt is required.`,
+		Example: `  fallacylab prompts run my.jsonl --models openai:gpt-4.1-mini,ollama:llama3.1 --samples 3 --out results.jsonl`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			specs, err := llm.ParseSpecs(o.Models)
+			if err != nil {
+				return err
+			}
+			if len(specs) == 0 {
+				return fmt.Errorf("--models is required, e.g. --models openai:gpt-4.1-mini")
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return fmt.Errorf("prompts file: %w", err)
+			}
+			items, err := prompts.Parse(f, args[0])
+			f.Close()
+			if err != nil {
+				return err
+			}
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var lines []resultLine
+			_, runErr := s.execute(cmd.Context(), runSpec{Name: "prompts " + filepath.Base(args[0]), Benchmark: "prompts", Args: args, Options: o,
+				Plan: prompts.Plan(items, specs, o.Samples), Specs: specs}, func(r engine.Result) {
+				if o.Out == "" {
+					return
+				}
+				l := resultLine{Job: r.Job.ID, Model: r.Job.Spec.String(), Sample: r.Job.Sample, Cached: r.Cached}
+				l.ID, _ = r.Job.Meta.(string)
+				if r.Err != nil {
+					l.Error = r.Err.Error()
+				} else {
+					l.Text, l.FinishReason = r.Response.Text, r.Response.FinishReason
+					l.InputTokens, l.OutputTokens = r.Response.Usage.InputTokens, r.Response.Usage.OutputTokens
+				}
+				lines = append(lines, l)
+			})
+			if o.Out != "" && !g.DryRun && len(lines) > 0 {
+				sort.Slice(lines, func(i, k int) bool { return lines[i].Job < lines[k].Job })
+				if err := writeFileAtomic(o.Out, func(w io.Writer) error {
+					enc := json.NewEncoder(w)
+					for _, l := range lines {
+						if err := enc.Encode(l); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			return runErr
+		},
+	}
+	run.Flags().StringVar(&o.Models, "models", "", "comma-separated model specs (provider:model)")
+	run.Flags().IntVar(&o.Samples, "samples", 1, "samples per prompt and model")
+	run.Flags().StringVar(&o.Out, "out", "", "write results as JSONL to this file (written whole, or not at all)")
+	root.AddCommand(run)
+	return root
+}
+
+// writeFileAtomic writes path through a temporary file in the same directory
+// and renames it into place, so a crash never leaves half a file.
+func writeFileAtomic(path string, fill func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := fill(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

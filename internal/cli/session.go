@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/config"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// session is what a command that calls models needs: config, store, engine options.
+type session struct {
+	g      *Global
+	cfg    *config.Config
+	st     *store.Store
+	client *http.Client // nil: the SDK default
+}
+
+// openSession loads the config and opens the store.
+func openSession(g *Global) (*session, error) {
+	cfg, err := config.Load(config.Locate(g.ConfigPath))
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(g.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	return &session{g: g, cfg: cfg, st: st}, nil
+}
+
+func (s *session) Close() error { return s.st.Close() }
+
+// resolver builds providers from the config.
+func (s *session) resolver() engine.Resolver {
+	return func(name string) (llm.Provider, error) { return s.cfg.Provider(name, s.client) }
+}
+
+// checkSpecs resolves every provider up front so a missing key or unknown
+// provider fails the command before any work starts.
+func (s *session) checkSpecs(specs []llm.Spec) error {
+	seen := map[string]bool{}
+	for _, sp := range specs {
+		if seen[sp.Provider] {
+			continue
+		}
+		seen[sp.Provider] = true
+		if _, err := s.cfg.Provider(sp.Provider, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *session) limits(provider string) engine.Limits {
+	l := s.cfg.Limits[provider]
+	out := engine.Limits{Concurrency: l.Concurrency, RPM: l.RPM, TPM: l.TPM}
+	if s.g.Concurrency > 0 {
+		out.Concurrency = s.g.Concurrency
+	}
+	if s.g.RPM > 0 {
+		out.RPM = s.g.RPM
+	}
+	if s.g.TPM > 0 {
+		out.TPM = s.g.TPM
+	}
+	return out
+}
+
+func (s *session) engine(runID int64) *engine.Engine {
+	return engine.New(engine.Options{
+		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
+		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
+	})
+}
+
+// snapshot is the run's configuration as stored: flags and config, no secrets
+// (the config holds only the names of key variables).
+func (s *session) snapshot(args []string, extra any) json.RawMessage {
+	doc := map[string]any{
+		"args": args,
+		"flags": map[string]any{"concurrency": s.g.Concurrency, "rpm": s.g.RPM, "tpm": s.g.TPM, "batch": s.g.Batch,
+			"budget": s.g.Budget, "timeout": s.g.Timeout.String(), "max_attempts": s.g.MaxAttempts},
+		"config":  s.cfg,
+		"options": extra,
+	}
+	b, _ := json.Marshal(doc)
+	return b
+}
+
+// runSpec describes a plan to execute.
+type runSpec struct {
+	Name      string
+	Benchmark string
+	Args      []string
+	Options   any
+	Plan      engine.Plan
+	Specs     []llm.Spec
+}
+
+// execute runs a plan the way every command does: dry run or real run, live
+// or batch, with a stored run record, progress output and a summary that
+// lists failures. It returns an exitError when jobs failed.
+func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.Result)) (engine.Summary, error) {
+	if err := s.checkSpecs(rs.Specs); err != nil {
+		return engine.Summary{}, err
+	}
+	if s.g.Budget > 0 {
+		prices := s.cfg.PriceTable()
+		for _, sp := range rs.Specs {
+			if _, ok := prices.Lookup(sp); !ok {
+				return engine.Summary{}, fmt.Errorf("--budget needs prices: the price of %s is unknown; add it under prices: in the config", sp)
+			}
+		}
+	}
+	if s.g.DryRun {
+		est, err := s.engine(0).DryRun(ctx, rs.Plan)
+		if err != nil {
+			return engine.Summary{}, err
+		}
+		printEstimate(s.g.Stdout, est)
+		return engine.Summary{}, nil
+	}
+	runID, err := s.st.StartRun(ctx, store.Run{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options), Version: Version()})
+	if err != nil {
+		return engine.Summary{}, err
+	}
+	eng := s.engine(runID)
+	stopProgress := startProgress(s.g, eng)
+	var sum engine.Summary
+	if s.g.Batch {
+		sum, err = eng.RunBatch(ctx, rs.Plan, onResult)
+	} else {
+		sum, err = eng.Run(ctx, rs.Plan, onResult)
+	}
+	stopProgress()
+	status := store.RunDone
+	switch {
+	case err != nil:
+		status = store.RunFailed
+	case sum.Interrupted:
+		status = store.RunInterrupted
+	case sum.Failed > 0:
+		status = store.RunFailed
+	}
+	if ferr := s.st.FinishRun(context.WithoutCancel(ctx), runID, status); ferr != nil && err == nil {
+		err = ferr
+	}
+	printSummary(s.g, sum)
+	if err != nil {
+		return sum, err
+	}
+	switch {
+	case sum.Interrupted:
+		return sum, &exitError{code: 130, err: fmt.Errorf("interrupted after %d of %d jobs: run the same command again to resume", sum.Done, sum.Total)}
+	case sum.Failed > 0:
+		return sum, &exitError{code: 2, err: fmt.Errorf("%d of %d jobs failed (listed above): fix the cause and run the same command again; answered jobs are cached", sum.Failed, sum.Done)}
+	case sum.BudgetStopped:
+		return sum, &exitError{code: 3, err: fmt.Errorf("budget of $%.2f reached: %d jobs not sent; raise --budget and run again", s.g.Budget, sum.Skipped)}
+	}
+	return sum, nil
+}
+
+func joinSpecs(specs []llm.Spec) string {
+	var parts []string
+	for _, s := range specs {
+		parts = append(parts, s.String())
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,175 @@
+// Package config loads fallacylab.yaml: provider endpoints, API-key variable
+// names, rate limits and prices. The file never holds keys themselves — only
+// the names of the environment variables that do — so a config snapshot can be
+// stored with every run.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/llm"
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the config file looked for in the working directory and in
+// $XDG_CONFIG_HOME/fallacylab/.
+const FileName = "fallacylab.yaml"
+
+// Endpoint is one provider name usable in model specs.
+type Endpoint struct {
+	// Type is the wire protocol: "openai" (also every OpenAI-compatible
+	// server), "anthropic" or "gemini". Default "openai".
+	Type string `yaml:"type" json:"type"`
+	// BaseURL of the API; empty for the provider's public endpoint.
+	BaseURL string `yaml:"base_url" json:"base_url,omitempty"`
+	// APIKeyEnv names the environment variable holding the key.
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	// KeyOptional allows running without a key (local servers).
+	KeyOptional bool `yaml:"key_optional" json:"key_optional,omitempty"`
+}
+
+// Limits are per-provider traffic limits; zero means the default.
+type Limits struct {
+	Concurrency int     `yaml:"concurrency" json:"concurrency,omitempty"`
+	RPM         float64 `yaml:"rpm" json:"rpm,omitempty"`
+	TPM         float64 `yaml:"tpm" json:"tpm,omitempty"`
+}
+
+// Config is the parsed configuration file merged over the built-in defaults.
+type Config struct {
+	Endpoints map[string]Endpoint  `yaml:"endpoints" json:"endpoints"`
+	Limits    map[string]Limits    `yaml:"limits" json:"limits,omitempty"`
+	Prices    map[string]llm.Price `yaml:"prices" json:"prices,omitempty"`
+	// Source is the file the config came from ("" for defaults only).
+	Source string `yaml:"-" json:"source,omitempty"`
+}
+
+// Builtin endpoints: the three native providers and well-known
+// OpenAI-compatible servers.
+func Builtin() map[string]Endpoint {
+	return map[string]Endpoint{
+		"openai":     {Type: "openai", APIKeyEnv: "OPENAI_API_KEY"},
+		"anthropic":  {Type: "anthropic", APIKeyEnv: "ANTHROPIC_API_KEY"},
+		"gemini":     {Type: "gemini", APIKeyEnv: "GEMINI_API_KEY"},
+		"ollama":     {Type: "openai", BaseURL: "http://localhost:11434/v1", KeyOptional: true},
+		"vllm":       {Type: "openai", BaseURL: "http://localhost:8000/v1", APIKeyEnv: "VLLM_API_KEY", KeyOptional: true},
+		"llamacpp":   {Type: "openai", BaseURL: "http://localhost:8080/v1", KeyOptional: true},
+		"deepseek":   {Type: "openai", BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "DEEPSEEK_API_KEY"},
+		"xai":        {Type: "openai", BaseURL: "https://api.x.ai/v1", APIKeyEnv: "XAI_API_KEY"},
+		"openrouter": {Type: "openai", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
+	}
+}
+
+// Default returns the built-in configuration.
+func Default() *Config {
+	return &Config{Endpoints: Builtin(), Limits: map[string]Limits{}, Prices: map[string]llm.Price{}}
+}
+
+// Locate returns the config path to use: explicit if given, else
+// ./fallacylab.yaml, else $XDG_CONFIG_HOME/fallacylab/fallacylab.yaml, else "".
+func Locate(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if _, err := os.Stat(FileName); err == nil {
+		return FileName
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, ".config")
+		}
+	}
+	if dir != "" {
+		p := filepath.Join(dir, "fallacylab", FileName)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Load reads the config at path ("" for defaults only). Unknown fields,
+// endpoints without a usable type and malformed YAML are errors that name the
+// file and line.
+func Load(path string) (*Config, error) {
+	cfg := Default()
+	if path == "" {
+		return cfg, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w (pass --config with an existing file, or remove the flag)", path, err)
+	}
+	var file Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&file); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("config %s: %s", path, strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	cfg.Source = path
+	for name, ep := range file.Endpoints {
+		name = strings.ToLower(name)
+		base, known := cfg.Endpoints[name]
+		if known { // overriding a built-in keeps what is not restated
+			if ep.Type == "" {
+				ep.Type = base.Type
+			}
+			if ep.APIKeyEnv == "" {
+				ep.APIKeyEnv = base.APIKeyEnv
+			}
+			if ep.BaseURL == "" {
+				ep.BaseURL = base.BaseURL
+			}
+			ep.KeyOptional = ep.KeyOptional || base.KeyOptional
+		}
+		if ep.Type == "" {
+			ep.Type = "openai"
+		}
+		switch ep.Type {
+		case "openai", "anthropic", "gemini":
+		default:
+			return nil, fmt.Errorf("config %s: endpoints.%s.type: %q is not one of openai, anthropic, gemini", path, name, ep.Type)
+		}
+		if !known && ep.BaseURL == "" {
+			return nil, fmt.Errorf("config %s: endpoints.%s: base_url is required for a new endpoint", path, name)
+		}
+		cfg.Endpoints[name] = ep
+	}
+	for k, v := range file.Limits {
+		cfg.Limits[strings.ToLower(k)] = v
+	}
+	for k, v := range file.Prices {
+		if v.Input < 0 || v.Output < 0 {
+			return nil, fmt.Errorf("config %s: prices.%s: prices cannot be negative", path, k)
+		}
+		cfg.Prices[k] = v
+	}
+	return cfg, nil
+}
+
+// PriceTable returns the default prices overridden by the config's.
+func (c *Config) PriceTable() llm.Prices {
+	p := llm.DefaultPrices()
+	for k, v := range c.Prices {
+		p[k] = v
+	}
+	return p
+}
+
+// Names lists the known endpoint names, sorted.
+func (c *Config) Names() []string {
+	var out []string
+	for n := range c.Endpoints {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
