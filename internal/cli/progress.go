@@ -91,6 +91,9 @@ func humanCount(n int64) string {
 // money prints a spend; unknown prices are shown as unknown, never as $0.
 func money(cost float64, unpriced int) string {
 	s := fmt.Sprintf("$%.4f", cost)
+	if cost > 0 && cost < 0.01 {
+		s = fmt.Sprintf("$%.6f", cost)
+	}
 	if unpriced > 0 {
 		if cost == 0 {
 			return "spend unknown"

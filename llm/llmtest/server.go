@@ -79,6 +79,9 @@ type Options struct {
 	RPM float64
 	// APIKey, when set, is the only key accepted; others get 401.
 	APIKey string
+	// Keyless also accepts requests that carry no real key (the "none"
+	// placeholder adapters send for keyless local servers).
+	Keyless bool
 	// BatchPolls is how many status polls a batch stays in progress (default 1).
 	BatchPolls int
 }
@@ -197,7 +200,7 @@ func (s *Server) respond(c Call) Reply {
 // admit decides what happens to a call before it is answered: an auth failure,
 // a rate-limit rejection, an injected fault or nothing. It also applies latency.
 func (s *Server) admit(ctx context.Context, c Call) (Fault, int, time.Duration) {
-	if s.opts.APIKey != "" && c.APIKey != s.opts.APIKey {
+	if s.opts.APIKey != "" && c.APIKey != s.opts.APIKey && !(s.opts.Keyless && (c.APIKey == "" || c.APIKey == "none")) {
 		return NoFault, http.StatusUnauthorized, 0
 	}
 	if s.opts.RPM > 0 {

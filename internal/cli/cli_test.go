@@ -1,0 +1,79 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/internal/cli"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("FALLACYLAB_BE_CLI") == "1" { // the kill test runs the CLI as a subprocess
+		os.Exit(cli.Main())
+	}
+	testscript.Main(m, map[string]func(){"fallacylab": func() { os.Exit(cli.Main()) }})
+}
+
+type serverKey struct{}
+
+// writeConfig points the three native providers and a named
+// OpenAI-compatible endpoint at the test server.
+func writeConfig(dir string, srv *llmtest.Server) error {
+	cfg := fmt.Sprintf(`endpoints:
+  openai:
+    base_url: %[1]s/v1
+  anthropic:
+    base_url: %[1]s
+  gemini:
+    base_url: %[1]s
+  localvllm:
+    base_url: %[1]s/v1
+    key_optional: true
+prices:
+  openai:gpt-4.1-mini: {input: 0.4, output: 1.6}
+`, srv.URL)
+	return os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte(cfg), 0o644)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			srv := llmtest.New(llmtest.Options{APIKey: "test-key", Keyless: true, BatchPolls: 1})
+			env.Defer(srv.Close)
+			env.Values[serverKey{}] = srv
+			for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} {
+				env.Setenv(k, "test-key")
+			}
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".xdg"))
+			return writeConfig(env.WorkDir, srv)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// requests N [batch]: the server has received exactly N model requests.
+			"requests": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := ts.Value(serverKey{}).(*llmtest.Server)
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				got := len(srv.Ledger())
+				if (got == want) == neg {
+					ts.Fatalf("server received %d requests, want %d", got, want)
+				}
+			},
+			// faults RATE: the server answers 429 to that share of requests from now on.
+			"faults": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := ts.Value(serverKey{}).(*llmtest.Server)
+				rate, err := strconv.ParseFloat(args[0], 64)
+				ts.Check(err)
+				srv.Update(func(o *llmtest.Options) {
+					o.Rates.RateLimit = rate
+					o.RetryAfter = 1
+				})
+			},
+		},
+	})
+}
