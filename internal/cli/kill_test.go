@@ -1,0 +1,131 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/bench/prompts"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// TestKillAndResume SIGKILLs the CLI at several points of a 2,000-job plan and
+// re-runs the same command each time. No job stored before a run may be
+// requested again by it, and the final state holds exactly one answer per job.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the CLI several times")
+	}
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(8)) * time.Millisecond }})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	var buf bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&buf, "{\"id\": \"p%04d\", \"prompt\": \"kill test prompt %d\"}\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.jsonl"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, err := prompts.Parse(bytes.NewReader(buf.Bytes()), "plan.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptOf := map[string]string{} // cache key → prompt
+	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
+		promptOf[j.Key()] = j.Request.Messages[0].Content
+	}
+	storedPrompts := func() map[string]bool {
+		st, err := store.Open(filepath.Join(dir, "fallacylab.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		keys, err := st.OKKeys(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for k := range keys {
+			out[promptOf[k]] = true
+		}
+		return out
+	}
+	command := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--concurrency", "4", "--quiet")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+		return cmd
+	}
+	checkRun := func(label string, before map[string]bool, from int) {
+		for _, e := range srv.Ledger()[from:] {
+			if before[e.Call.Prompt] {
+				t.Fatalf("%s: %q was already stored but was requested again", label, e.Call.Prompt)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	before := map[string]bool{}
+	kills := 0
+	for i := range 5 {
+		from := len(srv.Ledger())
+		cmd := command()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(100+rng.IntN(300)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		if err == nil {
+			t.Logf("run %d finished before the kill", i)
+		} else {
+			kills++
+		}
+		checkRun(fmt.Sprintf("run %d", i), before, from)
+		now := storedPrompts()
+		if len(now) < len(before) {
+			t.Fatalf("run %d: stored answers went from %d to %d", i, len(before), len(now))
+		}
+		t.Logf("kill %d: %d of %d stored", i, len(now), n)
+		before = now
+	}
+	if kills < 3 {
+		t.Fatalf("only %d of 5 runs were killed mid-plan; the plan is too fast for this test", kills)
+	}
+	from := len(srv.Ledger())
+	cmd := command()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("final run: %v\n%s", err, out)
+	}
+	checkRun("final run", before, from)
+	final := storedPrompts()
+	if len(final) != n {
+		t.Fatalf("final: %d of %d jobs stored", len(final), n)
+	}
+	st, _ := store.Open(filepath.Join(dir, "fallacylab.db"))
+	defer st.Close()
+	if c, _ := st.CountCalls(context.Background(), ""); c != n {
+		t.Fatalf("store holds %d calls for %d jobs", c, n)
+	}
+	answered := 0
+	for _, e := range srv.Ledger() {
+		if e.Answered() {
+			answered++
+		}
+	}
+	t.Logf("%d answers delivered for %d jobs over %d killed runs (%d answered but lost to a kill before commit)", answered, n, kills, answered-n)
+}
