@@ -1,0 +1,73 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/internal/config"
+)
+
+func write(t *testing.T, body string) string {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte(body), 0o644)
+	return p
+}
+
+func TestLoadMergesOverBuiltins(t *testing.T) {
+	p := write(t, `endpoints:
+  ollama:
+    base_url: http://box:11434/v1
+  lab:
+    base_url: http://lab/v1
+    api_key_env: LAB_KEY
+limits:
+  OpenAI: {concurrency: 3, rpm: 100}
+prices:
+  lab:big: {input: 1, output: 2}
+`)
+	c, err := config.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep := c.Endpoints["ollama"]; ep.BaseURL != "http://box:11434/v1" || ep.Type != "openai" || !ep.KeyOptional {
+		t.Fatalf("override lost built-in fields: %+v", ep)
+	}
+	if c.Endpoints["lab"].Type != "openai" || c.Limits["openai"].RPM != 100 {
+		t.Fatalf("%+v", c)
+	}
+	if pr, ok := c.PriceTable()["lab:big"]; !ok || pr.Output != 2 {
+		t.Fatal("price not merged")
+	}
+	if _, ok := c.PriceTable()["openai:gpt-4.1"]; !ok {
+		t.Fatal("default prices lost")
+	}
+}
+
+func TestProviderErrors(t *testing.T) {
+	c := config.Default()
+	t.Setenv("DEEPSEEK_API_KEY", "")
+	if _, err := c.Provider("deepseek", nil); err == nil || !strings.Contains(err.Error(), "set DEEPSEEK_API_KEY") {
+		t.Fatalf("missing key: %v", err)
+	}
+	if _, err := c.Provider("ollama", nil); err != nil {
+		t.Fatalf("keyless endpoint: %v", err)
+	}
+	if _, err := c.Provider("zzz", nil); err == nil || !strings.Contains(err.Error(), `unknown provider "zzz"`) {
+		t.Fatalf("unknown: %v", err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for body, want := range map[string]string{
+		"endpoints:\n  x:\n    type: openai\n":        "base_url is required",
+		"prices:\n  m: {input: -1, output: 1}\n":      "cannot be negative",
+		"endpoints: [\n":                              "yaml:",
+		"limits:\n  openai:\n    concurrency: lots\n": "line 3",
+	} {
+		if _, err := config.Load(write(t, body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: want error containing %q, got %v", body, want, err)
+		}
+	}
+}
