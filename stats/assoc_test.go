@@ -1,0 +1,112 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+func TestFixturesLoaded(t *testing.T) {
+	for name, n := range map[string]int{"proportions": len(refs.Proportions), "cohens_h": len(refs.CohensH),
+		"descriptives": len(refs.Descriptives), "kappa": len(refs.Kappa), "fleiss": len(refs.MultiRater.Complete),
+		"kripp": len(refs.Krippendorff.Units), "chi2": len(refs.Chi2), "fisher": len(refs.Fisher), "mcnemar": len(refs.Mcnemar),
+		"correlation": len(refs.Correlation), "logistic": len(refs.Logistic.Y), "firth": len(refs.Firth),
+		"classification": len(refs.Classification.YTrue), "multilabel": len(refs.Multilabel.YTrue)} {
+		if n == 0 {
+			t.Errorf("fixture section %s is empty: the test would check nothing", name)
+		}
+	}
+}
+
+func TestChiSquareAgainstScipy(t *testing.T) {
+	for _, r := range refs.Chi2 {
+		res, err := ChiSquare(r.Table, r.Yates)
+		if err != nil {
+			t.Fatal(r.Name, err)
+		}
+		close9(t, r.Name+" stat", res.Stat, float64(r.Stat))
+		close9(t, r.Name+" p", res.P, float64(r.P))
+		if res.DF != r.Df {
+			t.Errorf("%s df %d want %d", r.Name, res.DF, r.Df)
+		}
+		for i := range r.Expected {
+			for j := range r.Expected[i] {
+				close9(t, fmt.Sprintf("%s E[%d][%d]", r.Name, i, j), res.Expected[i][j], float64(r.Expected[i][j]))
+			}
+		}
+		if r.Name == "zero_column_dropped" && len(res.Notes) != 1 {
+			t.Errorf("dropped column not noted: %v", res.Notes)
+		}
+	}
+}
+
+func TestChiSquareEdges(t *testing.T) {
+	if _, err := ChiSquare(nil, false); err == nil {
+		t.Error("empty table accepted")
+	}
+	if _, err := ChiSquare([][]float64{{1, 2}, {3}}, false); err == nil {
+		t.Error("ragged table accepted")
+	}
+	if _, err := ChiSquare([][]float64{{1, 0}, {3, 0}}, false); err == nil {
+		t.Error("single usable column accepted")
+	}
+	if _, err := ChiSquare([][]float64{{1, math.NaN()}, {3, 4}}, false); err == nil {
+		t.Error("NaN accepted")
+	}
+	r, err := ChiSquare([][]float64{{5, 5}, {5, 5}}, true)
+	if err != nil || r.Stat != 0 || r.P != 1 {
+		t.Errorf("independent table: %+v %v", r, err)
+	}
+}
+
+func TestFisherAgainstScipy(t *testing.T) {
+	for _, r := range refs.Fisher {
+		or, p, err := FisherExact(r.Table[0][0], r.Table[0][1], r.Table[1][0], r.Table[1][1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprint(r.Table)
+		close9(t, name+" p", p, float64(r.P))
+		close9(t, name+" OR", or, float64(r.OddsRatio))
+	}
+}
+
+func TestMcNemarAgainstStatsmodels(t *testing.T) {
+	for _, r := range refs.Mcnemar {
+		name := fmt.Sprintf("b=%d c=%d", r.B, r.C)
+		ex, _ := McNemar(r.B, r.C, true, false)
+		close9(t, name+" exact p", ex.P, float64(r.ExactP))
+		close9(t, name+" exact stat", ex.Stat, float64(r.ExactStat))
+		cc, _ := McNemar(r.B, r.C, false, true)
+		close9(t, name+" cc stat", cc.Stat, float64(r.CcStat))
+		close9(t, name+" cc p", cc.P, float64(r.CcP))
+		nc, _ := McNemar(r.B, r.C, false, false)
+		close9(t, name+" stat", nc.Stat, float64(r.NoccStat))
+		close9(t, name+" p", nc.P, float64(r.NoccP))
+	}
+}
+
+func TestCorrelationAgainstScipy(t *testing.T) {
+	for i, r := range refs.Correlation {
+		x, y := fl(r.X), fl(r.Y)
+		p, err := Pearson(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		close9(t, fmt.Sprint("pearson r ", i), p.R, float64(r.PearsonR))
+		close9(t, fmt.Sprint("pearson p ", i), p.P, float64(r.PearsonP))
+		s, err := Spearman(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		close9(t, fmt.Sprint("spearman r ", i), s.R, float64(r.SpearmanR))
+		close9(t, fmt.Sprint("spearman p ", i), s.P, float64(r.SpearmanP))
+	}
+	c, err := Pearson([]float64{1, 1, 1}, []float64{1, 2, 3})
+	if err != nil || !math.IsNaN(c.R) || c.Reason == "" {
+		t.Fatalf("constant input: %+v %v", c, err)
+	}
+	if _, err := Pearson([]float64{1, math.NaN()}, []float64{1, 2}); err != ErrNaN {
+		t.Fatal("NaN accepted")
+	}
+}
