@@ -31,65 +31,65 @@ func fl(x []num) []float64 {
 
 var refs struct {
 	Proportions []struct {
-		K, N          int
-		Level         float64
-		Method        string
-		Lo, Hi        num
+		K, N   int
+		Level  float64
+		Method string
+		Lo, Hi num
 	}
-	CohensH []struct{ P1, P2, H num }
+	CohensH      []struct{ P1, P2, H num }
 	Descriptives []struct {
 		X, Q, Quantiles, Describe []num
 		Mean, Sd0, Sd1            num
 	}
 	Kappa []struct {
-		Name                               string
-		A, B                               []string
-		Q                                  int
-		Kappa, Ac1, Ac1Pa, Ac1Pe, Fleiss   num
+		Name                             string
+		A, B                             []string
+		Q                                int
+		Kappa, Ac1, Ac1Pa, Ac1Pe, Fleiss num
 	}
 	KappaUndefined struct {
 		A, B  []string
 		Kappa num
 	}
 	MultiRater struct {
-		Complete, Missing                                     [][]string
-		Fleiss, Ac1CompleteQ3, Ac1CompleteQ4, Ac1MissingQ3    num
+		Complete, Missing                                  [][]string
+		Fleiss, Ac1CompleteQ3, Ac1CompleteQ4, Ac1MissingQ3 num
 	}
 	Krippendorff struct {
-		Units                              [][]num
-		Published                          map[string]float64
-		Nominal, Ordinal, Interval, Ratio  num
+		Units                             [][]num
+		Published                         map[string]float64
+		Nominal, Ordinal, Interval, Ratio num
 	}
 	Chi2 []struct {
-		Name      string
-		Table     [][]float64
-		Yates     bool
-		Stat, P   num
-		Df        int
-		Expected  [][]num
+		Name     string
+		Table    [][]float64
+		Yates    bool
+		Stat, P  num
+		Df       int
+		Expected [][]num
 	}
 	Fisher []struct {
 		Table        [][]int
 		OddsRatio, P num
 	}
 	Mcnemar []struct {
-		B, C                                               int
-		ExactP, ExactStat, CcStat, CcP, NoccStat, NoccP   num
+		B, C                                            int
+		ExactP, ExactStat, CcStat, CcP, NoccStat, NoccP num
 	}
 	Correlation []struct {
-		X, Y                                          []num
-		PearsonR, PearsonP, SpearmanR, SpearmanP      num
+		X, Y                                     []num
+		PearsonR, PearsonP, SpearmanR, SpearmanP num
 	}
 	Logistic struct {
-		X          [][]num
+		X              [][]num
 		Y, Coef, Se, P []num
-		Llf        num
+		Llf            num
 	}
 	Firth []struct {
-		Name                        string
-		X                           [][]num
-		Y, Coef, Se, PWald, PPlr    []num
-		Loglik                      num
+		Name                     string
+		X                        [][]num
+		Y, Coef, Se, PWald, PPlr []num
+		Loglik                   num
 	}
 	Classification struct {
 		YTrue, YPred, Labels []string
