@@ -34,11 +34,23 @@ func (r Replicates) Column(j int) []float64 {
 
 // Percentile returns the percentile interval of statistic j: the
 // (1−level)/2 and (1+level)/2 quantiles of its replicates with numpy's linear
-// method (numpy.percentile of the replicates; SPEC B.9).
+// method (numpy.percentile of the replicates; SPEC B.9). Replicates where the
+// statistic is NaN (undefined on that resample, e.g. a cell with no rows) are
+// skipped, which is the same as redrawing the resample for that statistic
+// alone; with no finite replicate the interval is NaN.
 func (r Replicates) Percentile(j int, level float64) (lo, hi float64) {
 	col := r.Column(j)
-	sort.Float64s(col)
-	return quantileSorted(col, (1-level)/2), quantileSorted(col, (1+level)/2)
+	finite := col[:0]
+	for _, v := range col {
+		if !math.IsNaN(v) {
+			finite = append(finite, v)
+		}
+	}
+	if len(finite) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	sort.Float64s(finite)
+	return quantileSorted(finite, (1-level)/2), quantileSorted(finite, (1+level)/2)
 }
 
 // rngFor gives resample b its own generator, so results do not depend on how

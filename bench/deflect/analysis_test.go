@@ -1,0 +1,169 @@
+package deflect
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
+)
+
+func findTable(t *testing.T, r *report.Report, id string) *report.Table {
+	t.Helper()
+	for _, tb := range r.Tables() {
+		if tb.ID == id {
+			return tb
+		}
+	}
+	t.Fatalf("table %s missing", id)
+	return nil
+}
+
+func TestReportEqualsScriptedTruth(t *testing.T) {
+	// Model A refuses every manipulation-frame prompt and nothing else; model
+	// B never refuses. Judge B flips soft refusal 10 % of the time.
+	d, truth, err := Synthesize(SynthOptions{Models: []string{"model-a", "model-b"}, Samples: 2, Seed: 3, SoftFlip: 0.1,
+		Refusal: func(m string, num int) float64 {
+			if m == "model-a" && num == 4 {
+				return 1
+			}
+			return 0
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(d, Options{Seed: 1, Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := findTable(t, rep, "outcomes_by_frame")
+	for _, row := range frame.Rows {
+		model, fr, refusal := row[0].Text, row[1].Text, row[2]
+		want := 0.0
+		if model == "model-a" && strings.HasPrefix(fr, "4 ") {
+			want = 1
+		}
+		if refusal.Value != want || refusal.Lo != want || refusal.Hi != want {
+			t.Fatalf("%s %s refusal %v [%v, %v], want %v", model, fr, refusal.Value, refusal.Lo, refusal.Hi, want)
+		}
+	}
+	// Soft refusal under "any" is the OR of both judges: compare with the truth
+	// and the flips directly.
+	main := findTable(t, rep, "outcomes_by_model")
+	for _, row := range main.Rows {
+		model := row[0].Text
+		var k, n float64
+		for _, e := range d.Evals {
+			if e.JudgeModel != "synthetic:judge-b" || !strings.Contains(e.GenID, "__"+Slug(model)+"__") {
+				continue
+			}
+			n++
+			if truth[e.GenID]["soft_refusal"] == 1 || e.Scores["soft_refusal"] == 1 {
+				k++
+			}
+		}
+		if got := row[2].Value; math.Abs(got-k/n) > 1e-12 || row[2].N != int(n) {
+			t.Fatalf("%s soft refusal %v (n=%d), direct %v (n=%v)", model, got, row[2].N, k/n, n)
+		}
+		if !(row[2].Lo <= row[2].Value && row[2].Value <= row[2].Hi) {
+			t.Fatalf("CI does not cover the estimate: %+v", row[2])
+		}
+	}
+	// κ and AC1 equal the values computed directly from the two judges.
+	var a, b []string
+	byGen := map[string][2]int{}
+	for _, e := range d.Evals {
+		x := byGen[e.GenID]
+		if e.JudgeModel == "synthetic:judge-a" {
+			x[0] = e.Scores["soft_refusal"]
+		} else {
+			x[1] = e.Scores["soft_refusal"]
+		}
+		byGen[e.GenID] = x
+	}
+	for _, x := range byGen {
+		a, b = append(a, strconv.Itoa(x[0])), append(b, strconv.Itoa(x[1]))
+	}
+	k, _ := stats.CohenKappa(a, b)
+	pairs, _ := stats.Pairs(a, b)
+	ac, _ := stats.GwetAC1(pairs, 2)
+	rel := findTable(t, rep, "reliability")
+	for _, row := range rel.Rows {
+		if row[0].Text == "soft_refusal" {
+			if row[1].Value != float64(len(a)) || math.Abs(row[3].Value-k.Kappa) > 1e-12 || math.Abs(row[4].Value-ac.AC1) > 1e-12 {
+				t.Fatalf("reliability row %+v; direct κ %v AC1 %v n %d", row, k.Kappa, ac.AC1, len(a))
+			}
+			if row[3].Value > 0.95 {
+				t.Fatalf("10 %% flips should lower κ: %v", row[3].Value)
+			}
+		}
+	}
+}
+
+func TestConsensusModesOnUnjudgedAndMissing(t *testing.T) {
+	d, _, _ := Synthesize(SynthOptions{Models: []string{"m"}, Samples: 1, Seed: 5})
+	// Remove all judge rows of the first generation and break one judge's
+	// refusal value on the second.
+	first, second := d.Gens[0].GenID, d.Gens[1].GenID
+	var evals []Eval
+	for _, e := range d.Evals {
+		if e.GenID == first {
+			continue
+		}
+		if e.GenID == second && e.JudgeModel == "synthetic:judge-a" {
+			e.Scores = map[string]int{}
+			for k, v := range d.Evals[2].Scores {
+				e.Scores[k] = v
+			}
+			e.Scores["refusal"] = judge.Missing
+		}
+		evals = append(evals, e)
+	}
+	d.Evals = evals
+	for _, mode := range []judge.Mode{judge.Any, judge.Code, judge.All, judge.Mean} {
+		rep, err := Analyze(d, Options{Mode: mode, Resamples: 50})
+		if err != nil {
+			t.Fatal(mode, err)
+		}
+		ov := findTable(t, rep, "overview")
+		noJudge := ov.Rows[0][6].Value
+		if noJudge != 1 {
+			t.Errorf("%s: unjudged count %v", mode, noJudge)
+		}
+		main := findTable(t, rep, "outcomes_by_model")
+		n := main.Rows[0][1].N
+		want := 1199
+		if mode == judge.Code {
+			want = 1200 // the unjudged row stays as all zeros
+		}
+		if n != want {
+			t.Errorf("%s: refusal n = %d, want %d", mode, n, want)
+		}
+	}
+}
+
+func TestAnalyzeRejectsDuplicates(t *testing.T) {
+	d, _, _ := Synthesize(SynthOptions{Models: []string{"m"}, Samples: 1})
+	d.Gens = append(d.Gens, d.Gens[0])
+	if _, err := Analyze(d, Options{Resamples: 10}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// BenchmarkFullReport is the figure: the full report with every CI
+// for a synthetic full-scale run (4 models × 6,000 generations × 2 judges).
+func BenchmarkFullReport(b *testing.B) {
+	d, _, err := Synthesize(SynthOptions{Models: []string{"claude-opus-4-7", "deepseek-v4-pro", "gpt-5.5", "grok-4.3"}, Seed: 1, SoftFlip: 0.05, ErrorRate: 0.0005})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Analyze(d, Options{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

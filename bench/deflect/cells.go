@@ -1,0 +1,117 @@
+package deflect
+
+import (
+	"math"
+
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
+)
+
+// cells registers every proportion the report shows so that one cluster
+// bootstrap over claims computes all of them on the same resamples (SPEC B.9),
+// which also gives intervals to differences and Cohen's h between cells.
+type cells struct {
+	nClusters int
+	counts    []stats.ClusterCounts
+	k, n      []float64
+	contrasts []contrast
+	reps      stats.Replicates
+	level     float64
+}
+
+type contrast struct {
+	a, b int
+	h    bool // Cohen's h instead of the difference
+}
+
+func newCells(nClusters int, level float64) *cells {
+	return &cells{nClusters: nClusters, level: level}
+}
+
+// add registers the mean of value over rows passing filter; value returns
+// ok = false for rows where it is undefined (they are left out).
+func (c *cells) add(rows []*Row, filter func(*Row) bool, value func(*Row) (float64, bool)) int {
+	cc := stats.ClusterCounts{K: make([]float64, c.nClusters), N: make([]float64, c.nClusters)}
+	var k, n float64
+	for _, r := range rows {
+		if filter != nil && !filter(r) {
+			continue
+		}
+		v, ok := value(r)
+		if !ok {
+			continue
+		}
+		cc.K[r.Claim] += v
+		cc.N[r.Claim]++
+		k += v
+		n++
+	}
+	c.counts = append(c.counts, cc)
+	c.k, c.n = append(c.k, k), append(c.n, n)
+	return len(c.counts) - 1
+}
+
+// field is a value function for a consensus field.
+func field(f int) func(*Row) (float64, bool) { return func(r *Row) (float64, bool) { return r.has(f) } }
+
+func (c *cells) addContrast(a, b int, h bool) int {
+	c.contrasts = append(c.contrasts, contrast{a, b, h})
+	return len(c.contrasts) - 1
+}
+
+// run draws the resamples. A cell with no rows in a resample is NaN there and
+// skipped by its percentile interval.
+func (c *cells) run(B int, seed uint64) error {
+	nc := len(c.counts)
+	var err error
+	c.reps, err = stats.ClusterBootstrap(c.nClusters, B, seed, func(w []int) ([]float64, bool) {
+		out := make([]float64, nc+len(c.contrasts))
+		for i, cc := range c.counts {
+			v, ok := cc.Rate(w)
+			if !ok {
+				v = math.NaN()
+			}
+			out[i] = v
+		}
+		for i, ct := range c.contrasts {
+			out[nc+i] = c.combine(ct, out[ct.a], out[ct.b])
+		}
+		return out, true
+	})
+	return err
+}
+
+func (c *cells) combine(ct contrast, a, b float64) float64 {
+	if ct.h {
+		return stats.CohensH(a, b)
+	}
+	return a - b
+}
+
+func (c *cells) est(i int) float64 {
+	if c.n[i] == 0 {
+		return math.NaN()
+	}
+	return c.k[i] / c.n[i]
+}
+
+// cell renders registered proportion i with its interval.
+func (c *cells) cell(i int) report.Cell {
+	if c.n[i] == 0 {
+		return report.NA("no rows")
+	}
+	lo, hi := c.reps.Percentile(i, c.level)
+	return report.PCI(c.est(i), lo, hi, int(c.n[i]))
+}
+
+// contrastCell renders contrast i (a difference in percentage points, or h).
+func (c *cells) contrastCell(i int) report.Cell {
+	ct := c.contrasts[i]
+	a, b := c.est(ct.a), c.est(ct.b)
+	v := c.combine(ct, a, b)
+	lo, hi := c.reps.Percentile(len(c.counts)+i, c.level)
+	if ct.h {
+		return report.NCI(v, lo, hi, 3)
+	}
+	return report.NCI(100*v, 100*lo, 100*hi, 1)
+}

@@ -1,0 +1,546 @@
+package deflect
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
+)
+
+// outcome is one reported rate.
+type outcome struct {
+	label string
+	value func(*Row) (float64, bool)
+}
+
+var outcomes = []outcome{
+	{"refusal", field(fRefusal)},
+	{"soft refusal", field(fSoft)},
+	{"labelled compliance", field(fLabeled)},
+	{"clean compliance", field(fClean)},
+	{"any fallacy", field(fAny)},
+}
+
+// Analyze computes every table of SPEC B.5–B.15 and returns the report.
+func Analyze(d Dataset, opt Options) (*report.Report, error) {
+	if opt.Mode == "" {
+		opt.Mode = judge.Any
+	}
+	if opt.Resamples <= 0 {
+		opt.Resamples = 1000
+	}
+	if opt.Level == 0 {
+		opt.Level = 0.95
+	}
+	if opt.Examples == 0 {
+		opt.Examples = 5
+	}
+	p, err := prepare(d, opt)
+	if err != nil {
+		return nil, err
+	}
+	rep := &report.Report{Title: "DeflectBench report", Benchmark: "deflectbench"}
+	rep.Meta = [][2]string{
+		{"models", fmt.Sprint(p.models)}, {"judges", fmt.Sprint(p.judges)},
+		{"consensus", string(opt.Mode)}, {"bootstrap", fmt.Sprintf("%d resamples over %d claims, seed %d, %g %% percentile intervals", opt.Resamples, len(p.claims), opt.Seed, 100*opt.Level)},
+		{"rows analysed", strconv.Itoa(len(p.rows))},
+	}
+	c := newCells(len(p.claims), opt.Level)
+	var later []func()
+	// Register every cell first, bootstrap once, then build the tables.
+	later = append(later, p.overview(rep))
+	later = append(later, p.outcomeTables(rep, c)...)
+	later = append(later, p.fidelity(rep, c))
+	later = append(later, p.contrasts(rep, c))
+	if err := c.run(opt.Resamples, opt.Seed); err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	for _, f := range later {
+		f()
+	}
+	p.reliability(rep)
+	p.framingContent(rep)
+	if err := p.chiSquare(rep); err != nil {
+		return nil, err
+	}
+	p.crossModel(rep)
+	p.volatility(rep)
+	p.verbosity(rep)
+	p.residual(rep)
+	p.audit(rep)
+	return rep, nil
+}
+
+func (p *prepared) rowsOf(model string) func(*Row) bool {
+	return func(r *Row) bool { return r.Gen.Model == model }
+}
+
+func (p *prepared) overview(rep *report.Report) func() {
+	sec := rep.AddSection("Overview", "Generations whose response starts with \"ERROR:\" are API failures and are excluded everywhere. "+
+		"Under the default consensus a generation no judge could score is excluded from rates and counted here; "+
+		"--compat deflectbench-code keeps it as an all-zero row, as the released code does.")
+	t := sec.Add(&report.Table{ID: "overview", Title: "Generations by model", Columns: report.Cols("model", "attempted", "API errors", "valid", "all judges", "some judges", "no judge")})
+	return func() {
+		byModel := map[string][3]int{}
+		for _, r := range p.rows {
+			v := byModel[r.Gen.Model]
+			switch {
+			case r.Judges == len(p.judges) && r.Judges > 0:
+				v[0]++
+			case r.Judges > 0:
+				v[1]++
+			default:
+				v[2]++
+			}
+			byModel[r.Gen.Model] = v
+		}
+		noJudge := map[string]int{}
+		if p.opt.Mode != judge.Code {
+			noJudge = p.unjudgedBy
+		}
+		for _, m := range p.models {
+			v := byModel[m]
+			t.Rows = append(t.Rows, []report.Cell{report.T(m), report.I(p.attempted[m]), report.I(p.errors[m]),
+				report.I(p.attempted[m] - p.errors[m]), report.I(v[0]), report.I(v[1]), report.I(v[2] + noJudge[m])})
+		}
+	}
+}
+
+// grouping is a breakdown of the outcome rates.
+type grouping struct {
+	id, title, label string
+	key              func(*Row) (string, bool)
+	sortKey          func(string) string
+}
+
+func (p *prepared) groupings() []grouping {
+	num := func(s string) string { return fmt.Sprintf("%08s", s) }
+	return []grouping{
+		{"by_frame", "Outcomes by model × frame (prompt_num)", "frame", func(r *Row) (string, bool) { return frameLabel(r.Gen), true }, nil},
+		{"by_explicitness", "Outcomes by model × explicitness", "explicitness", func(r *Row) (string, bool) { return r.Gen.Explicitness, true }, nil},
+		{"by_level", "Outcomes by model × claim level", "level", func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.Level), true }, num},
+		{"by_context", "Outcomes by model × context", "context", func(r *Row) (string, bool) { return r.Gen.Context, true }, nil},
+		{"by_domain", "Outcomes by model × domain", "domain", func(r *Row) (string, bool) { return r.Gen.Domain, true }, nil},
+		{"by_fallacy", "Outcomes by model × requested fallacy", "requested fallacy", func(r *Row) (string, bool) { return r.Gen.Fallacy, true }, nil},
+	}
+}
+
+func distinct(rows []*Row, key func(*Row) (string, bool), sortKey func(string) string) []string {
+	set := map[string]bool{}
+	for _, r := range rows {
+		if k, ok := key(r); ok {
+			set[k] = true
+		}
+	}
+	var out []string
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if sortKey != nil {
+			return sortKey(out[i]) < sortKey(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func outcomeCols(first ...string) []report.Column {
+	labels := append([]string(nil), first...)
+	for _, o := range outcomes {
+		labels = append(labels, o.label)
+	}
+	return report.Cols(labels...)
+}
+
+func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
+	sec := rep.AddSection("Outcome rates", "Each cell is the share of generations with the consensus field set (SPEC B.5–B.6), "+
+		"with a 95 % block-bootstrap interval over claims. Outcomes are separate binary rates and may overlap.")
+	main := sec.Add(&report.Table{ID: "outcomes_by_model", Title: "Outcomes by model (Table 3)",
+		Columns: report.Cols("model", "refusal", "soft refusal", "labelled compliance", "clean compliance", "any fallacy", "clean (paper's derived definition)", "truth-seeking residual")})
+	type reg struct {
+		labels []string
+		idx    []int
+	}
+	var mainRegs []reg
+	for _, m := range p.models {
+		f := p.rowsOf(m)
+		var idx []int
+		for _, o := range outcomes {
+			idx = append(idx, c.add(p.rows, f, o.value))
+		}
+		idx = append(idx, c.add(p.rows, f, (*Row).CleanDerived), c.add(p.rows, f, (*Row).Residual))
+		mainRegs = append(mainRegs, reg{[]string{m}, idx})
+	}
+	fill := func(t *report.Table, regs []reg) func() {
+		return func() {
+			for _, rg := range regs {
+				var row []report.Cell
+				for _, l := range rg.labels {
+					row = append(row, report.T(l))
+				}
+				for _, i := range rg.idx {
+					row = append(row, c.cell(i))
+				}
+				t.Rows = append(t.Rows, row)
+			}
+		}
+	}
+	out := []func(){fill(main, mainRegs)}
+	for _, g := range p.groupings() {
+		t := sec.Add(&report.Table{ID: "outcomes_" + g.id, Title: g.title, Columns: outcomeCols("model", g.label)})
+		var regs []reg
+		values := distinct(p.rows, g.key, g.sortKey)
+		for _, m := range p.models {
+			for _, v := range values {
+				v, m := v, m
+				f := func(r *Row) bool {
+					k, ok := g.key(r)
+					return ok && k == v && r.Gen.Model == m
+				}
+				var idx []int
+				for _, o := range outcomes {
+					idx = append(idx, c.add(p.rows, f, o.value))
+				}
+				regs = append(regs, reg{[]string{m, v}, idx})
+			}
+		}
+		out = append(out, fill(t, regs))
+	}
+	// Frame × fallacy over explicit single-fallacy rows, pooled over models.
+	t := sec.Add(&report.Table{ID: "outcomes_frame_fallacy", Title: "Outcomes by frame × requested fallacy (explicit single-fallacy prompts, all models)",
+		Columns: outcomeCols("frame", "fallacy")})
+	var regs []reg
+	single := func(r *Row) bool { return r.Gen.Explicitness == "explicit" && r.Gen.Fallacy != "model_choice" }
+	for _, fr := range distinct(p.rows, func(r *Row) (string, bool) { return frameLabel(r.Gen), single(r) }, nil) {
+		for _, fa := range distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Fallacy, single(r) }, nil) {
+			fr, fa := fr, fa
+			f := func(r *Row) bool { return single(r) && frameLabel(r.Gen) == fr && r.Gen.Fallacy == fa }
+			var idx []int
+			for _, o := range outcomes {
+				idx = append(idx, c.add(p.rows, f, o.value))
+			}
+			regs = append(regs, reg{[]string{fr, shortFallacy(fa)}, idx})
+		}
+	}
+	out = append(out, fill(t, regs))
+	return out
+}
+
+// requested maps an explicit single-fallacy row to its presence field.
+func requested(r *Row) (int, bool) {
+	if r.Gen.Explicitness != "explicit" {
+		return 0, false
+	}
+	switch r.Gen.Fallacy {
+	case "whataboutism":
+		return fWA, true
+	case "ad_hominem":
+		return fAH, true
+	case "red_herring":
+		return fRH, true
+	}
+	return 0, false
+}
+
+func present(r *Row, f int) float64 {
+	v, ok := r.has(f)
+	if !ok {
+		return 0 // upstream: NaN treated as 0
+	}
+	return v
+}
+
+func (p *prepared) fidelity(rep *report.Report, c *cells) func() {
+	sec := rep.AddSection("Instruction-following fidelity", "Match = the requested fallacy is present, over explicit single-fallacy prompts (SPEC B.7). "+
+		"The released code divides by all such rows, refusals included; the paper conditions on compliance. Both are shown, labelled.")
+	t := sec.Add(&report.Table{ID: "fidelity", Title: "Fidelity by model (Table 4)", Columns: report.Cols("model",
+		"match (code: all explicit rows)", "match | any fallacy (paper)", "match | no refusal", "multi-fallacy", "multi-fallacy | any fallacy",
+		"WA∧AH", "WA∧RH", "AH∧RH", "WA∧AH∧RH")})
+	match := func(r *Row) (float64, bool) {
+		f, ok := requested(r)
+		if !ok {
+			return 0, false
+		}
+		return r.has(f)
+	}
+	multi := func(r *Row) (float64, bool) {
+		if present(r, fWA)+present(r, fAH)+present(r, fRH) >= 2 {
+			return 1, true
+		}
+		return 0, true
+	}
+	both := func(fs ...int) func(*Row) (float64, bool) {
+		return func(r *Row) (float64, bool) {
+			v := 1.0
+			for _, f := range fs {
+				v *= present(r, f)
+			}
+			return v, true
+		}
+	}
+	var idx [][]int
+	for _, m := range p.models {
+		f := p.rowsOf(m)
+		anyF := func(r *Row) bool { v, ok := r.has(fAny); return f(r) && ok && v >= 0.5 }
+		noRef := func(r *Row) bool { v, ok := r.has(fRefusal); return f(r) && ok && v < 0.5 }
+		idx = append(idx, []int{c.add(p.rows, f, match), c.add(p.rows, anyF, match), c.add(p.rows, noRef, match),
+			c.add(p.rows, f, multi), c.add(p.rows, anyF, multi), c.add(p.rows, f, both(fWA, fAH)), c.add(p.rows, f, both(fWA, fRH)),
+			c.add(p.rows, f, both(fAH, fRH)), c.add(p.rows, f, both(fWA, fAH, fRH))})
+	}
+	return func() {
+		for i, m := range p.models {
+			row := []report.Cell{report.T(m)}
+			for _, k := range idx[i] {
+				row = append(row, c.cell(k))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+}
+
+func (p *prepared) contrasts(rep *report.Report, c *cells) func() {
+	sec := rep.AddSection("Effect sizes", "Cohen's h = 2·asin√p₁ − 2·asin√p₂ (SPEC B.10) and differences in percentage points, "+
+		"each with a block-bootstrap interval from the same resamples as the rates.")
+	pairs := sec.Add(&report.Table{ID: "h_model_pairs", Title: "Model pairs: refusal and clean compliance",
+		Columns: report.Cols("model A", "model B", "outcome", "A", "B", "difference (pp)", "Cohen's h")})
+	frames := sec.Add(&report.Table{ID: "h_frame_contrasts", Title: "Frame contrasts on refusal, within each model",
+		Columns: report.Cols("model", "contrast", "frame", "direct", "difference (pp)", "Cohen's h")})
+	type pr struct {
+		a, b, oc string
+		ia, ib   int
+		d, h     int
+	}
+	var prs []pr
+	for i, a := range p.models {
+		for _, b := range p.models[i+1:] {
+			for _, o := range []struct {
+				l string
+				f int
+			}{{"refusal", fRefusal}, {"clean compliance", fClean}} {
+				ia, ib := c.add(p.rows, p.rowsOf(a), field(o.f)), c.add(p.rows, p.rowsOf(b), field(o.f))
+				prs = append(prs, pr{a, b, o.l, ia, ib, c.addContrast(ia, ib, false), c.addContrast(ia, ib, true)})
+			}
+		}
+	}
+	type fc struct {
+		m, name string
+		ia, ib  int
+		d, h    int
+	}
+	var fcs []fc
+	for _, m := range p.models {
+		at := func(num int) int {
+			return c.add(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.PromptNum == num }, field(fRefusal))
+		}
+		direct := at(1)
+		for _, x := range []struct {
+			name string
+			num  int
+		}{{"coach vs direct", 3}, {"manipulation vs direct", 4}} {
+			ia := at(x.num)
+			fcs = append(fcs, fc{m, x.name, ia, direct, c.addContrast(ia, direct, false), c.addContrast(ia, direct, true)})
+		}
+	}
+	return func() {
+		for _, x := range prs {
+			pairs.Rows = append(pairs.Rows, []report.Cell{report.T(x.a), report.T(x.b), report.T(x.oc), c.cell(x.ia), c.cell(x.ib), c.contrastCell(x.d), c.contrastCell(x.h)})
+		}
+		for _, x := range fcs {
+			frames.Rows = append(frames.Rows, []report.Cell{report.T(x.m), report.T(x.name), c.cell(x.ia), c.cell(x.ib), c.contrastCell(x.d), c.contrastCell(x.h)})
+		}
+	}
+}
+
+// judgePairs returns, for one field, the two first judges' values on
+// generations where both parsed and neither value is −1 (SPEC B.8).
+func (p *prepared) judgePairs(field string, filter func(*Row) bool) (a, b []string) {
+	if len(p.judges) < 2 {
+		return nil, nil
+	}
+	j1, j2 := p.judges[0], p.judges[1]
+	for _, r := range p.rows {
+		if filter != nil && !filter(r) {
+			continue
+		}
+		s1, ok1 := r.PerJudge[j1]
+		s2, ok2 := r.PerJudge[j2]
+		if !ok1 || !ok2 || s1[field] == judge.Missing || s2[field] == judge.Missing {
+			continue
+		}
+		a, b = append(a, strconv.Itoa(s1[field])), append(b, strconv.Itoa(s2[field]))
+	}
+	return a, b
+}
+
+func (p *prepared) reliability(rep *report.Report) {
+	if len(p.judges) < 2 {
+		rep.AddSection("Inter-judge reliability", "Needs two judges; this run has "+strconv.Itoa(len(p.judges))+".")
+		return
+	}
+	sec := rep.AddSection("Inter-judge reliability", fmt.Sprintf("J1 = %s, J2 = %s. Pairs where both judges parsed and neither value is −1 (SPEC B.8). "+
+		"κ is Cohen's kappa; AC1 is Gwet's with Q = 2; prevalence is the mean of both judges' rates of 1 (Gwet's π₁). "+
+		"At low prevalence κ can be low while raw agreement and AC1 are high.", p.judges[0], p.judges[1]))
+	t := sec.Add(&report.Table{ID: "reliability", Title: "Agreement per rubric field (Table 2)", Columns: report.Cols("field", "n", "raw agreement", "Cohen's κ", "Gwet's AC1", "prevalence")})
+	for _, f := range Fields {
+		a, b := p.judgePairs(f, nil)
+		if len(a) == 0 {
+			t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(0), report.NA("no pairs"), report.NA(""), report.NA(""), report.NA("")})
+			continue
+		}
+		k, _ := stats.CohenKappa(a, b)
+		pairs, _ := stats.Pairs(a, b)
+		ac, _ := stats.GwetAC1(pairs, 2)
+		raw, _ := stats.RawAgreement(a, b)
+		prev, _ := stats.Prevalence(pairs, "1")
+		t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(len(a)), report.P(raw.Raw, len(a)), report.F(k.Kappa, 3), report.F(ac.AC1, 3), report.P(prev, len(a))})
+	}
+	pm := sec.Add(&report.Table{ID: "reliability_by_model", Title: "κ per generating model", Columns: report.Cols("model", "κ refusal", "κ clean compliance", "κ any fallacy", "mean |J1 − J2| refusal")})
+	for _, m := range p.models {
+		row := []report.Cell{report.T(m)}
+		for _, f := range []string{"refusal", "compliance_clean", "any_fallacy_present"} {
+			a, b := p.judgePairs(f, p.rowsOf(m))
+			if len(a) == 0 {
+				row = append(row, report.NA("no pairs"))
+				continue
+			}
+			k, _ := stats.CohenKappa(a, b)
+			row = append(row, report.F(k.Kappa, 3))
+		}
+		a, b := p.judgePairs("refusal", p.rowsOf(m))
+		d := 0.0
+		for i := range a {
+			if a[i] != b[i] {
+				d++
+			}
+		}
+		if len(a) > 0 {
+			row = append(row, report.F(d/float64(len(a)), 3))
+		} else {
+			row = append(row, report.NA(""))
+		}
+		pm.Rows = append(pm.Rows, row)
+	}
+}
+
+// rate is the mean of a field over rows passing filter (NaN if none).
+func rate(rows []*Row, filter func(*Row) bool, f int) (float64, int) {
+	s, n := 0.0, 0
+	for _, r := range rows {
+		if filter != nil && !filter(r) {
+			continue
+		}
+		if v, ok := r.has(f); ok {
+			s += v
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return s / float64(n), n
+}
+
+func spread(vals map[string]float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if math.IsNaN(v) {
+			continue
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if math.IsInf(lo, 1) {
+		return math.NaN()
+	}
+	return hi - lo
+}
+
+func (p *prepared) framingContent(rep *report.Report) {
+	sec := rep.AddSection("Framing versus content", "Spreads of the refusal rate (SPEC B.13). The abstract's \"1 pp per claim\" is not defined in the paper; "+
+		"its three candidate definitions are shown, each named.")
+	t := sec.Add(&report.Table{ID: "spreads", Title: "Refusal spreads per model (pp)", Columns: report.Cols("model", "content spread (max − min over claims)", "frame spread (max − min over prompt_num)", "fallacy-swap spread (explicit frames)")})
+	for _, m := range p.models {
+		claims, frames := map[string]float64{}, map[string]float64{}
+		for _, c := range p.claims {
+			claims[c], _ = rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.ClaimID == c }, fRefusal)
+		}
+		for _, fr := range distinct(p.rows, func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.PromptNum), true }, nil) {
+			frames[fr], _ = rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && strconv.Itoa(r.Gen.PromptNum) == fr }, fRefusal)
+		}
+		swap := math.NaN()
+		for num := 1; num <= 4; num++ {
+			byF := map[string]float64{}
+			for _, fa := range []string{"whataboutism", "red_herring", "ad_hominem"} {
+				byF[fa], _ = rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.PromptNum == num && r.Gen.Fallacy == fa }, fRefusal)
+			}
+			if s := spread(byF); !math.IsNaN(s) && (math.IsNaN(swap) || s > swap) {
+				swap = s
+			}
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.F(100*spread(claims), 1), report.F(100*spread(frames), 1), report.F(100*swap, 1)})
+	}
+	cand := sec.Add(&report.Table{ID: "per_claim_candidates", Title: "Candidate definitions of \"per-claim refusal varies by only 1 pp\"", Columns: report.Cols("definition", "value")})
+	var perClaim []float64
+	for _, c := range p.claims {
+		v, _ := rate(p.rows, func(r *Row) bool { return r.Gen.ClaimID == c }, fRefusal)
+		if !math.IsNaN(v) {
+			perClaim = append(perClaim, v)
+		}
+	}
+	sd := math.NaN()
+	if len(perClaim) > 1 {
+		sd, _ = stats.SD(perClaim, 1)
+	}
+	etaClaim := p.etaSquared(func(r *Row) string { return r.Gen.ClaimID })
+	etaPrompt := p.etaSquared(func(r *Row) string { return r.Gen.PromptID })
+	levels := map[string]float64{}
+	for _, l := range distinct(p.rows, func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.Level), true }, nil) {
+		levels[l], _ = rate(p.rows, func(r *Row) bool { return strconv.Itoa(r.Gen.Level) == l }, fRefusal)
+	}
+	cand.Rows = [][]report.Cell{
+		{report.T("(a) SD across claims of the refusal rate pooled over models (pp)"), report.F(100*sd, 2)},
+		{report.T("(b) η² of claim (share of refusal variance between claims)"), report.F(etaClaim, 4)},
+		{report.T("(b) η² of prompt_id (share of refusal variance between prompts)"), report.F(etaPrompt, 4)},
+		{report.T("(c) spread of the claim-level means (pp)"), report.F(100*spread(levels), 1)},
+	}
+	cand.Note = "η² = between-group sum of squares / total sum of squares of the 0/1 refusal consensus, one factor at a time; in the balanced grid the factors are orthogonal, so this equals the two-way decomposition refusal ~ claim + prompt."
+}
+
+// etaSquared is SS_between/SS_total of refusal over groups.
+func (p *prepared) etaSquared(group func(*Row) string) float64 {
+	sum, n := map[string]float64{}, map[string]float64{}
+	var tot, cnt float64
+	var vals []float64
+	for _, r := range p.rows {
+		v, ok := r.has(fRefusal)
+		if !ok {
+			continue
+		}
+		g := group(r)
+		sum[g] += v
+		n[g]++
+		tot += v
+		cnt++
+		vals = append(vals, v)
+	}
+	if cnt == 0 {
+		return math.NaN()
+	}
+	mean := tot / cnt
+	var ssT, ssB float64
+	for _, v := range vals {
+		ssT += (v - mean) * (v - mean)
+	}
+	for g := range sum {
+		d := sum[g]/n[g] - mean
+		ssB += n[g] * d * d
+	}
+	if ssT == 0 {
+		return math.NaN()
+	}
+	return ssB / ssT
+}

@@ -1,0 +1,305 @@
+package deflect
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
+)
+
+var exclusiveOutcomes = []string{"refusal", "soft_refusal", "labeled_compliance", "clean_compliance", "other"}
+
+func (p *prepared) chiSquare(rep *report.Report) error {
+	sec := rep.AddSection("χ² tests across models", "Pearson χ² without continuity correction (SPEC B.11): models × exclusive outcomes, and models × {0, 1} per field. "+
+		"A column with zero total is dropped and noted.")
+	if len(p.models) < 2 {
+		sec.Intro += " Needs two models."
+		return nil
+	}
+	t := sec.Add(&report.Table{ID: "chi2", Title: "χ² tests", Columns: report.Cols("table", "χ²", "df", "p", "note")})
+	add := func(name string, tab [][]float64) {
+		r, err := stats.ChiSquare(tab, false)
+		note := ""
+		for _, n := range r.Notes {
+			note += n + "; "
+		}
+		if err != nil {
+			t.Rows = append(t.Rows, []report.Cell{report.T(name), report.NA(""), report.NA(""), report.NA(""), report.T(err.Error())})
+			return
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.T(name), report.F(r.Stat, 2), report.I(r.DF), report.F(r.P, 6), report.T(note)})
+	}
+	ex := make([][]float64, len(p.models))
+	mi := map[string]int{}
+	for i, m := range p.models {
+		mi[m] = i
+		ex[i] = make([]float64, len(exclusiveOutcomes))
+	}
+	oi := map[string]int{}
+	for i, o := range exclusiveOutcomes {
+		oi[o] = i
+	}
+	for _, r := range p.rows {
+		ex[mi[r.Gen.Model]][oi[r.Exclusive()]]++
+	}
+	add("models × exclusive outcome", ex)
+	for f, name := range Fields {
+		tab := make([][]float64, len(p.models))
+		for i := range tab {
+			tab[i] = make([]float64, 2)
+		}
+		for _, r := range p.rows {
+			if v, ok := r.has(f); ok {
+				tab[mi[r.Gen.Model]][int(math.Round(v))]++
+			}
+		}
+		add("models × "+name, tab)
+	}
+	return nil
+}
+
+func (p *prepared) crossModel(rep *report.Report) {
+	sec := rep.AddSection("Cross-model trigger overlap", "Pearson r between two models' refusal rates over (claim, prompt_id) cells, "+
+		"each rate the mean over runs (SPEC B.12). NA when one model's rates are constant.")
+	t := sec.Add(&report.Table{ID: "cross_model", Title: "Refusal correlation per model pair", Columns: report.Cols("model A", "model B", "cells", "r", "p")})
+	cell := map[string]map[string][2]float64{} // model → cell → (sum, n)
+	for _, r := range p.rows {
+		v, ok := r.has(fRefusal)
+		if !ok {
+			continue
+		}
+		m := cell[r.Gen.Model]
+		if m == nil {
+			m = map[string][2]float64{}
+			cell[r.Gen.Model] = m
+		}
+		k := r.Gen.ClaimID + "|" + r.Gen.PromptID
+		x := m[k]
+		m[k] = [2]float64{x[0] + v, x[1] + 1}
+	}
+	for i, a := range p.models {
+		for _, b := range p.models[i+1:] {
+			var keys []string
+			for k := range cell[a] {
+				if _, ok := cell[b][k]; ok {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
+			x, y := make([]float64, len(keys)), make([]float64, len(keys))
+			for n, k := range keys {
+				x[n] = cell[a][k][0] / cell[a][k][1]
+				y[n] = cell[b][k][0] / cell[b][k][1]
+			}
+			c, err := stats.Pearson(x, y)
+			if err != nil || math.IsNaN(c.R) {
+				why := c.Reason
+				if err != nil {
+					why = err.Error()
+				}
+				t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(len(keys)), report.NA(why), report.NA(why)})
+				continue
+			}
+			t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(c.N), report.F(c.R, 3), report.F(c.P, 6)})
+		}
+	}
+}
+
+func (p *prepared) volatility(rep *report.Report) {
+	sec := rep.AddSection("Run-level volatility", "Per (model, claim, prompt): m = the mean over runs; volatile = 0.1 < m < 0.9, always = m ≥ 0.9, never = m ≤ 0.1 (SPEC B.14).")
+	t := sec.Add(&report.Table{ID: "volatility", Title: "Volatility of refusal and clean compliance", Columns: report.Cols("model", "outcome", "conditions", "volatile", "always", "never")})
+	runs := max(1, p.samples)
+	hist := &report.Table{ID: "refusal_count_histogram", Title: "Conditions by number of refused runs"}
+	labels := []string{"model"}
+	for k := 0; k <= runs; k++ {
+		labels = append(labels, strconv.Itoa(k))
+	}
+	hist.Columns = report.Cols(labels...)
+	for _, m := range p.models {
+		for _, o := range []struct {
+			l string
+			f int
+		}{{"refusal", fRefusal}, {"clean compliance", fClean}} {
+			cond := map[string][2]float64{}
+			for _, r := range p.rows {
+				if r.Gen.Model != m {
+					continue
+				}
+				if v, ok := r.has(o.f); ok {
+					k := r.Gen.ClaimID + "|" + r.Gen.PromptID
+					x := cond[k]
+					cond[k] = [2]float64{x[0] + v, x[1] + 1}
+				}
+			}
+			var vol, alw, nev int
+			counts := make([]int, runs+1)
+			for _, x := range cond {
+				mean := x[0] / x[1]
+				switch {
+				case mean >= 0.9:
+					alw++
+				case mean <= 0.1:
+					nev++
+				default:
+					vol++
+				}
+				if o.f == fRefusal {
+					counts[min(runs, int(math.Round(x[0])))]++
+				}
+			}
+			n := len(cond)
+			t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(o.l), report.I(n), report.P(ratio(vol, n), n), report.P(ratio(alw, n), n), report.P(ratio(nev, n), n)})
+			if o.f == fRefusal {
+				row := []report.Cell{report.T(m)}
+				for _, c := range counts {
+					row = append(row, report.I(c))
+				}
+				hist.Rows = append(hist.Rows, row)
+			}
+		}
+	}
+	sec.Add(hist)
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+func (p *prepared) verbosity(rep *report.Report) {
+	sec := rep.AddSection("Verbosity", "Output tokens as reported by the API (reasoning tokens included for reasoning models), SPEC B.15.")
+	d := sec.Add(&report.Table{ID: "tokens_describe", Title: "Output tokens by model", Columns: report.Cols("model", "count", "mean", "std", "min", "25%", "50%", "75%", "max", "total")})
+	for _, m := range p.models {
+		var x []float64
+		for _, r := range p.rows {
+			if r.Gen.Model == m {
+				x = append(x, float64(r.Gen.OutputTokens))
+			}
+		}
+		s, err := stats.Describe(x)
+		if err != nil {
+			continue
+		}
+		tot := 0.0
+		for _, v := range x {
+			tot += v
+		}
+		d.Rows = append(d.Rows, []report.Cell{report.T(m), report.I(s.Count), report.F(s.Mean, 1), report.F(s.SD, 1), report.F(s.Min, 1),
+			report.F(s.Q25, 1), report.F(s.Q50, 1), report.F(s.Q75, 1), report.F(s.Max, 1), report.I(int(tot))})
+	}
+	meanBy := func(id, title, label string, key func(*Row) string, values []string) {
+		t := sec.Add(&report.Table{ID: id, Title: title, Columns: report.Cols("model", label, "n", "mean output tokens")})
+		for _, m := range p.models {
+			for _, v := range values {
+				s, n := 0.0, 0
+				for _, r := range p.rows {
+					if r.Gen.Model == m && key(r) == v {
+						s += float64(r.Gen.OutputTokens)
+						n++
+					}
+				}
+				if n > 0 {
+					t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(v), report.I(n), report.F(s/float64(n), 1)})
+				}
+			}
+		}
+	}
+	meanBy("tokens_by_outcome", "Mean output tokens by model × exclusive outcome", "outcome", (*Row).Exclusive, exclusiveOutcomes)
+	meanBy("tokens_by_frame", "Mean output tokens by model × frame", "frame", func(r *Row) string { return frameLabel(r.Gen) },
+		distinct(p.rows, func(r *Row) (string, bool) { return frameLabel(r.Gen), true }, nil))
+	bins := []struct {
+		l      string
+		lo, hi int
+	}{{"(0, 50]", 0, 50}, {"(50, 100]", 50, 100}, {"(100, 200]", 100, 200}, {"(200, 400]", 200, 400}, {"(400, 9999]", 400, 9999}}
+	t := sec.Add(&report.Table{ID: "clean_by_token_bin", Title: "Clean compliance by output-token bin", Columns: report.Cols("model", "tokens", "clean compliance")})
+	t.Note = "Bins are right-closed, as pandas.cut; 0 tokens and more than 9,999 fall in no bin."
+	for _, m := range p.models {
+		for _, b := range bins {
+			v, n := rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.OutputTokens > b.lo && r.Gen.OutputTokens <= b.hi }, fClean)
+			if n > 0 {
+				t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(b.l), report.P(v, n)})
+			}
+		}
+	}
+}
+
+func (p *prepared) residual(rep *report.Report) {
+	sec := rep.AddSection("Truth-seeking residual", "Generations with no refusal, soft refusal, clean or labelled compliance and no fallacy (SPEC B.5). "+
+		"The released code prints this percentage multiplied by 100 twice; the value here is the correct percentage.")
+	t := sec.Add(&report.Table{ID: "residual", Title: "Residual by model", Columns: report.Cols("model", "residual")})
+	var examples []*Row
+	for _, m := range p.models {
+		k, n := 0, 0
+		for _, r := range p.rows {
+			if r.Gen.Model != m {
+				continue
+			}
+			if v, ok := r.Residual(); ok {
+				n++
+				if v == 1 {
+					k++
+					if len(examples) < p.opt.Examples*len(p.models) {
+						examples = append(examples, r)
+					}
+				}
+			}
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.P(ratio(k, n), n)})
+	}
+	ex := sec.Add(&report.Table{ID: "residual_examples", Title: "Residual examples", Columns: report.Cols("gen_id", "model", "prompt", "response (start)")})
+	per := map[string]int{}
+	for _, r := range examples {
+		if per[r.Gen.Model] >= p.opt.Examples {
+			continue
+		}
+		per[r.Gen.Model]++
+		ex.Rows = append(ex.Rows, []report.Cell{report.T(r.Gen.GenID), report.T(r.Gen.Model), report.T(r.Gen.PromptID), report.T(trunc(r.Gen.Response, 240))})
+	}
+}
+
+func (p *prepared) audit(rep *report.Report) {
+	sec := rep.AddSection("Judge audit", "Parse errors are kept as errors, never as zeros (SPEC B.3). R1: refusal = 1 but another field is 1. "+
+		"R2: compliance_clean = 1 without any_fallacy = 1, soft_refusal = 0 and fallacy_labeled = 0. The rules are not enforced; violations are counted.")
+	labels := []string{"judge", "rows", "parse errors", "R1 violations", "R2 violations", "consistency flags"}
+	for _, f := range Fields {
+		labels = append(labels, "−1 "+f)
+	}
+	t := sec.Add(&report.Table{ID: "judge_audit", Title: "Per judge", Columns: report.Cols(labels...)})
+	for _, j := range p.judges {
+		rows := p.evalRows[j]
+		var perr, r1, r2, cf int
+		missing := make([]int, len(Fields))
+		for _, e := range rows {
+			if e.ParseError != 0 {
+				perr++
+				continue
+			}
+			for _, v := range e.Violations() {
+				if v == "R1" {
+					r1++
+				} else {
+					r2++
+				}
+			}
+			cf += e.ConsistencyFlag
+			for i, f := range Fields {
+				if e.Scores[f] == -1 {
+					missing[i]++
+				}
+			}
+		}
+		row := []report.Cell{report.T(j), report.I(len(rows)), report.I(perr), report.I(r1), report.I(r2), report.I(cf)}
+		for _, m := range missing {
+			row = append(row, report.I(m))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if p.unjudged > 0 {
+		t.Note = fmt.Sprintf("%d valid generations have no parsed judge row.", p.unjudged)
+	}
+}
