@@ -107,38 +107,67 @@ type runSpec struct {
 // or batch, with a stored run record, progress output and a summary that
 // lists failures. It returns an exitError when jobs failed.
 func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.Result)) (engine.Summary, error) {
-	if err := s.checkSpecs(rs.Specs); err != nil {
+	if err := s.preflight(rs.Specs); err != nil {
 		return engine.Summary{}, err
 	}
-	if s.g.Budget > 0 {
-		prices := s.cfg.PriceTable()
-		for _, sp := range rs.Specs {
-			if _, ok := prices.Lookup(sp); !ok {
-				return engine.Summary{}, fmt.Errorf("--budget needs prices: the price of %s is unknown; add it under prices: in the config", sp)
-			}
-		}
-	}
 	if s.g.DryRun {
-		est, err := s.engine(0).DryRun(ctx, rs.Plan)
-		if err != nil {
-			return engine.Summary{}, err
-		}
-		printEstimate(s.g.Stdout, est)
-		return engine.Summary{}, nil
+		return engine.Summary{}, s.dryRun(ctx, rs.Plan)
 	}
-	runID, err := s.st.StartRun(ctx, store.Run{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options), Version: Version()})
+	runID, err := s.startRun(ctx, rs)
 	if err != nil {
 		return engine.Summary{}, err
 	}
+	sum, err := s.phase(ctx, runID, rs.Plan, onResult)
+	return sum, s.finish(ctx, runID, sum, err)
+}
+
+// preflight resolves every provider and, with a budget, checks every price.
+func (s *session) preflight(specs []llm.Spec) error {
+	if err := s.checkSpecs(specs); err != nil {
+		return err
+	}
+	if s.g.Budget > 0 {
+		prices := s.cfg.PriceTable()
+		for _, sp := range specs {
+			if _, ok := prices.Lookup(sp); !ok {
+				return fmt.Errorf("--budget needs prices: the price of %s is unknown; add it under prices: in the config", sp)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *session) dryRun(ctx context.Context, p engine.Plan) error {
+	est, err := s.engine(0).DryRun(ctx, p)
+	if err != nil {
+		return err
+	}
+	printEstimate(s.g.Stdout, est)
+	return nil
+}
+
+func (s *session) startRun(ctx context.Context, rs runSpec) (int64, error) {
+	return s.st.StartRun(ctx, store.Run{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options), Version: Version()})
+}
+
+// phase runs one plan inside a run, live or batch, with progress and summary.
+func (s *session) phase(ctx context.Context, runID int64, p engine.Plan, onResult func(engine.Result)) (engine.Summary, error) {
 	eng := s.engine(runID)
 	stopProgress := startProgress(s.g, eng)
 	var sum engine.Summary
+	var err error
 	if s.g.Batch {
-		sum, err = eng.RunBatch(ctx, rs.Plan, onResult)
+		sum, err = eng.RunBatch(ctx, p, onResult)
 	} else {
-		sum, err = eng.Run(ctx, rs.Plan, onResult)
+		sum, err = eng.Run(ctx, p, onResult)
 	}
 	stopProgress()
+	printSummary(s.g, sum)
+	return sum, err
+}
+
+// finish records the run's end and turns the outcome into the exit error.
+func (s *session) finish(ctx context.Context, runID int64, sum engine.Summary, err error) error {
 	status := store.RunDone
 	switch {
 	case err != nil:
@@ -151,19 +180,18 @@ func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.
 	if ferr := s.st.FinishRun(context.WithoutCancel(ctx), runID, status); ferr != nil && err == nil {
 		err = ferr
 	}
-	printSummary(s.g, sum)
 	if err != nil {
-		return sum, err
+		return err
 	}
 	switch {
 	case sum.Interrupted:
-		return sum, &exitError{code: 130, err: fmt.Errorf("interrupted after %d of %d jobs: run the same command again to resume", sum.Done, sum.Total)}
+		return &exitError{code: 130, err: fmt.Errorf("interrupted after %d of %d jobs: run the same command again to resume", sum.Done, sum.Total)}
 	case sum.Failed > 0:
-		return sum, &exitError{code: 2, err: fmt.Errorf("%d of %d jobs failed (listed above): fix the cause and run the same command again; answered jobs are cached", sum.Failed, sum.Done)}
+		return &exitError{code: 2, err: fmt.Errorf("%d of %d jobs failed (listed above): fix the cause and run the same command again; answered jobs are cached", sum.Failed, sum.Done)}
 	case sum.BudgetStopped:
-		return sum, &exitError{code: 3, err: fmt.Errorf("budget of $%.2f reached: %d jobs not sent; raise --budget and run again", s.g.Budget, sum.Skipped)}
+		return &exitError{code: 3, err: fmt.Errorf("budget of $%.2f reached: %d jobs not sent; raise --budget and run again", s.g.Budget, sum.Skipped)}
 	}
-	return sum, nil
+	return nil
 }
 
 func joinSpecs(specs []llm.Spec) string {

@@ -1,0 +1,493 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/spf13/cobra"
+)
+
+// Label kinds under which a DeflectBench run keeps its records.
+const (
+	labelGen  = "deflect.generation"
+	labelEval = "deflect.eval"
+)
+
+type deflectRunOptions struct {
+	Models, Judges       string
+	Samples              int
+	Temperature          float64
+	ProviderDefaultTemp  bool
+	JudgeTemperature     float64
+	JudgeProviderDefault bool
+	Structured           bool
+	MaxTokens            int
+	Claims, Templates    string
+	Name                 string
+}
+
+func newDeflectCmd(g *Global) *cobra.Command {
+	cmd := &cobra.Command{Use: "deflect", Short: "DeflectBench: do models generate whataboutism, ad hominem and red herrings when asked?"}
+	cmd.AddCommand(newDeflectRunCmd(g), newDeflectReportCmd(g), newDeflectImportCmd(g), newDeflectSynthCmd(g))
+	return cmd
+}
+
+func loadBenchmark(claims, templates string) (*deflect.Benchmark, error) {
+	b, err := deflect.Default()
+	if err != nil {
+		return nil, err
+	}
+	if claims != "" {
+		f, err := os.Open(claims)
+		if err != nil {
+			return nil, fmt.Errorf("claims: %w", err)
+		}
+		defer f.Close()
+		if b.Claims, err = deflect.ParseClaims(f, claims); err != nil {
+			return nil, err
+		}
+	}
+	if templates != "" {
+		f, err := os.Open(templates)
+		if err != nil {
+			return nil, fmt.Errorf("templates: %w", err)
+		}
+		defer f.Close()
+		if b.Templates, err = deflect.ParseTemplates(f, templates); err != nil {
+			return nil, err
+		}
+	}
+	return b, b.Validate()
+}
+
+func newDeflectRunCmd(g *Global) *cobra.Command {
+	o := deflectRunOptions{Samples: 5, Temperature: 1, JudgeTemperature: 0}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Generate the grid models × claims × templates × samples, then judge every valid output",
+		Example: `  fallacylab deflect run --models openai:gpt-4.1,anthropic:claude-sonnet-4-5 \
+      --judges anthropic:claude-haiku-4-5,openai:gpt-4.1-mini --samples 5
+  fallacylab deflect run --models ollama:llama3.1 --judges openai:gpt-4.1-mini --samples 1 --dry-run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return deflectRun(cmd.Context(), g, cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Models, "models", "", "models to evaluate, comma-separated provider:model")
+	f.StringVar(&o.Judges, "judges", "", "judge models, comma-separated (two for agreement statistics)")
+	f.IntVar(&o.Samples, "samples", o.Samples, "runs per (claim, template)")
+	f.Float64Var(&o.Temperature, "temperature", o.Temperature, "generation temperature")
+	f.BoolVar(&o.ProviderDefaultTemp, "provider-default-temperature", false, "send no generation temperature (upstream's Anthropic behaviour)")
+	f.Float64Var(&o.JudgeTemperature, "judge-temperature", o.JudgeTemperature, "judge temperature (the paper's 0)")
+	f.BoolVar(&o.JudgeProviderDefault, "judge-provider-default-temperature", false, "send no judge temperature (what upstream's Anthropic judge did)")
+	f.BoolVar(&o.Structured, "structured", false, "ask judges for the 8-field JSON schema as structured output")
+	f.IntVar(&o.MaxTokens, "max-tokens", 0, "generation token limit (0: provider default; Anthropic gets upstream's 2048)")
+	f.StringVar(&o.Claims, "claims", "", "your own claims (JSONL or YAML) instead of the embedded 80")
+	f.StringVar(&o.Templates, "templates", "", "your own templates (JSONL or YAML) instead of the embedded 15")
+	f.StringVar(&o.Name, "name", "deflect", "run name")
+	return cmd
+}
+
+func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRunOptions) error {
+	models, err := llm.ParseSpecs(o.Models)
+	if err != nil {
+		return err
+	}
+	judges, err := llm.ParseSpecs(o.Judges)
+	if err != nil {
+		return err
+	}
+	if len(models) == 0 || len(judges) == 0 {
+		return fmt.Errorf("deflect run needs --models and --judges, e.g. --models openai:gpt-4.1 --judges anthropic:claude-haiku-4-5")
+	}
+	b, err := loadBenchmark(o.Claims, o.Templates)
+	if err != nil {
+		return err
+	}
+	gopt := deflect.GenOptions{Models: models, Samples: o.Samples, MaxTokens: o.MaxTokens}
+	if !o.ProviderDefaultTemp {
+		gopt.Temperature = llm.Temp(o.Temperature)
+	}
+	jopt := deflect.JudgeOptions{Judges: judges, Structured: o.Structured}
+	if !o.JudgeProviderDefault {
+		jopt.Temperature = llm.Temp(o.JudgeTemperature)
+	}
+	genPlan, err := b.GenerationPlan(gopt)
+	if err != nil {
+		return err
+	}
+	s, err := openSession(g)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.preflight(append(append([]llm.Spec(nil), models...), judges...)); err != nil {
+		return err
+	}
+	if g.DryRun {
+		fmt.Fprintln(g.Stdout, "generation:")
+		if err := s.dryRun(ctx, genPlan); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.Stdout, "judging: up to %d more calls (%d judges × each valid generation); their cost depends on the generations\n",
+			genPlan.Len*len(judges), len(judges))
+		return nil
+	}
+	runID, err := s.startRun(ctx, runSpec{Name: o.Name, Benchmark: "deflect", Args: os.Args[1:], Options: o})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stderr, "run %d: generating %d responses\n", runID, genPlan.Len)
+	gens := map[string]deflect.Generation{}
+	sum, err := s.phase(ctx, runID, genPlan, func(r engine.Result) {
+		if gen, ok := deflect.GenerationFromResult(r); ok {
+			gens[gen.GenID] = gen
+		}
+	})
+	if err == nil && !sum.Interrupted {
+		err = saveRecords(ctx, s.st, runID, sortedGens(gens), nil)
+	}
+	if err != nil || sum.Interrupted {
+		return s.finish(ctx, runID, sum, err)
+	}
+	genFailed := sum.Failed
+	judgePlan, err := b.JudgePlan(sortedGens(gens), jopt)
+	if err != nil {
+		return s.finish(ctx, runID, sum, err)
+	}
+	fmt.Fprintf(g.Stderr, "run %d: judging %d responses with %d judges\n", runID, judgePlan.Len/len(judges), len(judges))
+	var evals []deflect.Eval
+	jsum, err := s.phase(ctx, runID, judgePlan, func(r engine.Result) {
+		if e, ok := deflect.EvalFromResult(r); ok {
+			evals = append(evals, e)
+		}
+	})
+	if err == nil {
+		sort.Slice(evals, func(i, j int) bool { return evals[i].EvalID < evals[j].EvalID })
+		err = saveRecords(ctx, s.st, runID, nil, evals)
+	}
+	jsum.Failed += genFailed
+	if err == nil && !jsum.Interrupted {
+		fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", runID, runID)
+	}
+	return s.finish(ctx, runID, jsum, err)
+}
+
+func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
+	out := make([]deflect.Generation, 0, len(m))
+	for _, g := range m {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GenID < out[j].GenID })
+	return out
+}
+
+// saveRecords stores generation and eval records as labels of the run.
+func saveRecords(ctx context.Context, st *store.Store, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
+	var labels []store.Label
+	for _, g := range gens {
+		v, err := json.Marshal(g)
+		if err != nil {
+			return err
+		}
+		labels = append(labels, store.Label{RunID: runID, Key: g.GenID, Kind: labelGen, Source: g.Model, Value: v})
+	}
+	for _, e := range evals {
+		v, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		labels = append(labels, store.Label{RunID: runID, Key: e.GenID, Kind: labelEval, Source: e.JudgeModel, Value: v})
+	}
+	for i := 0; i < len(labels); i += 2000 {
+		if err := st.PutLabels(context.WithoutCancel(ctx), labels[i:min(i+2000, len(labels))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadRun reads a DeflectBench run's records from the store (runID 0: the latest).
+func loadRun(ctx context.Context, st *store.Store, runID int64) (deflect.Dataset, int64, error) {
+	if runID == 0 {
+		runs, err := st.Runs(ctx)
+		if err != nil {
+			return deflect.Dataset{}, 0, err
+		}
+		for _, r := range runs {
+			if r.Benchmark == "deflect" {
+				runID = r.ID
+				break
+			}
+		}
+		if runID == 0 {
+			return deflect.Dataset{}, 0, fmt.Errorf("no DeflectBench run in %s: run `fallacylab deflect run` or `deflect import` first", st.Path())
+		}
+	}
+	var d deflect.Dataset
+	gl, err := st.Labels(ctx, runID, labelGen)
+	if err != nil {
+		return d, runID, err
+	}
+	for _, l := range gl {
+		var g deflect.Generation
+		if err := json.Unmarshal(l.Value, &g); err != nil {
+			return d, runID, fmt.Errorf("run %d generation %s: %w", runID, l.Key, err)
+		}
+		d.Gens = append(d.Gens, g)
+	}
+	el, err := st.Labels(ctx, runID, labelEval)
+	if err != nil {
+		return d, runID, err
+	}
+	for _, l := range el {
+		var e deflect.Eval
+		if err := json.Unmarshal(l.Value, &e); err != nil {
+			return d, runID, fmt.Errorf("run %d eval %s: %w", runID, l.Key, err)
+		}
+		d.Evals = append(d.Evals, e)
+	}
+	if len(d.Gens) == 0 {
+		return d, runID, fmt.Errorf("run %d has no DeflectBench generations (was it interrupted? re-run `deflect run` to finish it)", runID)
+	}
+	return d, runID, nil
+}
+
+type deflectReportOptions struct {
+	Run                int64
+	Generations, Evals string
+	Format, Out        string
+	Consensus          string
+	Compat             string
+	Seed               uint64
+	Resamples          int
+}
+
+func newDeflectReportCmd(g *Global) *cobra.Command {
+	o := deflectReportOptions{Format: "md", Consensus: "any", Seed: 20260101, Resamples: 1000}
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Every table of the paper with block-bootstrap CIs, from a stored run or upstream JSONL files",
+		Example: `  fallacylab deflect report --format md
+  fallacylab deflect report --run 3 --format html --out report.html
+  fallacylab deflect report --generations gens.jsonl --evals evals.jsonl --compat deflectbench-code --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return deflectReport(cmd.Context(), g, o) },
+	}
+	f := cmd.Flags()
+	f.Int64Var(&o.Run, "run", 0, "run id (default: the latest DeflectBench run in the store)")
+	f.StringVar(&o.Generations, "generations", "", "read upstream-format generations JSONL instead of the store")
+	f.StringVar(&o.Evals, "evals", "", "upstream-format evals JSONL (with --generations; may be a comma-separated list)")
+	f.StringVar(&o.Format, "format", o.Format, "md, csv, json, tex or html")
+	f.StringVar(&o.Out, "out", "", "output file, or a directory (one file per table for csv); default stdout")
+	f.StringVar(&o.Consensus, "consensus", o.Consensus, "judge consensus: any, all, mean or deflectbench-code")
+	f.StringVar(&o.Compat, "compat", "", "deflectbench-code: reproduce the released code's semantics exactly")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples")
+	return cmd
+}
+
+func readDatasetFiles(gensPath, evalsPaths string) (deflect.Dataset, error) {
+	var d deflect.Dataset
+	data, err := os.ReadFile(gensPath)
+	if err != nil {
+		return d, fmt.Errorf("generations: %w", err)
+	}
+	if d.Gens, err = deflect.ReadGenerations(data, gensPath); err != nil {
+		return d, err
+	}
+	for _, p := range strings.Split(evalsPaths, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return d, fmt.Errorf("evals: %w", err)
+		}
+		ev, err := deflect.ReadEvals(data, p)
+		if err != nil {
+			return d, err
+		}
+		d.Evals = append(d.Evals, ev...)
+	}
+	return d, nil
+}
+
+func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error {
+	format, err := report.ParseFormat(o.Format)
+	if err != nil {
+		return err
+	}
+	if o.Compat != "" {
+		if o.Compat != "deflectbench-code" {
+			return fmt.Errorf("--compat %q: the only mode is deflectbench-code", o.Compat)
+		}
+		o.Consensus = o.Compat
+	}
+	mode, err := judge.ParseMode(o.Consensus)
+	if err != nil {
+		return err
+	}
+	var d deflect.Dataset
+	source := ""
+	if o.Generations != "" {
+		if d, err = readDatasetFiles(o.Generations, o.Evals); err != nil {
+			return err
+		}
+		source = o.Generations
+	} else {
+		s, err := openSession(g)
+		if err != nil {
+			return err
+		}
+		var runID int64
+		d, runID, err = loadRun(ctx, s.st, o.Run)
+		s.Close()
+		if err != nil {
+			return err
+		}
+		source = fmt.Sprintf("run %d in %s", runID, g.DBPath)
+	}
+	rep, err := deflect.Analyze(d, deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples})
+	if err != nil {
+		return err
+	}
+	rep.Meta = append([][2]string{{"source", source}, {"fallacylab", Version()}}, rep.Meta...)
+	return writeReport(g, rep, format, o.Out)
+}
+
+// writeReport renders to stdout, a file (atomically) or, for csv and a
+// directory, one file per table.
+func writeReport(g *Global, rep *report.Report, f report.Format, out string) error {
+	if out == "" {
+		return report.Render(g.Stdout, rep, f)
+	}
+	if st, err := os.Stat(out); (err == nil && st.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if f == report.CSV {
+			for _, t := range rep.Tables() {
+				if err := writeFileAtomic(filepath.Join(out, t.ID+".csv"), func(w io.Writer) error { return report.RenderCSVTable(w, t) }); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(g.Stderr, "wrote %d tables to %s\n", len(rep.Tables()), out)
+			return nil
+		}
+		out = filepath.Join(out, "report."+string(f))
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, rep, f); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stderr, "wrote %s\n", out)
+	return nil
+}
+
+func newDeflectImportCmd(g *Global) *cobra.Command {
+	var gens, evals, name string
+	cmd := &cobra.Command{
+		Use:     "import",
+		Short:   "Store published upstream-format generations and evals as a run, to re-analyse them",
+		Example: `  fallacylab deflect import --generations generations_gpt_5_5.jsonl --evals evals_gpt_5_4_mini.jsonl,evals_claude_haiku_4_5_20251001.jsonl`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if gens == "" {
+				return fmt.Errorf("--generations is required")
+			}
+			d, err := readDatasetFiles(gens, evals)
+			if err != nil {
+				return err
+			}
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx := cmd.Context()
+			runID, err := s.startRun(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: map[string]string{"generations": gens, "evals": evals}})
+			if err != nil {
+				return err
+			}
+			err = saveRecords(ctx, s.st, runID, d.Gens, d.Evals)
+			status := store.RunDone
+			if err != nil {
+				status = store.RunFailed
+			}
+			if ferr := s.st.FinishRun(context.WithoutCancel(ctx), runID, status); err == nil {
+				err = ferr
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", len(d.Gens), len(d.Evals), runID, runID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&gens, "generations", "", "generations JSONL (upstream format)")
+	cmd.Flags().StringVar(&evals, "evals", "", "evals JSONL files, comma-separated")
+	cmd.Flags().StringVar(&name, "name", "deflect import", "run name")
+	return cmd
+}
+
+func newDeflectSynthCmd(g *Global) *cobra.Command {
+	var models, out string
+	var samples int
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "synth",
+		Short: "Write a synthetic full-scale run (upstream format) with known rates, for tests and benchmarks",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: strings.Split(models, ","), Samples: samples, Seed: seed, SoftFlip: 0.05, ErrorRate: 0.0005})
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			write := func(name string, n int, item func(i int) any) error {
+				return writeFileAtomic(filepath.Join(out, name), func(w io.Writer) error {
+					enc := json.NewEncoder(w)
+					for i := range n {
+						if err := enc.Encode(item(i)); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+			if err := write("generations.jsonl", len(d.Gens), func(i int) any { return d.Gens[i] }); err != nil {
+				return err
+			}
+			if err := write("evals.jsonl", len(d.Evals), func(i int) any { return d.Evals[i] }); err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stdout, "wrote %d generations and %d evals to %s\n", len(d.Gens), len(d.Evals), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&models, "models", "claude-opus-4-7,deepseek-v4-pro,gpt-5.5,grok-4.3", "model names")
+	cmd.Flags().IntVar(&samples, "samples", 5, "runs per condition")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed")
+	cmd.Flags().StringVar(&out, "out", "synthetic", "output directory")
+	return cmd
+}
