@@ -12,6 +12,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
+	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 )
 
@@ -107,6 +108,7 @@ type Engine struct {
 	spent    float64 // actual plus reserved cost, guarded by progMu
 	stopping atomic.Bool
 	failures []Failure
+	flights  singleflight.Group // identical jobs in flight share one call
 }
 
 type lane struct {
@@ -295,10 +297,37 @@ func graceContext(parent context.Context, grace time.Duration) (context.Context,
 	return ctx, cancel
 }
 
-// do runs one job: cache, then calls with retries. ok is false when the job
-// was abandoned because of cancellation (it has no result and is not stored).
+// do runs one job. Jobs with the same key that are in flight at the same
+// time share one call: the others get its answer as a cache hit, so a plan
+// with duplicate requests never pays twice even under concurrency.
 func (e *Engine) do(ctx, callCtx context.Context, j Job) (Result, bool) {
 	key := j.Key()
+	type out struct {
+		r  Result
+		ok bool
+	}
+	leader := false
+	v, _, _ := e.flights.Do(key, func() (any, error) {
+		leader = true
+		r, ok := e.doOnce(ctx, callCtx, j, key)
+		return out{r, ok}, nil
+	})
+	o := v.(out)
+	if !leader {
+		// Another job made the call; this one is answered without paying.
+		r := o.r
+		r.Job = j
+		if r.Err == nil && o.ok {
+			r.Cached = true
+		}
+		return r, o.ok
+	}
+	return o.r, o.ok
+}
+
+// doOnce runs one job: cache, then calls with retries. ok is false when the
+// job was abandoned because of cancellation (it has no result and is not stored).
+func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result, bool) {
 	res := Result{Job: j, Key: key}
 	st := e.opt.Store
 	if c, hit, err := st.GetCall(callCtx, key); err != nil {

@@ -265,3 +265,16 @@ func TestCancelLeavesStoreConsistentAndResumes(t *testing.T) {
 }
 
 var _ = errors.New
+
+func TestDuplicateJobsInFlightShareOneCall(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 20 * time.Millisecond }})
+	defer srv.Close()
+	jobs := make([]engine.Job, 50)
+	for i := range jobs {
+		jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "dup", Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", "same")}
+	}
+	sum, texts := collect(t, engine.New(fastOpts(openStore(t), srv)), engine.SlicePlan("dup", jobs))
+	if len(srv.Ledger()) != 1 || sum.Done != 50 || sum.Cached != 49 || len(texts) != 1 {
+		t.Fatalf("50 identical concurrent jobs: %d calls, %+v", len(srv.Ledger()), sum.Progress)
+	}
+}

@@ -2,6 +2,7 @@ package deflect
 
 import (
 	"fmt"
+	"hash/fnv"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
@@ -105,6 +106,19 @@ type JudgeOptions struct {
 	Structured bool
 }
 
+// judgeSample decides whether identical judge inputs share one call. At
+// temperature 0 they do (the answer is the same; paying twice buys nothing).
+// At any other temperature each generation gets its own judgement, as
+// upstream did, so the sample index is derived from the generation id.
+func judgeSample(req llm.Request, genID string) int {
+	if req.Temperature != nil && *req.Temperature == 0 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(genID))
+	return int(h.Sum32())
+}
+
 type evalMeta struct {
 	GenID, Judge string
 }
@@ -134,7 +148,7 @@ func (b *Benchmark) JudgePlan(gens []Generation, o JudgeOptions) (engine.Plan, e
 				req := llm.UserPrompt(b.JudgeSystem, prompt)
 				req.Temperature, req.MaxTokens, req.Schema = o.Temperature, 512, schema
 				id := g.GenID + "__judge_" + Slug(j.String())
-				if !yield(engine.Job{ID: id, Namespace: NSJudge, Spec: j, Request: req, Meta: evalMeta{g.GenID, j.String()}}) {
+				if !yield(engine.Job{ID: id, Namespace: NSJudge, Spec: j, Request: req, Sample: judgeSample(req, g.GenID), Meta: evalMeta{g.GenID, j.String()}}) {
 					return
 				}
 			}
