@@ -36,8 +36,9 @@ func CohenKappa(a, b []string) (Kappa, error) {
 	}
 	n := float64(len(a))
 	k := Kappa{N: len(a), Po: agree / n}
-	for lab, ca := range ra {
-		k.Pe += ca / n * rb[lab] / n
+	// Sum in label order so the result does not depend on map iteration.
+	for _, lab := range sortedKeys(ra) {
+		k.Pe += ra[lab] / n * rb[lab] / n
 	}
 	if k.Pe >= 1-1e-15 {
 		k.Kappa, k.Reason = math.NaN(), "undefined: expected agreement is 1 (both raters used a single category)"
@@ -85,15 +86,15 @@ func GwetAC1(ratings [][]string, q int) (AC1, error) {
 		}
 		if r >= 1 {
 			rated++
-			for k, v := range c {
-				res.Pi[k] += v / r
+			for _, k := range sortedKeys(c) {
+				res.Pi[k] += c[k] / r
 			}
 		}
 		if r >= 2 {
 			res.Items++
 			s := 0.0
-			for _, v := range c {
-				s += v * (v - 1)
+			for _, k := range sortedKeys(c) {
+				s += c[k] * (c[k] - 1)
 			}
 			res.Pa += s / (r * (r - 1))
 		}
@@ -102,7 +103,7 @@ func GwetAC1(ratings [][]string, q int) (AC1, error) {
 		return AC1{}, fmt.Errorf("stats: AC1 needs an item with at least two ratings")
 	}
 	res.Pa /= float64(res.Items)
-	for k := range res.Pi {
+	for _, k := range sortedKeys(res.Pi) {
 		res.Pi[k] /= float64(rated)
 		res.Pe += res.Pi[k] * (1 - res.Pi[k])
 	}
@@ -258,4 +259,13 @@ func Prevalence(ratings [][]string, label string) (float64, error) {
 		return math.NaN(), ErrEmpty
 	}
 	return k / n, nil
+}
+
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

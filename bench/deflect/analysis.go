@@ -146,8 +146,11 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 	claimIdx := map[string]int{}
 	models := map[string]bool{}
 	seen := map[string]bool{}
-	for i := range d.Gens {
-		g := &d.Gens[i]
+	// Work in gen_id order so results do not depend on input order.
+	gens := append([]Generation(nil), d.Gens...)
+	sort.Slice(gens, func(i, j int) bool { return gens[i].GenID < gens[j].GenID })
+	for i := range gens {
+		g := &gens[i]
 		if seen[g.GenID] {
 			return nil, fmt.Errorf("generation %s appears twice", g.GenID)
 		}

@@ -535,7 +535,12 @@ func (p *prepared) etaSquared(group func(*Row) string) float64 {
 	for _, v := range vals {
 		ssT += (v - mean) * (v - mean)
 	}
+	keys := make([]string, 0, len(sum))
 	for g := range sum {
+		keys = append(keys, g)
+	}
+	sort.Strings(keys) // a fixed summation order: identical results run to run
+	for _, g := range keys {
 		d := sum[g]/n[g] - mean
 		ssB += n[g] * d * d
 	}
