@@ -1,0 +1,116 @@
+// Package foils is the Scheme Foils audit (SPEC C): fallacy corpora behind one
+// item model, the released matched and wrong-scheme sets, and the audit's
+// measurements — native and matched false-positive rates, type-specific
+// separation, the τ′ margin, where errors land, Firth regression — as typed
+// tables. It parses readers it is given and does no other I/O.
+package foils
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// None is the negative class.
+const None = "none"
+
+// Types are the eight fallacy types of CoCoLoFa, the label space of the audit.
+var Types = []string{"appeal to authority", "appeal to majority", "appeal to nature", "appeal to tradition",
+	"appeal to worse problems", "false dilemma", "hasty generalization", "slippery slope"}
+
+// Labels are the Types plus None: what a detector may answer.
+var Labels = append(append([]string(nil), Types...), None)
+
+// RedditRaw maps the Sahai et al. (2021) folder names to the audit's types (SPEC C.1).
+var RedditRaw = map[string]string{
+	"authority": "appeal to authority", "population": "appeal to majority", "natural": "appeal to nature",
+	"tradition": "appeal to tradition", "worse_problems": "appeal to worse problems", "blackwhite": "false dilemma",
+	"hasty_generalization": "hasty generalization", "slippery_slope": "slippery slope",
+}
+
+// Scheme is the Walton argumentation scheme and critical question behind a
+// type (SPEC C.1; metadata only, no metric depends on it).
+type Scheme struct {
+	Name, Question string
+}
+
+// Schemes maps each type to its scheme.
+var Schemes = map[string]Scheme{
+	"appeal to authority":      {"argument from expert opinion", "Is the source a genuine expert in the relevant domain, speaking within their competence?"},
+	"hasty generalization":     {"argument from a sample (generalisation)", "Is the sample adequate and representative?"},
+	"false dilemma":            {"disjunctive reasoning", "Are the alternatives exhaustive?"},
+	"appeal to majority":       {"argument from popular opinion", "Is general acceptance evidence in this case?"},
+	"appeal to tradition":      {"argument from popular practice / tradition", "Is the past practice still justified?"},
+	"slippery slope":           {"slippery-slope argument", "Is each step in the causal chain plausible?"},
+	"appeal to nature":         {"appeal to naturalness / values", "Does naturalness imply goodness here?"},
+	"appeal to worse problems": {"argument from comparative priority", "Does the existence of a worse problem defeat action on this one?"},
+}
+
+// NormalizeLabel maps a label from any supported vocabulary to the audit's
+// label space: the eight types, their Reddit raw names, "none" (and common
+// spellings of it). ok is false for an unknown label.
+func NormalizeLabel(s string) (string, bool) {
+	l := strings.ToLower(strings.TrimSpace(s))
+	l = strings.ReplaceAll(l, "_", " ")
+	for _, t := range Types {
+		if l == t {
+			return t, true
+		}
+	}
+	if t, ok := RedditRaw[strings.ReplaceAll(l, " ", "_")]; ok {
+		return t, true
+	}
+	switch l {
+	case "none", "no fallacy", "nofallacy", "valid", "0":
+		return None, true
+	}
+	return "", false
+}
+
+// Item is one text of a corpus.
+type Item struct {
+	ID      string `json:"id"`
+	Corpus  string `json:"corpus"`
+	Text    string `json:"text"`
+	Context string `json:"context,omitempty"` // e.g. the thread title
+	Gold    string `json:"gold"`             // a Type or None
+	Split   string `json:"split"`            // train, dev or test
+	Source  string `json:"source,omitempty"` // file or sub-corpus it came from
+}
+
+// Split selects items of one split.
+func Split(items []Item, split string) []Item {
+	var out []Item
+	for _, it := range items {
+		if it.Split == split {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// Counts summarises items by split and gold label.
+func Counts(items []Item) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, it := range items {
+		if out[it.Split] == nil {
+			out[it.Split] = map[string]int{}
+		}
+		out[it.Split][it.Gold]++
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lineErr names a file and line.
+func lineErr(file string, line int, format string, a ...any) error {
+	return fmt.Errorf("%s line %d: %s", file, line, fmt.Sprintf(format, a...))
+}
