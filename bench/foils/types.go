@@ -73,9 +73,9 @@ type Item struct {
 	Corpus  string `json:"corpus"`
 	Text    string `json:"text"`
 	Context string `json:"context,omitempty"` // e.g. the thread title
-	Gold    string `json:"gold"`             // a Type or None
-	Split   string `json:"split"`            // train, dev or test
-	Source  string `json:"source,omitempty"` // file or sub-corpus it came from
+	Gold    string `json:"gold"`              // a Type or None
+	Split   string `json:"split"`             // train, dev or test
+	Source  string `json:"source,omitempty"`  // file or sub-corpus it came from
 }
 
 // Split selects items of one split.

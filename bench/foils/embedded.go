@@ -1,0 +1,67 @@
+package foils
+
+import (
+	"bufio"
+	"compress/gzip"
+	"embed"
+	"encoding/json"
+	"fmt"
+)
+
+//go:embed data/*
+var data embed.FS
+
+// EmbeddedReddit returns the Sahai et al. (2021) Reddit corpus embedded in
+// the binary (MIT), as LoadReddit reads it from the raw files.
+func EmbeddedReddit() ([]Item, error) {
+	f, err := data.Open("data/reddit.jsonl.gz")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("embedded reddit corpus: %w", err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var out []Item
+	for sc.Scan() {
+		var it Item
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			return nil, fmt.Errorf("embedded reddit corpus: %w", err)
+		}
+		out = append(out, it)
+	}
+	return out, sc.Err()
+}
+
+// EmbeddedFoils returns the released matched and wrong-scheme sets of a
+// corpus ("cocolofa" or "reddit"), embedded in the binary (CC BY 4.0).
+func EmbeddedFoils(corpus string) (matched, wrong []Foil, err error) {
+	for _, c := range []struct {
+		file, cond string
+		dst        *[]Foil
+	}{{corpus + "_task5_final.csv", Matched, &matched}, {corpus + "_task6_final.csv", WrongScheme, &wrong}} {
+		f, err := data.Open("data/" + c.file)
+		if err != nil {
+			return nil, nil, fmt.Errorf("no embedded Scheme Foils sets for corpus %q (have cocolofa, reddit)", corpus)
+		}
+		*c.dst, err = ParseFoils(f, c.file, c.cond, corpus)
+		f.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return matched, wrong, nil
+}
+
+// DetectorPrompt returns the frozen zero-shot prompt, "typed" or "binary"
+// (the paper's Appendix C).
+func DetectorPrompt(kind string) (string, error) {
+	b, err := data.ReadFile("data/detector_prompt_" + kind + ".txt")
+	if err != nil {
+		return "", fmt.Errorf("detector prompt %q: use typed or binary", kind)
+	}
+	return string(b), nil
+}
