@@ -70,7 +70,9 @@ func LoadReddit(fsys fs.FS, dir string, o LoadOptions) ([]Item, error) {
 
 type splitKey struct{ file, id string }
 
-func readSplits(fsys fs.FS, name string) (map[splitKey]string, error) {
+type splitPair struct{ full, annotated string }
+
+func readSplits(fsys fs.FS, name string) (map[splitKey]splitPair, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("reddit splits: %w", err)
@@ -86,7 +88,7 @@ func readSplits(fsys fs.FS, name string) (map[splitKey]string, error) {
 	if hdr[0] != "comment_id" || hdr[5] != "full_dataset_split" {
 		return nil, fmt.Errorf("%s: unexpected header %v", name, hdr)
 	}
-	out := map[splitKey]string{}
+	out := map[splitKey]splitPair{}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -95,12 +97,12 @@ func readSplits(fsys fs.FS, name string) (map[splitKey]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out[splitKey{rec[1], rec[0]}] = rec[5]
+		out[splitKey{rec[1], rec[0]}] = splitPair{rec[5], rec[4]}
 	}
 	return out, nil
 }
 
-func readRedditFile(fsys fs.FS, name, raw string, annotated bool, splits map[splitKey]string, o LoadOptions) ([]Item, error) {
+func readRedditFile(fsys fs.FS, name, raw string, annotated bool, splits map[splitKey]splitPair, o LoadOptions) ([]Item, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("reddit corpus: %w", err)
@@ -163,7 +165,7 @@ func readRedditFile(fsys fs.FS, name, raw string, annotated bool, splits map[spl
 			gold = RedditRaw[raw]
 		}
 		out = append(out, Item{ID: raw + "/" + id, Corpus: "reddit", Text: rec[col["parent"]], Context: rec[col["title"]],
-			Gold: gold, Split: split, Source: base})
+			Gold: gold, Split: split.full, AnnotatedSplit: split.annotated, Source: base})
 	}
 	return out, nil
 }

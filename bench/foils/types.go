@@ -76,6 +76,9 @@ type Item struct {
 	Gold    string `json:"gold"`              // a Type or None
 	Split   string `json:"split"`             // train, dev or test
 	Source  string `json:"source,omitempty"`  // file or sub-corpus it came from
+	// AnnotatedSplit is the split in Sahai et al.'s processed annotated
+	// dataset (annotated rows only; "" for negative samples).
+	AnnotatedSplit string `json:"annotated_split,omitempty"`
 }
 
 // Split selects items of one split.
@@ -83,6 +86,21 @@ func Split(items []Item, split string) []Item {
 	var out []Item
 	for _, it := range items {
 		if it.Split == split {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// RedditAnnotated restricts Reddit items to the processed annotated dataset
+// (the annotated rows, with its own train/dev/test split): balanced between
+// fallacious and valid comments, unlike the full dataset whose 6,400 random
+// negative samples make "none" four times as frequent.
+func RedditAnnotated(items []Item) []Item {
+	var out []Item
+	for _, it := range items {
+		if it.AnnotatedSplit != "" {
+			it.Split = it.AnnotatedSplit
 			out = append(out, it)
 		}
 	}

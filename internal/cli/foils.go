@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/detect"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/spf13/cobra"
+)
+
+type foilsOptions struct {
+	Corpus, Detector, DataDir string
+	Format, Out               string
+	Seed                      uint64
+	Resamples, Perms          int
+	SkipBadRows               bool
+	Variant                   string
+}
+
+func newFoilsCmd(g *Global) *cobra.Command {
+	cmd := &cobra.Command{Use: "foils", Short: "Scheme Foils: audit fallacy detectors on scheme-matched valid arguments"}
+	cmd.AddCommand(newFoilsAuditCmd(g), newFoilsTrainCmd(g))
+	return cmd
+}
+
+// dataDir resolves the data directory: flag, FALLACYLAB_DATA, then the XDG
+// data dir ("" when none exists).
+func dataDir(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if d := os.Getenv("FALLACYLAB_DATA"); d != "" {
+		return d
+	}
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			base = filepath.Join(home, ".local", "share")
+		}
+	}
+	if base != "" {
+		if d := filepath.Join(base, "fallacylab"); dirExists(d) {
+			return d
+		}
+	}
+	return ""
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// loadCorpus returns a corpus' items: Reddit is embedded; CoCoLoFa (no
+// licence stated, not redistributed) is read from the data directory.
+func loadCorpus(corpus, dir string, o foils.LoadOptions) ([]foils.Item, error) {
+	switch corpus {
+	case "reddit":
+		if dir != "" && dirExists(filepath.Join(dir, "reddit_fallacy")) {
+			return foils.LoadReddit(os.DirFS(dir), "reddit_fallacy", o)
+		}
+		return foils.EmbeddedReddit()
+	case "cocolofa":
+		if dir == "" {
+			return nil, fmt.Errorf("corpus cocolofa is not embedded (no licence stated): pass --data-dir or set FALLACYLAB_DATA to a folder with cocolofa/test.json")
+		}
+		var items []foils.Item
+		for _, split := range []string{"train", "dev", "test"} {
+			p := filepath.Join(dir, "cocolofa", split+".json")
+			f, err := os.Open(p)
+			if err != nil {
+				if split == "test" {
+					return nil, fmt.Errorf("cocolofa: %w", err)
+				}
+				continue // train.json is not public
+			}
+			got, err := foils.ParseCoCoLoFa(f, p, split)
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, got...)
+		}
+		return items, nil
+	}
+	return nil, fmt.Errorf("corpus %q: use reddit or cocolofa", corpus)
+}
+
+func examplesOf(items []foils.Item, split string) []detect.Example {
+	var out []detect.Example
+	for _, it := range foils.Split(items, split) {
+		out = append(out, detect.Example{Text: it.Text, Label: it.Gold})
+	}
+	return out
+}
+
+func trainTFIDF(g *Global, corpus string, items []foils.Item) (*detect.TFIDFModel, error) {
+	tr, dv := examplesOf(items, "train"), examplesOf(items, "dev")
+	if len(tr) == 0 {
+		return nil, fmt.Errorf("corpus %s has no train split here: pass a trained model with --detector model:FILE", corpus)
+	}
+	fmt.Fprintf(g.Stderr, "training TF-IDF + logistic regression on %s train (%d items), C chosen on dev (%d items)…\n", corpus, len(tr), len(dv))
+	m, err := detect.TrainTFIDF(tr, dv, foils.Labels, nil, detect.VectorizerOptions{Sublinear: true})
+	if err != nil {
+		return nil, err
+	}
+	m.Corpus = corpus
+	return m, nil
+}
+
+func newFoilsAuditCmd(g *Global) *cobra.Command {
+	o := foilsOptions{Corpus: "reddit", Detector: "tfidf", Format: "md", Seed: 1, Resamples: 10000, Perms: 10000}
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Audit a detector: native vs scheme-matched false positives, separation, τ′ margin, errors, Firth regression",
+		Long: `With no flags: the offline default — the embedded Reddit corpus, a TF-IDF + logistic-regression
+detector trained on its train split on the spot, audited on Reddit's native "none" test items and
+the released Reddit matched and wrong-scheme sets. No key and no network needed.
+
+Detectors: tfidf (train on the corpus), model:FILE (from foils train), file:PREDS.csv (columns id,label;
+ids as T:<item id>, M:<type>#<id>, W:<type>#<id>), llm:PROVIDER:MODEL[:typed|binary], or an http(s)://
+URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
+		Example: `  fallacylab foils audit
+  fallacylab foils audit --corpus cocolofa --data-dir ../shared/data --detector llm:anthropic:claude-haiku-4-5:typed
+  fallacylab foils audit --detector file:preds.csv --format json --out audit.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return foilsAudit(cmd.Context(), g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Corpus, "corpus", o.Corpus, "reddit (embedded) or cocolofa (needs --data-dir)")
+	f.StringVar(&o.Detector, "detector", o.Detector, "tfidf, model:FILE, file:PREDS.csv, llm:PROVIDER:MODEL[:typed|binary] or an http(s) URL")
+	f.StringVar(&o.DataDir, "data-dir", "", "data directory (default $FALLACYLAB_DATA, then $XDG_DATA_HOME/fallacylab)")
+	f.StringVar(&o.Format, "format", o.Format, "md, csv, json, tex or html")
+	f.StringVar(&o.Out, "out", "", "output file or directory (default stdout)")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the bootstrap and permutation tests")
+	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples for gap intervals")
+	f.IntVar(&o.Perms, "permutations", o.Perms, "permutations of the errors test")
+	f.BoolVar(&o.SkipBadRows, "skip-bad-rows", false, "skip malformed corpus rows (counted and reported) instead of failing")
+	f.StringVar(&o.Variant, "reddit-variant", "annotated", "Reddit items: annotated (Sahai's processed annotated dataset, balanced) or full (plus 6,400 random negative samples)")
+	return cmd
+}
+
+// redditVariant selects the Reddit dataset variant.
+func redditVariant(corpus, variant string, items []foils.Item) ([]foils.Item, error) {
+	if corpus != "reddit" {
+		return items, nil
+	}
+	switch variant {
+	case "", "annotated":
+		return foils.RedditAnnotated(items), nil
+	case "full":
+		return items, nil
+	}
+	return nil, fmt.Errorf("--reddit-variant %q: use annotated or full", variant)
+}
+
+func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
+	format, err := report.ParseFormat(o.Format)
+	if err != nil {
+		return err
+	}
+	var bad foils.BadRows
+	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), foils.LoadOptions{SkipBadRows: o.SkipBadRows, Bad: &bad})
+	if err != nil {
+		return err
+	}
+	if items, err = redditVariant(o.Corpus, o.Variant, items); err != nil {
+		return err
+	}
+	matched, wrong, err := foils.EmbeddedFoils(o.Corpus)
+	if err != nil {
+		return err
+	}
+	sets := foils.Sets{Corpus: o.Corpus, Test: foils.Split(items, "test"), Matched: matched, Wrong: wrong}
+	det, cleanup, err := buildDetector(ctx, g, o, items)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	in, err := foils.Predict(ctx, det, sets)
+	if err != nil {
+		return err
+	}
+	rep, sum, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
+	if err != nil {
+		return err
+	}
+	if bad.Count > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
+	}
+	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()})
+	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
+		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
+		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)
+	return writeReport(g, rep, format, o.Out)
+}
+
+// buildDetector turns --detector into a detector; cleanup releases what it opened.
+func buildDetector(ctx context.Context, g *Global, o foilsOptions, items []foils.Item) (detect.Detector, func(), error) {
+	none := func() {}
+	switch d := o.Detector; {
+	case d == "tfidf":
+		m, err := trainTFIDF(g, o.Corpus, items)
+		return m, none, err
+	case strings.HasPrefix(d, "model:"):
+		p := strings.TrimPrefix(d, "model:")
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, none, fmt.Errorf("detector model: %w", err)
+		}
+		defer f.Close()
+		m, err := detect.LoadTFIDF(f, p)
+		return m, none, err
+	case strings.HasPrefix(d, "file:"):
+		p := strings.TrimPrefix(d, "file:")
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, none, fmt.Errorf("detector predictions: %w", err)
+		}
+		defer f.Close()
+		fd, err := detect.LoadFile(f, p)
+		return fd, none, err
+	case strings.HasPrefix(d, "http://"), strings.HasPrefix(d, "https://"):
+		return &detect.HTTP{URL: d}, none, nil
+	case strings.HasPrefix(d, "llm:"):
+		rest := strings.TrimPrefix(d, "llm:")
+		kind := "typed"
+		if i := strings.LastIndex(rest, ":"); i > 0 && (rest[i+1:] == "typed" || rest[i+1:] == "binary") {
+			rest, kind = rest[:i], rest[i+1:]
+		}
+		spec, err := llm.ParseSpec(rest)
+		if err != nil {
+			return nil, none, fmt.Errorf("--detector llm:PROVIDER:MODEL[:typed|binary]: %w", err)
+		}
+		tpl, err := foils.DetectorPrompt(kind)
+		if err != nil {
+			return nil, none, err
+		}
+		s, err := openSession(g)
+		if err != nil {
+			return nil, none, err
+		}
+		if err := s.preflight([]llm.Spec{spec}); err != nil {
+			s.Close()
+			return nil, none, err
+		}
+		runID, err := s.startRun(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: "foils", Args: os.Args[1:], Options: o})
+		if err != nil {
+			s.Close()
+			return nil, none, err
+		}
+		var phaseErr error
+		det := &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels,
+			Run: func(ctx context.Context, p engine.Plan, on func(engine.Result)) error {
+				sum, err := s.phase(ctx, runID, p, on)
+				phaseErr = s.finish(ctx, runID, sum, err)
+				if sum.Interrupted || err != nil {
+					return phaseErr
+				}
+				return nil // failed calls are counted as unparsed in the audit
+			}}
+		return det, func() {
+			if phaseErr != nil {
+				fmt.Fprintln(g.Stderr, "note:", phaseErr)
+			}
+			s.Close()
+		}, nil
+	}
+	return nil, none, fmt.Errorf("--detector %q: use tfidf, model:FILE, file:PREDS.csv, llm:PROVIDER:MODEL[:typed|binary] or an http(s) URL", o.Detector)
+}
+
+func newFoilsTrainCmd(g *Global) *cobra.Command {
+	var corpus, out, dir, variant string
+	cmd := &cobra.Command{
+		Use:     "train",
+		Short:   "Train the built-in TF-IDF + logistic-regression detector and save it",
+		Example: `  fallacylab foils train --corpus reddit --out reddit-tfidf.json.gz`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			items, err := loadCorpus(corpus, dataDir(dir), foils.LoadOptions{})
+			if err != nil {
+				return err
+			}
+			if items, err = redditVariant(corpus, variant, items); err != nil {
+				return err
+			}
+			m, err := trainTFIDF(g, corpus, items)
+			if err != nil {
+				return err
+			}
+			if err := writeFileAtomic(out, func(w io.Writer) error { return m.Save(w) }); err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stdout, "saved %s to %s (dev accuracy by C: %v)\n", m.Name(), out, m.Selection)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&corpus, "corpus", "reddit", "corpus to train on")
+	cmd.Flags().StringVar(&out, "out", "tfidf-model.json.gz", "model file")
+	cmd.Flags().StringVar(&dir, "data-dir", "", "data directory")
+	cmd.Flags().StringVar(&variant, "reddit-variant", "annotated", "annotated or full")
+	return cmd
+}
