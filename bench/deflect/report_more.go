@@ -30,7 +30,7 @@ func (p *prepared) chiSquare(rep *report.Report) error {
 			t.Rows = append(t.Rows, []report.Cell{report.T(name), report.NA(""), report.NA(""), report.NA(""), report.T(err.Error())})
 			return
 		}
-		t.Rows = append(t.Rows, []report.Cell{report.T(name), report.F(r.Stat, 2), report.I(r.DF), report.F(r.P, 6), report.T(note)})
+		t.Rows = append(t.Rows, []report.Cell{report.T(name), report.F(r.Stat, 2), report.I(r.DF), report.PV(r.P), report.T(note)})
 	}
 	ex := make([][]float64, len(p.models))
 	mi := map[string]int{}
@@ -103,7 +103,7 @@ func (p *prepared) crossModel(rep *report.Report) {
 				t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(len(keys)), report.NA(why), report.NA(why)})
 				continue
 			}
-			t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(c.N), report.F(c.R, 3), report.F(c.P, 6)})
+			t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(c.N), report.F(c.R, 3), report.PV(c.P)})
 		}
 	}
 }

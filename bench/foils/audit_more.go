@@ -87,7 +87,7 @@ func errorsLand(rep *report.Report, in AuditInput, o AuditOptions, sum *Summary)
 	sum.ShareNone, sum.ShareNoneLo, sum.ShareNoneHi = obs, lo, hi
 	sum.PermP, sum.PermPFallacious = pAll.P, pFal.P
 	t.Rows = append(t.Rows, []report.Cell{report.I(len(gold)), report.I(len(fg)), report.I(errs), report.PCI(obs, lo, hi, errs),
-		report.F(pAll.P, 4), report.F(pFal.P, 4)})
+		report.PV(pAll.P), report.PV(pFal.P)})
 	return nil
 }
 
@@ -116,7 +116,7 @@ func firth(rep *report.Report, M, W cond, o AuditOptions, sum *Summary) error {
 	}
 	for j, name := range []string{"intercept", "condition (matched)", "readability (Flesch)"} {
 		t.Rows = append(t.Rows, []report.Cell{report.T(name), report.F(f.Coef[j], 4), report.F(f.SE[j], 4), report.F(f.OddsRatio[j], 3),
-			report.F(f.PWald[j], 6), report.F(f.PLR[j], 6)})
+			report.PV(f.PWald[j]), report.PV(f.PLR[j])})
 	}
 	sum.FirthOR, sum.FirthWald, sum.FirthPLR = f.OddsRatio[1], f.PWald[1], f.PLR[1]
 	return nil

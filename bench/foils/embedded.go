@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 //go:embed data/*
@@ -63,5 +64,6 @@ func DetectorPrompt(kind string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("detector prompt %q: use typed or binary", kind)
 	}
-	return string(b), nil
+	// The file's final newline is not part of the prompt.
+	return strings.TrimRight(string(b), "\r\n"), nil
 }

@@ -1,0 +1,112 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+// TestFoilsLLMAuditEndToEnd scripts a zero-shot detector whose metrics are
+// known: it names the source type of every matched item, the new type of
+// every wrong-scheme item, the gold label of every test item except one
+// native item it flags and three it answers unparseably.
+func TestFoilsLLMAuditEndToEnd(t *testing.T) {
+	items, err := foils.EmbeddedReddit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := foils.Split(foils.RedditAnnotated(items), "test")
+	m, ws, _ := foils.EmbeddedFoils("reddit")
+	label := map[string]string{}
+	native := 0
+	for _, it := range test {
+		label[it.Text] = it.Gold
+		if it.Gold == foils.None {
+			switch native {
+			case 0:
+				label[it.Text] = "Appeal to nature."
+			case 1, 2, 3:
+				label[it.Text] = "I cannot classify this."
+			}
+			native++
+		}
+	}
+	for _, f := range m {
+		label[f.Text] = f.Source
+	}
+	for _, f := range ws {
+		label[f.Text] = f.Target
+	}
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		_, text, _ := strings.Cut(c.Prompt, "Argument: ")
+		l, ok := label[text]
+		if !ok {
+			l = "unknown text"
+		}
+		return llmtest.Reply{Text: l}
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	out := filepath.Join(dir, "audit.json")
+	_, stderr, err := runCLI(t, dir, "foils", "audit", "--detector", "llm:openai:detector-model:typed", "--format", "json", "--out", out, "--resamples", "200", "--permutations", "200")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	calls := len(srv.Ledger())
+	if calls > len(test)+len(m)+len(ws) {
+		t.Fatalf("%d calls for %d items", calls, len(test)+len(m)+len(ws))
+	}
+	var rep struct {
+		Meta     map[string]string
+		Sections []struct {
+			Tables []struct {
+				ID   string
+				Rows [][]struct {
+					Text  string
+					Value *float64
+					N     *int
+				}
+			}
+		}
+	}
+	data, _ := os.ReadFile(out)
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Meta["unparsed predictions"] != "3" {
+		t.Fatalf("unparsed: %q", rep.Meta["unparsed predictions"])
+	}
+	got := map[string]float64{}
+	for _, s := range rep.Sections {
+		for _, tb := range s.Tables {
+			for _, row := range tb.Rows {
+				if len(row) > 1 && row[len(row)-1].Value != nil {
+					got[tb.ID+"/"+row[0].Text] = *row[len(row)-1].Value
+				}
+			}
+		}
+	}
+	want := map[string]float64{
+		"flag_rates/native none (N): FPR":                            1 / float64(native-3),
+		"flag_rates/matched (M): FPR":                                1,
+		"gaps/type-specific separation (macro over types, SPEC C.4)": 100,
+		"gaps/τ′ margin on WS: P(ŷ = τ′) − P(ŷ = τ) (SPEC C.5)":      100,
+	}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-9 {
+			t.Errorf("%s = %v, want %v", k, got[k], w)
+		}
+	}
+	// A second audit is answered from the cache.
+	if _, _, err := runCLI(t, dir, "foils", "audit", "--detector", "llm:openai:detector-model:typed", "--resamples", "50", "--permutations", "50"); err != nil || len(srv.Ledger()) != calls {
+		t.Fatalf("re-run made %d new calls (%v)", len(srv.Ledger())-calls, err)
+	}
+}
