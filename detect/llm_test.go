@@ -7,13 +7,13 @@ var labels = []string{"appeal to authority", "appeal to majority", "appeal to na
 
 func TestParseTyped(t *testing.T) {
 	for raw, want := range map[string]string{
-		"appeal to authority":               "appeal to authority",
-		"  \"Slippery Slope.\"  ":           "slippery slope",
-		"None":                              "none",
-		"The fallacy is: false dilemma":     "false dilemma",
-		"hasty generalization or none":      "",
-		"strawman":                          "",
-		"":                                  "",
+		"appeal to authority":           "appeal to authority",
+		"  \"Slippery Slope.\"  ":       "slippery slope",
+		"None":                          "none",
+		"The fallacy is: false dilemma": "false dilemma",
+		"hasty generalization or none":  "",
+		"strawman":                      "",
+		"":                              "",
 	} {
 		got, ok := ParseTyped(raw, labels)
 		if got != want || ok != (want != "") {

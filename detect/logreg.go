@@ -27,9 +27,9 @@ type LogReg struct {
 
 // TrainOptions control fitting.
 type TrainOptions struct {
-	C        float64 // inverse regularisation strength (default 1)
-	MaxIter  int     // L-BFGS iterations (default 1000)
-	GradTol  float64 // stop when the max-norm of the gradient is below (default 1e-4)
+	C       float64 // inverse regularisation strength (default 1)
+	MaxIter int     // L-BFGS iterations (default 1000)
+	GradTol float64 // stop when the max-norm of the gradient is below (default 1e-4)
 }
 
 // TrainLogReg fits the model. y holds class indices into classes.
@@ -88,7 +88,7 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 						scores[k] = math.Exp(scores[k] - mx)
 						sum += scores[k]
 					}
-					p.f += -(math.Log(scores[y[i]]/sum))
+					p.f += -(math.Log(scores[y[i]] / sum))
 					if grad == nil {
 						continue
 					}

@@ -30,7 +30,9 @@ type Sparse struct {
 	Val []float64
 }
 
-func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) }
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
 
 // Tokens splits text like scikit-learn's default analyser.
 func Tokens(text string) []string {

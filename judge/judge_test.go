@@ -44,10 +44,10 @@ func TestParseB3(t *testing.T) {
 func TestConsensusB4(t *testing.T) {
 	nan := math.NaN()
 	cases := []struct {
-		name                  string
-		vals                  []int
-		any, all, mean, code  float64
-		anyOK                 bool
+		name                 string
+		vals                 []int
+		any, all, mean, code float64
+		anyOK                bool
 	}{
 		{"both 1", []int{1, 1}, 1, 1, 1, 1, true},
 		{"or", []int{1, 0}, 1, 0, 0.5, 1, true},
