@@ -67,3 +67,13 @@ func DetectorPrompt(kind string) (string, error) {
 	// The file's final newline is not part of the prompt.
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
+
+// EmbeddedArgotario returns the English Argotario corpus (CC0) embedded in the binary.
+func EmbeddedArgotario() ([]Item, error) {
+	f, err := data.Open("data/argotario-en.tsv")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseArgotario(f, "argotario-en.tsv")
+}

@@ -1,0 +1,74 @@
+package foils
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestArgotario(t *testing.T) {
+	items, err := EmbeddedArgotario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi := 0
+	c := map[string]int{}
+	for _, it := range items {
+		c[it.Gold]++
+		multi += strings.Count(it.Text, "\n")
+	}
+	// data README: 1,338 EN rows; 6 raw newlines inside Text (one row has two).
+	if len(items) != 1338 || multi != 6 || c[None] == 0 || c["appeal to authority"] == 0 || c[OutOfSpace] == 0 {
+		t.Fatalf("%d items, %d multi-line, labels %v", len(items), multi, c)
+	}
+	_, err = ParseArgotario(strings.NewReader("Row number\tMongo ID\tAuthor\tTopic\tStance\tIntended Fallacy\tVoted Fallacy\tNumber of Votes\tText\n0\ta\tb\tT\tpro\t\t-\t0\ttext\n"), "x.tsv")
+	if err == nil || !strings.Contains(err.Error(), "x.tsv line 2: field Intended Fallacy") {
+		t.Fatal(err)
+	}
+}
+
+func TestMAFALDAAndTouche(t *testing.T) {
+	f, err := os.Open(sharedData + "/mafalda/gold_standard_dataset.jsonl")
+	if err != nil {
+		t.Skip("shared data not present")
+	}
+	items, err := ParseMAFALDA(f, "gold.jsonl")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := 0
+	for _, it := range items {
+		if it.Gold == None {
+			none++
+		}
+	}
+	// 200 texts, 63 without span labels (more are none once "nothing" spans count as none).
+	if len(items) != 200 || none < 63 {
+		t.Fatalf("%d items, %d none", len(items), none)
+	}
+	f, _ = os.Open(sharedData + "/touche2026_fallacy/touchefallacy_2026_train.jsonl")
+	tou, err := ParseTouche(f, "touche.jsonl")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg := 0
+	for _, it := range tou {
+		if it.Gold == None {
+			neg++
+		}
+	}
+	if len(tou) != 938 || neg != 473 {
+		t.Fatalf("%d items, %d negatives (README: 938, 473)", len(tou), neg)
+	}
+	reddit, _ := EmbeddedReddit()
+	test := Split(reddit, "test")
+	if n := Overlap(tou, test); n == 0 {
+		t.Fatal("Touché train should overlap Sahai test")
+	}
+	_, err = ParseTouche(strings.NewReader(`{"id":"x","text_raw":"t","fallacy_exists":1,"fallacy_type":"strawman"}`), "t.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "t.jsonl line 1: field fallacy_type") {
+		t.Fatal(err)
+	}
+}
