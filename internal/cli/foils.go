@@ -23,6 +23,7 @@ type foilsOptions struct {
 	Resamples, Perms          int
 	SkipBadRows               bool
 	Variant                   string
+	Matched, Wrong            string
 }
 
 func newFoilsCmd(g *Global) *cobra.Command {
@@ -90,8 +91,66 @@ func loadCorpus(corpus, dir string, o foils.LoadOptions) ([]foils.Item, error) {
 			items = append(items, got...)
 		}
 		return items, nil
+	case "argotario":
+		return foils.EmbeddedArgotario()
+	case "mafalda", "touche":
+		if dir == "" {
+			return nil, fmt.Errorf("corpus %s is not embedded: pass --data-dir or set FALLACYLAB_DATA (see fallacylab data list)", corpus)
+		}
+		rel := map[string]string{"mafalda": "mafalda/gold_standard_dataset.jsonl", "touche": "touche2026_fallacy/touchefallacy_2026_train.jsonl"}[corpus]
+		p := filepath.Join(dir, rel)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w (see fallacylab data list)", corpus, err)
+		}
+		defer f.Close()
+		if corpus == "mafalda" {
+			return foils.ParseMAFALDA(f, p)
+		}
+		return foils.ParseTouche(f, p)
+	case "logic":
+		return nil, fmt.Errorf("corpus logic has no valid class: a false-positive rate is not measurable, so it cannot be audited")
 	}
-	return nil, fmt.Errorf("corpus %q: use reddit or cocolofa", corpus)
+	return nil, fmt.Errorf("corpus %q: use reddit, cocolofa, argotario, mafalda or touche", corpus)
+}
+
+// auditSets picks the audit's items: the test split (every item when the
+// corpus has no split), and the released or user-given matched and
+// wrong-scheme sets.
+func auditSets(o foilsOptions, items []foils.Item) (foils.Sets, []string, error) {
+	var notes []string
+	test := foils.Split(items, "test")
+	if len(test) == 0 {
+		test = items
+		notes = append(notes, "the corpus has no test split: every item is audited")
+	}
+	sets := foils.Sets{Corpus: o.Corpus, Test: test}
+	if o.Matched != "" || o.Wrong != "" {
+		if o.Matched == "" || o.Wrong == "" {
+			return sets, nil, fmt.Errorf("pass both --matched and --wrong")
+		}
+		for _, x := range []struct {
+			path, cond string
+			dst        *[]foils.Foil
+		}{{o.Matched, foils.Matched, &sets.Matched}, {o.Wrong, foils.WrongScheme, &sets.Wrong}} {
+			f, err := os.Open(x.path)
+			if err != nil {
+				return sets, nil, err
+			}
+			*x.dst, err = foils.ParseFoils(f, x.path, x.cond, o.Corpus)
+			f.Close()
+			if err != nil {
+				return sets, nil, err
+			}
+		}
+		return sets, notes, nil
+	}
+	m, w, err := foils.EmbeddedFoils(o.Corpus)
+	if err != nil {
+		return sets, nil, fmt.Errorf("no released Scheme Foils sets for %s: build them with `fallacylab foils generate` and pass --matched and --wrong", o.Corpus)
+	}
+	sets.Matched, sets.Wrong = m, w
+	return sets, notes, nil
 }
 
 func examplesOf(items []foils.Item, split string) []detect.Example {
@@ -144,6 +203,8 @@ URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
 	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples for gap intervals")
 	f.IntVar(&o.Perms, "permutations", o.Perms, "permutations of the errors test")
 	f.BoolVar(&o.SkipBadRows, "skip-bad-rows", false, "skip malformed corpus rows (counted and reported) instead of failing")
+	f.StringVar(&o.Matched, "matched", "", "matched set CSV in the released format (default: the released set of the corpus)")
+	f.StringVar(&o.Wrong, "wrong", "", "wrong-scheme set CSV in the released format")
 	f.StringVar(&o.Variant, "reddit-variant", "annotated", "Reddit items: annotated (Sahai's processed annotated dataset, balanced) or full (plus 6,400 random negative samples)")
 	return cmd
 }
@@ -175,11 +236,16 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if items, err = redditVariant(o.Corpus, o.Variant, items); err != nil {
 		return err
 	}
-	matched, wrong, err := foils.EmbeddedFoils(o.Corpus)
+	sets, notes, err := auditSets(o, items)
 	if err != nil {
 		return err
 	}
-	sets := foils.Sets{Corpus: o.Corpus, Test: foils.Split(items, "test"), Matched: matched, Wrong: wrong}
+	if o.Corpus == "touche" {
+		reddit, err := foils.EmbeddedReddit()
+		if err == nil {
+			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", foils.Overlap(items, foils.Split(reddit, "test")), len(items)))
+		}
+	}
 	det, cleanup, err := buildDetector(ctx, g, o, items)
 	if err != nil {
 		return err
@@ -192,6 +258,9 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	rep, sum, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
 	if err != nil {
 		return err
+	}
+	for _, n := range notes {
+		rep.Meta = append(rep.Meta, [2]string{"note", n})
 	}
 	if bad.Count > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
