@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/spf13/cobra"
+)
+
+type foilsGenOptions struct {
+	Corpus, Generator, Judge, DataDir, OutDir, Split string
+	Seed                                             uint64
+	Limit                                            int
+	Temperature                                      float64
+}
+
+func newFoilsGenerateCmd(g *Global) *cobra.Command {
+	o := foilsGenOptions{Corpus: "argotario", OutDir: "foils-generated", Seed: 1, Temperature: 0.7}
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Build matched and wrong-scheme negatives for a corpus with a generator LLM and a cross-lineage judge",
+		Long: `For each fallacious source item: one matched negative (same scheme, answers the critical question) and
+one wrong-scheme negative (τ′ balanced over the other seven types under --seed). A judge of another
+lineage checks each item; pairwise criteria are asked in both orders and pass only if both do.
+Failing scheme fidelity or conclusion preservation (matched) or the scheme switch (wrong-scheme)
+drops the item; other failures mark it needs_review. Flesch, length and overlap with the source are
+recorded, never used to drop. Output: matched.csv and wrong.csv in the released format, for
+fallacylab foils audit --matched … --wrong ….`,
+		Example: `  fallacylab foils generate --corpus argotario --generator gemini:gemini-2.5-flash --judge deepseek:deepseek-chat`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return foilsGenerate(cmd.Context(), g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Corpus, "corpus", o.Corpus, "source corpus")
+	f.StringVar(&o.Generator, "generator", "", "generator model provider:model")
+	f.StringVar(&o.Judge, "judge", "", "judge model provider:model (use another lineage than the generator)")
+	f.StringVar(&o.DataDir, "data-dir", "", "data directory")
+	f.StringVar(&o.OutDir, "out-dir", o.OutDir, "output directory")
+	f.StringVar(&o.Split, "split", "", "use only this split of the corpus (default all)")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the τ′ assignment")
+	f.IntVar(&o.Limit, "limit", 0, "at most this many source items per type (0: all)")
+	f.Float64Var(&o.Temperature, "temperature", o.Temperature, "generator temperature")
+	return cmd
+}
+
+func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
+	gen, err := llm.ParseSpec(o.Generator)
+	if err != nil {
+		return fmt.Errorf("--generator: %w", err)
+	}
+	judge, err := llm.ParseSpec(o.Judge)
+	if err != nil {
+		return fmt.Errorf("--judge: %w", err)
+	}
+	if gen.Provider == judge.Provider {
+		fmt.Fprintf(g.Stderr, "warning: generator and judge are both from %s; the method asks for a judge of another lineage\n", gen.Provider)
+	}
+	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), foils.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	if o.Split != "" {
+		items = foils.Split(items, o.Split)
+	}
+	as := foils.AssignTargets(items, o.Seed)
+	if o.Limit > 0 {
+		per := map[string]int{}
+		var kept []foils.Assignment
+		for _, a := range as {
+			if per[a.Item.Gold] < o.Limit {
+				per[a.Item.Gold]++
+				kept = append(kept, a)
+			}
+		}
+		as = kept
+	}
+	if len(as) == 0 {
+		return fmt.Errorf("corpus %s has no fallacious items in the eight types", o.Corpus)
+	}
+	s, err := openSession(g)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.preflight([]llm.Spec{gen, judge}); err != nil {
+		return err
+	}
+	genPlan := foils.GenerationPlan(as, gen, llm.Temp(o.Temperature))
+	if g.DryRun {
+		if err := s.dryRun(ctx, genPlan); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.Stdout, "judging: about %d more calls (7 per source item)\n", 7*len(as))
+		return nil
+	}
+	runID, err := s.startRun(ctx, runSpec{Name: "foils generate " + o.Corpus, Benchmark: "foils-generate", Args: os.Args[1:], Options: o})
+	if err != nil {
+		return err
+	}
+	byKey := map[string]foils.Assignment{}
+	for _, a := range as {
+		byKey[fmt.Sprintf("%s#%d", a.Item.Gold, a.ID)] = a
+	}
+	var cands []foils.Candidate
+	sum, err := s.phase(ctx, runID, genPlan, func(r engine.Result) {
+		cond, typ, id, ok := foils.GenKeyOf(r)
+		if !ok {
+			return
+		}
+		c := foils.Candidate{Cond: cond, A: byKey[fmt.Sprintf("%s#%d", typ, id)]}
+		if r.Err != nil {
+			c.Failed = r.Err.Error()
+		} else {
+			c.Text = r.Response.Text
+		}
+		cands = append(cands, c)
+	})
+	if err != nil || sum.Interrupted {
+		return s.finish(ctx, runID, sum, err)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].Cond != cands[j].Cond {
+			return cands[i].Cond < cands[j].Cond
+		}
+		if cands[i].A.Item.Gold != cands[j].A.Item.Gold {
+			return cands[i].A.Item.Gold < cands[j].A.Item.Gold
+		}
+		return cands[i].A.ID < cands[j].A.ID
+	})
+	v := foils.Verdicts{}
+	jsum, err := s.phase(ctx, runID, foils.JudgePlan(cands, judge), v.Add)
+	jsum.Failed += sum.Failed
+	if err != nil || jsum.Interrupted {
+		return s.finish(ctx, runID, jsum, err)
+	}
+	gs := foils.Filter(cands, v)
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return err
+	}
+	for _, x := range []struct{ cond, file string }{{foils.Matched, "matched.csv"}, {foils.WrongScheme, "wrong.csv"}} {
+		rows := foils.CSVRows(gs, x.cond)
+		if err := writeFileAtomic(filepath.Join(o.OutDir, x.file), func(w io.Writer) error {
+			cw := csv.NewWriter(w)
+			cw.WriteAll(rows)
+			return cw.Error()
+		}); err != nil {
+			return err
+		}
+	}
+	counts := foils.DropCounts(gs)
+	for _, cond := range []string{foils.Matched, foils.WrongScheme} {
+		fmt.Fprintf(g.Stdout, "%s:", cond)
+		for _, k := range sortedKeys(counts[cond]) {
+			fmt.Fprintf(g.Stdout, " %s=%d", k, counts[cond][k])
+		}
+		fmt.Fprintln(g.Stdout)
+	}
+	fmt.Fprintf(g.Stdout, "wrote %s and %s: fallacylab foils audit --corpus %s --matched %[1]s --wrong %[2]s\n",
+		filepath.Join(o.OutDir, "matched.csv"), filepath.Join(o.OutDir, "wrong.csv"), o.Corpus)
+	return s.finish(ctx, runID, jsum, nil)
+}
+
+func sortedKeys(m map[string]int) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
