@@ -28,7 +28,7 @@ type foilsOptions struct {
 
 func newFoilsCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "foils", Short: "Scheme Foils: audit fallacy detectors on scheme-matched valid arguments"}
-	cmd.AddCommand(newFoilsAuditCmd(g), newFoilsTrainCmd(g), newFoilsGenerateCmd(g))
+	cmd.AddCommand(newFoilsAuditCmd(g), newFoilsTrainCmd(g), newFoilsGenerateCmd(g), newFoilsSheetCmd(g))
 	return cmd
 }
 
