@@ -37,25 +37,25 @@ func SampleNone(items []Item, n int, seed uint64) []Item {
 	n = min(n, total)
 	keys := sortedKeys(strata)
 	rng := rand.New(rand.NewPCG(seed, 11))
+	// Proportional allocation by largest remainder (Hamilton's method): the
+	// floor of each stratum's share, then one more to the largest remainders.
 	alloc := map[string]int{}
+	type rem struct {
+		k string
+		r float64
+	}
+	var rems []rem
 	given := 0
 	for _, k := range keys {
-		a := max(1, n*len(strata[k])/total)
-		a = min(a, len(strata[k]))
-		alloc[k] = a
-		given += a
+		exact := float64(n) * float64(len(strata[k])) / float64(total)
+		alloc[k] = int(exact)
+		given += alloc[k]
+		rems = append(rems, rem{k, exact - float64(alloc[k])})
 	}
-	// Adjust to exactly n: trim from or add to the largest strata.
-	sort.SliceStable(keys, func(i, j int) bool { return len(strata[keys[i]]) > len(strata[keys[j]]) })
-	for i := 0; given != n; i = (i + 1) % len(keys) {
-		k := keys[i]
-		if given > n && alloc[k] > 1 {
-			alloc[k]--
-			given--
-		} else if given < n && alloc[k] < len(strata[k]) {
-			alloc[k]++
-			given++
-		}
+	sort.SliceStable(rems, func(i, j int) bool { return rems[i].r > rems[j].r })
+	for i := 0; given < n; i++ {
+		alloc[rems[i%len(rems)].k]++
+		given++
 	}
 	var out []Item
 	for _, k := range sortedKeys(strata) {
