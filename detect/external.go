@@ -14,33 +14,44 @@ import (
 )
 
 // File is a detector whose predictions were made elsewhere: a CSV with
-// columns id and label (header required; other columns ignored).
+// columns id and label (header required; other columns ignored), and
+// optionally seed, for detectors trained with several seeds.
 type File struct {
 	Path  string
+	Seed  string // "" for a file without seeds
 	preds map[string]string
 }
 
-// LoadFile reads a predictions CSV.
-func LoadFile(r io.Reader, path string) (*File, error) {
+// LoadFile reads a predictions CSV. With seed != "" only that seed's rows are
+// kept (the file must have a seed column).
+func LoadFile(r io.Reader, path string) (*File, error) { return LoadFileSeed(r, path, "") }
+
+// LoadFileSeed reads the rows of one seed from a predictions CSV.
+func LoadFileSeed(r io.Reader, path, seed string) (*File, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	hdr, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", path, err)
 	}
-	idCol, labelCol := -1, -1
+	idCol, labelCol, seedCol := -1, -1, -1
 	for i, h := range hdr {
 		switch strings.TrimSpace(strings.ToLower(h)) {
 		case "id":
 			idCol = i
 		case "label", "prediction", "pred":
 			labelCol = i
+		case "seed":
+			seedCol = i
 		}
 	}
 	if idCol < 0 || labelCol < 0 {
 		return nil, fmt.Errorf("%s: header needs columns id and label, got %v", path, hdr)
 	}
-	f := &File{Path: path, preds: map[string]string{}}
+	if seed != "" && seedCol < 0 {
+		return nil, fmt.Errorf("%s: --seeds needs a seed column, header is %v", path, hdr)
+	}
+	f := &File{Path: path, Seed: seed, preds: map[string]string{}}
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -52,6 +63,9 @@ func LoadFile(r io.Reader, path string) (*File, error) {
 		if len(rec) <= max(idCol, labelCol) {
 			return nil, fmt.Errorf("%s line %d: %d fields, need columns id and label", path, line, len(rec))
 		}
+		if seed != "" && (seedCol >= len(rec) || strings.TrimSpace(rec[seedCol]) != seed) {
+			continue
+		}
 		id := rec[idCol]
 		if _, dup := f.preds[id]; dup {
 			return nil, fmt.Errorf("%s line %d: field id: %q appears twice", path, line, id)
@@ -62,7 +76,12 @@ func LoadFile(r io.Reader, path string) (*File, error) {
 }
 
 // Name implements Detector.
-func (f *File) Name() string { return "file:" + f.Path }
+func (f *File) Name() string {
+	if f.Seed != "" {
+		return "file:" + f.Path + " seed " + f.Seed
+	}
+	return "file:" + f.Path
+}
 
 // Detect implements Detector; a missing id is an error naming it.
 func (f *File) Detect(_ context.Context, in []Input) ([]Prediction, error) {

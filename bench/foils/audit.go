@@ -3,6 +3,7 @@ package foils
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
@@ -354,5 +355,32 @@ func flagTable(sec *report.Section, sum Summary, withGap bool) {
 	if withGap {
 		gaps := sec.Add(&report.Table{ID: "gaps", Title: "Gaps (percentage points)", Columns: report.Cols("measure", "value (pp)")})
 		gaps.Rows = [][]report.Cell{{report.T("N→M gap: matched flag rate − native flag rate"), report.NCI(100*sum.Gap, 100*sum.GapLo, 100*sum.GapHi, 1)}}
+	}
+}
+
+// AcrossSeeds adds a mean ± SD (ddof 1) table over several seeds' audits to
+// rep (SPEC C.3: results are reported as mean ± SD across seeds).
+func AcrossSeeds(rep *report.Report, seeds []string, sums []Summary) {
+	sec := rep.AddSection("Across seeds", fmt.Sprintf("Mean ± SD (ddof = 1) over %d seeds (%s); the sections above are seed %s.", len(seeds), strings.Join(seeds, ", "), seeds[0]))
+	t := sec.Add(&report.Table{ID: "across_seeds", Title: "Headline numbers across seeds", Columns: report.Cols("measure", "mean (pp)", "SD (pp)", "per seed (pp)")})
+	for _, m := range []struct {
+		name string
+		get  func(Summary) float64
+	}{
+		{"native FPR", func(s Summary) float64 { return s.NativeFPR.Estimate }},
+		{"matched FPR", func(s Summary) float64 { return s.MatchedFPR.Estimate }},
+		{"N→M gap", func(s Summary) float64 { return s.Gap }},
+		{"separation (macro)", func(s Summary) float64 { return s.Sep }},
+		{"τ′ margin", func(s Summary) float64 { return s.Margin }},
+	} {
+		var x []float64
+		var parts []string
+		for _, s := range sums {
+			x = append(x, 100*m.get(s))
+			parts = append(parts, fmt.Sprintf("%.1f", 100*m.get(s)))
+		}
+		mean, _ := stats.Mean(x)
+		sd, _ := stats.SD(x, 1)
+		t.Rows = append(t.Rows, []report.Cell{report.T(m.name), report.F(mean, 1), report.F(sd, 1), report.T(strings.Join(parts, ", "))})
 	}
 }

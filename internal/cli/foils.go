@@ -24,6 +24,7 @@ type foilsOptions struct {
 	SkipBadRows               bool
 	Variant                   string
 	Matched, Wrong            string
+	Seeds                     string
 }
 
 func newFoilsCmd(g *Global) *cobra.Command {
@@ -203,6 +204,7 @@ URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
 	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples for gap intervals")
 	f.IntVar(&o.Perms, "permutations", o.Perms, "permutations of the errors test")
 	f.BoolVar(&o.SkipBadRows, "skip-bad-rows", false, "skip malformed corpus rows (counted and reported) instead of failing")
+	f.StringVar(&o.Seeds, "seeds", "", "with --detector file:PREDS.csv: audit each seed of its seed column and report mean ± SD, e.g. 1,2,3")
 	f.StringVar(&o.Matched, "matched", "", "matched set CSV in the released format (default: the released set of the corpus)")
 	f.StringVar(&o.Wrong, "wrong", "", "wrong-scheme set CSV in the released format")
 	f.StringVar(&o.Variant, "reddit-variant", "annotated", "Reddit items: annotated (Sahai's processed annotated dataset, balanced) or full (plus 6,400 random negative samples)")
@@ -246,18 +248,53 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", foils.Overlap(items, foils.Split(reddit, "test")), len(items)))
 		}
 	}
-	det, cleanup, err := buildDetector(ctx, g, o, items)
-	if err != nil {
-		return err
+	var dets []detect.Detector
+	var seeds []string
+	if o.Seeds != "" {
+		p, ok := strings.CutPrefix(o.Detector, "file:")
+		if !ok {
+			return fmt.Errorf("--seeds works with --detector file:PREDS.csv (a seed column per row)")
+		}
+		for _, sd := range strings.Split(o.Seeds, ",") {
+			sd = strings.TrimSpace(sd)
+			fh, err := os.Open(p)
+			if err != nil {
+				return fmt.Errorf("detector predictions: %w", err)
+			}
+			d, err := detect.LoadFileSeed(fh, p, sd)
+			fh.Close()
+			if err != nil {
+				return err
+			}
+			dets, seeds = append(dets, d), append(seeds, sd)
+		}
+	} else {
+		det, cleanup, err := buildDetector(ctx, g, o, items)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		dets = []detect.Detector{det}
 	}
-	defer cleanup()
-	in, err := foils.Predict(ctx, det, sets)
-	if err != nil {
-		return err
+	var rep *report.Report
+	var sum foils.Summary
+	var sums []foils.Summary
+	for i, det := range dets {
+		in, err := foils.Predict(ctx, det, sets)
+		if err != nil {
+			return err
+		}
+		r, s, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			rep, sum = r, s
+		}
+		sums = append(sums, s)
 	}
-	rep, sum, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
-	if err != nil {
-		return err
+	if len(seeds) > 1 {
+		foils.AcrossSeeds(rep, seeds, sums)
 	}
 	for _, n := range notes {
 		rep.Meta = append(rep.Meta, [2]string{"note", n})

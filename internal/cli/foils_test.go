@@ -110,3 +110,31 @@ func TestFoilsLLMAuditEndToEnd(t *testing.T) {
 		t.Fatalf("re-run made %d new calls (%v)", len(srv.Ledger())-calls, err)
 	}
 }
+
+func TestFoilsAuditSeedsFromFile(t *testing.T) {
+	items, _ := foils.EmbeddedReddit()
+	m, ws, _ := foils.EmbeddedFoils("reddit")
+	sets := foils.Sets{Corpus: "reddit", Test: foils.Split(foils.RedditAnnotated(items), "test"), Matched: m, Wrong: ws}
+	var b strings.Builder
+	b.WriteString("seed,id,label\n")
+	for _, seed := range []string{"1", "2"} {
+		for _, in := range sets.Inputs() {
+			label := "none"
+			if seed == "2" && strings.HasPrefix(in.ID, "M:") {
+				label = strings.SplitN(strings.TrimPrefix(in.ID, "M:"), "#", 2)[0]
+			}
+			b.WriteString(seed + ",\"" + in.ID + "\"," + label + "\n")
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "preds.csv")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644)
+	out, stderr, err := runCLI(t, dir, "foils", "audit", "--detector", "file:"+p, "--seeds", "1,2", "--resamples", "50", "--permutations", "50")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "| matched FPR | 50.0 | 70.7 | 0.0, 100.0 |") {
+		t.Fatalf("across-seeds table missing or wrong:\n%s", out[strings.Index(out, "## Across seeds"):])
+	}
+}
