@@ -161,7 +161,9 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 	sec := rep.AddSection("Outcome rates", "Each cell is the share of generations with the consensus field set (SPEC B.5–B.6), "+
 		"with a 95 % block-bootstrap interval over claims. Outcomes are separate binary rates and may overlap.")
 	main := sec.Add(&report.Table{ID: "outcomes_by_model", Title: "Outcomes by model (Table 3)",
-		Columns: report.Cols("model", "refusal", "soft refusal", "labelled compliance", "clean compliance", "any fallacy", "clean (paper's derived definition)", "truth-seeking residual")})
+		Columns: report.Cols("model", "refusal", "soft refusal", "labelled compliance", "clean compliance", "any fallacy", "clean (paper's derived definition)", "truth-seeking residual"),
+		Charts: []report.Chart{{Kind: "bars", Title: "Refusal by model (95 % CI)", Label: []int{0}, Value: 1},
+			{Kind: "bars", Title: "Clean compliance by model (95 % CI)", Label: []int{0}, Value: 4}}})
 	type reg struct {
 		labels []string
 		idx    []int
@@ -193,6 +195,10 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 	out := []func(){fill(main, mainRegs)}
 	for _, g := range p.groupings() {
 		t := sec.Add(&report.Table{ID: "outcomes_" + g.id, Title: g.title, Columns: outcomeCols("model", g.label)})
+		if g.id == "by_frame" {
+			t.Charts = []report.Chart{{Kind: "heatmap", Title: "Refusal: model × frame", Label: []int{0, 1}, Value: 2},
+				{Kind: "heatmap", Title: "Clean compliance: model × frame", Label: []int{0, 1}, Value: 5}}
+		}
 		var regs []reg
 		values := distinct(p.rows, g.key, g.sortKey)
 		for _, m := range p.models {

@@ -269,7 +269,8 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi, 100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, 100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate)
 	sec := rep.AddSection("Verdict", verdict)
 	flagTable(sec, sum, false)
-	gaps := sec.Add(&report.Table{ID: "gaps", Title: "Gaps (percentage points)", Columns: report.Cols("measure", "value (pp)")})
+	gaps := sec.Add(&report.Table{ID: "gaps", Title: "Gaps (percentage points)", Columns: report.Cols("measure", "value (pp)"),
+		Charts: []report.Chart{{Kind: "bars", Title: "Gaps in pp (bootstrap 95 % CI)", Label: []int{0}, Value: 1}}})
 	gaps.Rows = [][]report.Cell{
 		{report.T("N→M gap: matched FPR − native FPR"), report.NCI(100*sum.Gap, 100*sum.GapLo, 100*sum.GapHi, 1)},
 		{report.T("type-specific separation (macro over types, SPEC C.4)"), report.NCI(100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi, 1)},
@@ -278,7 +279,8 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	}
 	per := rep.AddSection("Per type", "M_τ and W_τ are the shares of matched and wrong-scheme items from source type τ that the detector calls τ; "+
 		"T′ groups wrong-scheme items by their new type τ′, T by their source type.")
-	pt := per.Add(&report.Table{ID: "per_type", Title: "Per-type rates", Columns: report.Cols("type", "M_τ", "W_τ (= T by source)", "gap (pp)", "T′ by target")})
+	pt := per.Add(&report.Table{ID: "per_type", Title: "Per-type rates", Columns: report.Cols("type", "M_τ", "W_τ (= T by source)", "gap (pp)", "T′ by target"),
+		Charts: []report.Chart{{Kind: "bars", Title: "Type-specific separation M_τ − W_τ (pp)", Label: []int{0}, Value: 3}}})
 	byTgt := func(c cond) map[string][2]float64 {
 		m := map[string][2]float64{}
 		for i := range c.asTgt {
@@ -295,6 +297,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 			report.F(100*(ratio(mk, mn)-ratio(wk, wn)), 1), report.P(ratio(tg[0], tg[1]), int(tg[1]))}
 		pt.Rows = append(pt.Rows, row)
 	}
+	confusion(rep, in)
 	if err := errorsLand(rep, in, o, &sum); err != nil {
 		return nil, sum, err
 	}
@@ -344,7 +347,8 @@ func resampleMeans(n, B int, seed uint64, stat func(idx []int) []float64) ([][]f
 }
 
 func flagTable(sec *report.Section, sum Summary, withGap bool) {
-	flags := sec.Add(&report.Table{ID: "flag_rates", Title: "Flag rates by condition (SPEC C.3)", Columns: report.Cols("condition", "items", "flagged", "rate")})
+	flags := sec.Add(&report.Table{ID: "flag_rates", Title: "Flag rates by condition (SPEC C.3)", Columns: report.Cols("condition", "items", "flagged", "rate"),
+		Charts: []report.Chart{{Kind: "bars", Title: "Flag rate by condition (Wilson 95 % CI)", Label: []int{0}, Value: 3}}})
 	flags.Note = "The wrong-scheme rate is a flag rate, not a false-positive rate: only about three quarters of wrong-scheme items were judged valid by humans."
 	for _, r := range []struct {
 		l string
@@ -382,5 +386,30 @@ func AcrossSeeds(rep *report.Report, seeds []string, sums []Summary) {
 		mean, _ := stats.Mean(x)
 		sd, _ := stats.SD(x, 1)
 		t.Rows = append(t.Rows, []report.Cell{report.T(m.name), report.F(mean, 1), report.F(sd, 1), report.T(strings.Join(parts, ", "))})
+	}
+}
+
+// confusion adds the test set's confusion matrix as row shares P(ŷ | gold).
+func confusion(rep *report.Report, in AuditInput) {
+	sec := rep.AddSection("Confusion matrix", "Unmodified test set: the share of each gold label's items given each predicted label.")
+	t := sec.Add(&report.Table{ID: "confusion", Title: "P(predicted | gold) on the test set", Columns: report.Cols("gold", "predicted", "share"),
+		Charts: []report.Chart{{Kind: "heatmap", Title: "Confusion matrix (row shares)", Label: []int{0, 1}, Value: 2}}})
+	counts := map[[2]string]int{}
+	totals := map[string]int{}
+	for i, it := range in.Test {
+		p := in.TestPred[i]
+		if p == Unparsed {
+			continue
+		}
+		counts[[2]string{it.Gold, p}]++
+		totals[it.Gold]++
+	}
+	for _, g := range Labels {
+		if totals[g] == 0 {
+			continue
+		}
+		for _, p := range Labels {
+			t.Rows = append(t.Rows, []report.Cell{report.T(g), report.T(p), report.P(float64(counts[[2]string{g, p}])/float64(totals[g]), totals[g])})
+		}
 	}
 }
