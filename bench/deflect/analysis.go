@@ -203,6 +203,53 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 	return p, nil
 }
 
+// Rows returns the analysed generations with their consensus scores, and the
+// judges, under a consensus mode (for viewers and custom analyses).
+func Rows(d Dataset, mode judge.Mode) ([]*Row, []string, error) {
+	if mode == "" {
+		mode = judge.Any
+	}
+	p, err := prepare(d, Options{Mode: mode})
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.rows, p.judges, nil
+}
+
+// Value returns the consensus value of a rubric field by name.
+func (r *Row) Value(field string) (float64, bool) {
+	for i, f := range Fields {
+		if f == field {
+			return r.has(i)
+		}
+	}
+	return math.NaN(), false
+}
+
+// Disagree reports whether two judges gave different valid values on any field.
+func (r *Row) Disagree() bool {
+	if len(r.PerJudge) < 2 {
+		return false
+	}
+	for _, f := range Fields {
+		seen := -2
+		for _, s := range r.PerJudge {
+			v := s[f]
+			if v == judge.Missing {
+				continue
+			}
+			if seen != -2 && seen != v {
+				return true
+			}
+			seen = v
+		}
+	}
+	return false
+}
+
+// FrameLabel names a prompt_num with its explicitness and frame, e.g. "1 explicit direct".
+func FrameLabel(g *Generation) string { return frameLabel(g) }
+
 // frameLabel names a prompt_num with its frame, e.g. "1 direct".
 func frameLabel(g *Generation) string {
 	return fmt.Sprintf("%d %s %s", g.PromptNum, g.Explicitness, g.Frame)

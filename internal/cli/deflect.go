@@ -13,17 +13,12 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
-)
-
-// Label kinds under which a DeflectBench run keeps its records.
-const (
-	labelGen  = "deflect.generation"
-	labelEval = "deflect.eval"
 )
 
 type deflectRunOptions struct {
@@ -159,7 +154,7 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 		}
 	})
 	if err == nil && !sum.Interrupted {
-		err = saveRecords(ctx, s.st, runID, sortedGens(gens), nil)
+		err = records.SaveDeflect(ctx, s.st, runID, sortedGens(gens), nil)
 	}
 	if err != nil || sum.Interrupted {
 		return s.finish(ctx, runID, sum, err)
@@ -178,7 +173,7 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 	})
 	if err == nil {
 		sort.Slice(evals, func(i, j int) bool { return evals[i].EvalID < evals[j].EvalID })
-		err = saveRecords(ctx, s.st, runID, nil, evals)
+		err = records.SaveDeflect(ctx, s.st, runID, nil, evals)
 	}
 	jsum.Failed += genFailed
 	if err == nil && !jsum.Interrupted {
@@ -196,75 +191,20 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 	return out
 }
 
-// saveRecords stores generation and eval records as labels of the run.
-func saveRecords(ctx context.Context, st *store.Store, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
-	var labels []store.Label
-	for _, g := range gens {
-		v, err := json.Marshal(g)
-		if err != nil {
-			return err
-		}
-		labels = append(labels, store.Label{RunID: runID, Key: g.GenID, Kind: labelGen, Source: g.Model, Value: v})
-	}
-	for _, e := range evals {
-		v, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		labels = append(labels, store.Label{RunID: runID, Key: e.GenID, Kind: labelEval, Source: e.JudgeModel, Value: v})
-	}
-	for i := 0; i < len(labels); i += 2000 {
-		if err := st.PutLabels(context.WithoutCancel(ctx), labels[i:min(i+2000, len(labels))]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// loadRun reads a DeflectBench run's records from the store (runID 0: the latest).
+// loadRun reads a DeflectBench run's records (runID 0: the latest).
 func loadRun(ctx context.Context, st *store.Store, runID int64) (deflect.Dataset, int64, error) {
 	if runID == 0 {
-		runs, err := st.Runs(ctx)
+		id, err := records.LatestRun(ctx, st, "deflect")
 		if err != nil {
 			return deflect.Dataset{}, 0, err
 		}
-		for _, r := range runs {
-			if r.Benchmark == "deflect" {
-				runID = r.ID
-				break
-			}
-		}
-		if runID == 0 {
+		if id == 0 {
 			return deflect.Dataset{}, 0, fmt.Errorf("no DeflectBench run in %s: run `fallacylab deflect run` or `deflect import` first", st.Path())
 		}
+		runID = id
 	}
-	var d deflect.Dataset
-	gl, err := st.Labels(ctx, runID, labelGen)
-	if err != nil {
-		return d, runID, err
-	}
-	for _, l := range gl {
-		var g deflect.Generation
-		if err := json.Unmarshal(l.Value, &g); err != nil {
-			return d, runID, fmt.Errorf("run %d generation %s: %w", runID, l.Key, err)
-		}
-		d.Gens = append(d.Gens, g)
-	}
-	el, err := st.Labels(ctx, runID, labelEval)
-	if err != nil {
-		return d, runID, err
-	}
-	for _, l := range el {
-		var e deflect.Eval
-		if err := json.Unmarshal(l.Value, &e); err != nil {
-			return d, runID, fmt.Errorf("run %d eval %s: %w", runID, l.Key, err)
-		}
-		d.Evals = append(d.Evals, e)
-	}
-	if len(d.Gens) == 0 {
-		return d, runID, fmt.Errorf("run %d has no DeflectBench generations (was it interrupted? re-run `deflect run` to finish it)", runID)
-	}
-	return d, runID, nil
+	d, err := records.LoadDeflect(ctx, st, runID)
+	return d, runID, err
 }
 
 type deflectReportOptions struct {
@@ -427,7 +367,7 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = saveRecords(ctx, s.st, runID, d.Gens, d.Evals)
+			err = records.SaveDeflect(ctx, s.st, runID, d.Gens, d.Evals)
 			status := store.RunDone
 			if err != nil {
 				status = store.RunFailed

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,8 +12,10 @@ import (
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
 )
 
@@ -248,6 +251,15 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", foils.Overlap(items, foils.Split(reddit, "test")), len(items)))
 		}
 	}
+	s, err := openSession(g)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	runID, err := s.startRun(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: "foils", Args: os.Args[1:], Options: o})
+	if err != nil {
+		return err
+	}
 	var dets []detect.Detector
 	var seeds []string
 	if o.Seeds != "" {
@@ -269,29 +281,32 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 			dets, seeds = append(dets, d), append(seeds, sd)
 		}
 	} else {
-		det, cleanup, err := buildDetector(ctx, g, o, items)
+		det, err := buildDetector(ctx, g, o, items, s, runID)
 		if err != nil {
+			s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunFailed)
 			return err
 		}
-		defer cleanup()
 		dets = []detect.Detector{det}
 	}
 	var rep *report.Report
 	var sum foils.Summary
 	var sums []foils.Summary
+	var first foils.AuditInput
 	for i, det := range dets {
 		in, err := foils.Predict(ctx, det, sets)
 		if err != nil {
+			s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunFailed)
 			return err
 		}
-		r, s, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
+		r, su, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
 		if err != nil {
+			s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunFailed)
 			return err
 		}
 		if i == 0 {
-			rep, sum = r, s
+			rep, sum, first = r, su, in
 		}
-		sums = append(sums, s)
+		sums = append(sums, su)
 	}
 	if len(seeds) > 1 {
 		foils.AcrossSeeds(rep, seeds, sums)
@@ -302,40 +317,48 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if bad.Count > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
 	}
-	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()})
+	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, g.DBPath)})
+	var js bytes.Buffer
+	if err := report.Render(&js, rep, report.JSON); err != nil {
+		return err
+	}
+	if err := records.SaveFoils(ctx, s.st, runID, predictionsOf(first), js.Bytes()); err != nil {
+		return err
+	}
+	if err := s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunDone); err != nil {
+		return err
+	}
 	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
 		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
 		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)
 	return writeReport(g, rep, format, o.Out)
 }
 
-// buildDetector turns --detector into a detector; cleanup releases what it opened.
-func buildDetector(ctx context.Context, g *Global, o foilsOptions, items []foils.Item) (detect.Detector, func(), error) {
-	none := func() {}
+// buildDetector turns --detector into a detector. LLM detectors run their
+// calls inside the audit's run.
+func buildDetector(ctx context.Context, g *Global, o foilsOptions, items []foils.Item, s *session, runID int64) (detect.Detector, error) {
 	switch d := o.Detector; {
 	case d == "tfidf":
 		m, err := trainTFIDF(g, o.Corpus, items)
-		return m, none, err
+		return m, err
 	case strings.HasPrefix(d, "model:"):
 		p := strings.TrimPrefix(d, "model:")
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, none, fmt.Errorf("detector model: %w", err)
+			return nil, fmt.Errorf("detector model: %w", err)
 		}
 		defer f.Close()
-		m, err := detect.LoadTFIDF(f, p)
-		return m, none, err
+		return detect.LoadTFIDF(f, p)
 	case strings.HasPrefix(d, "file:"):
 		p := strings.TrimPrefix(d, "file:")
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, none, fmt.Errorf("detector predictions: %w", err)
+			return nil, fmt.Errorf("detector predictions: %w", err)
 		}
 		defer f.Close()
-		fd, err := detect.LoadFile(f, p)
-		return fd, none, err
+		return detect.LoadFile(f, p)
 	case strings.HasPrefix(d, "http://"), strings.HasPrefix(d, "https://"):
-		return &detect.HTTP{URL: d}, none, nil
+		return &detect.HTTP{URL: d}, nil
 	case strings.HasPrefix(d, "llm:"):
 		rest := strings.TrimPrefix(d, "llm:")
 		kind := "typed"
@@ -344,43 +367,31 @@ func buildDetector(ctx context.Context, g *Global, o foilsOptions, items []foils
 		}
 		spec, err := llm.ParseSpec(rest)
 		if err != nil {
-			return nil, none, fmt.Errorf("--detector llm:PROVIDER:MODEL[:typed|binary]: %w", err)
+			return nil, fmt.Errorf("--detector llm:PROVIDER:MODEL[:typed|binary]: %w", err)
 		}
 		tpl, err := foils.DetectorPrompt(kind)
 		if err != nil {
-			return nil, none, err
-		}
-		s, err := openSession(g)
-		if err != nil {
-			return nil, none, err
+			return nil, err
 		}
 		if err := s.preflight([]llm.Spec{spec}); err != nil {
-			s.Close()
-			return nil, none, err
+			return nil, err
 		}
-		runID, err := s.startRun(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: "foils", Args: os.Args[1:], Options: o})
-		if err != nil {
-			s.Close()
-			return nil, none, err
-		}
-		var phaseErr error
-		det := &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels,
+		return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels,
 			Run: func(ctx context.Context, p engine.Plan, on func(engine.Result)) error {
 				sum, err := s.phase(ctx, runID, p, on)
-				phaseErr = s.finish(ctx, runID, sum, err)
-				if sum.Interrupted || err != nil {
-					return phaseErr
+				if err != nil {
+					return err
 				}
-				return nil // failed calls are counted as unparsed in the audit
-			}}
-		return det, func() {
-			if phaseErr != nil {
-				fmt.Fprintln(g.Stderr, "note:", phaseErr)
-			}
-			s.Close()
-		}, nil
+				if sum.Interrupted {
+					return fmt.Errorf("interrupted after %d of %d calls: run the same command again to resume", sum.Done, sum.Total)
+				}
+				if sum.Failed > 0 {
+					fmt.Fprintf(g.Stderr, "note: %d detector calls failed; they count as unparsed\n", sum.Failed)
+				}
+				return nil
+			}}, nil
 	}
-	return nil, none, fmt.Errorf("--detector %q: use tfidf, model:FILE, file:PREDS.csv, llm:PROVIDER:MODEL[:typed|binary] or an http(s) URL", o.Detector)
+	return nil, fmt.Errorf("--detector %q: use tfidf, model:FILE, file:PREDS.csv, llm:PROVIDER:MODEL[:typed|binary] or an http(s) URL", o.Detector)
 }
 
 func newFoilsTrainCmd(g *Global) *cobra.Command {
@@ -414,4 +425,23 @@ func newFoilsTrainCmd(g *Global) *cobra.Command {
 	cmd.Flags().StringVar(&dir, "data-dir", "", "data directory")
 	cmd.Flags().StringVar(&variant, "reddit-variant", "annotated", "annotated or full")
 	return cmd
+}
+
+// predictionsOf flattens an audit input into stored predictions.
+func predictionsOf(in foils.AuditInput) []records.Prediction {
+	var out []records.Prediction
+	for i, it := range in.Test {
+		cond := "test"
+		if it.Gold == foils.None {
+			cond = foils.Native
+		}
+		out = append(out, records.Prediction{Condition: cond, ID: it.ID, Text: it.Text, Gold: it.Gold, Pred: in.TestPred[i]})
+	}
+	for i, f := range in.Matched {
+		out = append(out, records.Prediction{Condition: foils.Matched, ID: f.Key(), Text: f.Text, Source: f.Source, Pred: in.MatchedPred[i]})
+	}
+	for i, f := range in.Wrong {
+		out = append(out, records.Prediction{Condition: foils.WrongScheme, ID: f.Key(), Text: f.Text, Source: f.Source, Target: f.Target, Pred: in.WrongPred[i]})
+	}
+	return out
 }
