@@ -1,0 +1,214 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/report"
+)
+
+var funcs = template.FuncMap{
+	"plain": func(c report.Cell) string { return c.Plain() },
+	"isNum": func(c report.Cell) bool { return c.Kind != report.Text },
+	"add":   func(a, b int) int { return a + b },
+}
+
+// outcomeFields maps the heatmap outcomes to rubric fields and the column
+// of outcomes_by_frame that holds them.
+var outcomeFields = []struct {
+	Label, Field string
+	Col          int
+}{
+	{"refusal", "refusal", 2}, {"soft refusal", "soft_refusal", 3}, {"labelled compliance", "fallacy_labeled", 4},
+	{"clean compliance", "compliance_clean", 5}, {"any fallacy", "any_fallacy_present", 6},
+}
+
+type chartView struct {
+	SVG template.HTML
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request) {
+	id, err := runID(r)
+	if err != nil {
+		s.fail(w, 400, err)
+		return
+	}
+	d, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, 404, err)
+		return
+	}
+	data := map[string]any{"Run": d.run, "Report": d.rep}
+	if d.rep != nil {
+		var charts []chartView
+		for _, t := range d.rep.Tables() {
+			if t.ID == "outcomes_by_frame" {
+				for _, o := range outcomeFields {
+					o := o
+					link := func(model, frame string) string {
+						q := url.Values{"model": {model}, "frame": {frame}, "outcome": {o.Field}}
+						return fmt.Sprintf("/runs/%d/generations?%s", id, q.Encode())
+					}
+					c := report.Chart{Kind: "heatmap", Title: strings.ToUpper(o.Label[:1]) + o.Label[1:] + ": model × frame (click a cell)", Label: []int{0, 1}, Value: o.Col}
+					// Safe: Chart.SVG escapes every text and URL it writes.
+					charts = append(charts, chartView{SVG: template.HTML(c.SVG(t, link))})
+				}
+				continue
+			}
+			for _, c := range t.Charts {
+				charts = append(charts, chartView{SVG: template.HTML(c.SVG(t, nil))})
+			}
+		}
+		data["Charts"] = charts
+	}
+	switch d.run.Benchmark {
+	case "deflect":
+		s.render(w, "deflect.html", data)
+	case "foils":
+		s.render(w, "foils.html", data)
+	default:
+		s.render(w, "run.html", data)
+	}
+}
+
+type pager struct {
+	Page, Pages, Total, From, To int
+	Prev, Next                   string
+}
+
+func paginate(r *http.Request, total int) pager {
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	pages := max(1, (total+PageSize-1)/PageSize)
+	page = min(max(page, 1), pages)
+	p := pager{Page: page, Pages: pages, Total: total, From: (page - 1) * PageSize, To: min(total, page*PageSize)}
+	link := func(n int) string {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(n))
+		return r.URL.Path + "?" + q.Encode()
+	}
+	if page > 1 {
+		p.Prev = link(page - 1)
+	}
+	if page < pages {
+		p.Next = link(page + 1)
+	}
+	return p
+}
+
+type judgeView struct {
+	Judge     string
+	Flags     []string // fields set to 1
+	Missing   []string // fields the judge left invalid
+	Reasoning string
+	Parsed    bool
+}
+
+type genView struct {
+	Gen      *deflect.Generation
+	Frame    string
+	Judges   []judgeView
+	Disagree bool
+}
+
+func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
+	id, err := runID(r)
+	if err != nil {
+		s.fail(w, 400, err)
+		return
+	}
+	d, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, 404, err)
+		return
+	}
+	q := r.URL.Query()
+	model, frame, outcome := q.Get("model"), q.Get("frame"), q.Get("outcome")
+	disagree := q.Get("disagree") == "1"
+	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	var match []*deflect.Row
+	for _, row := range d.rows {
+		if model != "" && row.Gen.Model != model {
+			continue
+		}
+		if frame != "" && deflect.FrameLabel(row.Gen) != frame {
+			continue
+		}
+		if outcome != "" {
+			if v, ok := row.Value(outcome); !ok || v < 0.5 {
+				continue
+			}
+		}
+		if disagree && !row.Disagree() {
+			continue
+		}
+		if search != "" && !strings.Contains(strings.ToLower(row.Gen.Response), search) && !strings.Contains(strings.ToLower(row.Gen.PromptText), search) {
+			continue
+		}
+		match = append(match, row)
+	}
+	p := paginate(r, len(match))
+	var views []genView
+	for _, row := range match[p.From:p.To] {
+		v := genView{Gen: row.Gen, Frame: deflect.FrameLabel(row.Gen), Disagree: row.Disagree()}
+		for _, j := range d.judges {
+			e, ok := d.evals[row.Gen.GenID][j]
+			jv := judgeView{Judge: j, Parsed: ok && e.ParseError == 0}
+			if ok {
+				jv.Reasoning = e.Reasoning
+				for _, f := range deflect.Fields {
+					switch e.Scores[f] {
+					case 1:
+						jv.Flags = append(jv.Flags, f)
+					case -1:
+						jv.Missing = append(jv.Missing, f)
+					}
+				}
+			}
+			v.Judges = append(v.Judges, jv)
+		}
+		views = append(views, v)
+	}
+	s.render(w, "generations.html", map[string]any{"Run": d.run, "Rows": views, "Pager": p, "Model": model, "Frame": frame,
+		"Outcome": outcome, "Disagree": disagree, "Q": q.Get("q"), "Outcomes": outcomeFields})
+}
+
+func (s *Server) items(w http.ResponseWriter, r *http.Request) {
+	id, err := runID(r)
+	if err != nil {
+		s.fail(w, 400, err)
+		return
+	}
+	d, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, 404, err)
+		return
+	}
+	q := r.URL.Query()
+	cond, label, pred := q.Get("cond"), q.Get("label"), q.Get("pred")
+	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	var match []records.Prediction
+	for _, p := range d.preds {
+		if cond != "" && p.Condition != cond {
+			continue
+		}
+		if label != "" && p.Gold != label && p.Source != label {
+			continue
+		}
+		if pred != "" && p.Pred != pred {
+			continue
+		}
+		if search != "" && !strings.Contains(strings.ToLower(p.Text), search) {
+			continue
+		}
+		match = append(match, p)
+	}
+	pg := paginate(r, len(match))
+	s.render(w, "items.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Cond": cond, "Label": label,
+		"Pred": pred, "Q": q.Get("q"), "Conds": []string{"native", "matched", "wrong_scheme", "test"}})
+}

@@ -1,0 +1,191 @@
+// Package web is fallacylab's local results viewer: a list of the runs in a
+// store and, per benchmark, the report with charts, the generations behind
+// every heatmap cell with both judges' labels side by side, judge
+// disagreements, full-text search, and the Scheme Foils item browser. Model
+// output is untrusted: every page escapes it (html/template, no
+// template.HTML on model text) and a Content-Security-Policy forbids scripts.
+package web
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+//go:embed templates/*.html
+var templatesFS embed.FS
+
+// PageSize is the number of rows per page.
+const PageSize = 50
+
+// CSP is the Content-Security-Policy of every response: no scripts at all,
+// styles only from the viewer itself.
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// Server serves the viewer for one store.
+type Server struct {
+	st    *store.Store
+	tmpl  *template.Template
+	mu    sync.Mutex
+	cache map[int64]*runData
+	// Resamples for DeflectBench reports computed by the viewer.
+	Resamples int
+}
+
+// runData is a run loaded once and kept in memory.
+type runData struct {
+	once   sync.Once
+	err    error
+	run    store.Run
+	rows   []*deflect.Row
+	judges []string
+	evals  map[string]map[string]deflect.Eval // gen → judge → eval
+	rep    *report.Report
+	preds  []records.Prediction
+}
+
+// New builds a viewer over a store.
+func New(st *store.Store) (*Server, error) {
+	t, err := template.New("").Funcs(funcs).ParseFS(templatesFS, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("viewer templates: %w", err)
+	}
+	return &Server{st: st, tmpl: t, cache: map[int64]*runData{}, Resamples: 1000}, nil
+}
+
+// Handler returns the viewer's routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /runs/{id}", s.run)
+	mux.HandleFunc("GET /runs/{id}/generations", s.generations)
+	mux.HandleFunc("GET /runs/{id}/items", s.items)
+	mux.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Write([]byte(report.CSS))
+	})
+	return secure(mux)
+}
+
+func secure(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", CSP)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("X-Frame-Options", "DENY")
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := s.tmpl.ExecuteTemplate(w, name, data); err != nil {
+		http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
+	}
+}
+
+func (s *Server) fail(w http.ResponseWriter, status int, err error) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	s.tmpl.ExecuteTemplate(w, "error.html", map[string]any{"Status": status, "Err": err.Error()})
+}
+
+// load returns a run's data, loading it on first use.
+func (s *Server) load(ctx context.Context, id int64) (*runData, error) {
+	s.mu.Lock()
+	d := s.cache[id]
+	if d == nil {
+		d = &runData{}
+		s.cache[id] = d
+	}
+	s.mu.Unlock()
+	d.once.Do(func() { d.err = s.fill(context.WithoutCancel(ctx), id, d) })
+	return d, d.err
+}
+
+func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
+	runs, err := s.st.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, r := range runs {
+		if r.ID == id {
+			d.run, found = r, true
+		}
+	}
+	if !found {
+		return fmt.Errorf("no run %d in %s", id, s.st.Path())
+	}
+	switch d.run.Benchmark {
+	case "deflect":
+		ds, err := records.LoadDeflect(ctx, s.st, id)
+		if err != nil {
+			return err
+		}
+		if d.rows, d.judges, err = deflect.Rows(ds, judge.Any); err != nil {
+			return err
+		}
+		d.evals = map[string]map[string]deflect.Eval{}
+		for _, e := range ds.Evals {
+			if d.evals[e.GenID] == nil {
+				d.evals[e.GenID] = map[string]deflect.Eval{}
+			}
+			if _, dup := d.evals[e.GenID][e.JudgeModel]; !dup {
+				d.evals[e.GenID][e.JudgeModel] = e
+			}
+		}
+		d.rep, err = deflect.Analyze(ds, deflect.Options{Seed: 20260101, Resamples: s.Resamples})
+		return err
+	case "foils":
+		preds, js, err := records.LoadFoils(ctx, s.st, id)
+		if err != nil {
+			return err
+		}
+		d.preds = preds
+		if len(js) > 0 {
+			if d.rep, err = report.FromJSON(js); err != nil {
+				return err
+			}
+			for _, t := range d.rep.Tables() {
+				switch t.ID {
+				case "confusion":
+					t.Charts = []report.Chart{{Kind: "heatmap", Title: "Confusion matrix (row shares)", Label: []int{0, 1}, Value: 2}}
+				case "per_type":
+					t.Charts = []report.Chart{{Kind: "bars", Title: "Type-specific separation M_τ − W_τ (pp)", Label: []int{0}, Value: 3}}
+				case "flag_rates":
+					t.Charts = []report.Chart{{Kind: "bars", Title: "Flag rate by condition", Label: []int{0}, Value: 3}}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func runID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("run id %q is not a number", r.PathValue("id"))
+	}
+	return id, nil
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	runs, err := s.st.Runs(r.Context())
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	s.render(w, "index.html", map[string]any{"Runs": runs, "DB": s.st.Path(), "Now": time.Now()})
+}
