@@ -1,0 +1,133 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// browser starts headless Chromium (Debian's package, installed by .ci/run)
+// and reports JavaScript dialogs (an XSS payload firing) through the flag.
+func browser(t *testing.T) (context.Context, *atomic.Bool) {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed: .ci/run must apt-get install chromium")
+		}
+		t.Skip("chromium not installed")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1300, 1000))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	watchdog := time.AfterFunc(2*time.Minute, cancelC) // never hang CI
+	t.Cleanup(func() { watchdog.Stop(); cancelC(); cancelA() })
+	var dialog atomic.Bool
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			dialog.Store(true)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, &dialog
+}
+
+func artifact(t *testing.T, name string, png []byte) {
+	dir := os.Getenv("FALLACYLAB_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	os.MkdirAll(dir, 0o755)
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
+}
+
+// must unwraps a browser action's value; an error fails the test (by panic,
+// which the testing package reports with the failing line).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func TestBrowserHeatmapClickAndXSS(t *testing.T) {
+	st, id1, _ := seed(t, []string{"model-a", "model-b"}, 1)
+	srv := httptest.NewServer(viewer(t, st))
+	defer srv.Close()
+	ctx, dialog := browser(t)
+	cell := chromedp.CSS(`g.cell[data-row="model-a"][data-col="4 explicit manipulation"] rect`)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(fmt.Sprintf("%s/runs/%d", srv.URL, id1)),
+		chromedp.WaitVisible(cell),
+		chromedp.Click(cell),
+		chromedp.WaitVisible(chromedp.CSS(`#generations`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	pager := must(chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`p.pager`))))
+	rows := must(chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('tr.gen').length`)))
+	allMatch := must(chromedp.Run(ctx, chromedp.Evaluate[bool](`[...document.querySelectorAll('tr.gen')].every(r => r.innerText.includes('explicit_manipulation') && r.innerText.includes('model-a') && r.innerText.includes("I can't"))`)))
+	artifact(t, "viewer-heatmap-click.jpg", must(chromedp.Run(ctx, chromedp.FullScreenshot(80))))
+	if !strings.Contains(pager, "240 rows") || rows != 50 || !allMatch {
+		t.Fatalf("clicked cell shows %q, %d rows, all expected: %v", pager, rows, allMatch)
+	}
+	// Hostile model output renders as text: no dialog, no injected elements.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(fmt.Sprintf("%s/runs/%d/generations?model=model-b", srv.URL, id1)),
+		chromedp.WaitVisible(chromedp.CSS(`#generations`)),
+		chromedp.Sleep(300*time.Millisecond),
+	); err != nil {
+		t.Fatal(err)
+	}
+	injected := must(chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('td.resp script, td.resp img, td.resp b, script').length`)))
+	text := must(chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#generations`))))
+	if dialog.Load() || injected != 0 || !strings.Contains(text, "<script>alert(1)</script>") || !strings.Contains(text, "<img src=x onerror=alert(2)>") {
+		t.Fatalf("dialog %v, injected %d, hostile strings shown as text: %v", dialog.Load(), injected, strings.Contains(text, "<script>"))
+	}
+}
+
+func TestBrowserHTMLReportEscapes(t *testing.T) {
+	rep := &report.Report{Title: "xss " + hostile[0]}
+	sec := rep.AddSection("s", "")
+	tb := sec.Add(&report.Table{ID: "t", Title: hostile[1], Columns: report.Cols("model", "response", "rate"),
+		Charts: []report.Chart{{Kind: "bars", Title: hostile[2], Label: []int{1}, Value: 2}}})
+	for _, h := range hostile {
+		tb.Rows = append(tb.Rows, []report.Cell{report.T("m " + h), report.T(h), report.PCI(0.5, 0.4, 0.6, 10)})
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, rep, report.HTML); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	ctx, dialog := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.CSS(`table`)), chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	injected := must(chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('script, img, td b, svg b, svg img').length`)))
+	text := must(chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`body`))))
+	artifact(t, "report-xss.jpg", must(chromedp.Run(ctx, chromedp.FullScreenshot(80))))
+	if dialog.Load() || injected != 0 || !strings.Contains(text, "</textarea><b>bold</b>") {
+		t.Fatalf("dialog %v, injected %d", dialog.Load(), injected)
+	}
+}

@@ -1,0 +1,179 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/web"
+)
+
+// hostile is model output that must render as text everywhere.
+var hostile = []string{`<script>alert(1)</script>`, `<img src=x onerror=alert(2)>`, `</textarea><b>bold</b>`}
+
+// seed builds a store with a small DeflectBench run whose model-a refuses
+// every manipulation prompt and writes hostile text elsewhere, and a Scheme
+// Foils run.
+func seed(t testing.TB, models []string, samples int) (*store.Store, int64, int64) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: models, Samples: samples, Seed: 2, SoftFlip: 0.1,
+		Refusal: func(m string, num int) float64 {
+			if m == "model-a" && num == 4 {
+				return 1
+			}
+			return 0
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Gens {
+		if !strings.HasPrefix(d.Gens[i].Response, "I can't") {
+			d.Gens[i].Response = hostile[i%len(hostile)] + " " + d.Gens[i].Response
+		}
+	}
+	ctx := context.Background()
+	id1, _ := st.StartRun(ctx, store.Run{Name: "deflect <b>run</b>", Benchmark: "deflect", Version: "test"})
+	if err := records.SaveDeflect(ctx, st, id1, d.Gens, d.Evals); err != nil {
+		t.Fatal(err)
+	}
+	st.FinishRun(ctx, id1, store.RunDone)
+	id2, _ := st.StartRun(ctx, store.Run{Name: "foils", Benchmark: "foils", Version: "test"})
+	preds := []records.Prediction{
+		{Condition: "native", ID: "n1", Text: hostile[0], Gold: "none", Pred: "none"},
+		{Condition: "matched", ID: "appeal to authority#1", Text: "Experts agree. " + hostile[1], Source: "appeal to authority", Pred: "appeal to authority"},
+		{Condition: "wrong_scheme", ID: "appeal to authority#1", Text: "Everyone does it.", Source: "appeal to authority", Target: "appeal to majority", Pred: ""},
+	}
+	rep := `{"schema":"fallacylab-report/1","title":"audit","benchmark":"schemefoils","meta":{"detector":"x"},"sections":[{"title":"Verdict","tables":[{"id":"flag_rates","title":"Flag rates","columns":[{"key":"condition","label":"condition"},{"key":"items","label":"items"},{"key":"flagged","label":"flagged"},{"key":"rate","label":"rate"}],"rows":[[{"kind":"text","text":"native"},{"kind":"int","value":1},{"kind":"int","value":0},{"kind":"prop","value":0,"lo":0,"hi":0.79,"n":1}]]}]}]}`
+	if err := records.SaveFoils(ctx, st, id2, preds, []byte(rep)); err != nil {
+		t.Fatal(err)
+	}
+	st.FinishRun(ctx, id2, store.RunDone)
+	return st, id1, id2
+}
+
+func get(t *testing.T, h http.Handler, path string) (int, string, http.Header) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	b, _ := io.ReadAll(rec.Body)
+	return rec.Code, string(b), rec.Header()
+}
+
+func viewer(t testing.TB, st *store.Store) http.Handler {
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Resamples = 50
+	return v.Handler()
+}
+
+func TestPages(t *testing.T) {
+	st, id1, id2 := seed(t, []string{"model-a", "model-b"}, 1)
+	h := viewer(t, st)
+	code, body, hdr := get(t, h, "/")
+	if code != 200 || !strings.Contains(body, fmt.Sprintf(`href="/runs/%d"`, id1)) || !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Fatalf("index %d", code)
+	}
+	if strings.Contains(body, "<b>run</b>") {
+		t.Fatal("run name not escaped")
+	}
+	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d", id1))
+	if code != 200 || !strings.Contains(body, "/generations?frame=4+explicit+manipulation&amp;model=model-a&amp;outcome=refusal") {
+		t.Fatalf("run page %d: heatmap links missing", code)
+	}
+	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-a&frame=4+explicit+manipulation&outcome=refusal", id1))
+	// 80 claims × 3 manipulation templates × 1 sample, all refused.
+	if code != 200 || !strings.Contains(body, "240 rows") || strings.Count(body, `class="gen`) != 50 {
+		t.Fatalf("generations page %d:\n%.400s", code, body)
+	}
+	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&outcome=refusal", id1))
+	if !strings.Contains(body, "0 rows") {
+		t.Fatal("model-b never refuses")
+	}
+	_, body, _ = get(t, h, fmt.Sprintf("/runs/%d/generations?disagree=1", id1))
+	if !strings.Contains(body, `class="gen disagree"`) {
+		t.Fatal("disagreement filter shows no disagreement")
+	}
+	_, body, _ = get(t, h, fmt.Sprintf("/runs/%d/generations?q=%s&page=2", id1, "L2_INT_01"))
+	if !strings.Contains(body, "page 1 of 1") {
+		t.Fatal("page beyond the end is not clamped")
+	}
+	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d", id2))
+	if code != 200 || !strings.Contains(body, "Flag rates") || !strings.Contains(body, "<svg") {
+		t.Fatalf("foils page %d", code)
+	}
+	_, body, _ = get(t, h, fmt.Sprintf("/runs/%d/items?cond=wrong_scheme", id2))
+	if !strings.Contains(body, "1 rows") || !strings.Contains(body, "<em>unparsed</em>") || !strings.Contains(body, "appeal to majority") {
+		t.Fatalf("items page:\n%.600s", body)
+	}
+	if code, _, _ := get(t, h, "/runs/999"); code != 404 {
+		t.Fatalf("unknown run: %d", code)
+	}
+	if code, _, _ := get(t, h, "/runs/abc"); code != 400 {
+		t.Fatalf("bad id: %d", code)
+	}
+	if code, body, _ := get(t, h, "/static/app.css"); code != 200 || !strings.Contains(body, "svg.chart") {
+		t.Fatal("css")
+	}
+}
+
+func TestModelTextIsEscaped(t *testing.T) {
+	st, id1, id2 := seed(t, []string{"model-a", "model-b"}, 1)
+	h := viewer(t, st)
+	for _, path := range []string{fmt.Sprintf("/runs/%d/generations?model=model-b", id1), fmt.Sprintf("/runs/%d/items", id2)} {
+		_, body, _ := get(t, h, path)
+		for _, x := range hostile {
+			if strings.Contains(body, x) {
+				t.Fatalf("%s: raw %q in page", path, x)
+			}
+		}
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") && !strings.Contains(body, "&lt;img src=x onerror=alert(2)&gt;") {
+			t.Fatalf("%s: hostile text not shown escaped", path)
+		}
+	}
+	var js json.RawMessage
+	_ = js
+}
+
+// BenchmarkGenerationsPage is the issue's figure: one page of a
+// 50,000-generation run (after the run is loaded once).
+func BenchmarkGenerationsPage(b *testing.B) {
+	models := []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7"}
+	st, id1, _ := seed(b, models, 6) // 7 × 1,200 × 6 = 50,400 generations
+	v, _ := web.New(st)
+	v.Resamples = 200
+	h := v.Handler()
+	warm := httptest.NewRecorder()
+	h.ServeHTTP(warm, httptest.NewRequest("GET", fmt.Sprintf("/runs/%d/generations", id1), nil))
+	if warm.Code != 200 {
+		b.Fatal(warm.Code)
+	}
+	paths := []string{
+		fmt.Sprintf("/runs/%d/generations?page=500", id1),
+		fmt.Sprintf("/runs/%d/generations?model=m3&outcome=compliance_clean&page=3", id1),
+		fmt.Sprintf("/runs/%d/generations?q=deflection+3&page=2", id1),
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", paths[i%len(paths)], nil))
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
