@@ -16,8 +16,8 @@ func newViewCmd(g *Global) *cobra.Command {
 	var addr string
 	var remote bool
 	cmd := &cobra.Command{
-		Use:     "view",
-		Short:   "Browse runs, reports and generations in a local web viewer",
+		Use:   "view",
+		Short: "Browse runs, reports and generations in a local web viewer",
 		Example: `  fallacylab view                  # http://127.0.0.1:7411
   fallacylab view --db other.db --addr 127.0.0.1:8080`,
 		Args: cobra.NoArgs,
