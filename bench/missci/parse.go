@@ -26,6 +26,9 @@ type ParseOptions struct {
 	Unknown *[]string
 }
 
+// Normalize maps a class name under these options.
+func (o ParseOptions) Normalize(raw string) (string, error) { return o.normalize(raw) }
+
 func (o ParseOptions) normalize(raw string) (string, error) {
 	c, err := Normalize(raw)
 	if err == nil {
@@ -120,4 +123,3 @@ func ParseClassify(answer string, o ParseOptions) (string, error) {
 	}
 	return Other, nil
 }
-

@@ -74,7 +74,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress output")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
-		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g))
+		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g))
 	return root
 }
 

@@ -1,0 +1,80 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+// TestMissciRunEndToEnd scripts a model that names the first gold class of
+// every reasoning line of even-numbered arguments and answers unparseably
+// otherwise, so P@1 and Arg@1 are known.
+func TestMissciRunEndToEnd(t *testing.T) {
+	args, _ := missci.Load("dev")
+	tpl, _ := missci.Template("gen_cls/p4-connect-D")
+	answer := map[string]string{}
+	wantLines, wantArgs := 0, 0
+	lines := 0
+	for i, a := range args {
+		for _, l := range a.Lines {
+			p, err := missci.Fill("gen_cls/p4-connect-D", tpl, a.Claim, l.Context, a.P0, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines++
+			if i%2 == 0 {
+				answer[p] = "1. Fallacious Premise: \"something\"; Applied Fallacy Class: " + promptName(l.Fallacies[0].Class) + "."
+				wantLines++
+			} else {
+				answer[p] = "I am not sure."
+			}
+		}
+		if i%2 == 0 {
+			wantArgs++
+		}
+	}
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: answer[c.Prompt]}
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	out := filepath.Join(dir, "m.json")
+	if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--format", "json", "--out", out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if n := len(srv.Ledger()); n != lines {
+		t.Fatalf("%d calls for %d reasoning lines", n, lines)
+	}
+	var rep struct {
+		Sections []struct {
+			Tables []struct {
+				ID   string
+				Rows [][]struct{ Value *float64 }
+			}
+		}
+	}
+	data, _ := os.ReadFile(out)
+	json.Unmarshal(data, &rep)
+	row := rep.Sections[0].Tables[0].Rows[0]
+	if math.Abs(*row[3].Value-float64(wantLines)/float64(lines)) > 1e-12 || math.Abs(*row[4].Value-float64(wantArgs)/float64(len(args))) > 1e-12 {
+		t.Fatalf("P@1 %v (want %v), Arg@1 %v (want %v)", *row[3].Value, float64(wantLines)/float64(lines), *row[4].Value, float64(wantArgs)/float64(len(args)))
+	}
+}
+
+// promptName is the name the prompts use for a dataset class.
+func promptName(c string) string {
+	switch c {
+	case "Fallacy of Division/Composition":
+		return "Fallacy of Composition"
+	case "False Dilemma / Affirming the Disjunct":
+		return "False Dilemma"
+	}
+	return c
+}
