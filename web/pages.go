@@ -34,14 +34,8 @@ type chartView struct {
 }
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
-	id, err := runID(r)
-	if err != nil {
-		s.fail(w, 400, err)
-		return
-	}
-	d, err := s.load(r.Context(), id)
-	if err != nil {
-		s.fail(w, 404, err)
+	id, d, ok := s.runFrom(w, r)
+	if !ok {
 		return
 	}
 	data := map[string]any{"Run": d.run, "Report": d.rep}
@@ -75,6 +69,21 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.render(w, "run.html", data)
 	}
+}
+
+// runFrom loads the run named in the path, answering 400 or 404 itself.
+func (s *Server) runFrom(w http.ResponseWriter, r *http.Request) (int64, *runData, bool) {
+	id, err := runID(r)
+	if err != nil {
+		s.fail(w, 400, err)
+		return 0, nil, false
+	}
+	d, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, 404, err)
+		return 0, nil, false
+	}
+	return id, d, true
 }
 
 type pager struct {
@@ -117,14 +126,8 @@ type genView struct {
 }
 
 func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
-	id, err := runID(r)
-	if err != nil {
-		s.fail(w, 400, err)
-		return
-	}
-	d, err := s.load(r.Context(), id)
-	if err != nil {
-		s.fail(w, 404, err)
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
@@ -179,14 +182,8 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) items(w http.ResponseWriter, r *http.Request) {
-	id, err := runID(r)
-	if err != nil {
-		s.fail(w, 400, err)
-		return
-	}
-	d, err := s.load(r.Context(), id)
-	if err != nil {
-		s.fail(w, 404, err)
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
