@@ -175,3 +175,33 @@ func TestFillTemplates(t *testing.T) {
 		t.Fatal("leftover @@ accepted")
 	}
 }
+
+func TestConsistencyAndSingleFallacy(t *testing.T) {
+	args := []Argument{{ID: "a", Lines: []Line{{ID: "a:1", Fallacies: []Interchangeable{{Class: "Ambiguity"}, {Class: "False Equivalence"}}}}}}
+	preds := Predictions{"a:1": {{Premise: "p1", Class: "Hasty Generalization"}, {Premise: "p2", Class: "Ambiguity"}, {Premise: "p3", Class: "False Equivalence"}}}
+	if got := SingleFallacy(args, preds, 1)["a:1"]; got.Premise != "p1" {
+		t.Fatalf("k=1 takes the top-1: %+v", got)
+	}
+	if got := SingleFallacy(args, preds, 3)["a:1"]; got.Premise != "p3" {
+		t.Fatalf("the last gold match within k wins: %+v", got)
+	}
+	units := []ClassifyUnit{{ID: "x", Premise: "this is ambiguity talk", Gold: "Ambiguity"}, {ID: "y", Premise: "p", Gold: "Ambiguity"}, {ID: "z", Premise: "q", Gold: "Other"}}
+	c, err := EvaluateConsistency(units, map[string]string{"x": "Ambiguity", "y": "Ambiguity", "z": "False Equivalence"}, false)
+	if err != nil || c.N != 2 || c.Matches != 1 || len(c.Excluded) != 1 || c.MatchesAt1 != 50 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if _, err := EvaluateConsistency(units, map[string]string{"x": "Ambiguity", "y": "Ambiguity", "z": "Other"}, true); err == nil {
+		t.Fatal("strict mode should abort on a self-naming premise")
+	}
+	if n := len(GoldPremiseUnits(mustLoad(t, "test"))); n != 454 {
+		t.Fatalf("%d gold-premise units, want 454", n)
+	}
+}
+
+func mustLoad(t *testing.T, split string) []Argument {
+	a, err := Load(split)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -205,79 +205,188 @@ func reportReconstruction(g *Global, data []missci.Argument, preds missci.Predic
 
 func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
 
+type missciRunOptions struct {
+	Task, Model, Template, FromTemplate, Split, Format, Out string
+	Strict                                                  bool
+	MaxTokens                                               int
+}
+
+var defaultTemplates = map[string]string{
+	"reconstruct": "gen_cls/p4-connect-D", "classify-gold": "cls_with_premise/classify-D",
+	"classify-only": "cls_without_premise/p4-connect-cls-D", "consistency": "cls_with_premise/classify-D",
+}
+
 func newMissciRunCmd(g *Global) *cobra.Command {
-	var model, template, split, format, out string
-	var strict bool
-	var maxTokens int
+	var o missciRunOptions
 	cmd := &cobra.Command{
-		Use:     "run",
-		Short:   "Reconstruct every reasoning line with a model and score it",
-		Example: `  fallacylab missci run --model openai:gpt-4.1 --template gen_cls/p4-connect-D`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := report.ParseFormat(format)
-			if err != nil {
-				return err
-			}
-			spec, err := llm.ParseSpec(model)
-			if err != nil {
-				return err
-			}
-			if !strings.HasPrefix(template, "gen_cls/") {
-				return fmt.Errorf("--template %q: this version runs the reconstruction task (gen_cls/…)", template)
-			}
-			data, err := missci.Load(split)
-			if err != nil {
-				return err
-			}
-			plan, err := missci.ReconstructionPlan(data, template, spec, nil, maxTokens)
-			if err != nil {
-				return err
-			}
-			s, err := openSession(g)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			var unknown []string
-			opts := missci.ParseOptions{Strict: strict, Unknown: &unknown}
-			preds := missci.Predictions{}
-			var parseErr error
-			_, err = s.execute(cmd.Context(), runSpec{Name: "missci " + template, Benchmark: "missci", Args: os.Args[1:],
-				Options: map[string]any{"model": model, "template": template, "split": split}, Plan: plan, Specs: []llm.Spec{spec}},
-				func(r engine.Result) {
-					id, ok := missci.LineOf(r)
-					if !ok {
-						return
-					}
-					if r.Err != nil {
-						preds[id] = []missci.Prediction{{Class: missci.Other}}
-						return
-					}
-					p, err := missci.ParseGenCls(r.Response.Text, opts)
-					if err != nil && parseErr == nil {
-						parseErr = fmt.Errorf("%s: %w", id, err)
-					}
-					preds[id] = p
-				})
-			if g.DryRun {
-				return err
-			}
-			if err != nil {
-				return err
-			}
-			if parseErr != nil {
-				return parseErr
-			}
-			return reportReconstruction(g, data, preds, 1, split, model+" "+template, unknown, f, out)
-		},
+		Use:   "run",
+		Short: "Run a Missci task with a model and score it",
+		Long: `Tasks: reconstruct (premise + class per reasoning line, SPEC A.7), classify-gold (classify each gold
+premise, A.8), classify-only (classify without a premise, A.9), consistency (classify the model's own
+top-1 premise from --from-template, A.10). Every call is cached: consistency re-reads the
+reconstruction answers from the cache without paying for them again.`,
+		Example: `  fallacylab missci run --model openai:gpt-4.1 --template gen_cls/p4-connect-D
+  fallacylab missci run --task classify-gold --model openai:gpt-4.1 --template cls_with_premise/classify-D
+  fallacylab missci run --task consistency --model openai:gpt-4.1 --from-template gen_cls/p4-connect-D`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return missciRun(cmd, g, o) },
 	}
-	cmd.Flags().StringVar(&model, "model", "", "model provider:model")
-	cmd.Flags().StringVar(&template, "template", "gen_cls/p4-connect-D", "prompt template (see the embedded list)")
-	cmd.Flags().StringVar(&split, "split", "test", "dev or test")
-	cmd.Flags().IntVar(&maxTokens, "max-tokens", 1000, "output token limit (upstream GPT-4: 1000)")
-	cmd.Flags().BoolVar(&strict, "strict", false, "abort on an unknown class name, as upstream does")
-	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	cmd.Flags().StringVar(&out, "out", "", "output file")
+	f := cmd.Flags()
+	f.StringVar(&o.Task, "task", "reconstruct", "reconstruct, classify-gold, classify-only or consistency")
+	f.StringVar(&o.Model, "model", "", "model provider:model")
+	f.StringVar(&o.Template, "template", "", "prompt template (default per task)")
+	f.StringVar(&o.FromTemplate, "from-template", "gen_cls/p4-connect-D", "consistency: the reconstruction template whose answers are classified")
+	f.StringVar(&o.Split, "split", "test", "dev or test")
+	f.IntVar(&o.MaxTokens, "max-tokens", 1000, "output token limit (upstream GPT-4: 1000)")
+	f.BoolVar(&o.Strict, "strict", false, "abort on an unknown class name or a self-naming premise, as upstream does")
+	f.StringVar(&o.Format, "format", "md", "md, csv, json, tex or html")
+	f.StringVar(&o.Out, "out", "", "output file")
 	return cmd
+}
+
+func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
+	ctx := cmd.Context()
+	f, err := report.ParseFormat(o.Format)
+	if err != nil {
+		return err
+	}
+	spec, err := llm.ParseSpec(o.Model)
+	if err != nil {
+		return err
+	}
+	def, ok := defaultTemplates[o.Task]
+	if !ok {
+		return fmt.Errorf("--task %q: use reconstruct, classify-gold, classify-only or consistency", o.Task)
+	}
+	if o.Template == "" {
+		o.Template = def
+	}
+	data, err := missci.Load(o.Split)
+	if err != nil {
+		return err
+	}
+	s, err := openSession(g)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var unknown []string
+	opts := missci.ParseOptions{Strict: o.Strict, Unknown: &unknown}
+	rs := runSpec{Name: "missci " + o.Task + " " + o.Template, Benchmark: "missci", Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec}}
+	// reconstruct runs a gen_cls template and parses ranked predictions.
+	reconstruct := func(template string) (missci.Predictions, error) {
+		plan, err := missci.ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
+		if err != nil {
+			return nil, err
+		}
+		preds := missci.Predictions{}
+		var parseErr error
+		rs.Plan = plan
+		_, err = s.execute(ctx, rs, func(r engine.Result) {
+			id, ok := missci.LineOf(r)
+			if !ok {
+				return
+			}
+			if r.Err != nil {
+				preds[id] = []missci.Prediction{{Class: missci.Other}}
+				return
+			}
+			p, err := missci.ParseGenCls(r.Response.Text, opts)
+			if err != nil && parseErr == nil {
+				parseErr = fmt.Errorf("%s: %w", id, err)
+			}
+			preds[id] = p
+		})
+		if err == nil {
+			err = parseErr
+		}
+		return preds, err
+	}
+	classify := func(units []missci.ClassifyUnit) (map[string]string, error) {
+		plan, err := missci.ClassifyPlan(data, units, o.Template, spec, o.MaxTokens)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		var parseErr error
+		rs.Plan = plan
+		_, err = s.execute(ctx, rs, func(r engine.Result) {
+			u, ok := missci.UnitOf(r)
+			if !ok {
+				return
+			}
+			if r.Err != nil {
+				out[u.ID] = missci.Other
+				return
+			}
+			c, err := missci.ParseClassify(r.Response.Text, opts)
+			if err != nil && parseErr == nil {
+				parseErr = fmt.Errorf("%s: %w", u.ID, err)
+			}
+			out[u.ID] = c
+		})
+		if err == nil {
+			err = parseErr
+		}
+		return out, err
+	}
+	source := o.Model + " " + o.Template
+	switch o.Task {
+	case "reconstruct":
+		if !strings.HasPrefix(o.Template, "gen_cls/") {
+			return fmt.Errorf("--task reconstruct needs a gen_cls/ template")
+		}
+		preds, err := reconstruct(o.Template)
+		if err != nil || g.DryRun {
+			return err
+		}
+		return reportReconstruction(g, data, preds, 1, o.Split, source, unknown, f, o.Out)
+	case "classify-gold", "classify-only":
+		units := missci.GoldPremiseUnits(data)
+		if o.Task == "classify-only" {
+			units = missci.LineUnits(data)
+		}
+		got, err := classify(units)
+		if err != nil || g.DryRun {
+			return err
+		}
+		var res missci.ClassifyResult
+		if o.Task == "classify-gold" {
+			var yTrue, yPred []string
+			for _, u := range units {
+				yTrue, yPred = append(yTrue, u.Gold), append(yPred, got[u.ID])
+			}
+			res, err = missci.EvaluateWithPremise(yTrue, yPred)
+		} else {
+			res, err = missci.EvaluateWithoutPremise(data, got)
+		}
+		if err != nil {
+			return err
+		}
+		rep := &report.Report{Title: "Missci " + o.Task, Benchmark: "missci", Meta: [][2]string{{"split", o.Split}, {"source", source}}}
+		t := rep.AddSection("Classification", "classification_report semantics: the label set is the union of gold and predicted labels; with the gold premise, a prediction absent from gold counts as unk (SPEC A.8–A.9).").
+			Add(&report.Table{ID: "classification", Title: "Accuracy and macro-F1", Columns: report.Cols("units", "accuracy", "macro-F1", "labels")})
+		t.Rows = append(t.Rows, []report.Cell{report.I(res.N), report.F(res.Accuracy, 4), report.F(res.MacroF1, 4), report.I(len(res.Labels))})
+		return writeReport(g, rep, f, o.Out)
+	case "consistency":
+		preds, err := reconstruct(o.FromTemplate)
+		if err != nil || g.DryRun {
+			return err
+		}
+		units := missci.ConsistencyUnits(data, missci.SingleFallacy(data, preds, 1))
+		got, err := classify(units)
+		if err != nil {
+			return err
+		}
+		c, err := missci.EvaluateConsistency(units, got, o.Strict)
+		if err != nil {
+			return err
+		}
+		rep := &report.Report{Title: "Missci consistency", Benchmark: "missci", Meta: [][2]string{{"split", o.Split}, {"source", o.Model + " " + o.FromTemplate + " → " + o.Template}}}
+		t := rep.AddSection("Consistency", "Matches@1: the share of reasoning lines whose generated premise is classified as the class generated with it (SPEC A.10). Premises that name their own class are excluded and counted.").
+			Add(&report.Table{ID: "consistency", Title: "Matches@1", Columns: report.Cols("lines", "matches", "excluded", "Matches@1 (%)")})
+		t.Rows = append(t.Rows, []report.Cell{report.I(c.N), report.I(c.Matches), report.I(len(c.Excluded)), report.F(c.MatchesAt1, 2)})
+		return writeReport(g, rep, f, o.Out)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
@@ -77,4 +78,39 @@ func promptName(c string) string {
 		return "False Dilemma"
 	}
 	return c
+}
+
+// TestMissciClassifyGoldEndToEnd scripts a classifier that is right on
+// every gold premise: accuracy and macro-F1 are 1.
+func TestMissciClassifyGoldEndToEnd(t *testing.T) {
+	args, _ := missci.Load("dev")
+	tpl, _ := missci.Template("cls_with_premise/classify-D")
+	answer := map[string]string{}
+	for _, u := range missci.GoldPremiseUnits(args) {
+		var a missci.Argument
+		var l missci.Line
+		for _, x := range args {
+			for _, y := range x.Lines {
+				if y.ID == u.LineID {
+					a, l = x, y
+				}
+			}
+		}
+		p, _ := missci.Fill("cls_with_premise/classify-D", tpl, a.Claim, l.Context, a.P0, u.Premise)
+		answer[p] = "The premise overgeneralises.\nFallacy: " + promptName(u.Gold)
+	}
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: answer[c.Prompt]}
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	out, stderr, err := runCLI(t, dir, "missci", "run", "--task", "classify-gold", "--model", "openai:gpt-4.1", "--split", "dev")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "| 96 | 1.0000 | 1.0000 |") {
+		t.Fatalf("want 96 units, accuracy 1, macro-F1 1:\n%s", out)
+	}
 }
