@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/textmetric"
 )
 
 func TestDatasetCounts(t *testing.T) {
@@ -204,4 +206,72 @@ func mustLoad(t *testing.T, split string) []Argument {
 		t.Fatal(err)
 	}
 	return a
+}
+
+func TestHumanEvalTable13(t *testing.T) {
+	h, err := EmbeddedHumanEval()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r3 := func(x float64) float64 { return math.Round(x*1000) / 1000 }
+	if h.NYes != 68 || h.NNo != 172 || r3(h.YesMean) != 0.280 || r3(h.NoMean) != 0.227 || r3(h.R) != 0.153 || r3(h.P) != 0.017 {
+		t.Fatalf("%+v; paper: 68/172 rows, 0.280, 0.227, r 0.153, p 0.017", h)
+	}
+}
+
+func TestMatchPairsAndMeteor(t *testing.T) {
+	args := []Argument{{ID: "a", Lines: []Line{
+		{ID: "a:1", Fallacies: []Interchangeable{{Premise: "Vaccines cause autism in children", Class: "Causal Oversimplification"}}},
+		{ID: "a:2", Fallacies: []Interchangeable{{Premise: "A small trial proves it works for everyone", Class: "Hasty Generalization"}, {Premise: "Mice are like humans", Class: "False Equivalence"}}}}}}
+	preds := Predictions{
+		"a:1": {{Premise: "Something else", Class: "Ambiguity"}, {Premise: "vaccines cause autism", Class: "Causal Oversimplification"}},
+		"a:2": {{Premise: "mice are similar to humans", Class: "Ambiguity"}},
+	}
+	pairs, err := MatchPairs(args, preds, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pairs[0].Method != "class" || pairs[0].Pred != "vaccines cause autism" || !pairs[0].Correct {
+		t.Fatalf("%+v", pairs[0])
+	}
+	if pairs[1].Method != "lexical" || pairs[1].Gold != "Mice are like humans" || pairs[1].Correct {
+		t.Fatalf("%+v", pairs[1])
+	}
+	s, err := ScorePairs(pairs)
+	m0, _ := textmetric.Meteor(pairs[0].Gold, pairs[0].Pred)
+	m1, _ := textmetric.Meteor(pairs[1].Gold, pairs[1].Pred)
+	if err != nil || s.N != 2 || s.NCorrect != 1 || s.NLexical != 1 || s.Correct != m0 || s.Incorrect != m1 || math.Abs(s.All-(m0+m1)/2) > 1e-15 {
+		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+// BenchmarkEvaluateK6 is the figure: scoring a k = 6 prediction set
+// for the test split (all cut-offs' class metrics plus METEOR of the pairs).
+func BenchmarkEvaluateK6(b *testing.B) {
+	args, _ := Load("test")
+	preds := Predictions{}
+	r := NewPyRandom(7)
+	for _, a := range args {
+		for _, l := range a.Lines {
+			for k := range 6 {
+				premise := a.Claim
+				if k%2 == 1 {
+					premise = a.P0
+				}
+				preds[l.ID] = append(preds[l.ID], Prediction{Premise: premise, Class: r.Choice(Classes)})
+			}
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, k := range []int{1, 2, 3, 4, 5, 6, 0} {
+			if _, err := EvaluateReconstruction(args, preds, k); err != nil {
+				b.Fatal(err)
+			}
+		}
+		pairs, _ := MatchPairs(args, preds, 6)
+		if _, err := ScorePairs(pairs); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,0 +1,195 @@
+package missci
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/textmetric"
+)
+
+// Pair is one (gold premise, predicted premise) pair for premise metrics.
+type Pair struct {
+	LineID               string
+	Gold, Pred           string
+	GoldClass, PredClass string
+	Correct              bool   // the classes agree
+	Method               string // "class" or "lexical"
+}
+
+// MatchPairs picks one pair per reasoning line (SPEC A.7): the first
+// prediction (in rank order) whose class is gold is paired with that class's
+// gold premise. Without a class match upstream takes the most similar
+// (gold, predicted) premise pair by SBERT cosine; with no embedder this
+// version uses a documented lexical fallback — the pair with the highest
+// token-set Jaccard overlap (ties: smallest gold, then predicted index) —
+// and marks those pairs "lexical".
+func MatchPairs(args []Argument, preds Predictions, k int) ([]Pair, error) {
+	at := preds.AtK(k)
+	var out []Pair
+	for _, a := range args {
+		for _, l := range a.Lines {
+			list, ok := at[l.ID]
+			if !ok || len(list) == 0 {
+				return nil, fmt.Errorf("no prediction for reasoning line %s", l.ID)
+			}
+			byClass := map[string]string{}
+			for _, f := range l.Fallacies {
+				byClass[f.Class] = f.Premise // a later entry overwrites, as upstream
+			}
+			found := false
+			for _, p := range list {
+				if g, ok := byClass[p.Class]; ok {
+					out = append(out, Pair{LineID: l.ID, Gold: g, Pred: p.Premise, GoldClass: p.Class, PredClass: p.Class, Correct: true, Method: "class"})
+					found = true
+					break
+				}
+			}
+			if found {
+				continue
+			}
+			best, bi, bj := -1.0, 0, 0
+			for i, f := range l.Fallacies {
+				for j, p := range list {
+					if s := jaccard(f.Premise, p.Premise); s > best {
+						best, bi, bj = s, i, j
+					}
+				}
+			}
+			g, p := l.Fallacies[bi], list[bj]
+			out = append(out, Pair{LineID: l.ID, Gold: g.Premise, Pred: p.Premise, GoldClass: g.Class, PredClass: p.Class, Correct: g.Class == p.Class, Method: "lexical"})
+		}
+	}
+	return out, nil
+}
+
+func jaccard(a, b string) float64 {
+	sa, sb := map[string]bool{}, map[string]bool{}
+	for _, t := range textmetric.WordTokenize(strings.ToLower(a)) {
+		sa[t] = true
+	}
+	for _, t := range textmetric.WordTokenize(strings.ToLower(b)) {
+		sb[t] = true
+	}
+	inter := 0
+	for t := range sa {
+		if sb[t] {
+			inter++
+		}
+	}
+	u := len(sa) + len(sb) - inter
+	if u == 0 {
+		return 0
+	}
+	return float64(inter) / float64(u)
+}
+
+// PremiseScores are METEOR means over all, correct and incorrect pairs.
+type PremiseScores struct {
+	All, Correct, Incorrect float64
+	N, NCorrect, NLexical   int
+}
+
+// ScorePairs computes nltk-exact METEOR (reference = gold premise) per pair.
+func ScorePairs(pairs []Pair) (PremiseScores, error) {
+	var s PremiseScores
+	var sc, si float64
+	for _, p := range pairs {
+		m, err := textmetric.Meteor(p.Gold, p.Pred)
+		if err != nil {
+			return s, err
+		}
+		s.All += m
+		if p.Correct {
+			sc += m
+			s.NCorrect++
+		} else {
+			si += m
+		}
+		if p.Method == "lexical" {
+			s.NLexical++
+		}
+	}
+	s.N = len(pairs)
+	if s.N > 0 {
+		s.All /= float64(s.N)
+	}
+	if s.NCorrect > 0 {
+		s.Correct = sc / float64(s.NCorrect)
+	}
+	if s.N-s.NCorrect > 0 {
+		s.Incorrect = si / float64(s.N-s.NCorrect)
+	}
+	return s, nil
+}
+
+// HumanEvalMeteor is Table 13 for METEOR (SPEC A.12): the mean on rows with
+// q4 = True and q4 = False, and Pearson r (two-sided p) with q4.
+type HumanEvalMeteor struct {
+	YesMean, NoMean float64
+	NYes, NNo       int
+	R, P            float64
+}
+
+// HumanEval reads the human-evaluation CSV and computes HumanEvalMeteor.
+func HumanEval(r io.Reader, name string) (HumanEvalMeteor, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return HumanEvalMeteor{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(rows) < 2 {
+		return HumanEvalMeteor{}, fmt.Errorf("%s: no rows", name)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, c := range []string{"generated_premise", "reference_premise", "q4"} {
+		if _, ok := col[c]; !ok {
+			return HumanEvalMeteor{}, fmt.Errorf("%s: no %q column", name, c)
+		}
+	}
+	var h HumanEvalMeteor
+	var scores, q4 []float64
+	var ys, ns float64
+	for i, row := range rows[1:] {
+		m, err := textmetric.Meteor(row[col["reference_premise"]], row[col["generated_premise"]])
+		if err != nil {
+			return h, err
+		}
+		var q float64
+		switch strings.ToLower(strings.TrimSpace(row[col["q4"]])) {
+		case "true":
+			q = 1
+			ys += m
+			h.NYes++
+		case "false":
+			ns += m
+			h.NNo++
+		default:
+			return h, fmt.Errorf("%s line %d: field q4: %q is not True or False", name, i+2, row[col["q4"]])
+		}
+		scores, q4 = append(scores, m), append(q4, q)
+	}
+	if h.NYes > 0 {
+		h.YesMean = ys / float64(h.NYes)
+	}
+	if h.NNo > 0 {
+		h.NoMean = ns / float64(h.NNo)
+	}
+	c, err := stats.Pearson(scores, q4)
+	h.R, h.P = c.R, c.P
+	return h, err
+}
+
+// EmbeddedHumanEval runs HumanEval on the embedded CSV.
+func EmbeddedHumanEval() (HumanEvalMeteor, error) {
+	f, err := data.Open("data/human-eval.csv")
+	if err != nil {
+		return HumanEvalMeteor{}, err
+	}
+	defer f.Close()
+	return HumanEval(f, "human-eval.csv")
+}
