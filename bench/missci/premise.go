@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/stats"
@@ -27,6 +28,17 @@ type Pair struct {
 // token-set Jaccard overlap (ties: smallest gold, then predicted index) —
 // and marks those pairs "lexical".
 func MatchPairs(args []Argument, preds Predictions, k int) ([]Pair, error) {
+	return MatchPairsWith(args, preds, k, nil)
+}
+
+// Embedder returns one vector per text (an embeddings endpoint).
+type Embedder func(texts []string) ([][]float64, error)
+
+// MatchPairsWith is MatchPairs with an embedder for lines without a class
+// match: the (gold, predicted) premise pair of maximum cosine similarity,
+// ties to the smallest gold then predicted index (upstream's SBERT step).
+// With a nil embedder the lexical fallback is used.
+func MatchPairsWith(args []Argument, preds Predictions, k int, embed Embedder) ([]Pair, error) {
 	at := preds.AtK(k)
 	var out []Pair
 	for _, a := range args {
@@ -50,19 +62,58 @@ func MatchPairs(args []Argument, preds Predictions, k int) ([]Pair, error) {
 			if found {
 				continue
 			}
-			best, bi, bj := -1.0, 0, 0
+			sim, method := jaccard, "lexical"
+			if embed != nil {
+				var texts []string
+				for _, f := range l.Fallacies {
+					texts = append(texts, f.Premise)
+				}
+				for _, p := range list {
+					texts = append(texts, p.Premise)
+				}
+				vecs, err := embed(texts)
+				if err != nil {
+					return nil, fmt.Errorf("embeddings for %s: %w", l.ID, err)
+				}
+				if len(vecs) != len(texts) {
+					return nil, fmt.Errorf("embeddings for %s: %d vectors for %d texts", l.ID, len(vecs), len(texts))
+				}
+				index := map[string][]float64{}
+				for i, t := range texts {
+					index[t] = vecs[i]
+				}
+				sim, method = func(a, b string) float64 { return cosine(index[a], index[b]) }, "embedding"
+			}
+			best, bi, bj := math.Inf(-1), 0, 0
 			for i, f := range l.Fallacies {
 				for j, p := range list {
-					if s := jaccard(f.Premise, p.Premise); s > best {
+					if s := sim(f.Premise, p.Premise); s > best {
 						best, bi, bj = s, i, j
 					}
 				}
 			}
 			g, p := l.Fallacies[bi], list[bj]
-			out = append(out, Pair{LineID: l.ID, Gold: g.Premise, Pred: p.Premise, GoldClass: g.Class, PredClass: p.Class, Correct: g.Class == p.Class, Method: "lexical"})
+			out = append(out, Pair{LineID: l.ID, Gold: g.Premise, Pred: p.Premise, GoldClass: g.Class, PredClass: p.Class, Correct: g.Class == p.Class, Method: method})
 		}
 	}
 	return out, nil
+}
+
+func cosine(a, b []float64) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		if i < len(b) {
+			dot += a[i] * b[i]
+		}
+		na += a[i] * a[i]
+	}
+	for _, v := range b {
+		nb += v * v
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 func jaccard(a, b string) float64 {
@@ -90,6 +141,7 @@ func jaccard(a, b string) float64 {
 type PremiseScores struct {
 	All, Correct, Incorrect float64
 	N, NCorrect, NLexical   int
+	NEmbedding              int
 }
 
 // ScorePairs computes nltk-exact METEOR (reference = gold premise) per pair.
@@ -108,8 +160,11 @@ func ScorePairs(pairs []Pair) (PremiseScores, error) {
 		} else {
 			si += m
 		}
-		if p.Method == "lexical" {
+		switch p.Method {
+		case "lexical":
 			s.NLexical++
+		case "embedding":
+			s.NEmbedding++
 		}
 	}
 	s.N = len(pairs)

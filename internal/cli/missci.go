@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -116,7 +117,7 @@ type predLine struct {
 }
 
 func newMissciEvalCmd(g *Global) *cobra.Command {
-	var split, file, ks, format, out string
+	var split, file, ks, format, out, embedder, scorer string
 	var strict bool
 	cmd := &cobra.Command{
 		Use:   "eval",
@@ -183,9 +184,22 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			if err := sc.Err(); err != nil {
 				return err
 			}
-			return reportReconstruction(g, data, preds, k, split, file, unknown, f, out)
+			x := premiseExtras{scorer: scorer, ctx: cmd.Context()}
+			if embedder != "" {
+				s, err := openSession(g)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				if x.embed, err = embedderFor(cmd.Context(), s, embedder); err != nil {
+					return err
+				}
+			}
+			return reportReconstruction(g, data, preds, k, split, file, unknown, f, out, x)
 		},
 	}
+	cmd.Flags().StringVar(&embedder, "embedder", "", "embeddings model provider:model (OpenAI-compatible /v1/embeddings) for pairing premises without a class match")
+	cmd.Flags().StringVar(&scorer, "scorer", "", "URL of a BERTScore/NLI scorer (docs/scorer-protocol.md)")
 	cmd.Flags().StringVar(&split, "split", "test", "dev or test")
 	cmd.Flags().StringVar(&file, "predictions", "", "predictions JSONL")
 	cmd.Flags().StringVar(&ks, "k", "1", "cut-off: 1…6 or all")
@@ -196,7 +210,7 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-func reportReconstruction(g *Global, data []missci.Argument, preds missci.Predictions, k int, split, source string, unknown []string, f report.Format, out string) error {
+func reportReconstruction(g *Global, data []missci.Argument, preds missci.Predictions, k int, split, source string, unknown []string, f report.Format, out string, x premiseExtras) error {
 	var names []string
 	var rs []missci.Reconstruction
 	ks := []int{k}
@@ -216,15 +230,23 @@ func reportReconstruction(g *Global, data []missci.Argument, preds missci.Predic
 	sec.Add(missci.ReconstructionTable("reconstruction", "Reconstruction by cut-off k", names, rs))
 	sec.Add(missci.PerClassTable(rs[0]))
 	sec.Add(missci.ArgTTable(rs[0]))
-	if err := premiseSection(rep, data, preds, k); err != nil {
+	if err := premiseSection(rep, data, preds, k, x); err != nil {
 		return err
 	}
 	return writeReport(g, rep, f, out)
 }
 
-// premiseSection adds METEOR over the matched (gold, predicted) premise pairs.
-func premiseSection(rep *report.Report, data []missci.Argument, preds missci.Predictions, k int) error {
-	pairs, err := missci.MatchPairs(data, preds, k)
+// premiseExtras are the optional premise scorers.
+type premiseExtras struct {
+	embed  missci.Embedder
+	scorer string
+	ctx    context.Context
+}
+
+// premiseSection adds METEOR (and, with a scorer, BERTScore and NLI) over
+// the matched (gold, predicted) premise pairs.
+func premiseSection(rep *report.Report, data []missci.Argument, preds missci.Predictions, k int, x premiseExtras) error {
+	pairs, err := missci.MatchPairsWith(data, preds, k, x.embed)
 	if err != nil {
 		return err
 	}
@@ -232,11 +254,40 @@ func premiseSection(rep *report.Report, data []missci.Argument, preds missci.Pre
 	if err != nil {
 		return err
 	}
-	sec := rep.AddSection("Premise quality", fmt.Sprintf("METEOR as nltk 3.8 computes it (word_tokenize, Porter, WordNet 3.0), reference = gold premise. "+
-		"Pairs are matched by class; %d of %d lines had no class match and were paired by the lexical fallback (token-set Jaccard) "+
-		"instead of upstream's SBERT cosine, since no embeddings endpoint is configured. BERTScore and NLI-A/NLI-S: not computed (no scorer configured).", ps.NLexical, ps.N))
-	t := sec.Add(&report.Table{ID: "premise_meteor", Title: "METEOR of the generated premises", Columns: report.Cols("pairs", "all", "correct class", "incorrect class")})
-	t.Rows = append(t.Rows, []report.Cell{report.I(ps.N), report.F(ps.All, 4), report.F(ps.Correct, 4), report.F(ps.Incorrect, 4)})
+	how := fmt.Sprintf("%d of %d lines had no class match and were paired by the lexical fallback (token-set Jaccard) instead of upstream's SBERT cosine, since no --embedder is configured.", ps.NLexical, ps.N)
+	if x.embed != nil {
+		how = fmt.Sprintf("%d of %d lines had no class match and were paired by embedding cosine (--embedder).", ps.NEmbedding, ps.N)
+	}
+	intro := "METEOR as nltk 3.8 computes it (word_tokenize, Porter, WordNet 3.0), reference = gold premise. Pairs are matched by class first; " + how
+	if x.scorer == "" {
+		intro += " BERTScore and NLI-A/NLI-S: not computed (no --scorer configured)."
+	}
+	sec := rep.AddSection("Premise quality", intro)
+	cols := []string{"pairs", "METEOR all", "METEOR correct class", "METEOR incorrect class"}
+	row := []report.Cell{report.I(ps.N), report.F(ps.All, 4), report.F(ps.Correct, 4), report.F(ps.Incorrect, 4)}
+	if x.scorer != "" {
+		scores, err := scorePairs(x.ctx, x.scorer, pairs)
+		if err != nil {
+			return err
+		}
+		for _, m := range []string{"bertscore", "nli_a", "nli_s"} {
+			sum, n := 0.0, 0
+			for _, s := range scores {
+				if v, ok := s[m]; ok {
+					sum += v
+					n++
+				}
+			}
+			cols = append(cols, m)
+			if n == 0 {
+				row = append(row, report.NA("not returned by the scorer"))
+			} else {
+				row = append(row, report.F(sum/float64(n), 4))
+			}
+		}
+	}
+	t := sec.Add(&report.Table{ID: "premise_quality", Title: "Generated premises against gold premises", Columns: report.Cols(cols...)})
+	t.Rows = append(t.Rows, row)
 	return nil
 }
 
@@ -244,6 +295,7 @@ func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
 
 type missciRunOptions struct {
 	Task, Model, Template, FromTemplate, Split, Format, Out string
+	Embedder, Scorer                                        string
 	Strict                                                  bool
 	MaxTokens                                               int
 }
@@ -278,6 +330,8 @@ reconstruction answers from the cache without paying for them again.`,
 	f.BoolVar(&o.Strict, "strict", false, "abort on an unknown class name or a self-naming premise, as upstream does")
 	f.StringVar(&o.Format, "format", "md", "md, csv, json, tex or html")
 	f.StringVar(&o.Out, "out", "", "output file")
+	f.StringVar(&o.Embedder, "embedder", "", "embeddings model provider:model for pairing premises without a class match")
+	f.StringVar(&o.Scorer, "scorer", "", "URL of a BERTScore/NLI scorer (docs/scorer-protocol.md)")
 	return cmd
 }
 
@@ -377,7 +431,11 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err != nil || g.DryRun {
 			return err
 		}
-		return reportReconstruction(g, data, preds, 1, o.Split, source, unknown, f, o.Out)
+		x := premiseExtras{scorer: o.Scorer, ctx: ctx}
+		if x.embed, err = embedderFor(ctx, s, o.Embedder); err != nil {
+			return err
+		}
+		return reportReconstruction(g, data, preds, 1, o.Split, source, unknown, f, o.Out, x)
 	case "classify-gold", "classify-only":
 		units := missci.GoldPremiseUnits(data)
 		if o.Task == "classify-only" {

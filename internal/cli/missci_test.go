@@ -3,6 +3,8 @@ package cli_test
 import (
 	"encoding/json"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +114,47 @@ func TestMissciClassifyGoldEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(out, "| 96 | 1.0000 | 1.0000 |") {
 		t.Fatalf("want 96 units, accuracy 1, macro-F1 1:\n%s", out)
+	}
+}
+
+// TestMissciEvalEmbedderAndScorer pairs premises through the test server's
+// /v1/embeddings and scores them with a scripted scorer endpoint.
+func TestMissciEvalEmbedderAndScorer(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key"})
+	defer srv.Close()
+	scorer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Pairs []struct{ Reference, Prediction string } }
+		json.NewDecoder(r.Body).Decode(&req)
+		var out struct {
+			Scores []map[string]float64 `json:"scores"`
+		}
+		for range req.Pairs {
+			out.Scores = append(out.Scores, map[string]float64{"bertscore": 0.5, "nli_a": 0.25})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer scorer.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	args, _ := missci.Load("dev")
+	var b strings.Builder
+	for _, a := range args {
+		for _, l := range a.Lines {
+			b.WriteString(`{"id": "` + l.ID + `", "predictions": [{"premise": "` + strings.ReplaceAll(a.Claim, `"`, `'`) + `", "class": "Other"}]}` + "\n")
+		}
+	}
+	p := filepath.Join(dir, "preds.jsonl")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	out, stderr, err := runCLI(t, dir, "missci", "eval", "--split", "dev", "--predictions", p, "--embedder", "openai:text-embedding-3-small", "--scorer", scorer.URL)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "72 of 72 lines had no class match and were paired by embedding cosine") ||
+		!strings.Contains(out, "| 0.5000 | 0.2500 | – |") {
+		t.Fatalf("report:\n%s", out[strings.Index(out, "## Premise quality"):])
+	}
+	if len(srv.Ledger()) == 0 {
+		t.Fatal("the embedder was not called")
 	}
 }

@@ -213,3 +213,36 @@ func (s *Server) openaiBatchGet(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, 200, s.openaiBatchJSON(b, ""))
 }
+
+// Embedding is the deterministic fake embedding the server returns: a
+// 64-dimensional bag of lower-cased words hashed into buckets, so texts that
+// share words are close in cosine.
+func Embedding(text string) []float64 {
+	v := make([]float64, 64)
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		h := uint32(2166136261)
+		for _, c := range []byte(strings.Trim(w, ".,;:!?\"'()")) {
+			h = (h ^ uint32(c)) * 16777619
+		}
+		v[h%64]++
+	}
+	return v
+}
+
+func (s *Server) openaiEmbeddings(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string   `json:"model"`
+		Input []string `json:"input"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, 400, openaiError(400, "input must be an array of strings: "+err.Error()))
+		return
+	}
+	var data []any
+	for i, t := range req.Input {
+		s.record(Entry{Time: time.Now(), Call: Call{Protocol: "openai", Model: req.Model, Prompt: t, APIKey: bearer(r)}, Status: 200})
+		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": Embedding(t)})
+	}
+	writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]any{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)}})
+}

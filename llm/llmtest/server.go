@@ -140,6 +140,7 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1/messages/batches/{id}/results", s.anthropicBatchResults)
 	mux.HandleFunc("POST /v1beta/models/{action}", s.geminiGenerate)
 	mux.HandleFunc("GET /v1/models", s.openaiModels)
+	mux.HandleFunc("POST /v1/embeddings", s.openaiEmbeddings)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
