@@ -1,0 +1,389 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Format names a renderer.
+type Format string
+
+// Output formats.
+const (
+	Markdown Format = "md"
+	CSV      Format = "csv"
+	JSON     Format = "json"
+	LaTeX    Format = "tex"
+	HTML     Format = "html"
+)
+
+// ParseFormat validates a format name.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case Markdown, CSV, JSON, LaTeX, HTML:
+		return f, nil
+	}
+	return "", fmt.Errorf("format %q: use md, csv, json, tex or html", s)
+}
+
+// Render writes the report in a format. CSV writes every table one after the
+// other, each preceded by a "# table-id" line; use RenderCSVTable for one file
+// per table.
+func Render(w io.Writer, r *Report, f Format) error {
+	switch f {
+	case Markdown:
+		return renderMarkdown(w, r)
+	case CSV:
+		for i, t := range r.Tables() {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "# %s\n", t.ID)
+			if err := RenderCSVTable(w, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	case JSON:
+		return renderJSON(w, r)
+	case LaTeX:
+		return renderLaTeX(w, r)
+	case HTML:
+		return renderHTML(w, r)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+// pct formats a proportion as a percentage with one decimal.
+func pct(v float64) string {
+	if isNaN(v) {
+		return "NA"
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64)
+}
+
+func num(v float64, d int) string {
+	if isNaN(v) {
+		return "NA"
+	}
+	if d < 0 { // p-values: three significant digits
+		if v != 0 && v < 1e-3 {
+			return strconv.FormatFloat(v, 'e', 2, 64)
+		}
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'f', d, 64)
+}
+
+// Plain renders a cell as text.
+func (c Cell) Plain() string {
+	switch c.Kind {
+	case Text:
+		return c.Text
+	case Int:
+		return strconv.FormatInt(int64(c.Value), 10)
+	case Num:
+		s := num(c.Value, c.Digits)
+		if c.HasCI {
+			s += fmt.Sprintf(" [%s, %s]", num(c.Lo, c.Digits), num(c.Hi, c.Digits))
+		}
+		return s
+	case Prop:
+		s := pct(c.Value)
+		if c.HasCI {
+			s += fmt.Sprintf(" [%s, %s]", pct(c.Lo), pct(c.Hi))
+		}
+		if c.N > 0 || c.HasCI {
+			s += fmt.Sprintf(" (n=%d)", c.N)
+		}
+		return s
+	}
+	return "–"
+}
+
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func renderMarkdown(w io.Writer, r *Report) error {
+	fmt.Fprintf(w, "# %s\n\n", mdEscape(r.Title))
+	for _, m := range r.Meta {
+		fmt.Fprintf(w, "- **%s**: %s\n", mdEscape(m[0]), mdEscape(m[1]))
+	}
+	if len(r.Meta) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, "Proportions are percentages with 95 % confidence intervals in brackets and the number of rows in parentheses.\n\n")
+	for _, s := range r.Sections {
+		fmt.Fprintf(w, "## %s\n\n", mdEscape(s.Title))
+		if s.Intro != "" {
+			fmt.Fprintf(w, "%s\n\n", s.Intro)
+		}
+		for _, t := range s.Tables {
+			fmt.Fprintf(w, "### %s\n\n", mdEscape(t.Title))
+			if t.Note != "" {
+				fmt.Fprintf(w, "%s\n\n", t.Note)
+			}
+			var hdr, sep []string
+			for _, c := range t.Columns {
+				hdr = append(hdr, mdEscape(c.Label))
+				sep = append(sep, "---")
+			}
+			fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(hdr, " | "), strings.Join(sep, " | "))
+			for _, row := range t.Rows {
+				var cells []string
+				for _, c := range row {
+					cells = append(cells, mdEscape(c.Plain()))
+				}
+				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
+
+// RenderCSVTable writes one table as CSV. A proportion or number with an
+// interval becomes four columns: value, lo, hi and n (proportions as
+// fractions, not percentages, so nothing is lost).
+func RenderCSVTable(w io.Writer, t *Table) error {
+	cw := csv.NewWriter(w)
+	var hdr []string
+	wide := make([]bool, len(t.Columns))
+	for j, c := range t.Columns {
+		for _, row := range t.Rows {
+			if j < len(row) && (row[j].Kind == Prop || row[j].HasCI) {
+				wide[j] = true
+				break
+			}
+		}
+		if wide[j] {
+			hdr = append(hdr, c.Key, c.Key+"_lo", c.Key+"_hi", c.Key+"_n")
+		} else {
+			hdr = append(hdr, c.Key)
+		}
+	}
+	cw.Write(hdr)
+	for _, row := range t.Rows {
+		var rec []string
+		for j, c := range row {
+			if j < len(wide) && wide[j] {
+				lo, hi := "", ""
+				if c.HasCI {
+					lo, hi = csvNum(c.Lo), csvNum(c.Hi)
+				}
+				n := ""
+				if c.Kind == Prop {
+					n = strconv.Itoa(c.N)
+				}
+				v := csvNum(c.Value)
+				if c.Kind == Text || c.Kind == Empty {
+					v = c.Plain()
+				}
+				rec = append(rec, v, lo, hi, n)
+				continue
+			}
+			switch c.Kind {
+			case Num, Int:
+				rec = append(rec, csvNum(c.Value))
+			case Empty:
+				rec = append(rec, "")
+			default:
+				rec = append(rec, c.Plain())
+			}
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvNum(v float64) string {
+	if isNaN(v) {
+		return "NA"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// jsonCell is the JSON contract of a cell: NaN becomes null.
+type jsonCell struct {
+	Kind  Kind     `json:"kind"`
+	Text  string   `json:"text,omitempty"`
+	Value *float64 `json:"value,omitempty"`
+	Lo    *float64 `json:"lo,omitempty"`
+	Hi    *float64 `json:"hi,omitempty"`
+	N     *int     `json:"n,omitempty"`
+	Note  string   `json:"note,omitempty"`
+}
+
+func fptr(v float64) *float64 {
+	if isNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+func toJSONCell(c Cell) jsonCell {
+	j := jsonCell{Kind: c.Kind, Text: c.Text, Note: c.Note}
+	switch c.Kind {
+	case Int, Num, Prop:
+		j.Value = fptr(c.Value)
+		if c.HasCI {
+			j.Lo, j.Hi = fptr(c.Lo), fptr(c.Hi)
+		}
+		if c.Kind == Prop {
+			n := c.N
+			j.N = &n
+		}
+	}
+	return j
+}
+
+func renderJSON(w io.Writer, r *Report) error {
+	type jt struct {
+		ID      string       `json:"id"`
+		Title   string       `json:"title"`
+		Note    string       `json:"note,omitempty"`
+		Columns []Column     `json:"columns"`
+		Rows    [][]jsonCell `json:"rows"`
+	}
+	type js struct {
+		Title  string `json:"title"`
+		Intro  string `json:"intro,omitempty"`
+		Tables []jt   `json:"tables"`
+	}
+	out := struct {
+		Schema    string            `json:"schema"`
+		Title     string            `json:"title"`
+		Benchmark string            `json:"benchmark"`
+		Meta      map[string]string `json:"meta"`
+		Sections  []js              `json:"sections"`
+	}{Schema: "fallacylab-report/1", Title: r.Title, Benchmark: r.Benchmark, Meta: map[string]string{}}
+	for _, m := range r.Meta {
+		out.Meta[m[0]] = m[1]
+	}
+	for _, s := range r.Sections {
+		sec := js{Title: s.Title, Intro: s.Intro}
+		for _, t := range s.Tables {
+			tt := jt{ID: t.ID, Title: t.Title, Note: t.Note, Columns: t.Columns}
+			for _, row := range t.Rows {
+				var cells []jsonCell
+				for _, c := range row {
+					cells = append(cells, toJSONCell(c))
+				}
+				tt.Rows = append(tt.Rows, cells)
+			}
+			sec.Tables = append(sec.Tables, tt)
+		}
+		out.Sections = append(out.Sections, sec)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(out)
+}
+
+var texEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
+	"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`, "\n", " ")
+
+func texCell(c Cell) string {
+	switch c.Kind {
+	case Prop:
+		s := pct(c.Value)
+		if c.HasCI {
+			s += fmt.Sprintf(" {\\scriptsize[%s, %s]}", pct(c.Lo), pct(c.Hi))
+		}
+		return s
+	case Num:
+		s := num(c.Value, c.Digits)
+		if c.HasCI {
+			s += fmt.Sprintf(" {\\scriptsize[%s, %s]}", num(c.Lo, c.Digits), num(c.Hi, c.Digits))
+		}
+		return s
+	}
+	return texEscaper.Replace(c.Plain())
+}
+
+func renderLaTeX(w io.Writer, r *Report) error {
+	fmt.Fprintf(w, "%% %s — generated by fallacylab; needs \\usepackage{booktabs}\n", r.Title)
+	for _, t := range r.Tables() {
+		fmt.Fprintf(w, "\\begin{table}[ht]\n\\centering\n\\caption{%s}\n\\label{tab:%s}\n", texEscaper.Replace(t.Title), t.ID)
+		fmt.Fprintf(w, "\\begin{tabular}{l%s}\n\\toprule\n", strings.Repeat("r", max(0, len(t.Columns)-1)))
+		var hdr []string
+		for _, c := range t.Columns {
+			hdr = append(hdr, texEscaper.Replace(c.Label))
+		}
+		fmt.Fprintf(w, "%s \\\\\n\\midrule\n", strings.Join(hdr, " & "))
+		for _, row := range t.Rows {
+			var cells []string
+			for _, c := range row {
+				cells = append(cells, texCell(c))
+			}
+			fmt.Fprintf(w, "%s \\\\\n", strings.Join(cells, " & "))
+		}
+		fmt.Fprint(w, "\\bottomrule\n\\end{tabular}\n")
+		if t.Note != "" {
+			fmt.Fprintf(w, "\\par\\footnotesize %s\n", texEscaper.Replace(t.Note))
+		}
+		fmt.Fprint(w, "\\end{table}\n\n")
+	}
+	return nil
+}
+
+// CSS is the style sheet of HTML reports and the viewer.
+const CSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d2330}
+h1{font-size:1.6rem}h2{border-bottom:1px solid #d8dce3;padding-bottom:.2rem;margin-top:2.2rem}h3{font-size:1.05rem;margin-top:1.6rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-variant-numeric:tabular-nums}
+th,td{padding:.25rem .6rem;border-bottom:1px solid #e6e9ef;text-align:left;vertical-align:top}
+td.n{text-align:right;white-space:nowrap;position:relative}
+td.n span.b{position:absolute;left:0;bottom:0;height:3px;background:#7aa5e6}
+th{background:#f3f5f8;font-weight:600}.note{color:#5b6474;font-size:.9em}dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}
+dt{font-weight:600}svg.chart{display:block;margin:.6rem 0;font-size:11px}svg .ct{font-weight:600;font-size:12px}
+svg .bl{text-anchor:end}svg .bv,svg .lg{text-anchor:start}svg .cv{text-anchor:middle}svg .bar{fill:#4a7fd1}svg .whisker{stroke:#1d2330;fill:none}
+svg .axis{stroke:#9aa3b2}svg a .cell rect:hover{stroke:#1d2330;stroke-width:2}
+.resp{white-space:pre-wrap;max-width:38rem}.pager a,.pager span{margin-right:.6rem}form.filters{margin:.6rem 0}`
+
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
+	"charts": func(t *Table) template.HTML {
+		var b strings.Builder
+		for _, c := range t.Charts {
+			b.WriteString(c.SVG(t, nil))
+		}
+		// Safe: the SVG is built by this package and escapes every text it holds.
+		return template.HTML(b.String())
+	},
+	"css":   func() template.CSS { return template.CSS(CSS) },
+	"plain": func(c Cell) string { return c.Plain() },
+	"isNum": func(c Cell) bool { return c.Kind != Text },
+	"bar": func(c Cell) string {
+		if c.Kind != Prop || isNaN(c.Value) {
+			return ""
+		}
+		return strconv.FormatFloat(math.Max(0, math.Min(100, 100*c.Value)), 'f', 1, 64)
+	},
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>{{css}}</style></head><body>
+<h1>{{.Title}}</h1>
+<dl>{{range .Meta}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
+<p class="note">Proportions are percentages with 95 % confidence intervals in brackets and the number of rows in parentheses.</p>
+{{range .Sections}}<section><h2>{{.Title}}</h2>{{if .Intro}}<p>{{.Intro}}</p>{{end}}
+{{range .Tables}}<h3 id="{{.ID}}">{{.Title}}</h3>{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{charts .}}
+<table><thead><tr>{{range .Columns}}<th>{{.Label}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}{{if isNum .}}<td class="n">{{plain .}}{{with bar .}}<span class="b" style="width:{{.}}%"></span>{{end}}</td>{{else}}<td>{{plain .}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}</section>
+{{end}}</body></html>
+`))
+
+func renderHTML(w io.Writer, r *Report) error {
+	return htmlPage.Execute(w, r)
+}
