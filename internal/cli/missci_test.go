@@ -123,7 +123,9 @@ func TestMissciEvalEmbedderAndScorer(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key"})
 	defer srv.Close()
 	scorer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ Pairs []struct{ Reference, Prediction string } }
+		var req struct {
+			Pairs []struct{ Reference, Prediction string }
+		}
 		json.NewDecoder(r.Body).Decode(&req)
 		var out struct {
 			Scores []map[string]float64 `json:"scores"`
