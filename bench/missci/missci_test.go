@@ -275,3 +275,16 @@ func BenchmarkEvaluateK6(b *testing.B) {
 		}
 	}
 }
+
+func TestPerClassMeteor(t *testing.T) {
+	pairs := []Pair{
+		{Gold: "a b c", Pred: "a b c", GoldClass: "Ambiguity", Correct: true},
+		{Gold: "x y", Pred: "q r", GoldClass: "Ambiguity", Correct: true},
+		{Gold: "x y", Pred: "x y", GoldClass: "False Equivalence", Correct: false},
+	}
+	per, n, err := PerClassMeteor(pairs)
+	m0, _ := textmetric.Meteor("a b c", "a b c")
+	if err != nil || n["Ambiguity"] != 2 || n["False Equivalence"] != 0 || math.Abs(per["Ambiguity"]-m0/2) > 1e-15 {
+		t.Fatalf("%v %v %v", per, n, err)
+	}
+}

@@ -137,6 +137,27 @@ func jaccard(a, b string) float64 {
 	return float64(inter) / float64(u)
 }
 
+// PerClassMeteor is the mean METEOR of the correct pairs per gold class
+// (SPEC A.7's per-fallacy premise metrics), with the number of pairs.
+func PerClassMeteor(pairs []Pair) (map[string]float64, map[string]int, error) {
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, p := range pairs {
+		if !p.Correct {
+			continue
+		}
+		m, err := textmetric.Meteor(p.Gold, p.Pred)
+		if err != nil {
+			return nil, nil, err
+		}
+		sum[p.GoldClass] += m
+		n[p.GoldClass]++
+	}
+	for c := range sum {
+		sum[c] /= float64(n[c])
+	}
+	return sum, n, nil
+}
+
 // PremiseScores are METEOR means over all, correct and incorrect pairs.
 type PremiseScores struct {
 	All, Correct, Incorrect float64

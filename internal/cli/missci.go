@@ -288,6 +288,16 @@ func premiseSection(rep *report.Report, data []missci.Argument, preds missci.Pre
 	}
 	t := sec.Add(&report.Table{ID: "premise_quality", Title: "Generated premises against gold premises", Columns: report.Cols(cols...)})
 	t.Rows = append(t.Rows, row)
+	per, n, err := missci.PerClassMeteor(pairs)
+	if err != nil {
+		return err
+	}
+	pc := sec.Add(&report.Table{ID: "premise_meteor_per_class", Title: "METEOR of correctly classified premises, per gold class", Columns: report.Cols("class", "pairs", "METEOR")})
+	for _, c := range missci.Classes {
+		if n[c] > 0 {
+			pc.Rows = append(pc.Rows, []report.Cell{report.T(c), report.I(n[c]), report.F(per[c], 4)})
+		}
+	}
 	return nil
 }
 
