@@ -21,17 +21,29 @@ type enumTok struct {
 // the last equal reference word still unmatched.
 func matchEnums(hyp, ref []enumTok, equal func(h enumTok, r enumTok) bool) ([][2]int, []enumTok, []enumTok) {
 	var m [][2]int
+	usedH := make([]bool, len(hyp))
+	usedR := make([]bool, len(ref))
 	for i := len(hyp) - 1; i >= 0; i-- {
 		for j := len(ref) - 1; j >= 0; j-- {
-			if equal(hyp[i], ref[j]) {
+			if !usedR[j] && equal(hyp[i], ref[j]) {
 				m = append(m, [2]int{hyp[i].idx, ref[j].idx})
-				hyp = append(hyp[:i:i], hyp[i+1:]...)
-				ref = append(ref[:j:j], ref[j+1:]...)
+				usedH[i], usedR[j] = true, true
 				break
 			}
 		}
 	}
-	return m, hyp, ref
+	return m, keep(hyp, usedH), keep(ref, usedR)
+}
+
+// keep returns the unused entries in order (what remains after nltk pops).
+func keep(list []enumTok, used []bool) []enumTok {
+	out := list[:0:0]
+	for i, t := range list {
+		if !used[i] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // SingleMeteor is nltk 3.8's single_meteor_score(reference, hypothesis) on
@@ -59,16 +71,16 @@ func SingleMeteor(reference, hypothesis []string, p MeteorParams) (float64, erro
 	stem, hyp, ref := matchEnums(hyp, ref, same)
 	// Synonym stage: each hypothesis stem's WordNet synonyms.
 	var syn [][2]int
+	usedR := make([]bool, len(ref))
 	for i := len(hyp) - 1; i >= 0; i-- {
 		set, err := Synonyms(hyp[i].w)
 		if err != nil {
 			return 0, err
 		}
 		for j := len(ref) - 1; j >= 0; j-- {
-			if set[ref[j].w] {
+			if !usedR[j] && set[ref[j].w] {
 				syn = append(syn, [2]int{hyp[i].idx, ref[j].idx})
-				hyp = append(hyp[:i:i], hyp[i+1:]...)
-				ref = append(ref[:j:j], ref[j+1:]...)
+				usedR[j] = true
 				break
 			}
 		}

@@ -33,7 +33,9 @@ const ws = `[\t\n\v\f\r \x{1c}-\x{1f}\x{85}\p{Z}]`
 type sub struct {
 	re      *regexp.Regexp
 	repl    string
-	trigger string // the rule can only match text holding one of these characters
+	trigger string   // the rule can only match text holding one of these characters
+	needs   []string // …or, when set, one of these substrings
+	suffix  string   // …or, when set, text ending with one of these characters
 }
 
 func mk(pattern, repl string) sub { return sub{re: regexp.MustCompile(pattern), repl: repl} }
@@ -43,18 +45,23 @@ func mkT(trigger, pattern, repl string) sub {
 	return sub{re: regexp.MustCompile(pattern), repl: repl, trigger: trigger}
 }
 
+// mkS is mk with substring triggers.
+func mkS(needs []string, pattern, repl string) sub {
+	return sub{re: regexp.MustCompile(pattern), repl: repl, needs: needs}
+}
+
 var (
 	startingQuotes = []sub{
 		mkT("«“‘„`", "([«“‘„]|[`]+)", " $1 "),
 		mkT(`"`, `^"`, "``"),
 		mkT("`", "(``)", " $1 "),
-		mkT(`"'`, `([ \(\[{<])("|'{2})`, "$1 `` "),
+		mkS([]string{`"`, "''"}, `([ \(\[{<])("|'{2})`, "$1 `` "),
 	}
 	punctuation = []sub{
 		{trigger: "final1"}, // ([^\.])(\.)([\]\)}>"'»”’ ]*)\s*$ → \1 \2 \3 (finalPeriod)
 		{trigger: "colon"},  // ([:,])([^\d]) → " \1 \2" (colonComma)
-		mkT(":,", `([:,])$`, " $1 "),
-		mkT(".", `\.{2,}`, " $0 "),
+		{re: regexp.MustCompile(`([:,])$`), repl: " $1 ", suffix: ":,"},
+		mkS([]string{".."}, `\.{2,}`, " $0 "),
 		mkT(";@#$%&", `[;@#$%&]`, " $0 "),
 		{trigger: "final2"}, // ([^\.])(\.)([\]\)}>"']*)\s*$ → \1 \2\3 (finalPeriod)
 		mkT("?!", `[?!]`, " $0 "),
@@ -65,7 +72,7 @@ var (
 	doubleDashes = mkT("-", `--`, " -- ")
 	endingQuotes = []sub{
 		mkT("»”’", `([»”’])`, " $1 "),
-		mkT("'", `''`, " '' "),
+		mkS([]string{"''"}, `''`, " '' "),
 		mkT(`"`, `"`, " '' "),
 		{trigger: "clitic1"}, // ([^' ])('[sS]|'[mM]|'[dD]|') → "\1 \2 " (clitics)
 		{trigger: "clitic2"}, // ([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) → "\1 \2 " (clitics)
@@ -95,8 +102,26 @@ func (s sub) apply(text string) string {
 	case "clitic2":
 		return clitics(text, []string{"'ll", "'LL", "'re", "'RE", "'ve", "'VE", "n't", "N'T"})
 	}
-	if s.trigger != "" && !strings.ContainsAny(text, s.trigger) {
+	if s.trigger != "" && s.re != nil && !strings.ContainsAny(text, s.trigger) {
 		return text
+	}
+	if s.needs != nil {
+		found := false
+		for _, n := range s.needs {
+			if strings.Contains(text, n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return text
+		}
+	}
+	if s.suffix != "" {
+		t := strings.TrimSuffix(text, "\n")
+		if t == "" || !strings.ContainsRune(s.suffix, rune(t[len(t)-1])) {
+			return text
+		}
 	}
 	if strings.HasSuffix(s.re.String(), "$") && strings.HasSuffix(text, "\n") {
 		body := text[:len(text)-1]
