@@ -1,9 +1,12 @@
 package textmetric
 
 import (
+	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // MeteorParams are METEOR's weights (nltk defaults: α 0.9, β 3, γ 0.5).
@@ -108,4 +111,37 @@ func SingleMeteor(reference, hypothesis []string, p MeteorParams) (float64, erro
 // word_tokenize both, then SingleMeteor with the default weights.
 func Meteor(reference, prediction string) (float64, error) {
 	return SingleMeteor(WordTokenize(reference), WordTokenize(prediction), DefaultMeteor)
+}
+
+// MeteorBatch scores pairs (references[i], predictions[i]) on all cores.
+// Results are in input order and identical to Meteor's.
+func MeteorBatch(references, predictions []string) ([]float64, error) {
+	if len(references) != len(predictions) {
+		return nil, fmt.Errorf("meteor: %d references, %d predictions", len(references), len(predictions))
+	}
+	out := make([]float64, len(references))
+	errs := make([]error, len(references))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = Meteor(references[i], predictions[i])
+			}
+		}()
+	}
+	for i := range references {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

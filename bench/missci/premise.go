@@ -169,11 +169,16 @@ type PremiseScores struct {
 func ScorePairs(pairs []Pair) (PremiseScores, error) {
 	var s PremiseScores
 	var sc, si float64
-	for _, p := range pairs {
-		m, err := textmetric.Meteor(p.Gold, p.Pred)
-		if err != nil {
-			return s, err
-		}
+	refs, hyps := make([]string, len(pairs)), make([]string, len(pairs))
+	for i, p := range pairs {
+		refs[i], hyps[i] = p.Gold, p.Pred
+	}
+	ms, err := textmetric.MeteorBatch(refs, hyps)
+	if err != nil {
+		return s, err
+	}
+	for i, p := range pairs {
+		m := ms[i]
 		s.All += m
 		if p.Correct {
 			sc += m
