@@ -11,6 +11,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/spf13/cobra"
@@ -18,7 +19,7 @@ import (
 
 func newMissciCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "missci", Short: "Missci: reconstruct the fallacious premise behind misrepresented-science claims"}
-	cmd.AddCommand(newMissciBaselineCmd(g), newMissciEvalCmd(g), newMissciRunCmd(g), newMissciHumanEvalCmd(g))
+	cmd.AddCommand(newMissciBaselineCmd(g), newMissciEvalCmd(g), newMissciRunCmd(g), newMissciHumanEvalCmd(g), newMissciReportCmd(g))
 	return cmd
 }
 
@@ -441,6 +442,9 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err != nil || g.DryRun {
 			return err
 		}
+		if err := storeMissci(ctx, s, o.Split, source, unknown, preds); err != nil {
+			return err
+		}
 		x := premiseExtras{scorer: o.Scorer, ctx: ctx}
 		if x.embed, err = embedderFor(ctx, s, o.Embedder); err != nil {
 			return err
@@ -534,5 +538,89 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 	cmd.Flags().StringVar(&file, "csv", "", "human-evaluation CSV (default: the embedded human-analysis/human-eval.csv)")
 	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
 	cmd.Flags().StringVar(&out, "out", "", "output file")
+	return cmd
+}
+
+// storeMissci keeps a reconstruction run's predictions with the run just executed.
+func storeMissci(ctx context.Context, s *session, split, source string, unknown []string, preds missci.Predictions) error {
+	runID, err := records.LatestRun(ctx, s.st, "missci")
+	if err != nil || runID == 0 {
+		return err
+	}
+	m := records.MissciRun{Split: split, Source: source, Unknown: unknown, Predictions: map[string][]map[string]string{}}
+	for id, list := range preds {
+		for _, p := range list {
+			m.Predictions[id] = append(m.Predictions[id], map[string]string{"premise": p.Premise, "class": p.Class})
+		}
+	}
+	return records.SaveMissci(ctx, s.st, runID, m)
+}
+
+func newMissciReportCmd(g *Global) *cobra.Command {
+	var run int64
+	var ks, format, out, embedder, scorer string
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Report a stored reconstruction run (default: the latest) at any cut-off",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			f, err := report.ParseFormat(format)
+			if err != nil {
+				return err
+			}
+			k, err := parseK(ks)
+			if err != nil {
+				return err
+			}
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if run == 0 {
+				runs, err := s.st.Runs(ctx)
+				if err != nil {
+					return err
+				}
+				for _, r := range runs {
+					if r.Benchmark == "missci" {
+						if _, err := records.LoadMissci(ctx, s.st, r.ID); err == nil {
+							run = r.ID
+							break
+						}
+					}
+				}
+				if run == 0 {
+					return fmt.Errorf("no Missci reconstruction run in %s: run `fallacylab missci run` first", s.st.Path())
+				}
+			}
+			m, err := records.LoadMissci(ctx, s.st, run)
+			if err != nil {
+				return err
+			}
+			data, err := missci.Load(m.Split)
+			if err != nil {
+				return err
+			}
+			preds := missci.Predictions{}
+			for id, list := range m.Predictions {
+				for _, p := range list {
+					preds[id] = append(preds[id], missci.Prediction{Premise: p["premise"], Class: p["class"]})
+				}
+			}
+			x := premiseExtras{scorer: scorer, ctx: ctx}
+			if x.embed, err = embedderFor(ctx, s, embedder); err != nil {
+				return err
+			}
+			return reportReconstruction(g, data, preds, k, m.Split, fmt.Sprintf("run %d: %s", run, m.Source), m.Unknown, f, out, x)
+		},
+	}
+	cmd.Flags().Int64Var(&run, "run", 0, "run id (default: the latest Missci reconstruction run)")
+	cmd.Flags().StringVar(&ks, "k", "1", "cut-off: 1…6 or all (1 reports every cut-off)")
+	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
+	cmd.Flags().StringVar(&out, "out", "", "output file")
+	cmd.Flags().StringVar(&embedder, "embedder", "", "embeddings model for premise pairing")
+	cmd.Flags().StringVar(&scorer, "scorer", "", "BERTScore/NLI scorer URL")
 	return cmd
 }

@@ -55,6 +55,11 @@ func TestMissciRunEndToEnd(t *testing.T) {
 	if n := len(srv.Ledger()); n != lines {
 		t.Fatalf("%d calls for %d reasoning lines", n, lines)
 	}
+	// The stored run reports again without any call.
+	rep2, stderr, err := runCLI(t, dir, "missci", "report", "--k", "2")
+	if err != nil || !strings.Contains(rep2, "| 2 | 72 |") || len(srv.Ledger()) != lines {
+		t.Fatalf("missci report: %v\n%s\n%s", err, stderr, rep2)
+	}
 	var rep struct {
 		Sections []struct {
 			Tables []struct {

@@ -142,3 +142,37 @@ func LoadFoils(ctx context.Context, st *store.Store, runID int64) ([]Prediction,
 	}
 	return out, rep, nil
 }
+
+// MissciPreds is the label kind of a Missci reconstruction run's parsed predictions.
+const MissciPreds = "missci.predictions"
+
+// MissciRun is what a Missci reconstruction run stores to be re-reported.
+type MissciRun struct {
+	Split       string                         `json:"split"`
+	Source      string                         `json:"source"`
+	Unknown     []string                       `json:"unknown,omitempty"`
+	Predictions map[string][]map[string]string `json:"predictions"` // line id → ranked {premise, class}
+}
+
+// SaveMissci stores a reconstruction run's predictions.
+func SaveMissci(ctx context.Context, st *store.Store, runID int64, m MissciRun) error {
+	v, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return st.PutLabels(context.WithoutCancel(ctx), []store.Label{{RunID: runID, Key: "predictions", Kind: MissciPreds, Source: m.Source, Value: v}})
+}
+
+// LoadMissci reads them back.
+func LoadMissci(ctx context.Context, st *store.Store, runID int64) (MissciRun, error) {
+	var m MissciRun
+	ls, err := st.Labels(ctx, runID, MissciPreds)
+	if err != nil {
+		return m, err
+	}
+	if len(ls) == 0 {
+		return m, fmt.Errorf("run %d has no Missci predictions (only reconstruction runs are stored)", runID)
+	}
+	err = json.Unmarshal(ls[0].Value, &m)
+	return m, err
+}
