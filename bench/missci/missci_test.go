@@ -288,3 +288,25 @@ func TestPerClassMeteor(t *testing.T) {
 		t.Fatalf("%v %v %v", per, n, err)
 	}
 }
+
+// Table 4's GPT-4 (D) row: with P@1 = 0.317 the approximation gives 0.674
+// (q2) and 0.481 (q3), as published.
+func TestTable4Approximation(t *testing.T) {
+	strata, err := EmbeddedTable14()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *Stratum
+	for i := range strata {
+		if strata[i].Model == "GPT 4" && strata[i].Prompt == "definition" {
+			s = &strata[i]
+		}
+		if strata[i].NCorrect != 30 || strata[i].NIncorrect != 30 {
+			t.Fatalf("strata should hold 30 items each: %+v", strata[i])
+		}
+	}
+	r3 := func(x float64) float64 { return math.Round(x*1000) / 1000 }
+	if s == nil || r3(s.Approximate(0.317, 1)) != 0.674 || r3(s.Approximate(0.317, 2)) != 0.481 {
+		t.Fatalf("%+v", s)
+	}
+}

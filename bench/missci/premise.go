@@ -274,3 +274,97 @@ func EmbeddedHumanEval() (HumanEvalMeteor, error) {
 	defer f.Close()
 	return HumanEval(f, "human-eval.csv")
 }
+
+// Stratum holds, for one (model, prompt) of the human evaluation, the share
+// of "True" per question among items whose predicted class is a gold class
+// of their reasoning line (correct) and among the others (incorrect): the
+// paper's Table 14 (30 items each).
+type Stratum struct {
+	Model, Prompt        string
+	NCorrect, NIncorrect int
+	Correct, Incorrect   [4]float64 // q1..q4
+}
+
+// Table14 computes the strata from the human-evaluation CSV; gold classes
+// come from the arguments (test split).
+func Table14(r io.Reader, name string, args []Argument) ([]Stratum, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	gold := map[string][]string{}
+	for _, a := range args {
+		for _, l := range a.Lines {
+			gold[l.ID] = l.Classes()
+		}
+	}
+	type acc struct {
+		n   [2]int
+		yes [2][4]int
+	}
+	by := map[[2]string]*acc{}
+	var order [][2]string
+	for i, row := range rows[1:] {
+		k := [2]string{row[col["model"]], row[col["prompt"]]}
+		a := by[k]
+		if a == nil {
+			a = &acc{}
+			by[k] = a
+			order = append(order, k)
+		}
+		g, ok := gold[row[col["fallacy_id"]]]
+		if !ok {
+			return nil, fmt.Errorf("%s line %d: field fallacy_id: %q is not a test reasoning line", name, i+2, row[col["fallacy_id"]])
+		}
+		stratum := 1
+		if contains(g, row[col["predicted_fallacy"]]) {
+			stratum = 0
+		}
+		a.n[stratum]++
+		for q := range 4 {
+			if strings.EqualFold(strings.TrimSpace(row[col[fmt.Sprintf("q%d", q+1)]]), "true") {
+				a.yes[stratum][q]++
+			}
+		}
+	}
+	var out []Stratum
+	for _, k := range order {
+		a := by[k]
+		s := Stratum{Model: k[0], Prompt: k[1], NCorrect: a.n[0], NIncorrect: a.n[1]}
+		for q := range 4 {
+			if a.n[0] > 0 {
+				s.Correct[q] = float64(a.yes[0][q]) / float64(a.n[0])
+			}
+			if a.n[1] > 0 {
+				s.Incorrect[q] = float64(a.yes[1][q]) / float64(a.n[1])
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Approximate is the paper's Table 4 approximation for one question:
+// s = P@1·h_correct + (1 − P@1)·h_incorrect (SPEC A.12). It reproduces the
+// GPT-4 (D) row; the paper's other rows are inconsistent with it.
+func (s Stratum) Approximate(pAt1 float64, q int) float64 {
+	return pAt1*s.Correct[q] + (1-pAt1)*s.Incorrect[q]
+}
+
+// EmbeddedTable14 runs Table14 on the embedded CSV and test split.
+func EmbeddedTable14() ([]Stratum, error) {
+	args, err := Load("test")
+	if err != nil {
+		return nil, err
+	}
+	f, err := data.Open("data/human-eval.csv")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Table14(f, "human-eval.csv", args)
+}

@@ -501,7 +501,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 }
 
 func newMissciHumanEvalCmd(g *Global) *cobra.Command {
-	var file, format, out string
+	var file, format, out, pAt1 string
 	cmd := &cobra.Command{
 		Use:   "human-eval",
 		Short: "Table 13: METEOR against the human judgement q4 on the paper's human-evaluation CSV",
@@ -532,10 +532,42 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 			for _, m := range []string{"BERTScore", "NLI-A", "NLI-S"} {
 				t.Rows = append(t.Rows, []report.Cell{report.T(m), report.NA("not computed"), report.NA(""), report.NA(""), report.NA(""), report.NA(""), report.NA("")})
 			}
+			if file == "" {
+				strata, err := missci.EmbeddedTable14()
+				if err != nil {
+					return err
+				}
+				p1 := map[string]float64{}
+				for _, kv := range strings.Split(pAt1, ",") {
+					if kv = strings.TrimSpace(kv); kv == "" {
+						continue
+					}
+					k, v, ok := strings.Cut(kv, "=")
+					x, err := strconv.ParseFloat(v, 64)
+					if !ok || err != nil || x < 0 || x > 1 {
+						return fmt.Errorf("--p-at-1 %q: want MODEL/PROMPT=P, e.g. \"GPT 4/definition=0.317\"", kv)
+					}
+					p1[k] = x
+				}
+				sec := rep.AddSection("Human judgements by stratum (Table 14) and the Table 4 approximation",
+					"Shares of True per question among items whose predicted class is gold (correct) and the others; with --p-at-1 MODEL/PROMPT=P, the approximation s = P·h_correct + (1 − P)·h_incorrect (SPEC A.12; reproduces GPT-4 (D) at P = 0.317).")
+				t14 := sec.Add(&report.Table{ID: "table14", Title: "Table 14 and approximations", Columns: report.Cols("model", "prompt", "question", "correct (n)", "h correct", "incorrect (n)", "h incorrect", "approximation")})
+				for _, st := range strata {
+					for q := range 4 {
+						approx := report.NA("pass --p-at-1")
+						if v, ok := p1[st.Model+"/"+st.Prompt]; ok {
+							approx = report.F(st.Approximate(v, q), 3)
+						}
+						t14.Rows = append(t14.Rows, []report.Cell{report.T(st.Model), report.T(st.Prompt), report.T(fmt.Sprintf("q%d", q+1)),
+							report.I(st.NCorrect), report.F(st.Correct[q], 3), report.I(st.NIncorrect), report.F(st.Incorrect[q], 3), approx})
+					}
+				}
+			}
 			return writeReport(g, rep, f, out)
 		},
 	}
 	cmd.Flags().StringVar(&file, "csv", "", "human-evaluation CSV (default: the embedded human-analysis/human-eval.csv)")
+	cmd.Flags().StringVar(&pAt1, "p-at-1", "", "P@1 per model/prompt for the Table 4 approximation, e.g. \"GPT 4/definition=0.317\"")
 	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
 	cmd.Flags().StringVar(&out, "out", "", "output file")
 	return cmd
