@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 )
@@ -66,6 +67,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.render(w, "deflect.html", data)
 	case "foils":
 		s.render(w, "foils.html", data)
+	case "missci":
+		s.render(w, "missci.html", data)
 	default:
 		s.render(w, "run.html", data)
 	}
@@ -208,4 +211,61 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	pg := paginate(r, len(match))
 	s.render(w, "items.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Cond": cond, "Label": label,
 		"Pred": pred, "Q": q.Get("q"), "Conds": []string{"native", "matched", "wrong_scheme", "test"}})
+}
+
+type lineView struct {
+	Line    missci.Line
+	Preds   []missci.Prediction
+	Correct bool
+}
+
+type argView struct {
+	Arg   missci.Argument
+	Lines []lineView
+}
+
+func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
+		return
+	}
+	if d.missci == nil {
+		s.fail(w, 404, fmt.Errorf("run %d is not a Missci reconstruction run", d.run.ID))
+		return
+	}
+	q := r.URL.Query()
+	class, wrong := q.Get("class"), q.Get("wrong") == "1"
+	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	var match []argView
+	for _, a := range d.missci.args {
+		av := argView{Arg: a}
+		keep := class == "" && !wrong
+		for _, l := range a.Lines {
+			lv := lineView{Line: l, Preds: d.missci.preds[l.ID]}
+			if len(lv.Preds) > 0 {
+				for _, c := range l.Classes() {
+					if c == lv.Preds[0].Class {
+						lv.Correct = true
+					}
+				}
+			}
+			av.Lines = append(av.Lines, lv)
+			hasClass := false
+			for _, c := range l.Classes() {
+				hasClass = hasClass || c == class
+			}
+			if (class == "" || hasClass) && (!wrong || !lv.Correct) {
+				keep = true
+			}
+		}
+		if search != "" && !strings.Contains(strings.ToLower(a.Claim+" "+a.P0), search) {
+			keep = false
+		}
+		if keep {
+			match = append(match, av)
+		}
+	}
+	pg := paginate(r, len(match))
+	s.render(w, "arguments.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Class": class, "Wrong": wrong,
+		"Q": q.Get("q"), "Classes": missci.Classes})
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
@@ -53,6 +54,14 @@ type runData struct {
 	evals  map[string]map[string]deflect.Eval // gen → judge → eval
 	rep    *report.Report
 	preds  []records.Prediction
+	missci *missciData
+}
+
+// missciData is a Missci reconstruction run joined with its gold arguments.
+type missciData struct {
+	args  []missci.Argument
+	preds missci.Predictions
+	split string
 }
 
 // New builds a viewer over a store.
@@ -71,6 +80,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/generations", s.generations)
 	mux.HandleFunc("GET /runs/{id}/items", s.items)
+	mux.HandleFunc("GET /runs/{id}/arguments", s.arguments)
 	mux.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write([]byte(report.CSS))
@@ -148,6 +158,31 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 		}
 		d.rep, err = deflect.Analyze(ds, deflect.Options{Seed: 20260101, Resamples: s.Resamples})
 		return err
+	case "missci":
+		m, err := records.LoadMissci(ctx, s.st, id)
+		if err != nil {
+			return err
+		}
+		args, err := missci.Load(m.Split)
+		if err != nil {
+			return err
+		}
+		md := &missciData{args: args, preds: missci.Predictions{}, split: m.Split}
+		for lid, list := range m.Predictions {
+			for _, p := range list {
+				md.preds[lid] = append(md.preds[lid], missci.Prediction{Premise: p["premise"], Class: p["class"]})
+			}
+		}
+		d.missci = md
+		res, err := missci.EvaluateReconstruction(args, md.preds, 1)
+		if err != nil {
+			return err
+		}
+		d.rep = &report.Report{Title: "Missci", Benchmark: "missci"}
+		sec := d.rep.AddSection("Reconstruction", "")
+		sec.Add(missci.ReconstructionTable("reconstruction", "Reconstruction at k = 1", []string{m.Source}, []missci.Reconstruction{res}))
+		pc := sec.Add(missci.PerClassTable(res))
+		pc.Charts = []report.Chart{{Kind: "bars", Title: "Per-class F1", Label: []int{0}, Value: 4}}
 	case "foils":
 		preds, js, err := records.LoadFoils(ctx, s.st, id)
 		if err != nil {

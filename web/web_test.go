@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/web"
@@ -175,5 +176,37 @@ func BenchmarkGenerationsPage(b *testing.B) {
 		if rec.Code != 200 {
 			b.Fatal(rec.Code)
 		}
+	}
+}
+
+func TestMissciPages(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	id, _ := st.StartRun(ctx, store.Run{Name: "missci", Benchmark: "missci", Version: "test"})
+	args, _ := missci.Load("dev")
+	m := records.MissciRun{Split: "dev", Source: "scripted", Predictions: map[string][]map[string]string{}}
+	for i, a := range args {
+		for _, l := range a.Lines {
+			class := l.Fallacies[0].Class
+			if i%2 == 1 {
+				class = "Other"
+			}
+			m.Predictions[l.ID] = []map[string]string{{"premise": hostile[0] + " premise", "class": class}}
+		}
+	}
+	if err := records.SaveMissci(ctx, st, id, m); err != nil {
+		t.Fatal(err)
+	}
+	h := viewer(t, st)
+	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d", id))
+	if code != 200 || !strings.Contains(body, "Per-class F1") || !strings.Contains(body, `id="arguments"`) {
+		t.Fatalf("missci page %d", code)
+	}
+	_, body, _ = get(t, h, fmt.Sprintf("/runs/%d/arguments?wrong=1", id))
+	if !strings.Contains(body, "15 rows") || strings.Contains(body, hostile[0]) || !strings.Contains(body, "&lt;script&gt;") {
+		t.Fatalf("arguments page:\n%.500s", body)
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments", id-1)); code != 404 {
+		t.Fatalf("non-Missci run: %d", code)
 	}
 }
