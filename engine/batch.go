@@ -10,14 +10,15 @@ import (
 )
 
 // RunBatch executes the plan through the providers' batch APIs: cached jobs
-// are answered at once; the rest are grouped per provider into batches of at
-// most BatchSize, each recorded in the store before polling starts. Batches
-// left pending by an earlier (killed) run are polled and ingested, never
-// resubmitted. Results go into the same cache as live calls.
+// are answered at once; the rest are grouped per provider and model (OpenAI
+// and Gemini batches hold one model each) into batches of at most BatchSize,
+// each recorded in the store before polling starts. Batches left pending by an
+// earlier (killed) run are polled and ingested, never resubmitted. Results go into the same cache as live calls.
 func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result)) (Summary, error) {
 	e.reset(plan)
 	waiting := map[string]Job{} // key → job of this plan awaiting a batch result
-	pending := map[string][]Job{}
+	type group struct{ provider, model string }
+	pending := map[group][]Job{}
 	providers := map[string]bool{}
 	emit := func(r Result) {
 		e.account(r)
@@ -26,13 +27,13 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		}
 	}
 	st := e.opt.Store
-	flush := func(provider string) error {
-		jobs := pending[provider]
+	flush := func(g group) error {
+		jobs := pending[g]
 		if len(jobs) == 0 {
 			return nil
 		}
-		pending[provider] = nil
-		return e.submit(ctx, provider, jobs)
+		pending[g] = nil
+		return e.submit(ctx, g.provider, jobs)
 	}
 	for j := range plan.Jobs {
 		if err := ctx.Err(); err != nil {
@@ -60,15 +61,16 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		if inFlight {
 			continue // an earlier run submitted it: wait for that batch
 		}
-		pending[j.Spec.Provider] = append(pending[j.Spec.Provider], j)
-		if len(pending[j.Spec.Provider]) >= e.opt.BatchSize {
-			if err := flush(j.Spec.Provider); err != nil {
+		g := group{j.Spec.Provider, j.Spec.Model}
+		pending[g] = append(pending[g], j)
+		if len(pending[g]) >= e.opt.BatchSize {
+			if err := flush(g); err != nil {
 				return e.summary(ctx), err
 			}
 		}
 	}
-	for p := range pending {
-		if err := flush(p); err != nil {
+	for g := range pending {
+		if err := flush(g); err != nil {
 			return e.summary(ctx), err
 		}
 	}

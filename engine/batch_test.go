@@ -12,23 +12,25 @@ import (
 	"github.com/fallacylab/fallacylab/store"
 )
 
+// batchPlan asks two models in turn: OpenAI and Gemini batches hold one model
+// each, so the engine must split them.
 func batchPlan(n int, provider string) engine.Plan {
 	jobs := make([]engine.Job, n)
 	for i := range jobs {
-		jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "b", Spec: llm.Spec{Provider: provider, Model: "m"}, Request: llm.UserPrompt("", fmt.Sprint("batch ", i))}
+		jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "b", Spec: llm.Spec{Provider: provider, Model: []string{"m", "m2"}[i%2]}, Request: llm.UserPrompt("", fmt.Sprint("batch ", i))}
 	}
 	return engine.SlicePlan("batch", jobs)
 }
 
-func TestBatchModeBothProviders(t *testing.T) {
-	for _, prov := range []string{"openai", "anthropic"} {
+func TestBatchModeAllProviders(t *testing.T) {
+	for _, prov := range []string{"openai", "anthropic", "gemini"} {
 		t.Run(prov, func(t *testing.T) {
 			srv := llmtest.New(llmtest.Options{BatchPolls: 2})
 			defer srv.Close()
 			st := openStore(t)
 			opts := fastOpts(st, srv)
 			opts.BatchPoll, opts.BatchSize = time.Millisecond, 40
-			opts.Prices = llm.Prices{prov + ":m": {Input: 1, Output: 1}}
+			opts.Prices = llm.Prices{prov + ":m": {Input: 1, Output: 1}, prov + ":m2": {Input: 1, Output: 1}}
 			got := map[string]string{}
 			sum, err := engine.New(opts).RunBatch(context.Background(), batchPlan(100, prov), func(r engine.Result) {
 				if r.Err == nil {
@@ -65,8 +67,8 @@ func TestKilledBatchRunResumesPollingWithoutResubmitting(t *testing.T) {
 	defer cancel()
 	engine.New(opts).RunBatch(ctx, batchPlan(30, "openai"), nil) // "killed" while polling
 	pend, _ := st.PendingBatches(context.Background(), "openai")
-	if len(pend) != 1 {
-		t.Fatalf("batch not recorded: %v", pend)
+	if len(pend) != 2 || len(pend[0].Items) != 15 || len(pend[1].Items) != 15 {
+		t.Fatalf("want one recorded batch per model, got %d", len(pend))
 	}
 	first := len(srv.Ledger())
 

@@ -14,6 +14,7 @@ import (
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/anthropic"
+	"github.com/fallacylab/fallacylab/llm/gemini"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/llm/openai"
 	"github.com/fallacylab/fallacylab/store"
@@ -37,6 +38,8 @@ func resolver(srv *llmtest.Server) engine.Resolver {
 			return openai.New(openai.Config{BaseURL: srv.OpenAIURL(), APIKey: "k", HTTPClient: srv.Client()}), nil
 		case "anthropic":
 			return anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", HTTPClient: srv.Client()}), nil
+		case "gemini":
+			return gemini.New(gemini.Config{BaseURL: srv.URL, APIKey: "k", HTTPClient: srv.Client()}), nil
 		}
 		return nil, fmt.Errorf("unknown provider %q", name)
 	}

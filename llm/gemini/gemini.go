@@ -1,5 +1,5 @@
 // Package gemini adapts the official Google Gen AI Go SDK (google.golang.org/genai)
-// to llm.Provider, on the Gemini Developer API.
+// to llm.Provider and llm.Batcher, on the Gemini Developer API.
 package gemini
 
 import (
@@ -113,7 +113,14 @@ func (p *Provider) Generate(ctx context.Context, model string, req llm.Request) 
 	if err != nil {
 		return llm.Response{}, p.classify(ctx, err)
 	}
-	r := llm.Response{Text: res.Text(), RequestID: res.ResponseID, Latency: lat, Notes: notes}
+	r := toResponse(res)
+	r.Latency, r.Notes = lat, notes
+	return r, nil
+}
+
+// toResponse converts a generateContent answer (synchronous or from a batch).
+func toResponse(res *genai.GenerateContentResponse) llm.Response {
+	r := llm.Response{Text: res.Text(), RequestID: res.ResponseID}
 	if len(res.Candidates) > 0 {
 		r.FinishReason = string(res.Candidates[0].FinishReason)
 	} else if res.PromptFeedback != nil {
@@ -126,7 +133,7 @@ func (p *Provider) Generate(ctx context.Context, model string, req llm.Request) 
 			ReasoningTokens: int64(u.ThoughtsTokenCount),
 		}
 	}
-	return r, nil
+	return r
 }
 
 func (p *Provider) classify(ctx context.Context, err error) error {

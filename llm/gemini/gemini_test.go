@@ -47,3 +47,56 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("auth: %v", err)
 	}
 }
+
+func TestBatchOverWire(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "gk", BatchPolls: 2, Fault: func(c llmtest.Call) llmtest.Fault {
+		if c.Prompt == "bad" {
+			return llmtest.BadRequest
+		}
+		return llmtest.NoFault
+	}})
+	defer srv.Close()
+	p := gemini.New(gemini.Config{BaseURL: srv.URL, APIKey: "gk"})
+	ctx := context.Background()
+	var items []llm.BatchItem
+	for _, q := range []string{"one", "two", "bad"} {
+		req := llm.UserPrompt("be brief", q)
+		req.Temperature = llm.Temp(0.7)
+		items = append(items, llm.BatchItem{CustomID: "k-" + q, Model: "gemini-2.5-flash", Request: req})
+	}
+	id, err := p.SubmitBatch(ctx, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(id, "batches/") {
+		t.Fatalf("batch name %q", id)
+	}
+	st, err := p.PollBatch(ctx, id)
+	if err != nil || st.Done {
+		t.Fatalf("first poll should be running: %+v %v", st, err)
+	}
+	st, err = p.PollBatch(ctx, id)
+	if err != nil || !st.Done || st.Failed || st.Status != "JOB_STATE_SUCCEEDED" {
+		t.Fatalf("second poll: %+v %v", st, err)
+	}
+	got := map[string]llm.BatchResult{}
+	if err := p.BatchResults(ctx, id, func(r llm.BatchResult) error { got[r.CustomID] = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got["k-two"].Response.Text != "echo: two" || got["k-one"].Response.FinishReason != "STOP" || got["k-one"].Response.Usage.InputTokens == 0 {
+		t.Fatalf("results %+v", got)
+	}
+	if e := got["k-bad"].Err; e == nil || llm.IsRetryable(e) {
+		t.Fatalf("invalid item should fail permanently: %v", e)
+	}
+	for _, e := range srv.Ledger() {
+		c := e.Call
+		if !c.Batch || c.System != "be brief" || c.Model != "gemini-2.5-flash" || !strings.Contains(string(c.Body), `"temperature":0.7`) {
+			t.Fatalf("batch request on the wire: %+v %s", c, c.Body)
+		}
+	}
+	items[1].Model = "gemini-2.5-pro"
+	if _, err := p.SubmitBatch(ctx, items); err == nil || !strings.Contains(err.Error(), "one model") {
+		t.Fatalf("mixed models: %v", err)
+	}
+}

@@ -135,7 +135,7 @@ type batch struct {
 	id, protocol  string
 	created       int64
 	polls         int
-	output        string // OpenAI output file id; Anthropic results body
+	output        string // OpenAI output file id; Gemini model
 	results       []byte
 	total, failed int
 }
@@ -155,6 +155,7 @@ func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	var out bytes.Buffer
 	b := &batch{id: s.nextID("batch"), protocol: "openai", created: time.Now().Unix()}
+	model := ""
 	for i, line := range bytes.Split(input, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -170,6 +171,13 @@ func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 		c, err := decodeOpenAI(item.Body)
 		if err != nil {
 			writeJSON(w, 400, openaiError(400, fmt.Sprintf("line %d body: %v", i+1, err)))
+			return
+		}
+		// As the real API: one input file holds requests for one model.
+		if model == "" {
+			model = c.Model
+		} else if c.Model != model {
+			writeJSON(w, 400, openaiError(400, fmt.Sprintf("line %d: model %s differs from %s; a batch holds one model", i+1, c.Model, model)))
 			return
 		}
 		c.APIKey, c.Batch = bearer(r), true

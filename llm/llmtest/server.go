@@ -1,7 +1,8 @@
 // Package llmtest is an in-process HTTP server that speaks the wire protocols of
 // the providers fallacylab uses — OpenAI chat completions, files and batches;
-// Anthropic messages and message batches; Gemini generateContent — so the real
-// SDK adapters run unchanged against it. It is scriptable (answers as a function
+// Anthropic messages and message batches; Gemini generateContent and inlined
+// batchGenerateContent batches — so the real SDK adapters run unchanged
+// against it. It is scriptable (answers as a function
 // of the request, latency, 429 with Retry-After, 5xx, dropped connections, hangs,
 // malformed bodies, a per-key requests/min limit) and keeps a ledger of every
 // request so tests can assert that no call was paid for twice.
@@ -139,6 +140,7 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1/messages/batches/{id}", s.anthropicBatchGet)
 	mux.HandleFunc("GET /v1/messages/batches/{id}/results", s.anthropicBatchResults)
 	mux.HandleFunc("POST /v1beta/models/{action}", s.geminiGenerate)
+	mux.HandleFunc("GET /v1beta/batches/{id}", s.geminiBatchGet)
 	mux.HandleFunc("GET /v1/models", s.openaiModels)
 	mux.HandleFunc("POST /v1/embeddings", s.openaiEmbeddings)
 	s.Server = httptest.NewServer(mux)
