@@ -121,12 +121,7 @@ func (s *Server) anthropicBatchJSON(b *batch) map[string]any {
 }
 
 func (s *Server) anthropicBatchGet(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	b, ok := s.batches[r.PathValue("id")]
-	if ok {
-		b.polls++
-	}
-	s.mu.Unlock()
+	b, ok := s.pollBatch(r.PathValue("id"))
 	if !ok {
 		writeJSON(w, 404, anthropicError(404, "no such batch"))
 		return

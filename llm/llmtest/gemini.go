@@ -168,12 +168,7 @@ func (s *Server) geminiBatchJSON(b *batch) map[string]any {
 }
 
 func (s *Server) geminiBatchGet(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	b, ok := s.batches["batches/"+r.PathValue("id")]
-	if ok {
-		b.polls++
-	}
-	s.mu.Unlock()
+	b, ok := s.pollBatch("batches/"+r.PathValue("id"))
 	if !ok {
 		writeJSON(w, 404, geminiError(404, "no such batch"))
 		return

@@ -209,12 +209,7 @@ func (s *Server) openaiBatchJSON(b *batch, input string) map[string]any {
 }
 
 func (s *Server) openaiBatchGet(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	b, ok := s.batches[r.PathValue("id")]
-	if ok {
-		b.polls++
-	}
-	s.mu.Unlock()
+	b, ok := s.pollBatch(r.PathValue("id"))
 	if !ok {
 		writeJSON(w, 404, openaiError(404, "no such batch"))
 		return

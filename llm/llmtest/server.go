@@ -339,6 +339,17 @@ func (s *Server) Update(fn func(*Options)) {
 	fn(&s.opts)
 }
 
+// pollBatch looks a batch up and counts the status request against it.
+func (s *Server) pollBatch(id string) (*batch, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.batches[id]
+	if ok {
+		b.polls++
+	}
+	return b, ok
+}
+
 func (s *Server) batchDone(b *batch) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
