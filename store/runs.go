@@ -58,9 +58,13 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status string) error {
 
 // Runs lists runs, newest first.
 func (s *Store) Runs(ctx context.Context) ([]Run, error) {
+	return s.runs(ctx, "")
+}
+
+func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.name, r.benchmark, r.config, r.version, r.started_at,
 		COALESCE(r.ended_at,''), r.status, COUNT(rc.key), COALESCE(SUM(rc.cached),0)
-		FROM runs r LEFT JOIN run_calls rc ON rc.run_id = r.id GROUP BY r.id ORDER BY r.id DESC`)
+		FROM runs r LEFT JOIN run_calls rc ON rc.run_id = r.id `+where+` GROUP BY r.id ORDER BY r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

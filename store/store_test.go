@@ -140,3 +140,53 @@ func TestUnreadableDatabase(t *testing.T) {
 		t.Fatalf("missing dir: %v", err)
 	}
 }
+
+func TestRunCallsAndRunStats(t *testing.T) {
+	s, _ := open(t)
+	ctx := context.Background()
+	price := 0.25
+	a, b, c := call("ka", store.StatusOK, "A"), call("kb", store.StatusOK, "B"), call("kc", store.StatusError, "boom")
+	a.Cost, b.Cost = &price, &price
+	b.Model = "m2"
+	for _, x := range []store.Call{a, b, c} {
+		if err := s.PutCall(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, _ := s.StartRun(ctx, store.Run{Name: "one", Benchmark: "prompts"})
+	second, _ := s.StartRun(ctx, store.Run{Name: "two", Benchmark: "prompts", Config: json.RawMessage(`{"samples":2}`)})
+	s.LinkRun(ctx, first, "ka", "q1", false)
+	s.LinkRun(ctx, second, "ka", "q1", true) // the second run got ka from the cache
+	s.LinkRun(ctx, second, "kb", "q2", false)
+	s.LinkRun(ctx, second, "kc", "q0", false)
+
+	r, ok, err := s.Run(ctx, second)
+	if err != nil || !ok || r.Name != "two" || r.Calls != 3 || r.Cached != 1 || string(r.Config) != `{"samples":2}` {
+		t.Fatalf("run: %+v %v %v", r, ok, err)
+	}
+	if _, ok, err := s.Run(ctx, 99); ok || err != nil {
+		t.Fatalf("missing run: %v %v", ok, err)
+	}
+	var jobs []string
+	err = s.RunCalls(ctx, second, func(rc store.RunCall) error {
+		jobs = append(jobs, fmt.Sprintf("%s:%s:%v:%s", rc.Job, rc.Key, rc.Cached, rc.Status))
+		if rc.Status == store.StatusOK && rc.Response == nil || rc.Status == store.StatusError && (rc.Response != nil || rc.Error != "boom") {
+			t.Fatalf("call %+v", rc)
+		}
+		return nil
+	})
+	if err != nil || strings.Join(jobs, " ") != "q0:kc:false:error q1:ka:true:ok q2:kb:false:ok" {
+		t.Fatalf("run calls: %v %v", jobs, err)
+	}
+	stats, err := s.RunModelStats(ctx, second)
+	if err != nil || len(stats) != 2 {
+		t.Fatalf("stats %+v %v", stats, err)
+	}
+	// m: ka (cached, costs nothing again) and kc (error); m2: kb paid.
+	if m := stats[0]; m.Model != "m" || m.Calls != 1 || m.Errors != 1 || m.Hits != 1 || m.Cost != 0 {
+		t.Fatalf("m: %+v", m)
+	}
+	if m := stats[1]; m.Model != "m2" || m.Calls != 1 || m.Hits != 0 || m.Cost != 0.25 || m.InputTokens != 3 {
+		t.Fatalf("m2: %+v", m)
+	}
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/spf13/cobra"
+)
+
+func newRunsCmd(g *Global) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List runs in the store, newest first; show or export one",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			runs, err := s.st.Runs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "id\tname\tbenchmark\tstatus\tstarted\tduration\tcalls\tcached")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", r.ID, r.Name, r.Benchmark, r.Status, r.Started.Local().Format("2006-01-02 15:04:05"), runDuration(r), r.Calls, r.Cached)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.AddCommand(newRunsShowCmd(g), newRunsExportCmd(g))
+	return cmd
+}
+
+func runDuration(r store.Run) string {
+	if r.Ended.IsZero() {
+		return "-"
+	}
+	return r.Ended.Sub(r.Started).Round(time.Millisecond).String()
+}
+
+// runByArg parses a run id argument and fetches the run.
+func runByArg(cmd *cobra.Command, s *session, arg string) (store.Run, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || id <= 0 {
+		return store.Run{}, fmt.Errorf("run id %q: want a positive number (see `fallacylab runs`)", arg)
+	}
+	r, ok, err := s.st.Run(cmd.Context(), id)
+	if err != nil {
+		return store.Run{}, err
+	}
+	if !ok {
+		return store.Run{}, fmt.Errorf("no run %d in %s (see `fallacylab runs`)", id, s.st.Path())
+	}
+	return r, nil
+}
+
+func newRunsShowCmd(g *Global) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show RUN",
+		Short: "A run's status, version, per-model calls, cache hits, tokens and spend, and its config snapshot",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			r, err := runByArg(cmd, s, args[0])
+			if err != nil {
+				return err
+			}
+			stats, err := s.st.RunModelStats(cmd.Context(), r.ID)
+			if err != nil {
+				return err
+			}
+			w := g.Stdout
+			fmt.Fprintf(w, "run %d: %s\nbenchmark: %s\nstatus:    %s\nversion:   %s\nstarted:   %s\nduration:  %s\ncalls:     %d (%d from the cache)\n\n",
+				r.ID, r.Name, r.Benchmark, r.Status, r.Version, r.Started.Local().Format(time.RFC3339), runDuration(r), r.Calls, r.Cached)
+			if len(stats) > 0 {
+				if err := modelTable(w, stats); err != nil {
+					return err
+				}
+				fmt.Fprintln(w, "(spend counts only calls this run paid for; cache hits cost nothing again)")
+				fmt.Fprintln(w)
+			}
+			var cfg bytes.Buffer
+			if err := json.Indent(&cfg, r.Config, "", "  "); err != nil {
+				cfg.Reset()
+				cfg.Write(r.Config)
+			}
+			fmt.Fprintf(w, "config:\n%s\n", cfg.String())
+			return nil
+		},
+	}
+}
+
+// exportedCall is one line of `runs export`: the documented, stable shape of
+// a stored call.
+type exportedCall struct {
+	Job       string          `json:"job"`
+	Key       string          `json:"key"`
+	Cached    bool            `json:"cached"`
+	Namespace string          `json:"namespace"`
+	Provider  string          `json:"provider"`
+	Model     string          `json:"model"`
+	Request   json.RawMessage `json:"request"`
+	Response  *llm.Response   `json:"response"`
+	Status    string          `json:"status"`
+	Error     string          `json:"error,omitempty"`
+	Attempts  int             `json:"attempts"`
+	Usage     llm.Usage       `json:"usage"`
+	Cost      *float64        `json:"cost_usd"`
+	LatencyMS int64           `json:"latency_ms"`
+	BatchID   string          `json:"batch_id,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+func newRunsExportCmd(g *Global) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "export RUN",
+		Short: "Write every call a run used (request, response, usage, cost) as JSONL, for archiving or sharing",
+		Long: `Each line is one call: job (the plan's id), key (the cache key), cached, namespace, provider,
+model, request (canonical JSON), response (null on error), status, error, attempts, usage,
+cost_usd (null when the price is unknown), latency_ms, batch_id, created_at. API keys are never
+stored, so never exported. With --out the file is written whole or not at all.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			r, err := runByArg(cmd, s, args[0])
+			if err != nil {
+				return err
+			}
+			fill := func(w io.Writer) error {
+				bw := bufio.NewWriter(w)
+				enc := json.NewEncoder(bw)
+				enc.SetEscapeHTML(false)
+				err := s.st.RunCalls(cmd.Context(), r.ID, func(c store.RunCall) error {
+					return enc.Encode(exportedCall{Job: c.Job, Key: c.Key, Cached: c.Cached, Namespace: c.Namespace,
+						Provider: c.Provider, Model: c.Model, Request: c.Request, Response: c.Response, Status: c.Status,
+						Error: c.Error, Attempts: c.Attempts, Usage: c.Usage, Cost: c.Cost, LatencyMS: c.Latency.Milliseconds(),
+						BatchID: c.BatchID, CreatedAt: c.CreatedAt})
+				})
+				if err != nil {
+					return err
+				}
+				return bw.Flush()
+			}
+			if out == "" || out == "-" {
+				return fill(g.Stdout)
+			}
+			if err := writeFileAtomic(out, fill); err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", r.Calls, r.ID, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "file to write (default: standard output)")
+	return cmd
+}
