@@ -14,7 +14,10 @@ type ModelEstimate struct {
 	Cached       int
 	InputTokens  int64 // of the calls still to make
 	OutputTokens int64
-	Cost         float64
+	// Learned is how many stored answers of this model (same namespace) the
+	// output estimate starts from; 0 means MaxTokens or DefaultOutputGuess.
+	Learned int
+	Cost    float64
 	PriceKnown   bool
 }
 
@@ -27,7 +30,9 @@ type Estimate struct {
 }
 
 // DryRun walks the plan, looks every job up in the cache and estimates the
-// tokens and cost of the rest. It sends nothing.
+// tokens and cost of the rest. Output tokens start from the mean of the
+// model's stored answers in the same namespace where there are any (capped by
+// MaxTokens), else MaxTokens, else DefaultOutputGuess. It sends nothing.
 func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 	per := map[string]*ModelEstimate{}
 	est := map[string]*estimator{}
@@ -41,7 +46,16 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 			m = &ModelEstimate{Spec: j.Spec}
 			_, m.PriceKnown = e.opt.Prices.Lookup(j.Spec)
 			per[j.Spec.String()] = m
-			est[j.Spec.String()] = newEstimator()
+		}
+		ek := j.Spec.String() + "\x00" + j.Namespace
+		if est[ek] == nil {
+			est[ek] = newEstimator()
+			mean, n, err := e.opt.Store.OutputTokens(ctx, j.Spec.Provider, j.Spec.Model, j.Namespace)
+			if err != nil {
+				return out, err
+			}
+			est[ek].seed(mean, n)
+			m.Learned += n
 		}
 		m.Jobs++
 		out.Jobs++
@@ -54,7 +68,7 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 			out.Cached++
 			continue
 		}
-		in, o := est[j.Spec.String()].estimate(j.Request)
+		in, o := est[ek].estimate(j.Request)
 		m.InputTokens += in
 		m.OutputTokens += o
 	}

@@ -49,6 +49,15 @@ func (e *estimator) estimate(r llm.Request) (in, out int64) {
 	return in, out
 }
 
+// seed starts the output estimate from n earlier answers with the given mean.
+func (e *estimator) seed(mean float64, n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n > 0 {
+		e.outMean, e.outCount = mean, n
+	}
+}
+
 // observe corrects the estimator with a call's actual usage.
 func (e *estimator) observe(r llm.Request, u llm.Usage) {
 	if u.InputTokens <= 0 {

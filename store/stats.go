@@ -44,3 +44,16 @@ func (s *Store) Stats(ctx context.Context) ([]ModelStats, error) {
 	}
 	return out, rows.Err()
 }
+
+// OutputTokens returns the mean output tokens and the number of stored
+// successful calls of a model in a namespace, so estimates can start from what
+// the model actually wrote before.
+func (s *Store) OutputTokens(ctx context.Context, provider, model, namespace string) (mean float64, n int, err error) {
+	var avg sql.NullFloat64
+	err = s.db.QueryRowContext(ctx, `SELECT AVG(output_tokens), COUNT(*) FROM calls
+		WHERE provider = ? AND model = ? AND namespace = ? AND status = 'ok'`, provider, model, namespace).Scan(&avg, &n)
+	if err != nil {
+		return 0, 0, fmt.Errorf("output tokens of %s:%s: %w", provider, model, err)
+	}
+	return avg.Float64, n, nil
+}

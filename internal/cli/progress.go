@@ -132,8 +132,15 @@ func printEstimate(w io.Writer, e engine.Estimate) {
 		if !m.PriceKnown {
 			price = "price unknown"
 		}
-		fmt.Fprintf(w, "  %-40s %6d jobs %6d cached  ~%s in + ~%s out tokens  %s\n", m.Spec, m.Jobs, m.Cached,
-			humanCount(m.InputTokens), humanCount(m.OutputTokens), price)
+		basis := ""
+		if m.Jobs > m.Cached {
+			basis = "  (out: max_tokens or 512 each)"
+			if m.Learned > 0 {
+				basis = fmt.Sprintf("  (out: mean of %d stored answers)", m.Learned)
+			}
+		}
+		fmt.Fprintf(w, "  %-40s %6d jobs %6d cached  ~%s in + ~%s out tokens  %s%s\n", m.Spec, m.Jobs, m.Cached,
+			humanCount(m.InputTokens), humanCount(m.OutputTokens), price, basis)
 	}
 	if e.CostKnown {
 		fmt.Fprintf(w, "estimated cost: $%.4f\n", e.Cost)

@@ -12,6 +12,16 @@ import (
 	"github.com/fallacylab/fallacylab/llm/openai"
 )
 
+// MissingKeyError says which environment variable a provider's key is read from.
+type MissingKeyError struct {
+	Provider string
+	Env      string
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("missing API key for %s: set %s (export %s=…)", e.Provider, e.Env, e.Env)
+}
+
 // Provider builds the provider for an endpoint name, reading its key from the
 // environment. A missing key is an error that names the variable to set.
 func (c *Config) Provider(name string, client *http.Client) (llm.Provider, error) {
@@ -36,7 +46,7 @@ func (c *Config) Provider(name string, client *http.Client) (llm.Provider, error
 		if env == "" {
 			env = llm.KeyEnv(name)
 		}
-		return nil, fmt.Errorf("missing API key for %s: set %s (export %s=…)", name, env, env)
+		return nil, &MissingKeyError{Provider: name, Env: env}
 	}
 	switch ep.Type {
 	case "anthropic":
