@@ -16,9 +16,9 @@ type ModelEstimate struct {
 	OutputTokens int64
 	// Learned is how many stored answers of this model (same namespace) the
 	// output estimate starts from; 0 means MaxTokens or DefaultOutputGuess.
-	Learned int
-	Cost    float64
-	PriceKnown   bool
+	Learned    int
+	Cost       float64
+	PriceKnown bool
 }
 
 // Estimate is what a plan would cost, computed without calling anything.

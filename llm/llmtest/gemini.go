@@ -168,7 +168,7 @@ func (s *Server) geminiBatchJSON(b *batch) map[string]any {
 }
 
 func (s *Server) geminiBatchGet(w http.ResponseWriter, r *http.Request) {
-	b, ok := s.pollBatch("batches/"+r.PathValue("id"))
+	b, ok := s.pollBatch("batches/" + r.PathValue("id"))
 	if !ok {
 		writeJSON(w, 404, geminiError(404, "no such batch"))
 		return
