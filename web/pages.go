@@ -39,7 +39,12 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	data := map[string]any{"Run": d.run, "Report": d.rep}
+	about, err := s.about(r.Context(), id)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	data := map[string]any{"Run": d.run, "Report": d.rep, "About": about}
 	if d.rep != nil {
 		var charts []chartView
 		for _, t := range d.rep.Tables() {

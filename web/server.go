@@ -83,7 +83,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /runs/{id}/arguments", s.arguments)
 	mux.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
-		w.Write([]byte(report.CSS))
+		w.Write([]byte(report.CSS + viewerCSS))
 	})
 	return secure(mux)
 }

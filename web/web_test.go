@@ -14,6 +14,7 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/web"
 )
@@ -208,5 +209,39 @@ func TestMissciPages(t *testing.T) {
 	}
 	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments", id-1)); code != 404 {
 		t.Fatalf("non-Missci run: %d", code)
+	}
+}
+
+func TestRunAboutBlock(t *testing.T) {
+	st, id1, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	price := 0.5
+	for i, key := range []string{"k1", "k2"} {
+		c := store.Call{Key: key, Namespace: "prompts", Provider: "openai", Model: "gpt-x", Request: []byte(`{}`), Status: store.StatusOK,
+			Attempts: 1, Response: &llm.Response{Text: "hi"}, Usage: llm.Usage{InputTokens: 10, OutputTokens: int64(5 + i)}, Cost: &price}
+		if err := st.PutCall(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, _ := st.StartRun(ctx, store.Run{Name: "prompts", Benchmark: "prompts", Version: "v9", Config: []byte(`{"note":"<script>alert(3)</script>"}`)})
+	st.LinkRun(ctx, id, "k1", "q1", false)
+	st.LinkRun(ctx, id, "k2", "q2", true)
+	h := viewer(t, st)
+	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d", id))
+	if code != 200 {
+		t.Fatalf("run page %d", code)
+	}
+	for _, want := range []string{"fallacylab v9", "running", "2 calls (1 from cache)", "<td>openai:gpt-x</td>", "spend $0.5000",
+		"&lt;script&gt;alert(3)&lt;/script&gt;", fmt.Sprintf("fallacylab runs export %d", id)} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("about block lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "<script>") {
+		t.Fatal("config snapshot not escaped")
+	}
+	// Benchmark pages carry the block too.
+	if _, body, _ := get(t, h, fmt.Sprintf("/runs/%d", id1)); !strings.Contains(body, `<details class="about">`) {
+		t.Fatal("DeflectBench page has no about block")
 	}
 }

@@ -1,0 +1,77 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// viewerCSS styles what only the viewer shows, on top of the reports' CSS.
+const viewerCSS = `details.about{margin:.6rem 0 1rem;padding:.4rem .7rem;border:1px solid #ddd;border-radius:4px}` +
+	`details.about summary{cursor:pointer}pre.config{max-height:24rem;overflow:auto;background:#f6f6f6;padding:.5rem;font-size:12px}`
+
+// aboutView is the provenance block of a run page: read fresh on every request
+// so a run in progress shows its current status and spend.
+type aboutView struct {
+	Run      store.Run
+	Duration string
+	Models   []modelRow
+	Total    modelRow
+	Config   string
+}
+
+type modelRow struct {
+	Model                  string
+	Calls, Hits, Errors    int
+	InputTokens, OutTokens int64
+	Spend                  string
+}
+
+func (s *Server) about(ctx context.Context, id int64) (*aboutView, error) {
+	run, ok, err := s.st.Run(ctx, id)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	stats, err := s.st.RunModelStats(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a := &aboutView{Run: run, Duration: "running"}
+	if !run.Ended.IsZero() {
+		a.Duration = run.Ended.Sub(run.Started).Round(time.Millisecond).String()
+	}
+	var cost float64
+	unpriced := 0
+	for _, m := range stats {
+		a.Models = append(a.Models, modelRow{Model: m.Provider + ":" + m.Model, Calls: m.Calls, Hits: m.Hits, Errors: m.Errors,
+			InputTokens: m.InputTokens, OutTokens: m.OutputTokens, Spend: spend(m.Cost, m.UnpricedCalls)})
+		a.Total.Calls += m.Calls
+		a.Total.Hits += m.Hits
+		a.Total.Errors += m.Errors
+		a.Total.InputTokens += m.InputTokens
+		a.Total.OutTokens += m.OutputTokens
+		cost += m.Cost
+		unpriced += m.UnpricedCalls
+	}
+	a.Total.Spend = spend(cost, unpriced)
+	var cfg bytes.Buffer
+	if json.Indent(&cfg, run.Config, "", "  ") != nil {
+		cfg.Reset()
+		cfg.Write(run.Config)
+	}
+	a.Config = cfg.String()
+	return a, nil
+}
+
+// spend formats what a run paid; unknown prices are never shown as $0.
+func spend(cost float64, unpriced int) string {
+	out := fmt.Sprintf("$%.4f", cost)
+	if unpriced > 0 {
+		out += fmt.Sprintf(" + unknown (%d unpriced calls)", unpriced)
+	}
+	return out
+}
