@@ -168,6 +168,32 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 	return m, nil
 }
 
+// Proba returns the class probabilities of a row (softmax of the scores), in
+// the order of Classes, like scikit-learn's predict_proba.
+func (m *LogReg) Proba(row Sparse) []float64 {
+	p := make([]float64, len(m.Classes))
+	mx := math.Inf(-1)
+	for k := range m.Classes {
+		s := m.B[k]
+		for j, idx := range row.Idx {
+			if int(idx) < m.D {
+				s += m.W[k][idx] * row.Val[j]
+			}
+		}
+		p[k] = s
+		mx = math.Max(mx, s)
+	}
+	sum := 0.0
+	for k := range p {
+		p[k] = math.Exp(p[k] - mx)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+	return p
+}
+
 // Predict returns the most probable class of a row.
 func (m *LogReg) Predict(row Sparse) string {
 	best, bestK := math.Inf(-1), 0
