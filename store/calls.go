@@ -70,11 +70,63 @@ func (s *Store) GetCall(ctx context.Context, key string) (Call, bool, error) {
 // PutCall stores a call; it returns once the row is committed. A successful
 // answer is never overwritten; an earlier error is replaced.
 func (s *Store) PutCall(ctx context.Context, c Call) error {
+	args, err := callArgs(c)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(insertCall+`
+			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
+			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
+			  reasoning_tokens=excluded.reasoning_tokens, cost=excluded.cost, latency_ms=excluded.latency_ms,
+			  batch_id=excluded.batch_id, created_at=excluded.created_at
+			WHERE calls.status <> 'ok'`, args...)
+		if err != nil {
+			return fmt.Errorf("put call %s: %w", c.Key, err)
+		}
+		return nil
+	})
+}
+
+// ImportCalls adds successful calls made elsewhere (e.g. by `runs export` on
+// another machine) to the cache in one transaction; a key already stored is
+// left as it is. It returns how many calls were new.
+func (s *Store) ImportCalls(ctx context.Context, calls []Call) (int, error) {
+	added := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		added = 0
+		for _, c := range calls {
+			if c.Status != StatusOK || c.Response == nil {
+				return fmt.Errorf("import call %s: only successful calls are cache answers", c.Key)
+			}
+			args, err := callArgs(c)
+			if err != nil {
+				return err
+			}
+			res, err := tx.Exec(insertCall+` ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status,
+				error=NULL WHERE calls.status <> 'ok'`, args...)
+			if err != nil {
+				return fmt.Errorf("import call %s: %w", c.Key, err)
+			}
+			n, _ := res.RowsAffected()
+			added += int(n)
+		}
+		return nil
+	})
+	return added, err
+}
+
+const insertCall = `INSERT INTO calls (key, namespace, provider, model, request, response, status, error, attempts,
+	input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, batch_id, created_at)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+
+// callArgs are the insertCall parameters of c.
+func callArgs(c Call) ([]any, error) {
 	var resp any
 	if c.Response != nil {
 		b, err := json.Marshal(c.Response)
 		if err != nil {
-			return fmt.Errorf("encode response: %w", err)
+			return nil, fmt.Errorf("encode response of %s: %w", c.Key, err)
 		}
 		resp = string(b)
 	}
@@ -86,22 +138,12 @@ func (s *Store) PutCall(ctx context.Context, c Call) error {
 	if c.BatchID != "" {
 		batch = c.BatchID
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO calls (key, namespace, provider, model, request, response, status, error, attempts,
-			input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, batch_id, created_at)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
-			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
-			  reasoning_tokens=excluded.reasoning_tokens, cost=excluded.cost, latency_ms=excluded.latency_ms,
-			  batch_id=excluded.batch_id, created_at=excluded.created_at
-			WHERE calls.status <> 'ok'`,
-			c.Key, c.Namespace, c.Provider, c.Model, string(c.Request), resp, c.Status, nullIfEmpty(c.Error), c.Attempts,
-			c.Usage.InputTokens, c.Usage.OutputTokens, c.Usage.ReasoningTokens, cost, c.Latency.Milliseconds(), batch, now())
-		if err != nil {
-			return fmt.Errorf("put call %s: %w", c.Key, err)
-		}
-		return nil
-	})
+	created := now()
+	if !c.CreatedAt.IsZero() {
+		created = c.CreatedAt.UTC().Format(time.RFC3339Nano)
+	}
+	return []any{c.Key, c.Namespace, c.Provider, c.Model, string(c.Request), resp, c.Status, nullIfEmpty(c.Error), c.Attempts,
+		c.Usage.InputTokens, c.Usage.OutputTokens, c.Usage.ReasoningTokens, cost, c.Latency.Milliseconds(), batch, created}, nil
 }
 
 // LinkRun records that run used the call key (cached: answered by the cache).

@@ -32,6 +32,7 @@ func newCacheCmd(g *Global) *cobra.Command {
 			return modelTable(g.Stdout, stats)
 		},
 	})
+	cmd.AddCommand(newCacheImportCmd(g))
 	return cmd
 }
 
