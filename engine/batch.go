@@ -115,7 +115,14 @@ func (e *Engine) submit(ctx context.Context, provider string, jobs []Job) error 
 	if err := e.opt.Store.SaveBatch(context.WithoutCancel(ctx), rec); err != nil {
 		return fmt.Errorf("record %s batch %s (it was submitted; do not resubmit): %w", provider, id, err)
 	}
+	e.notify(BatchEvent{Provider: provider, ID: id, Status: "submitted", Requests: len(items)})
 	return nil
+}
+
+func (e *Engine) notify(ev BatchEvent) {
+	if e.opt.OnBatch != nil {
+		e.opt.OnBatch(ev)
+	}
 }
 
 // drain polls every pending batch of a provider and ingests its results.
@@ -129,7 +136,7 @@ func (e *Engine) drain(ctx context.Context, provider string, waiting map[string]
 		return err
 	}
 	for _, rec := range batches {
-		if err := e.awaitBatch(ctx, b, rec.ID); err != nil {
+		if err := e.awaitBatch(ctx, b, rec); err != nil {
 			return err
 		}
 		if err := e.ingest(ctx, b, rec, waiting, emit); err != nil {
@@ -139,11 +146,16 @@ func (e *Engine) drain(ctx context.Context, provider string, waiting map[string]
 	return nil
 }
 
-func (e *Engine) awaitBatch(ctx context.Context, b llm.Batcher, id string) error {
+func (e *Engine) awaitBatch(ctx context.Context, b llm.Batcher, rec store.Batch) error {
 	delay := e.opt.BatchPoll
 	failures := 0
+	start, last := time.Now(), ""
 	for {
-		st, err := b.PollBatch(ctx, id)
+		st, err := b.PollBatch(ctx, rec.ID)
+		if err == nil && st.Status != last {
+			last = st.Status
+			e.notify(BatchEvent{Provider: rec.Provider, ID: rec.ID, Status: st.Status, Requests: len(rec.Items), Waited: time.Since(start)})
+		}
 		switch {
 		case err == nil && st.Done:
 			return nil
@@ -209,5 +221,9 @@ func (e *Engine) ingest(ctx context.Context, b llm.Batcher, rec store.Batch, wai
 			}
 		}
 	}
-	return e.opt.Store.SetBatchStatus(ctx, rec.ID, store.BatchIngested)
+	if err := e.opt.Store.SetBatchStatus(ctx, rec.ID, store.BatchIngested); err != nil {
+		return err
+	}
+	e.notify(BatchEvent{Provider: rec.Provider, ID: rec.ID, Status: "ingested", Requests: len(rec.Items), Results: len(seen)})
+	return nil
 }

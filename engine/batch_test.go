@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,14 @@ func TestBatchModeAllProviders(t *testing.T) {
 			opts := fastOpts(st, srv)
 			opts.BatchPoll, opts.BatchSize = time.Millisecond, 40
 			opts.Prices = llm.Prices{prov + ":m": {Input: 1, Output: 1}, prov + ":m2": {Input: 1, Output: 1}}
+			news := map[string][]string{}
+			opts.OnBatch = func(ev engine.BatchEvent) {
+				s := ev.Status
+				if s == "ingested" {
+					s = fmt.Sprintf("ingested %d/%d", ev.Results, ev.Requests)
+				}
+				news[ev.ID] = append(news[ev.ID], s)
+			}
 			got := map[string]string{}
 			sum, err := engine.New(opts).RunBatch(context.Background(), batchPlan(100, prov), func(r engine.Result) {
 				if r.Err == nil {
@@ -46,6 +55,21 @@ func TestBatchModeAllProviders(t *testing.T) {
 			for _, e := range srv.Ledger() {
 				if !e.Call.Batch {
 					t.Fatal("batch mode made a live call")
+				}
+			}
+			// 50 jobs per model in batches of at most 40: 2 batches per model,
+			// each submitted, seen in progress and done, then fully ingested.
+			if len(news) != 4 {
+				t.Fatalf("%d batches reported: %v", len(news), news)
+			}
+			for id, ev := range news {
+				if len(ev) != 4 || ev[0] != "submitted" || !strings.HasPrefix(ev[3], "ingested ") {
+					t.Fatalf("batch %s: events %v", id, ev)
+				}
+				var n, m int
+				fmt.Sscanf(ev[3], "ingested %d/%d", &n, &m)
+				if n != m || (n != 40 && n != 10) {
+					t.Fatalf("batch %s: %s", id, ev[3])
 				}
 			}
 			// Cached afterwards, by live or batch runs alike.

@@ -56,6 +56,19 @@ type Options struct {
 	BatchPoll time.Duration
 	// BatchDiscount multiplies the price of batch calls (default 0.5).
 	BatchDiscount float64
+	// OnBatch, if set, hears about every provider batch: submitted, each
+	// change of the provider's status while polling, and ingested.
+	OnBatch func(BatchEvent)
+}
+
+// BatchEvent is news about one provider batch.
+type BatchEvent struct {
+	Provider string
+	ID       string
+	Status   string // "submitted", the provider's own status word, or "ingested"
+	Requests int    // requests in the batch
+	Results  int    // with Status "ingested": results stored
+	Waited   time.Duration
 }
 
 // Result is the outcome of one job.

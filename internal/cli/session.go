@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/config"
@@ -83,7 +84,31 @@ func (s *session) engine(runID int64) *engine.Engine {
 	return engine.New(engine.Options{
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
+		BatchSize: s.g.BatchSize, OnBatch: s.batchNews,
 	})
+}
+
+// batchNews prints one line per batch event; batches run for minutes to
+// hours, and the user should see that they move.
+func (s *session) batchNews(ev engine.BatchEvent) {
+	if s.g.Quiet {
+		return
+	}
+	clear := ""
+	if s.g.TTY {
+		clear = "\r\033[K" // over the progress bar, which redraws itself
+	}
+	what := ev.Status
+	switch ev.Status {
+	case "ingested":
+		what = fmt.Sprintf("ingested %d of %d results", ev.Results, ev.Requests)
+	case "submitted":
+	default:
+		if ev.Waited > 0 {
+			what += fmt.Sprintf(" (after %s)", ev.Waited.Round(time.Second))
+		}
+	}
+	fmt.Fprintf(s.g.Stderr, "%s%s batch %s (%s, %d requests): %s\n", clear, time.Now().Format("15:04:05"), ev.ID, ev.Provider, ev.Requests, what)
 }
 
 // snapshot is the run's configuration as stored: flags and config, no secrets
@@ -91,7 +116,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 func (s *session) snapshot(args []string, extra any) json.RawMessage {
 	doc := map[string]any{
 		"args": args,
-		"flags": map[string]any{"concurrency": s.g.Concurrency, "rpm": s.g.RPM, "tpm": s.g.TPM, "batch": s.g.Batch,
+		"flags": map[string]any{"concurrency": s.g.Concurrency, "rpm": s.g.RPM, "tpm": s.g.TPM, "batch": s.g.Batch, "batch_size": s.g.BatchSize,
 			"budget": s.g.Budget, "timeout": s.g.Timeout.String(), "max_attempts": s.g.MaxAttempts},
 		"config":  s.cfg,
 		"options": extra,
