@@ -120,6 +120,10 @@ func (e *Engine) submit(ctx context.Context, provider string, jobs []Job) error 
 }
 
 func (e *Engine) notify(ev BatchEvent) {
+	if e.opt.Log != nil {
+		e.opt.Log.Info("batch", "provider", ev.Provider, "id", ev.ID, "status", ev.Status, "requests", ev.Requests,
+			"results", ev.Results, "waited", ev.Waited.Round(time.Second).String())
+	}
 	if e.opt.OnBatch != nil {
 		e.opt.OnBatch(ev)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -56,6 +57,10 @@ type Options struct {
 	BatchPoll time.Duration
 	// BatchDiscount multiplies the price of batch calls (default 0.5).
 	BatchDiscount float64
+	// Log, if set, receives one structured record per retry, per job that
+	// fails for good, and per batch event. Records hold job ids, models,
+	// attempts and error messages: never keys or prompts.
+	Log *slog.Logger
 	// OnBatch, if set, hears about every provider batch: submitted, each
 	// change of the provider's status while polling, and ingested.
 	OnBatch func(BatchEvent)
@@ -98,6 +103,8 @@ type Progress struct {
 	Usage                                llm.Usage
 	Cost                                 float64
 	Unpriced                             int // answered calls with unknown price
+	Retries                              int // attempts after the first, over all jobs
+	RateLimited                          int // answers that were rate limits (429 and the like)
 	Started                              time.Time
 }
 
@@ -291,6 +298,22 @@ func (e *Engine) account(r Result) {
 	}
 }
 
+// noteRetry counts a retry (and a rate limit) and logs it.
+func (e *Engine) noteRetry(j Job, attempt int, wait time.Duration, err error) {
+	var le *llm.Error
+	limited := errors.As(err, &le) && le.RateLimit
+	e.progMu.Lock()
+	e.prog.Retries++
+	if limited {
+		e.prog.RateLimited++
+	}
+	e.progMu.Unlock()
+	if e.opt.Log != nil {
+		e.opt.Log.Warn("retry", "job", j.ID, "model", j.Spec.String(), "attempt", attempt, "wait", wait.Round(time.Millisecond).String(),
+			"rate_limited", limited, "err", err.Error())
+	}
+}
+
 // graceContext returns a context for calls that ends Grace after parent ends.
 func graceContext(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
@@ -380,10 +403,15 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 				err = fmt.Errorf("gave up after %d attempts: %w", attempt, err)
 			}
 			res.Err = err
+			if e.opt.Log != nil {
+				e.opt.Log.Error("job failed", "job", j.ID, "model", j.Spec.String(), "attempts", attempt, "err", err.Error())
+			}
 			e.commit(callCtx, res)
 			return res, true
 		}
-		if !sleep(ctx, e.backoff(attempt, err)) {
+		wait := e.backoff(attempt, err)
+		e.noteRetry(j, attempt, wait, err)
+		if !sleep(ctx, wait) {
 			return res, false
 		}
 	}

@@ -109,8 +109,12 @@ func printSummary(g *Global, s engine.Summary) {
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, ", %d skipped (budget)", s.Skipped)
 	}
-	fmt.Fprintf(w, "; %s in + %s out tokens; %s; %s\n", humanCount(s.Usage.InputTokens), humanCount(s.Usage.OutputTokens),
+	fmt.Fprintf(w, "; %s in + %s out tokens; %s; %s", humanCount(s.Usage.InputTokens), humanCount(s.Usage.OutputTokens),
 		money(s.Cost, s.Unpriced), s.Elapsed.Round(time.Millisecond))
+	if s.Retries > 0 {
+		fmt.Fprintf(w, "; %d retries (%d rate-limited)", s.Retries, s.RateLimited)
+	}
+	fmt.Fprintln(w)
 	printFailures(w, s.Failures)
 }
 

@@ -25,6 +25,7 @@ type Global struct {
 	RPM, TPM    float64
 	Batch       bool
 	BatchSize   int
+	LogPath     string
 	DryRun      bool
 	Budget      float64
 	Timeout     time.Duration
@@ -69,6 +70,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.Float64Var(&g.TPM, "tpm", 0, "tokens per minute per provider (0: config or unlimited)")
 	pf.BoolVar(&g.Batch, "batch", false, "use the providers' batch APIs (cheaper, slower; resumable)")
 	pf.IntVar(&g.BatchSize, "batch-size", 2000, "with --batch: requests per provider batch (one model each)")
+	pf.StringVar(&g.LogPath, "log", "", "append a JSON line per retry, failed job and batch event to this file")
 	pf.BoolVar(&g.DryRun, "dry-run", false, "print jobs, cache hits, estimated tokens and cost; call nothing")
 	pf.Float64Var(&g.Budget, "budget", 0, "stop issuing calls before spend would pass this many USD (0: no limit)")
 	pf.DurationVar(&g.Timeout, "timeout", 2*time.Minute, "time limit of one model call")

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -17,10 +19,12 @@ import (
 
 // session is what a command that calls models needs: config, store, engine options.
 type session struct {
-	g      *Global
-	cfg    *config.Config
-	st     *store.Store
-	client *http.Client // nil: the SDK default
+	g       *Global
+	cfg     *config.Config
+	st      *store.Store
+	client  *http.Client // nil: the SDK default
+	log     *slog.Logger // nil without --log
+	logFile *os.File
 }
 
 // openSession loads the config and opens the store.
@@ -33,10 +37,24 @@ func openSession(g *Global) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{g: g, cfg: cfg, st: st}, nil
+	s := &session{g: g, cfg: cfg, st: st}
+	if g.LogPath != "" {
+		f, err := os.OpenFile(g.LogPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			st.Close()
+			return nil, fmt.Errorf("--log: %w", err)
+		}
+		s.logFile, s.log = f, slog.New(slog.NewJSONHandler(f, nil))
+	}
+	return s, nil
 }
 
-func (s *session) Close() error { return s.st.Close() }
+func (s *session) Close() error {
+	if s.logFile != nil {
+		s.logFile.Close()
+	}
+	return s.st.Close()
+}
 
 // resolver builds providers from the config.
 func (s *session) resolver() engine.Resolver {
@@ -84,7 +102,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 	return engine.New(engine.Options{
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
-		BatchSize: s.g.BatchSize, OnBatch: s.batchNews,
+		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log,
 	})
 }
 
