@@ -48,9 +48,14 @@ func UserPrompt(system, prompt string) Request {
 // Usage counts tokens as reported by the provider. ReasoningTokens is the part of
 // OutputTokens spent on hidden reasoning, where the provider reports it.
 type Usage struct {
-	InputTokens     int64 `json:"input_tokens"`
+	InputTokens     int64 `json:"input_tokens"` // all input tokens, cached ones included
 	OutputTokens    int64 `json:"output_tokens"`
 	ReasoningTokens int64 `json:"reasoning_tokens,omitempty"`
+	// CachedInputTokens of InputTokens were read from the provider's prompt
+	// cache; CacheWriteTokens were written to it (Anthropic). Both are priced
+	// apart when the price table knows how.
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // Total is input plus output tokens.

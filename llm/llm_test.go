@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"math"
 	"context"
 	"errors"
 	"io"
@@ -40,6 +41,18 @@ func TestPrices(t *testing.T) {
 	c, ok := p.Cost(llm.Spec{Provider: "openai", Model: "gpt-4.1"}, llm.Usage{InputTokens: 1_000_000, OutputTokens: 500_000})
 	if !ok || c != 2+4 {
 		t.Fatalf("cost %v", c)
+	}
+	// Prompt-cache reads and writes are priced apart: Haiku 4.5 reads at $0.10
+	// and writes at $1.25 per 1M, the rest of the input at $1.
+	u := llm.Usage{InputTokens: 1_000_000, CachedInputTokens: 600_000, CacheWriteTokens: 100_000, OutputTokens: 200_000}
+	c, _ = p.Cost(llm.Spec{Provider: "anthropic", Model: "claude-haiku-4-5"}, u)
+	if want := 0.3*1 + 0.6*0.10 + 0.1*1.25 + 0.2*5; math.Abs(c-want) > 1e-12 {
+		t.Fatalf("cached cost %v, want %v", c, want)
+	}
+	// Without a cached price, cached tokens cost full input: never understated.
+	c, _ = p.Cost(llm.Spec{Provider: "gemini", Model: "gemini-2.5-flash"}, llm.Usage{InputTokens: 1_000_000, CachedInputTokens: 900_000})
+	if c != 0.30 {
+		t.Fatalf("unknown cached price: %v", c)
 	}
 }
 

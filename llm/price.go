@@ -6,37 +6,43 @@ import "strings"
 type Price struct {
 	Input  float64 `yaml:"input" json:"input"`
 	Output float64 `yaml:"output" json:"output"`
+	// CachedInput is the price of input tokens read from the prompt cache and
+	// CacheWrite of tokens written to it; 0 means "not known": such tokens are
+	// charged at Input, which never understates the cost.
+	CachedInput float64 `yaml:"cached_input,omitempty" json:"cached_input,omitempty"`
+	CacheWrite  float64 `yaml:"cache_write,omitempty" json:"cache_write,omitempty"`
 }
 
 // Prices maps "provider:model" (or a bare model name) to its price.
 type Prices map[string]Price
 
 // DefaultPrices are list prices of common models (USD per 1M tokens, standard
-// tier, as published by the providers). Users override or extend them with the
+// tier, as published by the providers; cached input where the provider lists
+// it: OpenAI's cached-input price, Anthropic's 5-minute cache read and write). Users override or extend them with the
 // `prices:` section of the config. Local endpoints cost nothing only when the
 // user says so; an unknown model has an unknown price, never $0.
 func DefaultPrices() Prices {
 	return Prices{
-		"openai:gpt-4.1":               {2.00, 8.00},
-		"openai:gpt-4.1-mini":          {0.40, 1.60},
-		"openai:gpt-4.1-nano":          {0.10, 0.40},
-		"openai:gpt-4o":                {2.50, 10.00},
-		"openai:gpt-4o-mini":           {0.15, 0.60},
-		"openai:o3":                    {2.00, 8.00},
-		"openai:o4-mini":               {1.10, 4.40},
-		"openai:gpt-5":                 {1.25, 10.00},
-		"openai:gpt-5-mini":            {0.25, 2.00},
-		"openai:gpt-5-nano":            {0.05, 0.40},
-		"anthropic:claude-opus-4-1":    {15.00, 75.00},
-		"anthropic:claude-sonnet-4-5":  {3.00, 15.00},
-		"anthropic:claude-sonnet-4":    {3.00, 15.00},
-		"anthropic:claude-haiku-4-5":   {1.00, 5.00},
-		"anthropic:claude-3-5-haiku":   {0.80, 4.00},
-		"gemini:gemini-2.5-pro":        {1.25, 10.00},
-		"gemini:gemini-2.5-flash":      {0.30, 2.50},
-		"gemini:gemini-2.5-flash-lite": {0.10, 0.40},
-		"deepseek:deepseek-chat":       {0.27, 1.10},
-		"deepseek:deepseek-reasoner":   {0.55, 2.19},
+		"openai:gpt-4.1":               {Input: 2.00, Output: 8.00, CachedInput: 0.50},
+		"openai:gpt-4.1-mini":          {Input: 0.40, Output: 1.60, CachedInput: 0.10},
+		"openai:gpt-4.1-nano":          {Input: 0.10, Output: 0.40, CachedInput: 0.025},
+		"openai:gpt-4o":                {Input: 2.50, Output: 10.00, CachedInput: 1.25},
+		"openai:gpt-4o-mini":           {Input: 0.15, Output: 0.60, CachedInput: 0.075},
+		"openai:o3":                    {Input: 2.00, Output: 8.00, CachedInput: 0.50},
+		"openai:o4-mini":               {Input: 1.10, Output: 4.40, CachedInput: 0.275},
+		"openai:gpt-5":                 {Input: 1.25, Output: 10.00, CachedInput: 0.125},
+		"openai:gpt-5-mini":            {Input: 0.25, Output: 2.00, CachedInput: 0.025},
+		"openai:gpt-5-nano":            {Input: 0.05, Output: 0.40, CachedInput: 0.005},
+		"anthropic:claude-opus-4-1":    {Input: 15.00, Output: 75.00, CachedInput: 1.50, CacheWrite: 18.75},
+		"anthropic:claude-sonnet-4-5":  {Input: 3.00, Output: 15.00, CachedInput: 0.30, CacheWrite: 3.75},
+		"anthropic:claude-sonnet-4":    {Input: 3.00, Output: 15.00, CachedInput: 0.30, CacheWrite: 3.75},
+		"anthropic:claude-haiku-4-5":   {Input: 1.00, Output: 5.00, CachedInput: 0.10, CacheWrite: 1.25},
+		"anthropic:claude-3-5-haiku":   {Input: 0.80, Output: 4.00, CachedInput: 0.08, CacheWrite: 1.00},
+		"gemini:gemini-2.5-pro":        {Input: 1.25, Output: 10.00},
+		"gemini:gemini-2.5-flash":      {Input: 0.30, Output: 2.50},
+		"gemini:gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40},
+		"deepseek:deepseek-chat":       {Input: 0.27, Output: 1.10},
+		"deepseek:deepseek-reasoner":   {Input: 0.55, Output: 2.19},
 	}
 }
 
@@ -72,7 +78,16 @@ func (p Prices) Cost(s Spec, u Usage) (cost float64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	return (float64(u.InputTokens)*pr.Input + float64(u.OutputTokens)*pr.Output) / 1e6, true
+	cachedPrice, writePrice := pr.CachedInput, pr.CacheWrite
+	if cachedPrice == 0 {
+		cachedPrice = pr.Input
+	}
+	if writePrice == 0 {
+		writePrice = pr.Input
+	}
+	plain := max(u.InputTokens-u.CachedInputTokens-u.CacheWriteTokens, 0)
+	return (float64(plain)*pr.Input + float64(u.CachedInputTokens)*cachedPrice + float64(u.CacheWriteTokens)*writePrice +
+		float64(u.OutputTokens)*pr.Output) / 1e6, true
 }
 
 func isDigits(s string) bool {

@@ -33,6 +33,9 @@ type Endpoint struct {
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
 	// KeyOptional allows running without a key (local servers).
 	KeyOptional bool `yaml:"key_optional" json:"key_optional,omitempty"`
+	// PromptCache (Anthropic) marks system prompts for the provider's prompt
+	// cache: repeated rubrics are billed at the cache-read price.
+	PromptCache bool `yaml:"prompt_cache" json:"prompt_cache,omitempty"`
 }
 
 // Limits are per-provider traffic limits; zero means the default.
@@ -141,13 +144,16 @@ func Load(path string) (*Config, error) {
 		if !known && ep.BaseURL == "" {
 			return nil, fmt.Errorf("config %s: endpoints.%s: base_url is required for a new endpoint", path, name)
 		}
+		if ep.PromptCache && ep.Type != "anthropic" {
+			return nil, fmt.Errorf("config %s: endpoints.%s.prompt_cache: only anthropic endpoints take it (OpenAI and Gemini cache long prompts by themselves)", path, name)
+		}
 		cfg.Endpoints[name] = ep
 	}
 	for k, v := range file.Limits {
 		cfg.Limits[strings.ToLower(k)] = v
 	}
 	for k, v := range file.Prices {
-		if v.Input < 0 || v.Output < 0 {
+		if v.Input < 0 || v.Output < 0 || v.CachedInput < 0 || v.CacheWrite < 0 {
 			return nil, fmt.Errorf("config %s: prices.%s: prices cannot be negative", path, k)
 		}
 		cfg.Prices[k] = v

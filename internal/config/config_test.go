@@ -22,10 +22,12 @@ func TestLoadMergesOverBuiltins(t *testing.T) {
   lab:
     base_url: http://lab/v1
     api_key_env: LAB_KEY
+  anthropic:
+    prompt_cache: true
 limits:
   OpenAI: {concurrency: 3, rpm: 100}
 prices:
-  lab:big: {input: 1, output: 2}
+  lab:big: {input: 1, output: 2, cached_input: 0.5}
 `)
 	c, err := config.Load(p)
 	if err != nil {
@@ -37,7 +39,10 @@ prices:
 	if c.Endpoints["lab"].Type != "openai" || c.Limits["openai"].RPM != 100 {
 		t.Fatalf("%+v", c)
 	}
-	if pr, ok := c.PriceTable()["lab:big"]; !ok || pr.Output != 2 {
+	if ep := c.Endpoints["anthropic"]; ep.Type != "anthropic" || !ep.PromptCache || ep.APIKeyEnv != "ANTHROPIC_API_KEY" {
+		t.Fatalf("prompt_cache override: %+v", ep)
+	}
+	if pr, ok := c.PriceTable()["lab:big"]; !ok || pr.Output != 2 || pr.CachedInput != 0.5 {
 		t.Fatal("price not merged")
 	}
 	if _, ok := c.PriceTable()["openai:gpt-4.1"]; !ok {
@@ -61,9 +66,11 @@ func TestProviderErrors(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	for body, want := range map[string]string{
-		"endpoints:\n  x:\n    type: openai\n":        "base_url is required",
-		"prices:\n  m: {input: -1, output: 1}\n":      "cannot be negative",
-		"endpoints: [\n":                              "yaml:",
+		"endpoints:\n  x:\n    type: openai\n":                    "base_url is required",
+		"prices:\n  m: {input: -1, output: 1}\n":                  "cannot be negative",
+		"prices:\n  m: {input: 1, output: 1, cached_input: -1}\n": "cannot be negative",
+		"endpoints:\n  openai:\n    prompt_cache: true\n":         "endpoints.openai.prompt_cache: only anthropic",
+		"endpoints: [\n": "yaml:",
 		"limits:\n  openai:\n    concurrency: lots\n": "line 3",
 	} {
 		if _, err := config.Load(write(t, body)); err == nil || !strings.Contains(err.Error(), want) {

@@ -50,7 +50,8 @@ func (c *Config) Provider(name string, client *http.Client) (llm.Provider, error
 	}
 	switch ep.Type {
 	case "anthropic":
-		return anthropic.New(anthropic.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client}), nil
+		return anthropic.New(anthropic.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client,
+			PromptCache: ep.PromptCache}), nil
 	case "gemini":
 		return gemini.New(gemini.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client}), nil
 	default:

@@ -27,6 +27,11 @@ type Config struct {
 	APIKey     string
 	KeyEnv     string
 	HTTPClient *http.Client
+	// PromptCache marks the system prompt as a prompt-cache breakpoint
+	// (cache_control: ephemeral), so a long rubric or instruction shared by
+	// many calls is billed at the cache-read price after the first. It does
+	// not change answers, so it is not part of the cache key.
+	PromptCache bool
 }
 
 // Provider talks to the Messages API.
@@ -67,6 +72,9 @@ func (p *Provider) Params(model string, req llm.Request) (anthropic.MessageNewPa
 	}
 	if req.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+		if p.cfg.PromptCache {
+			params.System[0].CacheControl = anthropic.NewCacheControlEphemeralParam()
+		}
 	}
 	for _, m := range req.Messages {
 		if m.Role == "assistant" {
@@ -123,7 +131,11 @@ func convert(msg *anthropic.Message) llm.Response {
 		Text:         b.String(),
 		FinishReason: string(msg.StopReason),
 		RequestID:    msg.ID,
-		Usage:        llm.Usage{InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens},
+		// input_tokens excludes the tokens read from or written to the
+		// prompt cache; llm.Usage counts all input and says which were cached.
+		Usage: llm.Usage{InputTokens: msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens,
+			OutputTokens: msg.Usage.OutputTokens, CachedInputTokens: msg.Usage.CacheReadInputTokens,
+			CacheWriteTokens: msg.Usage.CacheCreationInputTokens},
 	}
 }
 

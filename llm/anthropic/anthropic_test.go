@@ -81,3 +81,38 @@ func TestMessageBatch(t *testing.T) {
 		t.Fatalf("results %+v", got)
 	}
 }
+
+func TestPromptCacheMarksSystemAndCountsCachedTokens(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", PromptCache: true})
+	rubric := "You are a judge. " + strings.Repeat("Score every field carefully. ", 20)
+	first, err := p.Generate(context.Background(), "claude-haiku-4-5", llm.UserPrompt(rubric, "response one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := p.Generate(context.Background(), "claude-haiku-4-5", llm.UserPrompt(rubric, "response two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(srv.Ledger()[0].Call.Body)
+	if !strings.Contains(body, `"cache_control":{"type":"ephemeral"}`) {
+		t.Fatalf("system block not marked for caching: %s", body)
+	}
+	n := int64(len(strings.Fields(rubric)))
+	if first.Usage.CacheWriteTokens != n || first.Usage.CachedInputTokens != 0 || second.Usage.CachedInputTokens != n || second.Usage.CacheWriteTokens != 0 {
+		t.Fatalf("cache usage: first %+v, second %+v", first.Usage, second.Usage)
+	}
+	// InputTokens counts every input token, cached or not.
+	if second.Usage.InputTokens != 1+n+2 {
+		t.Fatalf("input tokens %d, want %d", second.Usage.InputTokens, 1+n+2)
+	}
+	// Without the option nothing is marked.
+	plain := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k"})
+	if _, err := plain.Generate(context.Background(), "claude-haiku-4-5", llm.UserPrompt(rubric, "three")); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(srv.Ledger()[2].Call.Body), "cache_control") {
+		t.Fatal("cache_control sent without PromptCache")
+	}
+}

@@ -131,6 +131,8 @@ func toResponse(res *genai.GenerateContentResponse) llm.Response {
 			InputTokens:     int64(u.PromptTokenCount),
 			OutputTokens:    int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
 			ReasoningTokens: int64(u.ThoughtsTokenCount),
+			// cachedContentTokenCount is part of promptTokenCount.
+			CachedInputTokens: int64(u.CachedContentTokenCount),
 		}
 	}
 	return r

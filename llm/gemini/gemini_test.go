@@ -100,3 +100,18 @@ func TestBatchOverWire(t *testing.T) {
 		t.Fatalf("mixed models: %v", err)
 	}
 }
+
+func TestCachedContentTokensReported(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Respond: func(llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", InputTokens: 900, CachedInputTokens: 512}
+	}})
+	defer srv.Close()
+	p := gemini.New(gemini.Config{BaseURL: srv.URL, APIKey: "k"})
+	r, err := p.Generate(context.Background(), "gemini-2.5-flash", llm.UserPrompt("", "q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Usage.InputTokens != 900 || r.Usage.CachedInputTokens != 512 {
+		t.Fatalf("usage %+v", r.Usage)
+	}
+}

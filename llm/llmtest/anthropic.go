@@ -26,6 +26,16 @@ func decodeAnthropic(body []byte) (Call, error) {
 	c := Call{Protocol: "anthropic", Model: p.Model, Body: body}
 	if len(p.System) > 0 {
 		c.System = openaiText(p.System) // string or array of text blocks
+		var blocks []struct {
+			CacheControl *struct {
+				Type string `json:"type"`
+			} `json:"cache_control"`
+		}
+		if json.Unmarshal(p.System, &blocks) == nil {
+			for _, b := range blocks {
+				c.CacheSystem = c.CacheSystem || (b.CacheControl != nil && b.CacheControl.Type == "ephemeral")
+			}
+		}
 	}
 	var user []string
 	for _, m := range p.Messages {
@@ -54,8 +64,8 @@ func anthropicMessage(id string, c Call, r Reply) map[string]any {
 		"id": id, "type": "message", "role": "assistant", "model": c.Model,
 		"content":     []any{map[string]any{"type": "text", "text": r.Text}},
 		"stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": r.InputTokens, "output_tokens": r.OutputTokens,
-			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+		"usage": map[string]any{"input_tokens": r.InputTokens - r.CachedInputTokens - r.CacheWriteTokens, "output_tokens": r.OutputTokens,
+			"cache_creation_input_tokens": r.CacheWriteTokens, "cache_read_input_tokens": r.CachedInputTokens},
 	}
 }
 

@@ -86,7 +86,7 @@ func geminiResponse(id, model string, rep Reply) map[string]any {
 		"candidates": []any{map[string]any{"index": 0, "finishReason": finish,
 			"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": rep.Text}}}}},
 		"usageMetadata": map[string]any{"promptTokenCount": rep.InputTokens, "candidatesTokenCount": rep.OutputTokens,
-			"totalTokenCount": rep.InputTokens + rep.OutputTokens},
+			"totalTokenCount": rep.InputTokens + rep.OutputTokens, "cachedContentTokenCount": rep.CachedInputTokens},
 		"modelVersion": model, "responseId": id,
 	}
 }

@@ -78,6 +78,7 @@ func openaiCompletion(id string, c Call, r Reply) map[string]any {
 			"prompt_tokens": r.InputTokens, "completion_tokens": r.OutputTokens,
 			"total_tokens":              r.InputTokens + r.OutputTokens,
 			"completion_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"prompt_tokens_details":     map[string]any{"cached_tokens": r.CachedInputTokens},
 		},
 	}
 }

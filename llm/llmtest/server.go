@@ -31,6 +31,10 @@ type Call struct {
 	APIKey   string
 	Batch    bool // arrived inside a batch
 	Body     []byte
+	// CacheSystem: the system prompt was marked as a prompt-cache breakpoint
+	// (Anthropic cache_control); the server then reports cache writes and
+	// reads as the real API does.
+	CacheSystem bool
 }
 
 // Reply is the answer the server gives to a Call.
@@ -39,6 +43,10 @@ type Reply struct {
 	FinishReason string // provider-neutral: "stop", "length", "refusal"
 	InputTokens  int
 	OutputTokens int
+	// CachedInputTokens of InputTokens come from the prompt cache and
+	// CacheWriteTokens were written to it.
+	CachedInputTokens int
+	CacheWriteTokens  int
 }
 
 // Fault is a failure the server injects instead of answering.
@@ -108,6 +116,7 @@ type Server struct {
 	limits  map[string]*rate.Limiter
 	files   map[string][]byte
 	batches map[string]*batch
+	cached  map[string]bool // model + cached system prompt
 	seq     int
 	closing chan struct{}
 	once    sync.Once
@@ -127,6 +136,7 @@ func New(opts Options) *Server {
 		limits:  map[string]*rate.Limiter{},
 		files:   map[string][]byte{},
 		batches: map[string]*batch{},
+		cached:  map[string]bool{},
 		closing: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
@@ -196,6 +206,17 @@ func (s *Server) respond(c Call) Reply {
 	}
 	if r.OutputTokens == 0 {
 		r.OutputTokens = 1 + len(strings.Fields(r.Text))
+	}
+	if c.CacheSystem && r.CachedInputTokens == 0 && r.CacheWriteTokens == 0 {
+		n := len(strings.Fields(c.System))
+		s.mu.Lock()
+		if s.cached[c.Model+"\x00"+c.System] {
+			r.CachedInputTokens = n
+		} else {
+			s.cached[c.Model+"\x00"+c.System] = true
+			r.CacheWriteTokens = n
+		}
+		s.mu.Unlock()
 	}
 	return r
 }

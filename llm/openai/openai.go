@@ -155,6 +155,9 @@ func convert(c *oai.ChatCompletion) llm.Response {
 		InputTokens:     c.Usage.PromptTokens,
 		OutputTokens:    c.Usage.CompletionTokens,
 		ReasoningTokens: c.Usage.CompletionTokensDetails.ReasoningTokens,
+		// OpenAI caches long prompt prefixes by itself; cached tokens are
+		// part of prompt_tokens.
+		CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens,
 	}
 	return r
 }

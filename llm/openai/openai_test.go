@@ -116,3 +116,18 @@ func TestBatchRoundTrip(t *testing.T) {
 		t.Fatalf("results %v %v", got, err)
 	}
 }
+
+func TestCachedPromptTokensReported(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", InputTokens: 2000, CachedInputTokens: 1536}
+	}})
+	defer srv.Close()
+	p := openai.New(openai.Config{BaseURL: srv.OpenAIURL(), APIKey: "k"})
+	r, err := p.Generate(context.Background(), "gpt-4.1-mini", llm.UserPrompt("", "q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Usage.InputTokens != 2000 || r.Usage.CachedInputTokens != 1536 {
+		t.Fatalf("usage %+v", r.Usage)
+	}
+}
