@@ -19,6 +19,7 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 	waiting := map[string]Job{} // key → job of this plan awaiting a batch result
 	type group struct{ provider, model string }
 	pending := map[group][]Job{}
+	size := map[group]int64{} // canonical bytes of pending[g]
 	providers := map[string]bool{}
 	emit := func(r Result) {
 		e.account(r)
@@ -32,7 +33,7 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		if len(jobs) == 0 {
 			return nil
 		}
-		pending[g] = nil
+		pending[g], size[g] = nil, 0
 		return e.submit(ctx, g.provider, jobs)
 	}
 	for j := range plan.Jobs {
@@ -62,8 +63,19 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 			continue // an earlier run submitted it: wait for that batch
 		}
 		g := group{j.Spec.Provider, j.Spec.Model}
+		maxItems, maxBytes, err := e.batchLimits(g.provider)
+		if err != nil {
+			return e.summary(ctx), err
+		}
+		n := int64(len(j.Canonical()))
+		if maxBytes > 0 && len(pending[g]) > 0 && size[g]+n > maxBytes {
+			if err := flush(g); err != nil {
+				return e.summary(ctx), err
+			}
+		}
 		pending[g] = append(pending[g], j)
-		if len(pending[g]) >= e.opt.BatchSize {
+		size[g] += n
+		if len(pending[g]) >= maxItems {
 			if err := flush(g); err != nil {
 				return e.summary(ctx), err
 			}
@@ -80,6 +92,24 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		}
 	}
 	return e.summary(ctx), nil
+}
+
+// batchLimits is BatchSize capped by what the provider's batch API accepts.
+func (e *Engine) batchLimits(provider string) (int, int64, error) {
+	b, err := e.batcher(provider)
+	if err != nil {
+		return 0, 0, err
+	}
+	items := e.opt.BatchSize
+	var bytes int64
+	if l, ok := b.(llm.BatchLimiter); ok {
+		maxItems, maxBytes := l.BatchLimits()
+		if maxItems > 0 {
+			items = min(items, maxItems)
+		}
+		bytes = maxBytes
+	}
+	return items, bytes, nil
 }
 
 func (e *Engine) batcher(provider string) (llm.Batcher, error) {

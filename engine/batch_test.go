@@ -109,3 +109,34 @@ func TestKilledBatchRunResumesPollingWithoutResubmitting(t *testing.T) {
 		t.Fatalf("stored %d", n)
 	}
 }
+
+// TestBatchesRespectProviderByteLimits: Gemini inlines requests in one call
+// capped at 20 MB, so large prompts are split into several batches, each
+// accepted by the API.
+func TestBatchesRespectProviderByteLimits(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	st := openStore(t)
+	opts := fastOpts(st, srv)
+	opts.BatchPoll = time.Millisecond
+	var sizes []int
+	opts.OnBatch = func(ev engine.BatchEvent) {
+		if ev.Status == "submitted" {
+			sizes = append(sizes, ev.Requests)
+		}
+	}
+	big := strings.Repeat("long context ", 2_800_000/13) // ≈ 2.8 MB per prompt
+	jobs := make([]engine.Job, 7)
+	for i := range jobs {
+		jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "b", Spec: llm.Spec{Provider: "gemini", Model: "m"},
+			Request: llm.UserPrompt("", fmt.Sprintf("%d %s", i, big))}
+	}
+	sum, err := engine.New(opts).RunBatch(context.Background(), engine.SlicePlan("big", jobs), nil)
+	if err != nil || sum.Done != 7 || sum.Failed != 0 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	// 16 MB of canonical JSON per batch: 5 prompts of 2.8 MB fit, a 6th does not.
+	if fmt.Sprint(sizes) != "[5 2]" {
+		t.Fatalf("batch sizes %v", sizes)
+	}
+}

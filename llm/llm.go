@@ -106,6 +106,13 @@ type BatchState struct {
 	Failed bool   // the batch as a whole failed, expired or was cancelled
 }
 
+// BatchLimiter is implemented by batchers whose API caps a batch: the engine
+// never builds a batch with more than maxItems requests or, counting each
+// request's canonical JSON, more than maxBytes (0: no cap).
+type BatchLimiter interface {
+	BatchLimits() (maxItems int, maxBytes int64)
+}
+
 // Batcher is implemented by providers with an asynchronous batch API.
 type Batcher interface {
 	// SubmitBatch uploads items and returns the provider's batch id.

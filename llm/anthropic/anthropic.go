@@ -159,6 +159,10 @@ func (p *Provider) classify(ctx context.Context, err error) error {
 	return llm.ClassifyTransport(ctx, p.cfg.Name, err)
 }
 
+// BatchLimits implements llm.BatchLimiter: a Message Batch holds at most
+// 100,000 requests and 256 MB.
+func (p *Provider) BatchLimits() (int, int64) { return 100_000, 240 << 20 }
+
 // SubmitBatch creates a Message Batch.
 func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (string, error) {
 	reqs := make([]anthropic.MessageBatchNewParamsRequest, 0, len(items))

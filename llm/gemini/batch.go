@@ -14,6 +14,11 @@ import (
 // the envelope.
 const maxInlineBytes = 19 << 20
 
+// BatchLimits implements llm.BatchLimiter: inlined requests must stay under
+// the API's 20 MB request size. The engine counts canonical request JSON,
+// which is close to the inlined form; keep a margin for the envelope.
+func (p *Provider) BatchLimits() (int, int64) { return 0, 16 << 20 }
+
 // SubmitBatch creates a batch job (models/{model}:batchGenerateContent) with the
 // items inlined. Each item carries its CustomID as metadata "key", which the
 // API echoes in the matching inlined response. All items must name the same
@@ -43,7 +48,7 @@ func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (stri
 		reqs = append(reqs, r)
 	}
 	if size > maxInlineBytes {
-		return "", fmt.Errorf("gemini batch: %d items take %d MB inline, over the API's 20 MB limit; lower --batch-size", len(items), size>>20)
+		return "", fmt.Errorf("gemini batch: %d items take %d MB inline, over the API's 20 MB limit", len(items), size>>20)
 	}
 	job, err := client.Batches.Create(ctx, model, &genai.BatchJobSource{InlinedRequests: reqs}, nil)
 	if err != nil {

@@ -20,6 +20,10 @@ type batchLine struct {
 	Body     oai.ChatCompletionNewParams `json:"body"`
 }
 
+// BatchLimits implements llm.BatchLimiter: an OpenAI batch holds at most
+// 50,000 requests in an input file of at most 200 MB.
+func (p *Provider) BatchLimits() (int, int64) { return 50_000, 190 << 20 }
+
 // SubmitBatch uploads a JSONL input file and creates a 24h chat-completions batch.
 func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (string, error) {
 	var buf bytes.Buffer
