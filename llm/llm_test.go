@@ -1,10 +1,10 @@
 package llm_test
 
 import (
-	"math"
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"syscall"
 	"testing"
