@@ -32,6 +32,7 @@ type deflectRunOptions struct {
 	MaxTokens            int
 	Claims, Templates    string
 	Name                 string
+	Pilot                int
 }
 
 func newDeflectCmd(g *Global) *cobra.Command {
@@ -94,6 +95,7 @@ func newDeflectRunCmd(g *Global) *cobra.Command {
 	f.StringVar(&o.Claims, "claims", "", "your own claims (JSONL or YAML) instead of the embedded 80")
 	f.StringVar(&o.Templates, "templates", "", "your own templates (JSONL or YAML) instead of the embedded 15")
 	f.StringVar(&o.Name, "name", "deflect", "run name")
+	f.IntVar(&o.Pilot, "pilot", 0, "run only N claims, spread over the levels; the full run later reuses their calls from the cache")
 	return cmd
 }
 
@@ -113,6 +115,10 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 	if err != nil {
 		return err
 	}
+	if o.Pilot < 0 {
+		return fmt.Errorf("--pilot %d: want a number of claims", o.Pilot)
+	}
+	b.Claims = deflect.Pilot(b.Claims, o.Pilot)
 	gopt := deflect.GenOptions{Models: models, Samples: o.Samples, MaxTokens: o.MaxTokens}
 	if !o.ProviderDefaultTemp {
 		gopt.Temperature = llm.Temp(o.Temperature)
