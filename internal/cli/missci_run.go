@@ -73,8 +73,8 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		}
 		return preds, err
 	}
-	classify := func(units []missci.ClassifyUnit) (map[string]string, error) {
-		plan, err := missci.ClassifyPlan(data, units, o.Template, spec, o.MaxTokens)
+	classify := func(units []missci.ClassifyUnit, template string) (map[string]string, error) {
+		plan, err := missci.ClassifyPlan(data, units, template, spec, o.MaxTokens)
 		if err != nil {
 			return nil, err
 		}
@@ -101,11 +101,51 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		}
 		return out, err
 	}
+	templates, err := expandTemplates(o.Template, o.Task)
+	if err != nil {
+		return err
+	}
+	if len(templates) > 1 && o.Task == "consistency" {
+		return fmt.Errorf("--task consistency takes one --template")
+	}
+	if len(templates) == 1 {
+		o.Template = templates[0]
+		rs.Name = "missci " + o.Task + " " + o.Template
+	}
 	source := o.Model + " " + o.Template
 	switch o.Task {
 	case "reconstruct":
-		if !strings.HasPrefix(o.Template, "gen_cls/") {
-			return fmt.Errorf("--task reconstruct needs a gen_cls/ template")
+		if len(templates) > 1 {
+			var all []missci.Predictions
+			for _, t := range templates {
+				unknown = unknown[:0]
+				rs.Name = "missci reconstruct " + t
+				if g.DryRun {
+					fmt.Fprintf(g.Stdout, "%s:\n", t)
+				}
+				preds, err := reconstruct(t)
+				if err != nil {
+					return fmt.Errorf("template %s: %w", t, err)
+				}
+				if !g.DryRun {
+					if err := storeMissci(ctx, s, o.Split, o.Model+" "+t, unknown, preds); err != nil {
+						return err
+					}
+				}
+				all = append(all, preds)
+			}
+			if g.DryRun {
+				return nil
+			}
+			x := premiseExtras{scorer: o.Scorer, ctx: ctx}
+			if x.embed, err = embedderFor(ctx, s, o.Embedder); err != nil {
+				return err
+			}
+			rep, err := sweepReport(data, templates, all, o.Split, o.Model, x)
+			if err != nil {
+				return err
+			}
+			return writeReport(g, rep, f, o.Out)
 		}
 		preds, err := reconstruct(o.Template)
 		if err != nil || g.DryRun {
@@ -124,20 +164,38 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if o.Task == "classify-only" {
 			units = missci.LineUnits(data)
 		}
-		got, err := classify(units)
+		if len(templates) > 1 {
+			rep := &report.Report{Title: "Missci " + o.Task + " by template", Benchmark: "missci", Meta: [][2]string{{"split", o.Split}, {"model", o.Model}}}
+			t := rep.AddSection("Classification", "One row per template (SPEC A.8–A.9 semantics).").
+				Add(&report.Table{ID: "classification_by_template", Title: "Accuracy and macro-F1 by template", Columns: report.Cols("template", "units", "accuracy", "macro-F1", "labels")})
+			for _, tpl := range templates {
+				rs.Name = "missci " + o.Task + " " + tpl
+				if g.DryRun {
+					fmt.Fprintf(g.Stdout, "%s:\n", tpl)
+				}
+				got, err := classify(units, tpl)
+				if err != nil {
+					return fmt.Errorf("template %s: %w", tpl, err)
+				}
+				if g.DryRun {
+					continue
+				}
+				res, err := evaluateClassification(o.Task, data, units, got)
+				if err != nil {
+					return err
+				}
+				t.Rows = append(t.Rows, []report.Cell{report.T(tpl), report.I(res.N), report.F(res.Accuracy, 4), report.F(res.MacroF1, 4), report.I(len(res.Labels))})
+			}
+			if g.DryRun {
+				return nil
+			}
+			return writeReport(g, rep, f, o.Out)
+		}
+		got, err := classify(units, o.Template)
 		if err != nil || g.DryRun {
 			return err
 		}
-		var res missci.ClassifyResult
-		if o.Task == "classify-gold" {
-			var yTrue, yPred []string
-			for _, u := range units {
-				yTrue, yPred = append(yTrue, u.Gold), append(yPred, got[u.ID])
-			}
-			res, err = missci.EvaluateWithPremise(yTrue, yPred)
-		} else {
-			res, err = missci.EvaluateWithoutPremise(data, got)
-		}
+		res, err := evaluateClassification(o.Task, data, units, got)
 		if err != nil {
 			return err
 		}
@@ -152,7 +210,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			return err
 		}
 		units := missci.ConsistencyUnits(data, missci.SingleFallacy(data, preds, 1))
-		got, err := classify(units)
+		got, err := classify(units, o.Template)
 		if err != nil {
 			return err
 		}
@@ -167,6 +225,19 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		return writeReport(g, rep, f, o.Out)
 	}
 	return nil
+}
+
+// evaluateClassification scores classify-gold (with the gold premise) or
+// classify-only answers.
+func evaluateClassification(task string, data []missci.Argument, units []missci.ClassifyUnit, got map[string]string) (missci.ClassifyResult, error) {
+	if task == "classify-gold" {
+		var yTrue, yPred []string
+		for _, u := range units {
+			yTrue, yPred = append(yTrue, u.Gold), append(yPred, got[u.ID])
+		}
+		return missci.EvaluateWithPremise(yTrue, yPred)
+	}
+	return missci.EvaluateWithoutPremise(data, got)
 }
 
 func newMissciHumanEvalCmd(g *Global) *cobra.Command {
