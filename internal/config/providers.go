@@ -18,6 +18,7 @@ type MissingKeyError struct {
 	Env      string
 }
 
+// Error says which variable to set.
 func (e *MissingKeyError) Error() string {
 	return fmt.Sprintf("missing API key for %s: set %s (export %s=…)", e.Provider, e.Env, e.Env)
 }
