@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -54,7 +57,12 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 			continue
 		}
 		waiting[key] = j
-		providers[j.Spec.Provider] = true
+		if !providers[j.Spec.Provider] {
+			providers[j.Spec.Provider] = true
+			if err := e.resolveUnconfirmed(ctx, j.Spec.Provider); err != nil {
+				return e.summary(ctx), err
+			}
+		}
 		inFlight, err := st.InPendingBatch(ctx, key)
 		if err != nil {
 			return e.summary(ctx), err
@@ -135,17 +143,78 @@ func (e *Engine) submit(ctx context.Context, provider string, jobs []Job) error 
 		items[i] = llm.BatchItem{CustomID: j.Key(), Model: j.Spec.Model, Request: j.Request}
 		rec.Items = append(rec.Items, store.BatchItem{Key: items[i].CustomID, Namespace: j.Namespace, Model: j.Spec.Model, Request: j.Canonical()})
 	}
-	id, err := b.SubmitBatch(ctx, items)
+	// Record the batch under a token of ours before asking the provider, so
+	// that if the answer is lost (crash, dropped connection) a re-run finds
+	// the batch by its token instead of paying for it again.
+	token := newToken()
+	if err := e.opt.Store.SaveBatchIntent(ctx, token, rec); err != nil {
+		return fmt.Errorf("record %s batch before submitting: %w", provider, err)
+	}
+	id, err := b.SubmitBatch(ctx, token, items)
 	if err != nil {
+		if refused(err) {
+			// The provider answered with a refusal: no batch exists.
+			e.opt.Store.DropBatch(context.WithoutCancel(ctx), token)
+		}
 		return fmt.Errorf("submit %s batch of %d: %w", provider, len(jobs), err)
 	}
-	rec.ID = id
-	// Persist before anything else can fail, so a re-run polls this batch
-	// instead of paying for it again.
-	if err := e.opt.Store.SaveBatch(context.WithoutCancel(ctx), rec); err != nil {
-		return fmt.Errorf("record %s batch %s (it was submitted; do not resubmit): %w", provider, id, err)
+	if err := e.opt.Store.ConfirmBatch(context.WithoutCancel(ctx), token, id); err != nil {
+		return fmt.Errorf("record %s batch %s (it was submitted; the next run finds it by its token): %w", provider, id, err)
 	}
 	e.notify(BatchEvent{Provider: provider, ID: id, Status: "submitted", Requests: len(items)})
+	return nil
+}
+
+// refused reports an error the provider sent as its answer (a 4xx other than
+// a timeout or rate limit): the request was seen and turned down, so no batch
+// was created. Transport errors and 5xx leave the outcome unknown.
+func refused(err error) bool {
+	var le *llm.Error
+	return errors.As(err, &le) && le.Status >= 400 && le.Status < 500 && !le.Retryable
+}
+
+func newToken() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return "fallacylab-" + hex.EncodeToString(b)
+}
+
+// resolveUnconfirmed settles batches whose submission outcome is unknown:
+// found by token with the provider, they are polled like any other; not
+// found, they are forgotten and their jobs submitted again. A provider that
+// cannot look batches up (Anthropic) has them forgotten too, with a warning:
+// the batch may exist and be paid twice.
+func (e *Engine) resolveUnconfirmed(ctx context.Context, provider string) error {
+	recs, err := e.opt.Store.UnconfirmedBatches(ctx, provider)
+	if err != nil || len(recs) == 0 {
+		return err
+	}
+	b, err := e.batcher(provider)
+	if err != nil {
+		return err
+	}
+	finder, canFind := b.(llm.BatchFinder)
+	for _, rec := range recs {
+		if canFind {
+			id, found, err := finder.FindBatch(ctx, rec.ID)
+			if err != nil {
+				return fmt.Errorf("look up %s batch %s, whose submission had no answer: %w", provider, rec.ID, err)
+			}
+			if found {
+				if err := e.opt.Store.ConfirmBatch(ctx, rec.ID, id); err != nil {
+					return err
+				}
+				e.notify(BatchEvent{Provider: provider, ID: id, Status: "found after a lost answer", Requests: len(rec.Items)})
+				continue
+			}
+			e.notify(BatchEvent{Provider: provider, ID: rec.ID, Status: "never reached the provider: submitting again", Requests: len(rec.Items)})
+		} else {
+			e.notify(BatchEvent{Provider: provider, ID: rec.ID, Status: "submission unconfirmed and cannot be looked up: submitting again (it may be paid twice)", Requests: len(rec.Items)})
+		}
+		if err := e.opt.Store.DropBatch(ctx, rec.ID); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

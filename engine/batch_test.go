@@ -140,3 +140,56 @@ func TestBatchesRespectProviderByteLimits(t *testing.T) {
 		t.Fatalf("batch sizes %v", sizes)
 	}
 }
+
+// TestLostBatchAnswerIsFoundNotResubmitted: the provider creates the batch
+// but its answer is lost. The next run must find the batch by the engine's
+// token (OpenAI metadata, Gemini display name) and poll it, never submit it
+// again. Anthropic cannot look batches up: the batch is submitted again and
+// the user is told.
+func TestLostBatchAnswerIsFoundNotResubmitted(t *testing.T) {
+	for _, prov := range []string{"openai", "gemini", "anthropic"} {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Options{LoseBatchCreates: 1})
+			defer srv.Close()
+			st := openStore(t)
+			opts := fastOpts(st, srv)
+			opts.BatchPoll = time.Millisecond
+			var news []string
+			opts.OnBatch = func(ev engine.BatchEvent) { news = append(news, ev.Status) }
+			plan := func() engine.Plan {
+				jobs := make([]engine.Job, 12)
+				for i := range jobs {
+					jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "lost", Spec: llm.Spec{Provider: prov, Model: "m"}, Request: llm.UserPrompt("", fmt.Sprint("lost ", i))}
+				}
+				return engine.SlicePlan("lost", jobs)
+			}
+			if _, err := engine.New(opts).RunBatch(context.Background(), plan(), nil); err == nil {
+				t.Fatal("a lost answer should fail the submitting run")
+			}
+			if got := len(srv.Ledger()); got != 12 {
+				t.Fatalf("the provider saw %d requests, want the 12 of one batch", got)
+			}
+			sum, err := engine.New(opts).RunBatch(context.Background(), plan(), nil)
+			if err != nil || sum.Done != 12 || sum.Failed != 0 {
+				t.Fatalf("re-run: %+v %v", sum.Progress, err)
+			}
+			want := 12
+			if prov == "anthropic" {
+				want = 24
+			}
+			if got := len(srv.Ledger()); got != want {
+				t.Fatalf("ledger %d after the re-run, want %d; events %v", got, want, news)
+			}
+			joined := strings.Join(news, "; ")
+			if prov != "anthropic" && !strings.Contains(joined, "found after a lost answer") {
+				t.Fatalf("events %v", news)
+			}
+			if prov == "anthropic" && !strings.Contains(joined, "may be paid twice") {
+				t.Fatalf("events %v", news)
+			}
+			if pend, _ := st.UnconfirmedBatches(context.Background(), prov); len(pend) != 0 {
+				t.Fatalf("unconfirmed batches left: %v", pend)
+			}
+		})
+	}
+}

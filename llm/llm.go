@@ -113,10 +113,21 @@ type BatchLimiter interface {
 	BatchLimits() (maxItems int, maxBytes int64)
 }
 
+// BatchFinder is implemented by batchers that can look a batch up by the
+// token it was submitted with. The engine uses it after a submission whose
+// outcome is unknown (the process died, or the answer was lost), so that a
+// batch the provider accepted is polled, not paid for twice.
+type BatchFinder interface {
+	FindBatch(ctx context.Context, token string) (id string, found bool, err error)
+}
+
 // Batcher is implemented by providers with an asynchronous batch API.
 type Batcher interface {
-	// SubmitBatch uploads items and returns the provider's batch id.
-	SubmitBatch(ctx context.Context, items []BatchItem) (string, error)
+	// SubmitBatch uploads items and returns the provider's batch id. token
+	// is the client's name for the batch; providers that can store it with
+	// the batch do, so a BatchFinder can find the batch if the answer to
+	// this call is lost.
+	SubmitBatch(ctx context.Context, token string, items []BatchItem) (string, error)
 	// PollBatch reports the state of a submitted batch.
 	PollBatch(ctx context.Context, id string) (BatchState, error)
 	// BatchResults streams every result of a finished batch to fn.

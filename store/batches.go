@@ -9,7 +9,11 @@ import (
 
 // Batch statuses in the store.
 const (
-	BatchSubmitted = "submitted"
+	// BatchSubmitting: recorded before the provider is asked, under the
+	// client's token; if the answer never comes, a later run looks the
+	// token up with the provider before submitting anything again.
+	BatchSubmitting = "submitting"
+	BatchSubmitted  = "submitted"
 	BatchIngested  = "ingested"
 	BatchFailed    = "failed"
 )
@@ -32,9 +36,52 @@ type Batch struct {
 
 // SaveBatch records a submitted batch and its items in one transaction.
 func (s *Store) SaveBatch(ctx context.Context, b Batch) error {
+	return s.saveBatch(ctx, b, BatchSubmitted)
+}
+
+// SaveBatchIntent records a batch about to be submitted, under the client's
+// token, with its items (status "submitting").
+func (s *Store) SaveBatchIntent(ctx context.Context, token string, b Batch) error {
+	b.ID = token
+	return s.saveBatch(ctx, b, BatchSubmitting)
+}
+
+// ConfirmBatch gives a submitting batch the id the provider returned.
+func (s *Store) ConfirmBatch(ctx context.Context, token, id string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`INSERT INTO batches (id, provider, status, created_at, updated_at)
+			SELECT ?, provider, ?, created_at, ? FROM batches WHERE id = ? AND status = ?`, id, BatchSubmitted, now(), token, BatchSubmitting); err != nil {
+			return fmt.Errorf("confirm batch %s as %s: %w", token, id, err)
+		}
+		if _, err := tx.Exec(`UPDATE batch_items SET batch_id = ? WHERE batch_id = ?`, id, token); err != nil {
+			return fmt.Errorf("confirm batch %s items: %w", token, err)
+		}
+		_, err := tx.Exec(`DELETE FROM batches WHERE id = ?`, token)
+		return err
+	})
+}
+
+// DropBatch forgets a batch that never reached the provider.
+func (s *Store) DropBatch(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`DELETE FROM batch_items WHERE batch_id = ?`, id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM batches WHERE id = ?`, id)
+		return err
+	})
+}
+
+// UnconfirmedBatches lists a provider's batches whose submission outcome is
+// unknown (status "submitting").
+func (s *Store) UnconfirmedBatches(ctx context.Context, provider string) ([]Batch, error) {
+	return s.batchesWith(ctx, provider, BatchSubmitting)
+}
+
+func (s *Store) saveBatch(ctx context.Context, b Batch, status string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO batches (id, provider, status, created_at, updated_at) VALUES (?,?,?,?,?)`,
-			b.ID, b.Provider, BatchSubmitted, now(), now()); err != nil {
+			b.ID, b.Provider, status, now(), now()); err != nil {
 			return fmt.Errorf("save batch %s: %w", b.ID, err)
 		}
 		for _, it := range b.Items {
@@ -57,8 +104,12 @@ func (s *Store) SetBatchStatus(ctx context.Context, id, status string) error {
 
 // PendingBatches lists submitted batches of a provider that were not ingested yet.
 func (s *Store) PendingBatches(ctx context.Context, provider string) ([]Batch, error) {
+	return s.batchesWith(ctx, provider, BatchSubmitted)
+}
+
+func (s *Store) batchesWith(ctx context.Context, provider, status string) ([]Batch, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, provider, status FROM batches WHERE provider = ? AND status = ? ORDER BY created_at`,
-		provider, BatchSubmitted)
+		provider, status)
 	if err != nil {
 		return nil, fmt.Errorf("pending batches: %w", err)
 	}
@@ -105,6 +156,6 @@ func (s *Store) batchItems(ctx context.Context, id string) ([]BatchItem, error) 
 func (s *Store) InPendingBatch(ctx context.Context, key string) (bool, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
-		WHERE bi.key = ? AND b.status = ?`, key, BatchSubmitted).Scan(&n)
+		WHERE bi.key = ? AND b.status IN (?, ?)`, key, BatchSubmitted, BatchSubmitting).Scan(&n)
 	return n > 0, err
 }

@@ -163,8 +163,9 @@ func (p *Provider) classify(ctx context.Context, err error) error {
 // 100,000 requests and 256 MB.
 func (p *Provider) BatchLimits() (int, int64) { return 100_000, 240 << 20 }
 
-// SubmitBatch creates a Message Batch.
-func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (string, error) {
+// SubmitBatch creates a Message Batch. Message Batches carry no client
+// metadata, so token is not sent and Anthropic has no FindBatch.
+func (p *Provider) SubmitBatch(ctx context.Context, token string, items []llm.BatchItem) (string, error) {
 	reqs := make([]anthropic.MessageBatchNewParamsRequest, 0, len(items))
 	for _, it := range items {
 		params, _ := p.Params(it.Model, it.Request)

@@ -65,7 +65,7 @@ func TestMessageBatch(t *testing.T) {
 	defer srv.Close()
 	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k"})
 	ctx := context.Background()
-	id, err := p.SubmitBatch(ctx, []llm.BatchItem{{CustomID: "x1", Model: "m", Request: llm.UserPrompt("s", "alpha")}})
+	id, err := p.SubmitBatch(ctx, "tok-1", []llm.BatchItem{{CustomID: "x1", Model: "m", Request: llm.UserPrompt("s", "alpha")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,10 @@ const maxInlineBytes = 19 << 20
 func (p *Provider) BatchLimits() (int, int64) { return 0, 16 << 20 }
 
 // SubmitBatch creates a batch job (models/{model}:batchGenerateContent) with the
-// items inlined. Each item carries its CustomID as metadata "key", which the
+// items inlined and token as its display name. Each item carries its CustomID as metadata "key", which the
 // API echoes in the matching inlined response. All items must name the same
 // model: a Gemini batch belongs to one model.
-func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (string, error) {
+func (p *Provider) SubmitBatch(ctx context.Context, token string, items []llm.BatchItem) (string, error) {
 	if len(items) == 0 {
 		return "", fmt.Errorf("gemini batch: no items")
 	}
@@ -50,11 +50,33 @@ func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (stri
 	if size > maxInlineBytes {
 		return "", fmt.Errorf("gemini batch: %d items take %d MB inline, over the API's 20 MB limit", len(items), size>>20)
 	}
-	job, err := client.Batches.Create(ctx, model, &genai.BatchJobSource{InlinedRequests: reqs}, nil)
+	job, err := client.Batches.Create(ctx, model, &genai.BatchJobSource{InlinedRequests: reqs}, &genai.CreateBatchJobConfig{DisplayName: token})
 	if err != nil {
 		return "", fmt.Errorf("create gemini batch: %w", p.classify(ctx, err))
 	}
 	return job.Name, nil
+}
+
+// FindBatch implements llm.BatchFinder: batches are created with the token
+// as their display name; the most recent ones are searched for it.
+func (p *Provider) FindBatch(ctx context.Context, token string) (string, bool, error) {
+	client, err := p.init(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	n := 0
+	for job, err := range client.Batches.All(ctx) {
+		if err != nil {
+			return "", false, fmt.Errorf("list gemini batches: %w", p.classify(ctx, err))
+		}
+		if job.DisplayName == token {
+			return job.Name, true, nil
+		}
+		if n++; n >= 1000 {
+			break
+		}
+	}
+	return "", false, nil
 }
 
 // PollBatch implements llm.Batcher.

@@ -64,7 +64,7 @@ func TestBatchOverWire(t *testing.T) {
 		req.Temperature = llm.Temp(0.7)
 		items = append(items, llm.BatchItem{CustomID: "k-" + q, Model: "gemini-2.5-flash", Request: req})
 	}
-	id, err := p.SubmitBatch(ctx, items)
+	id, err := p.SubmitBatch(ctx, "tok-1", items)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestBatchOverWire(t *testing.T) {
 		}
 	}
 	items[1].Model = "gemini-2.5-pro"
-	if _, err := p.SubmitBatch(ctx, items); err == nil || !strings.Contains(err.Error(), "one model") {
+	if _, err := p.SubmitBatch(ctx, "tok-1", items); err == nil || !strings.Contains(err.Error(), "one model") {
 		t.Fatalf("mixed models: %v", err)
 	}
 }

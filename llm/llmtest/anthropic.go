@@ -94,6 +94,7 @@ func (s *Server) anthropicBatchCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := &batch{id: s.nextID("msgbatch"), protocol: "anthropic", created: time.Now().Unix()}
+	b.seq = s.seqNow()
 	var out bytes.Buffer
 	for _, it := range req.Requests {
 		c, err := decodeAnthropic(it.Params)
@@ -114,7 +115,7 @@ func (s *Server) anthropicBatchCreate(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.batches[b.id] = b
 	s.mu.Unlock()
-	writeJSON(w, 200, s.anthropicBatchJSON(b))
+	s.answerBatchCreate(w, s.anthropicBatchJSON(b))
 }
 
 func (s *Server) anthropicBatchJSON(b *batch) map[string]any {

@@ -97,6 +97,7 @@ func geminiResponse(id, model string, rep Reply) map[string]any {
 func (s *Server) geminiBatchCreate(w http.ResponseWriter, r *http.Request, model string) {
 	var req struct {
 		Batch struct {
+			DisplayName string `json:"displayName"`
 			InputConfig struct {
 				FileName string `json:"fileName"`
 				Requests struct {
@@ -127,7 +128,8 @@ func (s *Server) geminiBatchCreate(w http.ResponseWriter, r *http.Request, model
 		c.APIKey, c.Batch = r.Header.Get("X-Goog-Api-Key"), true
 		calls[i] = c
 	}
-	b := &batch{id: "batches/" + s.nextID("gembatch"), protocol: "gemini", created: time.Now().Unix(), output: model}
+	b := &batch{id: "batches/" + s.nextID("gembatch"), protocol: "gemini", created: time.Now().Unix(), output: model, token: req.Batch.DisplayName}
+	b.seq = s.seqNow()
 	var out []any
 	for i, c := range calls {
 		if code, msg := s.batchItemFault(c); code != 0 {
@@ -146,13 +148,21 @@ func (s *Server) geminiBatchCreate(w http.ResponseWriter, r *http.Request, model
 	s.mu.Lock()
 	s.batches[b.id] = b
 	s.mu.Unlock()
-	writeJSON(w, 200, s.geminiBatchJSON(b))
+	s.answerBatchCreate(w, s.geminiBatchJSON(b))
+}
+
+func (s *Server) geminiBatchList(w http.ResponseWriter, r *http.Request) {
+	ops := []any{}
+	for _, b := range s.batchList("gemini") {
+		ops = append(ops, s.geminiBatchJSON(b))
+	}
+	writeJSON(w, 200, map[string]any{"operations": ops})
 }
 
 func (s *Server) geminiBatchJSON(b *batch) map[string]any {
 	created := time.Unix(b.created, 0).UTC().Format(time.RFC3339)
 	meta := map[string]any{"@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch",
-		"name": b.id, "model": "models/" + b.output, "displayName": b.id, "createTime": created, "updateTime": created,
+		"name": b.id, "model": "models/" + b.output, "displayName": b.token, "createTime": created, "updateTime": created,
 		"state": "BATCH_STATE_RUNNING", "batchStats": map[string]any{"requestCount": fmt.Sprint(b.total), "pendingRequestCount": fmt.Sprint(b.total)}}
 	op := map[string]any{"name": b.id, "metadata": meta}
 	if s.batchDone(b) {

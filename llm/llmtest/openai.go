@@ -134,6 +134,8 @@ func (s *Server) openaiFileContent(w http.ResponseWriter, r *http.Request) {
 // batch is a submitted batch in either protocol.
 type batch struct {
 	id, protocol  string
+	seq           int    // creation order
+	token         string // OpenAI metadata fallacylab_token; Gemini display name
 	created       int64
 	polls         int
 	output        string // OpenAI output file id; Gemini model
@@ -143,8 +145,9 @@ type batch struct {
 
 func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		InputFileID string `json:"input_file_id"`
-		Endpoint    string `json:"endpoint"`
+		InputFileID string            `json:"input_file_id"`
+		Endpoint    string            `json:"endpoint"`
+		Metadata    map[string]string `json:"metadata"`
 	}
 	json.NewDecoder(r.Body).Decode(&req)
 	s.mu.Lock()
@@ -155,7 +158,8 @@ func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out bytes.Buffer
-	b := &batch{id: s.nextID("batch"), protocol: "openai", created: time.Now().Unix()}
+	b := &batch{id: s.nextID("batch"), protocol: "openai", created: time.Now().Unix(), token: req.Metadata["fallacylab_token"]}
+	b.seq = s.seqNow()
 	model := ""
 	for i, line := range bytes.Split(input, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -196,7 +200,15 @@ func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
 	s.files[b.output] = out.Bytes()
 	s.batches[b.id] = b
 	s.mu.Unlock()
-	writeJSON(w, 200, s.openaiBatchJSON(b, req.InputFileID))
+	s.answerBatchCreate(w, s.openaiBatchJSON(b, req.InputFileID))
+}
+
+func (s *Server) openaiBatchList(w http.ResponseWriter, r *http.Request) {
+	data := []any{}
+	for _, b := range s.batchList("openai") {
+		data = append(data, s.openaiBatchJSON(b, ""))
+	}
+	writeJSON(w, 200, map[string]any{"object": "list", "data": data, "has_more": false})
 }
 
 func (s *Server) openaiBatchJSON(b *batch, input string) map[string]any {
@@ -204,7 +216,11 @@ func (s *Server) openaiBatchJSON(b *batch, input string) map[string]any {
 	if s.batchDone(b) {
 		status, output = "completed", b.output
 	}
-	return map[string]any{"id": b.id, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": input,
+	var meta any
+	if b.token != "" {
+		meta = map[string]string{"fallacylab_token": b.token}
+	}
+	return map[string]any{"id": b.id, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": input, "metadata": meta,
 		"completion_window": "24h", "status": status, "output_file_id": output, "created_at": b.created,
 		"request_counts": map[string]any{"total": b.total, "completed": b.total, "failed": 0}}
 }

@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -93,6 +94,10 @@ type Options struct {
 	Keyless bool
 	// BatchPolls is how many status polls a batch stays in progress (default 1).
 	BatchPolls int
+	// LoseBatchCreates is how many of the next batch creations are accepted
+	// and then answered by a dropped connection: the batch exists, but the
+	// client never hears its id.
+	LoseBatchCreates int
 }
 
 // Entry is one request in the ledger.
@@ -145,12 +150,14 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1/files/{id}/content", s.openaiFileContent)
 	mux.HandleFunc("POST /v1/batches", s.openaiBatchCreate)
 	mux.HandleFunc("GET /v1/batches/{id}", s.openaiBatchGet)
+	mux.HandleFunc("GET /v1/batches", s.openaiBatchList)
 	mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
 	mux.HandleFunc("POST /v1/messages/batches", s.anthropicBatchCreate)
 	mux.HandleFunc("GET /v1/messages/batches/{id}", s.anthropicBatchGet)
 	mux.HandleFunc("GET /v1/messages/batches/{id}/results", s.anthropicBatchResults)
 	mux.HandleFunc("POST /v1beta/models/{action}", s.geminiGenerate)
 	mux.HandleFunc("GET /v1beta/batches/{id}", s.geminiBatchGet)
+	mux.HandleFunc("GET /v1beta/batches", s.geminiBatchList)
 	mux.HandleFunc("GET /v1/models", s.openaiModels)
 	mux.HandleFunc("POST /v1/embeddings", s.openaiEmbeddings)
 	s.Server = httptest.NewServer(mux)
@@ -336,6 +343,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c Call, errBody f
 	s.record(entry)
 }
 
+func (s *Server) seqNow() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return s.seq
+}
+
 func (s *Server) nextID(prefix string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -369,6 +383,40 @@ func (s *Server) pollBatch(id string) (*batch, bool) {
 		b.polls++
 	}
 	return b, ok
+}
+
+// answerBatchCreate sends a created batch's JSON, or drops the connection
+// when a lost answer is scripted (the batch stays created).
+func (s *Server) answerBatchCreate(w http.ResponseWriter, body any) {
+	s.mu.Lock()
+	lose := s.opts.LoseBatchCreates > 0
+	if lose {
+		s.opts.LoseBatchCreates--
+	}
+	s.mu.Unlock()
+	if lose {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+	}
+	writeJSON(w, 200, body)
+}
+
+// batchList is every batch of one protocol, newest first.
+func (s *Server) batchList(protocol string) []*batch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*batch
+	for _, b := range s.batches {
+		if b.protocol == protocol {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq > out[j].seq })
+	return out
 }
 
 func (s *Server) batchDone(b *batch) bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/llm"
 	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
 )
 
 // batchLine is one line of a Batch API input file.
@@ -24,8 +25,30 @@ type batchLine struct {
 // 50,000 requests in an input file of at most 200 MB.
 func (p *Provider) BatchLimits() (int, int64) { return 50_000, 190 << 20 }
 
-// SubmitBatch uploads a JSONL input file and creates a 24h chat-completions batch.
-func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (string, error) {
+// tokenKey is the batch metadata key that carries the engine's token.
+const tokenKey = "fallacylab_token"
+
+// findLimit bounds how many recent batches FindBatch looks through.
+const findLimit = 1000
+
+// FindBatch implements llm.BatchFinder: it lists the most recent batches and
+// matches the token in their metadata.
+func (p *Provider) FindBatch(ctx context.Context, token string) (string, bool, error) {
+	it := p.client.Batches.ListAutoPaging(ctx, oai.BatchListParams{Limit: oai.Int(100)})
+	for n := 0; n < findLimit && it.Next(); n++ {
+		if b := it.Current(); b.Metadata[tokenKey] == token {
+			return b.ID, true, nil
+		}
+	}
+	if err := it.Err(); err != nil {
+		return "", false, fmt.Errorf("list batches: %w", p.classify(ctx, err))
+	}
+	return "", false, nil
+}
+
+// SubmitBatch uploads a JSONL input file and creates a 24h chat-completions
+// batch whose metadata carries token.
+func (p *Provider) SubmitBatch(ctx context.Context, token string, items []llm.BatchItem) (string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for _, it := range items {
@@ -45,6 +68,7 @@ func (p *Provider) SubmitBatch(ctx context.Context, items []llm.BatchItem) (stri
 		InputFileID:      f.ID,
 		Endpoint:         oai.BatchNewParamsEndpointV1ChatCompletions,
 		CompletionWindow: oai.BatchNewParamsCompletionWindow24h,
+		Metadata:         shared.Metadata{tokenKey: token},
 	})
 	if err != nil {
 		return "", fmt.Errorf("create batch: %w", p.classify(ctx, err))

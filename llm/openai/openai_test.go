@@ -99,7 +99,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	p := openai.New(openai.Config{BaseURL: srv.OpenAIURL(), APIKey: "k"})
 	ctx := context.Background()
 	items := []llm.BatchItem{{CustomID: "a", Model: "m", Request: llm.UserPrompt("", "one")}, {CustomID: "b", Model: "m", Request: llm.UserPrompt("", "two")}}
-	id, err := p.SubmitBatch(ctx, items)
+	id, err := p.SubmitBatch(ctx, "tok-1", items)
 	if err != nil {
 		t.Fatal(err)
 	}
