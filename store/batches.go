@@ -14,8 +14,8 @@ const (
 	// token up with the provider before submitting anything again.
 	BatchSubmitting = "submitting"
 	BatchSubmitted  = "submitted"
-	BatchIngested  = "ingested"
-	BatchFailed    = "failed"
+	BatchIngested   = "ingested"
+	BatchFailed     = "failed"
 )
 
 // BatchItem is one job inside a provider batch.
