@@ -141,11 +141,24 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 	}
 	if g.DryRun {
 		fmt.Fprintln(g.Stdout, "generation:")
-		if err := s.dryRun(ctx, genPlan); err != nil {
+		genEst, err := s.estimate(ctx, genPlan)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(g.Stdout, "judging: up to %d more calls (%d judges × each valid generation); their cost depends on the generations\n",
-			genPlan.Len*len(judges), len(judges))
+		judgePlan, projected, err := projectedJudgePlan(ctx, s, b, genPlan, jopt, o.MaxTokens)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(g.Stdout, "judging (%d judges × each valid generation; %d generations not made yet are priced at their expected length):\n", len(judges), projected)
+		judgeEst, err := s.estimate(ctx, judgePlan)
+		if err != nil {
+			return err
+		}
+		unknown := ""
+		if !genEst.CostKnown || !judgeEst.CostKnown {
+			unknown = " + unknown"
+		}
+		fmt.Fprintf(g.Stdout, "total estimated cost (generation + judging): $%.4f%s\n", genEst.Cost+judgeEst.Cost, unknown)
 		return nil
 	}
 	runID, err := s.startRun(ctx, runSpec{Name: o.Name, Benchmark: "deflect", Args: os.Args[1:], Options: o})

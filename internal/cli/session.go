@@ -188,12 +188,18 @@ func (s *session) preflight(specs []llm.Spec) error {
 }
 
 func (s *session) dryRun(ctx context.Context, p engine.Plan) error {
+	_, err := s.estimate(ctx, p)
+	return err
+}
+
+// estimate prints and returns a plan's dry-run estimate.
+func (s *session) estimate(ctx context.Context, p engine.Plan) (engine.Estimate, error) {
 	est, err := s.engine(0).DryRun(ctx, p)
 	if err != nil {
-		return err
+		return est, err
 	}
 	printEstimate(s.g.Stdout, est)
-	return nil
+	return est, nil
 }
 
 func (s *session) startRun(ctx context.Context, rs runSpec) (int64, error) {
