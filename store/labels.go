@@ -50,3 +50,10 @@ func (s *Store) Labels(ctx context.Context, runID int64, kind string) ([]Label, 
 	}
 	return out, rows.Err()
 }
+
+// CountLabels returns how many labels a run has, of every kind.
+func (s *Store) CountLabels(ctx context.Context, runID int64) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM labels WHERE run_id = ?`, runID).Scan(&n)
+	return n, err
+}

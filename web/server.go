@@ -46,6 +46,7 @@ type Server struct {
 
 // runData is a run loaded once and kept in memory.
 type runData struct {
+	stamp  string
 	once   sync.Once
 	err    error
 	run    store.Run
@@ -111,17 +112,39 @@ func (s *Server) fail(w http.ResponseWriter, status int, err error) {
 	s.tmpl.ExecuteTemplate(w, "error.html", map[string]any{"Status": status, "Err": err.Error()})
 }
 
-// load returns a run's data, loading it on first use.
+// load returns a run's data, loading it on first use and again whenever the
+// run has moved on (new status, calls or records), so a run in progress can
+// be watched.
 func (s *Server) load(ctx context.Context, id int64) (*runData, error) {
+	stamp, err := s.stamp(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	d := s.cache[id]
-	if d == nil {
-		d = &runData{}
+	if d == nil || d.stamp != stamp {
+		d = &runData{stamp: stamp}
 		s.cache[id] = d
 	}
 	s.mu.Unlock()
 	d.once.Do(func() { d.err = s.fill(context.WithoutCancel(ctx), id, d) })
 	return d, d.err
+}
+
+// stamp summarises what makes a run's loaded data stale.
+func (s *Server) stamp(ctx context.Context, id int64) (string, error) {
+	r, ok, err := s.st.Run(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "missing", nil
+	}
+	n, err := s.st.CountLabels(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s/%d/%d/%d", r.Status, r.Calls, r.Cached, n), nil
 }
 
 func (s *Server) fill(ctx context.Context, id int64, d *runData) error {

@@ -245,3 +245,36 @@ func TestRunAboutBlock(t *testing.T) {
 		t.Fatal("DeflectBench page has no about block")
 	}
 }
+
+// TestRunInProgressIsReloaded: the viewer shows records saved after its first
+// look at a run (the judging phase of a run in progress, say).
+func TestRunInProgressIsReloaded(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"model-a"}, Samples: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := st.StartRun(ctx, store.Run{Name: "live", Benchmark: "deflect", Version: "test"})
+	half := len(d.Evals) / 2
+	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals[:half]); err != nil {
+		t.Fatal(err)
+	}
+	h := viewer(t, st)
+	rows := func() string {
+		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations", id))
+		i := strings.Index(body, `class="pager">`)
+		if i < 0 {
+			t.Fatalf("no pager:\n%.300s", body)
+		}
+		return strings.Fields(body[i+len(`class="pager">`):])[0]
+	}
+	before := rows()
+	if err := records.SaveDeflect(ctx, st, id, nil, d.Evals[half:]); err != nil {
+		t.Fatal(err)
+	}
+	after := rows()
+	if before == after || after != fmt.Sprint(len(d.Gens)) {
+		t.Fatalf("rows before %s, after %s; want all %d after the judging finished", before, after, len(d.Gens))
+	}
+}
