@@ -54,9 +54,7 @@ func (r Rubric) Parse(raw string) Scores {
 	if strings.HasPrefix(clean, "```") {
 		parts := strings.Split(clean, "```")
 		clean = parts[1]
-		if strings.HasPrefix(clean, "json") {
-			clean = clean[4:]
-		}
+		clean = strings.TrimPrefix(clean, "json")
 		clean = strings.TrimSpace(clean)
 	}
 	s := Scores{Values: make(map[string]int, len(r.Fields))}

@@ -104,7 +104,7 @@ func TestPages(t *testing.T) {
 		t.Fatalf("generations page %d:\n%.400s", code, body)
 	}
 	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&outcome=refusal", id1))
-	if !strings.Contains(body, "0 rows") {
+	if code != 200 || !strings.Contains(body, "0 rows") {
 		t.Fatal("model-b never refuses")
 	}
 	_, body, _ = get(t, h, fmt.Sprintf("/runs/%d/generations?disagree=1", id1))

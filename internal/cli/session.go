@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
@@ -248,12 +247,4 @@ func (s *session) finish(ctx context.Context, runID int64, sum engine.Summary, e
 		return &exitError{code: 3, err: fmt.Errorf("budget of $%.2f reached: %d jobs not sent; raise --budget and run again", s.g.Budget, sum.Skipped)}
 	}
 	return nil
-}
-
-func joinSpecs(specs []llm.Spec) string {
-	var parts []string
-	for _, s := range specs {
-		parts = append(parts, s.String())
-	}
-	return strings.Join(parts, ",")
 }

@@ -133,14 +133,14 @@ func (s *Server) openaiFileContent(w http.ResponseWriter, r *http.Request) {
 
 // batch is a submitted batch in either protocol.
 type batch struct {
-	id, protocol  string
-	seq           int    // creation order
-	token         string // OpenAI metadata fallacylab_token; Gemini display name
-	created       int64
-	polls         int
-	output        string // OpenAI output file id; Gemini model
-	results       []byte
-	total, failed int
+	id, protocol string
+	seq          int    // creation order
+	token        string // OpenAI metadata fallacylab_token; Gemini display name
+	created      int64
+	polls        int
+	output       string // OpenAI output file id; Gemini model
+	results      []byte
+	total        int
 }
 
 func (s *Server) openaiBatchCreate(w http.ResponseWriter, r *http.Request) {
