@@ -37,7 +37,7 @@ type deflectRunOptions struct {
 
 func newDeflectCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "deflect", Short: "DeflectBench: do models generate whataboutism, ad hominem and red herrings when asked?"}
-	cmd.AddCommand(newDeflectRunCmd(g), newDeflectReportCmd(g), newDeflectImportCmd(g), newDeflectSynthCmd(g))
+	cmd.AddCommand(newDeflectRunCmd(g), newDeflectJudgeCmd(g), newDeflectReportCmd(g), newDeflectImportCmd(g), newDeflectSynthCmd(g))
 	return cmd
 }
 
@@ -178,12 +178,19 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 	if err != nil || sum.Interrupted {
 		return s.finish(ctx, runID, sum, err)
 	}
-	genFailed := sum.Failed
-	judgePlan, err := b.JudgePlan(sortedGens(gens), jopt)
+	return judgePhase(ctx, s, runID, b, sortedGens(gens), jopt, sum)
+}
+
+// judgePhase judges the valid generations of a run with every judge, saves
+// the evaluations with the run and finishes it; earlier is the generation
+// phase's summary, whose failures still count.
+func judgePhase(ctx context.Context, s *session, runID int64, b *deflect.Benchmark, gens []deflect.Generation, jopt deflect.JudgeOptions, earlier engine.Summary) error {
+	g := s.g
+	judgePlan, err := b.JudgePlan(gens, jopt)
 	if err != nil {
-		return s.finish(ctx, runID, sum, err)
+		return s.finish(ctx, runID, earlier, err)
 	}
-	fmt.Fprintf(g.Stderr, "run %d: judging %d responses with %d judges\n", runID, judgePlan.Len/len(judges), len(judges))
+	fmt.Fprintf(g.Stderr, "run %d: judging %d responses with %d judges\n", runID, judgePlan.Len/len(jopt.Judges), len(jopt.Judges))
 	var evals []deflect.Eval
 	jsum, err := s.phase(ctx, runID, judgePlan, func(r engine.Result) {
 		if e, ok := deflect.EvalFromResult(r); ok {
@@ -194,7 +201,7 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 		sort.Slice(evals, func(i, j int) bool { return evals[i].EvalID < evals[j].EvalID })
 		err = records.SaveDeflect(ctx, s.st, runID, nil, evals)
 	}
-	jsum.Failed += genFailed
+	jsum.Failed += earlier.Failed
 	if err == nil && !jsum.Interrupted {
 		fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", runID, runID)
 	}

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/spf13/cobra"
+)
+
+type deflectJudgeOptions struct {
+	Run                  int64
+	Judges               string
+	JudgeTemperature     float64
+	JudgeProviderDefault bool
+	Structured           bool
+	Name                 string
+}
+
+func newDeflectJudgeCmd(g *Global) *cobra.Command {
+	var o deflectJudgeOptions
+	cmd := &cobra.Command{
+		Use:   "judge",
+		Short: "Judge a stored run's generations (yours or imported) with another judge panel, as a new run",
+		Long: `Takes the generations of --run (default: the latest DeflectBench run, including runs made by
+` + "`deflect import`" + `) and judges every valid one with --judges, into a new run that a report
+can compare with the first. Nothing is generated again; judge calls already made are cached.`,
+		Example: `  fallacylab deflect judge --run 3 --judges gemini:gemini-2.5-flash,openai:gpt-4.1`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			judges, err := llm.ParseSpecs(o.Judges)
+			if err != nil {
+				return err
+			}
+			if len(judges) == 0 {
+				return fmt.Errorf("deflect judge needs --judges, e.g. --judges anthropic:claude-haiku-4-5,openai:gpt-4.1-mini")
+			}
+			jopt := deflect.JudgeOptions{Judges: judges, Structured: o.Structured}
+			if !o.JudgeProviderDefault {
+				jopt.Temperature = llm.Temp(o.JudgeTemperature)
+			}
+			b, err := deflect.Default()
+			if err != nil {
+				return err
+			}
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			d, from, err := loadRun(ctx, s.st, o.Run)
+			if err != nil {
+				return err
+			}
+			if len(d.Gens) == 0 {
+				return fmt.Errorf("run %d has no DeflectBench generations to judge", from)
+			}
+			if err := s.preflight(judges); err != nil {
+				return err
+			}
+			if g.DryRun {
+				plan, err := b.JudgePlan(d.Gens, jopt)
+				if err != nil {
+					return err
+				}
+				return s.dryRun(ctx, plan)
+			}
+			name := o.Name
+			if name == "" {
+				name = fmt.Sprintf("deflect judge of run %d", from)
+			}
+			runID, err := s.startRun(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: o})
+			if err != nil {
+				return err
+			}
+			if err := records.SaveDeflect(ctx, s.st, runID, d.Gens, nil); err != nil {
+				return s.finish(ctx, runID, engine.Summary{}, err)
+			}
+			return judgePhase(ctx, s, runID, b, d.Gens, jopt, engine.Summary{})
+		},
+	}
+	f := cmd.Flags()
+	f.Int64Var(&o.Run, "run", 0, "run whose generations are judged (default: the latest DeflectBench run)")
+	f.StringVar(&o.Judges, "judges", "", "judge models, comma-separated (two for agreement statistics)")
+	f.Float64Var(&o.JudgeTemperature, "judge-temperature", 0, "judge temperature (the paper's 0)")
+	f.BoolVar(&o.JudgeProviderDefault, "judge-provider-default-temperature", false, "send no judge temperature")
+	f.BoolVar(&o.Structured, "structured", false, "ask judges for the 8-field JSON schema as structured output")
+	f.StringVar(&o.Name, "name", "", "run name (default: \"deflect judge of run N\")")
+	return cmd
+}
