@@ -65,21 +65,31 @@ func runByArg(cmd *cobra.Command, s *session, arg string) (store.Run, error) {
 	return r, nil
 }
 
+// openRun opens the store and fetches the run named by arg.
+func openRun(g *Global, cmd *cobra.Command, arg string) (*session, store.Run, error) {
+	s, err := openSession(g)
+	if err != nil {
+		return nil, store.Run{}, err
+	}
+	r, err := runByArg(cmd, s, arg)
+	if err != nil {
+		s.Close()
+		return nil, store.Run{}, err
+	}
+	return s, r, nil
+}
+
 func newRunsShowCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show RUN",
 		Short: "A run's status, version, per-model calls, cache hits, tokens and spend, and its config snapshot",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(g)
+			s, r, err := openRun(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			r, err := runByArg(cmd, s, args[0])
-			if err != nil {
-				return err
-			}
 			stats, err := s.st.RunModelStats(cmd.Context(), r.ID)
 			if err != nil {
 				return err
@@ -137,15 +147,11 @@ cost_usd (null when the price is unknown), latency_ms, batch_id, created_at. API
 stored, so never exported. With --out the file is written whole or not at all.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(g)
+			s, r, err := openRun(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			r, err := runByArg(cmd, s, args[0])
-			if err != nil {
-				return err
-			}
 			fill := func(w io.Writer) error {
 				bw := bufio.NewWriter(w)
 				enc := json.NewEncoder(bw)
