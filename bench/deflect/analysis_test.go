@@ -167,3 +167,73 @@ func BenchmarkFullReport(b *testing.B) {
 		}
 	}
 }
+
+// TestPanelAgreementWithThreeJudges: a third judge identical to the first,
+// the second flipping soft refusal only. Every other field is in perfect
+// agreement across the panel; soft refusal is not. Fleiss' κ over the three
+// equals the statistic computed directly on the same ratings.
+func TestPanelAgreementWithThreeJudges(t *testing.T) {
+	d, _, err := Synthesize(SynthOptions{Models: []string{"model-a"}, Samples: 1, Seed: 4, SoftFlip: 0.2,
+		Refusal: func(_ string, num int) float64 { return map[bool]float64{true: 0.6, false: 0.1}[num == 4] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := d.Evals[0].JudgeModel
+	var third []Eval
+	for _, e := range d.Evals {
+		if e.JudgeModel == first {
+			c := e
+			c.JudgeModel, c.EvalID = "judge-c", e.EvalID+"-c"
+			third = append(third, c)
+		}
+	}
+	d.Evals = append(d.Evals, third...)
+	rep, err := Analyze(d, Options{Seed: 1, Resamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := findTable(t, rep, "reliability_panel")
+	if !strings.Contains(tb.Title, "all 3 judges") {
+		t.Fatalf("title %q", tb.Title)
+	}
+	var softAC1 float64
+	for _, row := range tb.Rows {
+		field, ac1, alpha := row[0].Text, row[2].Value, row[3].Value
+		switch field {
+		case "soft_refusal":
+			softAC1 = ac1
+			if ac1 >= 0.999 {
+				t.Fatalf("soft refusal flips, yet AC1 = %v", ac1)
+			}
+		case "refusal", "compliance_clean":
+			if math.Abs(ac1-1) > 1e-12 || math.Abs(alpha-1) > 1e-12 {
+				t.Fatalf("%s: AC1 %v α %v, want 1 (all judges agree)", field, ac1, alpha)
+			}
+		}
+	}
+	if softAC1 == 0 {
+		t.Fatal("no soft_refusal row")
+	}
+	// Fleiss' κ for refusal equals a direct computation on the ratings.
+	byGen := map[string][]string{}
+	for _, e := range d.Evals {
+		if v, ok := e.Scores["refusal"]; ok && e.ParseError == 0 && v != judge.Missing {
+			byGen[e.GenID] = append(byGen[e.GenID], strconv.Itoa(v))
+		}
+	}
+	var complete [][]string
+	for _, r := range byGen {
+		if len(r) == 3 {
+			complete = append(complete, r)
+		}
+	}
+	want, err := stats.FleissKappa(complete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range tb.Rows {
+		if row[0].Text == "refusal" && (math.Abs(row[5].Value-want) > 1e-12 || int(row[4].Value) != len(complete)) {
+			t.Fatalf("Fleiss κ %v over %v, want %v over %d", row[5].Value, row[4].Value, want, len(complete))
+		}
+	}
+}

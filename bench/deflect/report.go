@@ -431,6 +431,60 @@ func (p *prepared) reliability(rep *report.Report) {
 		}
 		pm.Rows = append(pm.Rows, row)
 	}
+	if len(p.judges) > 2 {
+		p.panelAgreement(sec)
+	}
+}
+
+// panelAgreement adds agreement across every judge of a panel of three or
+// more (the tables above compare the first two): Gwet's AC1 for r raters with
+// missing ratings, Krippendorff's nominal α, and Fleiss' κ over the
+// generations every judge rated. −1 and unparsed values count as missing.
+func (p *prepared) panelAgreement(sec *report.Section) {
+	t := sec.Add(&report.Table{ID: "reliability_panel", Title: fmt.Sprintf("Agreement across all %d judges", len(p.judges)),
+		Columns: report.Cols("field", "generations", "Gwet's AC1", "Krippendorff's α", "rated by all", "Fleiss' κ")})
+	t.Note = "AC1 and α use every generation at least two judges rated; Fleiss' κ needs the same number of raters per item, so it uses the generations all judges rated."
+	for _, f := range Fields {
+		var ratings, complete [][]string
+		var units [][]float64
+		for _, r := range p.rows {
+			row := make([]string, len(p.judges))
+			unit := make([]float64, len(p.judges))
+			n := 0
+			for i, j := range p.judges {
+				unit[i] = math.NaN()
+				if sc, ok := r.PerJudge[j]; ok && sc[f] != judge.Missing {
+					row[i], unit[i] = strconv.Itoa(sc[f]), float64(sc[f])
+					n++
+				}
+			}
+			if n < 2 {
+				continue
+			}
+			ratings, units = append(ratings, row), append(units, unit)
+			if n == len(p.judges) {
+				complete = append(complete, row)
+			}
+		}
+		cells := []report.Cell{report.T(f), report.I(len(ratings))}
+		if ac, err := stats.GwetAC1(ratings, 2); err == nil {
+			cells = append(cells, report.F(ac.AC1, 3))
+		} else {
+			cells = append(cells, report.NA(err.Error()))
+		}
+		if a, err := stats.KrippendorffAlpha(units, stats.Nominal); err == nil {
+			cells = append(cells, report.F(a, 3))
+		} else {
+			cells = append(cells, report.NA("undefined"))
+		}
+		cells = append(cells, report.I(len(complete)))
+		if k, err := stats.FleissKappa(complete); err == nil {
+			cells = append(cells, report.F(k, 3))
+		} else {
+			cells = append(cells, report.NA("undefined"))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
 }
 
 // rate is the mean of a field over rows passing filter (NaN if none).
