@@ -83,3 +83,17 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, err
 	}
 	return out, rows.Err()
 }
+
+// DeleteRun removes a run, its records (labels) and its links to calls. The
+// calls stay in the cache: other runs may use them, and re-running the
+// command answers from them.
+func (s *Store) DeleteRun(ctx context.Context, id int64) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
+			if _, err := tx.Exec(q, id); err != nil {
+				return fmt.Errorf("delete run %d: %w", id, err)
+			}
+		}
+		return nil
+	})
+}

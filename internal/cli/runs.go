@@ -38,7 +38,7 @@ func newRunsCmd(g *Global) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.AddCommand(newRunsShowCmd(g), newRunsExportCmd(g))
+	cmd.AddCommand(newRunsShowCmd(g), newRunsExportCmd(g), newRunsRmCmd(g))
 	return cmd
 }
 
@@ -179,4 +179,34 @@ stored, so never exported. With --out the file is written whole or not at all.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "file to write (default: standard output)")
 	return cmd
+}
+
+func newRunsRmCmd(g *Global) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm RUN...",
+		Short: "Delete runs and their records; their calls stay in the cache",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var runs []store.Run
+			for _, a := range args {
+				r, err := runByArg(cmd, s, a)
+				if err != nil {
+					return err
+				}
+				runs = append(runs, r)
+			}
+			for _, r := range runs {
+				if err := s.st.DeleteRun(cmd.Context(), r.ID); err != nil {
+					return err
+				}
+				fmt.Fprintf(g.Stdout, "deleted run %d (%s); its %d calls stay in the cache\n", r.ID, r.Name, r.Calls)
+			}
+			return nil
+		},
+	}
 }
