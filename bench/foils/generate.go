@@ -230,31 +230,10 @@ func Filter(cands []Candidate, v Verdicts) []Generated {
 		g.Kept = len(g.DropReasons) == 0
 		g.Flesch = textmetric.FleschReadingEase(c.Text)
 		g.Words = len(strings.Fields(c.Text))
-		g.Overlap = jaccard(detect.Tokens(c.Text), detect.Tokens(c.A.Item.Text))
+		g.Overlap = textmetric.Jaccard(detect.Tokens(c.Text), detect.Tokens(c.A.Item.Text))
 		out = append(out, g)
 	}
 	return out
-}
-
-func jaccard(a, b []string) float64 {
-	sa, sb := map[string]bool{}, map[string]bool{}
-	for _, x := range a {
-		sa[x] = true
-	}
-	for _, x := range b {
-		sb[x] = true
-	}
-	inter := 0
-	for x := range sa {
-		if sb[x] {
-			inter++
-		}
-	}
-	union := len(sa) + len(sb) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
 }
 
 // CSVRows returns the kept items of one condition in the released CSV

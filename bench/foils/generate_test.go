@@ -180,10 +180,4 @@ func TestDropCountsAndCSV(t *testing.T) {
 	if len(rows) != 2 || rows[0][1] != "target_type" || rows[1][1] != a.Target || rows[1][5] != "pass" {
 		t.Fatalf("wrong-scheme CSV %v", rows)
 	}
-	if j := jaccard([]string{"a", "b", "b"}, []string{"b", "c"}); j != 1.0/3 {
-		t.Fatalf("jaccard %v", j)
-	}
-	if j := jaccard(nil, nil); j != 0 {
-		t.Fatalf("empty jaccard %v", j)
-	}
 }

@@ -117,24 +117,7 @@ func cosine(a, b []float64) float64 {
 }
 
 func jaccard(a, b string) float64 {
-	sa, sb := map[string]bool{}, map[string]bool{}
-	for _, t := range textmetric.WordTokenize(strings.ToLower(a)) {
-		sa[t] = true
-	}
-	for _, t := range textmetric.WordTokenize(strings.ToLower(b)) {
-		sb[t] = true
-	}
-	inter := 0
-	for t := range sa {
-		if sb[t] {
-			inter++
-		}
-	}
-	u := len(sa) + len(sb) - inter
-	if u == 0 {
-		return 0
-	}
-	return float64(inter) / float64(u)
+	return textmetric.Jaccard(textmetric.WordTokenize(strings.ToLower(a)), textmetric.WordTokenize(strings.ToLower(b)))
 }
 
 // PerClassMeteor is the mean METEOR of the correct pairs per gold class
