@@ -116,6 +116,8 @@ func cosine(a, b []float64) float64 {
 	return dot / math.Sqrt(na*nb)
 }
 
+// jaccard is the token-set overlap of two premises (nltk word tokens,
+// lower-cased): the pairing fallback without an embedder.
 func jaccard(a, b string) float64 {
 	return textmetric.Jaccard(textmetric.WordTokenize(strings.ToLower(a)), textmetric.WordTokenize(strings.ToLower(b)))
 }
