@@ -85,28 +85,23 @@ var mafaldaToType = map[string]string{
 // onto the audit's space (MAFALDA's taxonomy is only partly the same: other
 // types become OutOfSpace). Every item is "test".
 func ParseMAFALDA(r io.Reader, name string) ([]Item, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	var out []Item
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err := eachJSONLine(r, name, func(line int, raw []byte) error {
 		var row struct {
 			Text   string  `json:"text"`
 			Labels [][]any `json:"labels"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			return nil, lineErr(name, line, "%v", err)
+		if err := json.Unmarshal(raw, &row); err != nil {
+			return lineErr(name, line, "%v", err)
 		}
 		gold := None
 		for _, sp := range row.Labels {
 			if len(sp) != 3 {
-				return nil, lineErr(name, line, "field labels: span %v is not [start, end, label]", sp)
+				return lineErr(name, line, "field labels: span %v is not [start, end, label]", sp)
 			}
 			lab, ok := sp[2].(string)
 			if !ok {
-				return nil, lineErr(name, line, "field labels: span label %v is not a string", sp[2])
+				return lineErr(name, line, "field labels: span label %v is not a string", sp[2])
 			}
 			lab = strings.ToLower(strings.TrimSpace(lab))
 			if lab == "to clean" || lab == "nothing" {
@@ -120,8 +115,12 @@ func ParseMAFALDA(r io.Reader, name string) ([]Item, error) {
 			break
 		}
 		out = append(out, Item{ID: fmt.Sprintf("mafalda/%d", line), Corpus: "mafalda", Text: row.Text, Gold: gold, Split: "test", Source: name})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // ParseTouche reads the Touché 2026 fallacy-detection train file. The text is
@@ -130,13 +129,8 @@ func ParseMAFALDA(r io.Reader, name string) ([]Item, error) {
 // black-white for blackwhite) or none. Every item is "train": the test set is
 // not public. Its items are Sahai annotated items (see TouchOverlap).
 func ParseTouche(r io.Reader, name string) ([]Item, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	var out []Item
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err := eachJSONLine(r, name, func(line int, raw []byte) error {
 		var row struct {
 			ID          string  `json:"id"`
 			TextRaw     string  `json:"text_raw"`
@@ -144,23 +138,48 @@ func ParseTouche(r io.Reader, name string) ([]Item, error) {
 			Exists      int     `json:"fallacy_exists"`
 			FallacyType *string `json:"fallacy_type"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			return nil, lineErr(name, line, "%v", err)
+		if err := json.Unmarshal(raw, &row); err != nil {
+			return lineErr(name, line, "%v", err)
 		}
 		gold := None
 		if row.Exists == 1 {
 			if row.FallacyType == nil {
-				return nil, lineErr(name, line, "field fallacy_type: null on a fallacious item")
+				return lineErr(name, line, "field fallacy_type: null on a fallacious item")
 			}
 			t, ok := NormalizeLabel(strings.ReplaceAll(*row.FallacyType, "black-white", "blackwhite"))
 			if !ok {
-				return nil, lineErr(name, line, "field fallacy_type: unknown %q", *row.FallacyType)
+				return lineErr(name, line, "field fallacy_type: unknown %q", *row.FallacyType)
 			}
 			gold = t
 		}
 		out = append(out, Item{ID: row.ID, Corpus: "touche", Text: row.TextRaw, Context: row.Title, Gold: gold, Split: "train", Source: name})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	return out, nil
+}
+
+// eachJSONLine hands every non-blank line of a JSON-lines file to fn with its
+// 1-based line number.
+func eachJSONLine(r io.Reader, name string, fn func(line int, raw []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		if err := fn(line, sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s line %d: %w", name, line+1, err)
+	}
+	return nil
 }
 
 // Overlap counts items of a whose text also occurs in b (after trimming),
