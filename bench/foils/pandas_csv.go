@@ -3,6 +3,7 @@ package foils
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -22,6 +23,27 @@ type pandasReader struct {
 
 func newPandasReader(r io.Reader, delim rune) *pandasReader {
 	return &pandasReader{r: bufio.NewReaderSize(r, 1<<16), delim: delim, line: 1}
+}
+
+// Rows hands every record after the header to fn with the line it starts
+// on; a read error or a record with other than width fields is an error
+// naming the file and line.
+func (p *pandasReader) Rows(name string, width int, fn func(rec []string, line int) error) error {
+	for {
+		rec, line, err := p.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s line %d: %w", name, line, err)
+		}
+		if len(rec) != width {
+			return lineErr(name, line, "%d fields, header has %d", len(rec), width)
+		}
+		if err := fn(rec, line); err != nil {
+			return err
+		}
+	}
 }
 
 // Read returns the next record and the line it started on; io.EOF at the end.

@@ -1,7 +1,6 @@
 package foils
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -56,44 +55,40 @@ func ParseFoils(r io.Reader, name, condition, corpus string) ([]Foil, error) {
 	}
 	var out []Foil
 	seen := map[string]int{}
-	for {
-		rec, line, err := pr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
-		}
-		if len(rec) != len(hdr) {
-			return nil, lineErr(name, line, "%d fields, header has %d", len(rec), len(hdr))
-		}
+	err = pr.Rows(name, len(hdr), func(rec []string, line int) error {
 		f := Foil{Condition: condition, Corpus: corpus, Text: rec[col["generated"]]}
 		var ok bool
 		if f.Source, ok = NormalizeLabel(rec[col[typeCol]]); !ok || f.Source == None {
-			return nil, lineErr(name, line, "field %s: unknown type %q", typeCol, rec[col[typeCol]])
+			return lineErr(name, line, "field %s: unknown type %q", typeCol, rec[col[typeCol]])
 		}
 		if condition == WrongScheme {
 			if f.Target, ok = NormalizeLabel(rec[col["target_type"]]); !ok || f.Target == None {
-				return nil, lineErr(name, line, "field target_type: unknown type %q", rec[col["target_type"]])
+				return lineErr(name, line, "field target_type: unknown type %q", rec[col["target_type"]])
 			}
 			if f.Target == f.Source {
-				return nil, lineErr(name, line, "field target_type: equals the source type %q", f.Source)
+				return lineErr(name, line, "field target_type: equals the source type %q", f.Source)
 			}
 		}
-		if f.ID, err = strconv.Atoi(strings.TrimSpace(rec[col["id"]])); err != nil {
-			return nil, lineErr(name, line, "field id: %q is not an integer", rec[col["id"]])
+		id, err := strconv.Atoi(strings.TrimSpace(rec[col["id"]]))
+		if err != nil {
+			return lineErr(name, line, "field id: %q is not an integer", rec[col["id"]])
 		}
+		f.ID = id
 		if i, ok := col["span"]; ok {
 			f.Span = rec[i]
 		}
 		if strings.TrimSpace(f.Text) == "" {
-			return nil, lineErr(name, line, "field generated: empty")
+			return lineErr(name, line, "field generated: empty")
 		}
 		if prev, dup := seen[f.Key()]; dup {
-			return nil, lineErr(name, line, "key (%s, %d) already on line %d", f.Source, f.ID, prev)
+			return lineErr(name, line, "key (%s, %d) already on line %d", f.Source, f.ID, prev)
 		}
 		seen[f.Key()] = line
 		out = append(out, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no rows", name)

@@ -1,7 +1,6 @@
 package foils
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -101,17 +100,7 @@ func ReadSheet(r io.Reader, name string) ([]CodedItem, error) {
 		}
 	}
 	var out []CodedItem
-	for {
-		rec, line, err := pr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
-		}
-		if len(rec) != len(hdr) {
-			return nil, lineErr(name, line, "%d fields, header has %d", len(rec), len(hdr))
-		}
+	err = pr.Rows(name, len(hdr), func(rec []string, line int) error {
 		c := CodedItem{ID: rec[col["item_id"]], Corpus: rec[col["corpus"]]}
 		for _, f := range []struct {
 			name string
@@ -123,11 +112,15 @@ func ReadSheet(r io.Reader, name string) ([]CodedItem, error) {
 				continue
 			}
 			if v != "A" && v != "B" && v != "N" {
-				return nil, lineErr(name, line, "field %s: %q is not A, B or N", f.name, rec[col[f.name]])
+				return lineErr(name, line, "field %s: %q is not A, B or N", f.name, rec[col[f.name]])
 			}
 			*f.dst = v
 		}
 		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no coded rows", name)
