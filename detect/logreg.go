@@ -168,11 +168,10 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 	return m, nil
 }
 
-// Proba returns the class probabilities of a row (softmax of the scores), in
-// the order of Classes, like scikit-learn's predict_proba.
-func (m *LogReg) Proba(row Sparse) []float64 {
-	p := make([]float64, len(m.Classes))
-	mx := math.Inf(-1)
+// scores returns the linear score W_k·x + b_k of every class; features
+// beyond the model's dimension (unseen at training) are ignored.
+func (m *LogReg) scores(row Sparse) []float64 {
+	out := make([]float64, len(m.Classes))
 	for k := range m.Classes {
 		s := m.B[k]
 		for j, idx := range row.Idx {
@@ -180,7 +179,17 @@ func (m *LogReg) Proba(row Sparse) []float64 {
 				s += m.W[k][idx] * row.Val[j]
 			}
 		}
-		p[k] = s
+		out[k] = s
+	}
+	return out
+}
+
+// Proba returns the class probabilities of a row (softmax of the scores), in
+// the order of Classes, like scikit-learn's predict_proba.
+func (m *LogReg) Proba(row Sparse) []float64 {
+	p := m.scores(row)
+	mx := math.Inf(-1)
+	for _, s := range p {
 		mx = math.Max(mx, s)
 	}
 	sum := 0.0
@@ -194,16 +203,10 @@ func (m *LogReg) Proba(row Sparse) []float64 {
 	return p
 }
 
-// Predict returns the most probable class of a row.
+// Predict returns the most probable class of a row (the first on ties).
 func (m *LogReg) Predict(row Sparse) string {
 	best, bestK := math.Inf(-1), 0
-	for k := range m.Classes {
-		s := m.B[k]
-		for j, idx := range row.Idx {
-			if int(idx) < m.D {
-				s += m.W[k][idx] * row.Val[j]
-			}
-		}
+	for k, s := range m.scores(row) {
 		if s > best {
 			best, bestK = s, k
 		}
