@@ -47,26 +47,27 @@ func loadBenchmark(claims, templates string) (*deflect.Benchmark, error) {
 		return nil, err
 	}
 	if claims != "" {
-		f, err := os.Open(claims)
-		if err != nil {
-			return nil, fmt.Errorf("claims: %w", err)
-		}
-		defer f.Close()
-		if b.Claims, err = deflect.ParseClaims(f, claims); err != nil {
+		if b.Claims, err = parseFile(claims, "claims", deflect.ParseClaims); err != nil {
 			return nil, err
 		}
 	}
 	if templates != "" {
-		f, err := os.Open(templates)
-		if err != nil {
-			return nil, fmt.Errorf("templates: %w", err)
-		}
-		defer f.Close()
-		if b.Templates, err = deflect.ParseTemplates(f, templates); err != nil {
+		if b.Templates, err = parseFile(templates, "templates", deflect.ParseTemplates); err != nil {
 			return nil, err
 		}
 	}
 	return b, b.Validate()
+}
+
+// parseFile opens path and parses it; what names the flag in errors.
+func parseFile[T any](path, what string, parse func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, err)
+	}
+	defer f.Close()
+	return parse(f, path)
 }
 
 func newDeflectRunCmd(g *Global) *cobra.Command {
