@@ -16,7 +16,8 @@ import (
 // are answered at once; the rest are grouped per provider and model (OpenAI
 // and Gemini batches hold one model each) into batches of at most BatchSize,
 // each recorded in the store before polling starts. Batches left pending by an
-// earlier (killed) run are polled and ingested, never resubmitted. Results go into the same cache as live calls.
+// earlier (killed) run are polled and ingested, never resubmitted. Results go
+// into the same cache as live calls.
 func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result)) (Summary, error) {
 	e.reset(plan)
 	waiting := map[string]Job{} // key → job of this plan awaiting a batch result
