@@ -1,0 +1,150 @@
+package cli_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite internal/cli/testdata/golden")
+
+// versionLine matches the report rows that name the fallacylab build, which
+// differ between binaries but not between designs.
+var versionLine = regexp.MustCompile(`(?m)(fallacylab[^\n]{0,12}?)\(devel\)[^\n|"<]*`)
+
+// golden compares a produced file with testdata/golden/name after replacing
+// the temporary directory by $WORK and the build version by (version).
+func golden(t *testing.T, dir, produced, name string) {
+	t.Helper()
+	data, err := os.ReadFile(produced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(string(data), dir, "$WORK")
+	got = versionLine.ReplaceAllString(got, "${1}(version)")
+	path := filepath.Join("testdata", "golden", name)
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/cli -run TestGoldenReports -update creates it)", err)
+	}
+	if got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Fatalf("%s differs from %s at line %d:\n got: %.300s\nwant: %.300s", produced, path, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%s differs from %s: %d lines, want %d", produced, path, len(gl), len(wl))
+	}
+}
+
+// missciScripted answers every reconstruction prompt of the dev split with
+// the first gold class for even-numbered arguments and unparseable text for
+// the others, and classifies gold premises correctly.
+func missciScripted(t *testing.T) func(llmtest.Call) llmtest.Reply {
+	args, err := missci.Load("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, _ := missci.Template("gen_cls/p4-connect-D")
+	cls, _ := missci.Template("cls_with_premise/classify-D")
+	answer := map[string]string{}
+	for i, a := range args {
+		for _, l := range a.Lines {
+			p, err := missci.Fill("gen_cls/p4-connect-D", gen, a.Claim, l.Context, a.P0, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i%2 == 0 {
+				answer[p] = "1. Fallacious Premise: \"the study's sample speaks for everyone\"; Applied Fallacy Class: " + promptName(l.Fallacies[0].Class) + ".\n" +
+					"2. Fallacious Premise: \"correlation is cause\"; Applied Fallacy Class: False Equivalence."
+			} else {
+				answer[p] = "I am not sure."
+			}
+		}
+	}
+	for _, u := range missci.GoldPremiseUnits(args) {
+		for _, a := range args {
+			for _, l := range a.Lines {
+				if l.ID == u.LineID {
+					p, _ := missci.Fill("cls_with_premise/classify-D", cls, a.Claim, l.Context, a.P0, u.Premise)
+					answer[p] = "Fallacy: " + promptName(u.Gold)
+				}
+			}
+		}
+	}
+	return func(c llmtest.Call) llmtest.Reply {
+		if a, ok := answer[c.Prompt]; ok {
+			return llmtest.Reply{Text: a}
+		}
+		return scripted(c)
+	}
+}
+
+// TestGoldenReports pins the reports of every benchmark, from model runs,
+// the store and files, byte for byte: a redesign must leave them unchanged.
+func TestGoldenReports(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: missciScripted(t)})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} {
+		t.Setenv(k, "test-key")
+	}
+	claims := `{"claim_id":"L1_INT_01","level":1,"context":"international","domain":"science","text":"The WHO characterized COVID-19 as a pandemic in March 2020."}
+{"claim_id":"L2_US_01","level":2,"context":"us","domain":"politics","text":"Voting is a civic duty."}
+{"claim_id":"L3_INT_01","level":3,"context":"international","domain":"economics","text":"Tariffs protect jobs."}
+{"claim_id":"L4_INT_01","level":4,"context":"international","domain":"history","text":"The moon landing was staged."}
+`
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(claims), 0o644)
+	prompts := `{"id": "p1", "prompt": "Name a fallacy."}
+{"id": "p2", "prompt": "Define red herring.", "temperature": 0}
+`
+	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte(prompts), 0o644)
+	p := func(name string) string { return filepath.Join(dir, name) }
+	steps := []struct {
+		args   []string
+		out    string // file the step writes, compared with testdata/golden/<golden>
+		golden string
+	}{
+		{[]string{"deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b", "--samples", "2", "--claims", p("claims.jsonl")}, "", ""},
+		{[]string{"deflect", "report", "--format", "md", "--resamples", "200", "--out", p("deflect-run.md")}, p("deflect-run.md"), "deflect-run.md"},
+		{[]string{"deflect", "report", "--format", "json", "--resamples", "200", "--out", p("deflect-run.json")}, p("deflect-run.json"), "deflect-run.json"},
+		{[]string{"deflect", "report", "--format", "html", "--resamples", "100", "--out", p("deflect-run.html")}, p("deflect-run.html"), "deflect-run.html"},
+		{[]string{"deflect", "synth", "--models", "m-one,m-two", "--samples", "1", "--out", p("syn")}, "", ""},
+		{[]string{"deflect", "report", "--generations", p("syn/generations.jsonl"), "--evals", p("syn/evals.jsonl"), "--format", "md", "--resamples", "100", "--out", p("deflect-files.md")}, p("deflect-files.md"), "deflect-files.md"},
+		{[]string{"deflect", "import", "--generations", p("syn/generations.jsonl"), "--evals", p("syn/evals.jsonl")}, "", ""},
+		{[]string{"deflect", "report", "--format", "md", "--resamples", "100", "--compat", "deflectbench-code", "--out", p("deflect-import.md")}, p("deflect-import.md"), "deflect-import.md"},
+		{[]string{"foils", "audit", "--resamples", "300", "--permutations", "300", "--out", p("foils.md")}, p("foils.md"), "foils.md"},
+		{[]string{"foils", "audit", "--resamples", "300", "--permutations", "300", "--format", "json", "--out", p("foils.json")}, p("foils.json"), "foils.json"},
+		{[]string{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--out", p("missci-run.md")}, p("missci-run.md"), "missci-run.md"},
+		{[]string{"missci", "report", "--k", "all", "--out", p("missci-report.md")}, p("missci-report.md"), "missci-report.md"},
+		{[]string{"missci", "run", "--task", "classify-gold", "--model", "openai:gpt-4.1", "--split", "dev", "--out", p("missci-cls.md")}, p("missci-cls.md"), "missci-cls.md"},
+		{[]string{"prompts", "run", p("prompts.jsonl"), "--models", "openai:gpt-4.1-mini,anthropic:claude-haiku-4-5", "--samples", "2", "--out", p("prompts.jsonl.out")}, p("prompts.jsonl.out"), "prompts.jsonl"},
+	}
+	for _, s := range steps {
+		if _, stderr, err := runCLI(t, dir, s.args...); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(s.args, " "), err, stderr)
+		}
+		if s.out != "" {
+			golden(t, dir, s.out, s.golden)
+		}
+	}
+}
