@@ -68,3 +68,10 @@ func (a *aimd) current() int {
 	defer a.mu.Unlock()
 	return int(a.limit)
 }
+
+// ceiling is the configured maximum.
+func (a *aimd) ceiling() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int(a.max)
+}

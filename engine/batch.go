@@ -71,6 +71,15 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		if inFlight {
 			continue // an earlier run submitted it: wait for that batch
 		}
+		// The budget is reserved before submission: a batch is paid for
+		// whole once sent, so a job that would pass it is never sent.
+		if ok, err := e.reserveBatch(j, key); err != nil {
+			return e.summary(ctx), err
+		} else if !ok {
+			delete(waiting, key)
+			emit(Result{Job: j, Key: key, Err: ErrBudget})
+			continue
+		}
 		g := group{j.Spec.Provider, j.Spec.Model}
 		maxItems, maxBytes, err := e.batchLimits(g.provider)
 		if err != nil {
@@ -101,6 +110,44 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		}
 	}
 	return e.summary(ctx), nil
+}
+
+// reserveBatch books a batch job's estimated (discounted) cost against the
+// budget; false means the budget would be passed and the job is not sent.
+func (e *Engine) reserveBatch(j Job, key string) (bool, error) {
+	if e.opt.Budget <= 0 {
+		return true, nil
+	}
+	l, err := e.lane(j.Spec.Provider)
+	if err != nil {
+		return false, err
+	}
+	in, out := l.est.estimate(j.Request)
+	amount, err := e.reserve(j.Spec, in, out, e.opt.BatchDiscount)
+	if errors.Is(err, ErrBudget) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	e.progMu.Lock()
+	if e.batchReserved == nil {
+		e.batchReserved = map[string]float64{}
+	}
+	e.batchReserved[key] += amount
+	e.progMu.Unlock()
+	return true, nil
+}
+
+// settleBatch replaces a batch job's reservation by its actual cost.
+func (e *Engine) settleBatch(key string, cost *float64) {
+	e.progMu.Lock()
+	defer e.progMu.Unlock()
+	e.spent -= e.batchReserved[key]
+	delete(e.batchReserved, key)
+	if cost != nil {
+		e.spent += *cost
+	}
 }
 
 // batchLimits is BatchSize capped by what the provider's batch API accepts.
@@ -304,6 +351,7 @@ func (e *Engine) ingest(ctx context.Context, b llm.Batcher, rec store.Batch, wai
 		if err := e.opt.Store.PutCall(ctx, c); err != nil {
 			return err
 		}
+		e.settleBatch(it.Key, c.Cost)
 		if j, mine := waiting[it.Key]; mine {
 			res.Job = j
 			if err := e.opt.Store.LinkRun(ctx, e.opt.RunID, it.Key, j.ID, false); err != nil {

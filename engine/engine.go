@@ -47,8 +47,9 @@ type Options struct {
 	CallTimeout time.Duration
 	// Grace is how long in-flight calls may finish after cancellation (default 10s).
 	Grace time.Duration
-	// Workers is the number of jobs in flight across providers (default: the
-	// sum of the providers' concurrency, at least 64 so cache hits stream fast).
+	// Workers fixes the number of jobs in flight across providers (default:
+	// the sum of the providers' concurrency, growing as providers are first
+	// used, and at least 64 so cache hits stream fast).
 	Workers int
 	// BatchSize caps the requests in one provider batch (default 2000).
 	BatchSize int
@@ -126,9 +127,13 @@ type Engine struct {
 	prog     Progress
 	progMu   sync.Mutex
 	spent    float64 // actual plus reserved cost, guarded by progMu
+	// batchReserved is the budget booked for each batch job not yet
+	// ingested (by key), guarded by progMu.
+	batchReserved map[string]float64
 	stopping atomic.Bool
 	failures []Failure
 	flights  singleflight.Group // identical jobs in flight share one call
+	pool     *pool              // workers of the Run in progress, guarded by mu
 }
 
 type lane struct {
@@ -186,6 +191,13 @@ func (e *Engine) lane(name string) (*lane, error) {
 		lim.Concurrency = 8
 	}
 	l := &lane{p: p, sem: newAIMD(lim.Concurrency), est: newEstimator()}
+	defer func() {
+		total := 0
+		for _, x := range e.lanes {
+			total += x.sem.ceiling()
+		}
+		e.pool.grow(total)
+	}()
 	if lim.RPM > 0 {
 		l.rpm = rate.NewLimiter(rate.Limit(lim.RPM/60), 1)
 	}
@@ -203,12 +215,36 @@ func (e *Engine) Progress() Progress {
 	return e.prog
 }
 
-func (e *Engine) workers() int {
-	if e.opt.Workers > 0 {
-		return e.opt.Workers
-	}
-	return 64
+// pool is the set of workers of one Run. It starts with enough workers to
+// stream cache hits and grows whenever a provider lane opens, so that the
+// workers always cover the sum of the providers' concurrency: --concurrency
+// 100 really keeps 100 calls in flight.
+type pool struct {
+	mu    sync.Mutex
+	n     int
+	limit int // > 0: never more workers than this (Options.Workers)
+	start func()
 }
+
+// grow starts workers until there are at least n.
+func (p *pool) grow(n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.limit > 0 {
+		n = min(n, p.limit)
+	}
+	for p.n < n {
+		p.n++
+		p.start()
+	}
+}
+
+// minWorkers is how many workers a Run starts with before any lane is open:
+// enough to stream cache hits fast.
+const minWorkers = 64
 
 // Run executes the plan, calling onResult (serialised, may be nil) for every
 // job. It returns when every job has a result, or after cancellation once the
@@ -239,7 +275,7 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 		}
 	}
 	var wg sync.WaitGroup
-	for range e.workers() {
+	p := &pool{limit: e.opt.Workers, start: func() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -249,15 +285,38 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 				}
 			}
 		}()
+	}}
+	e.mu.Lock()
+	e.pool = p // lanes opened from now on grow the pool
+	e.mu.Unlock()
+	if e.opt.Workers > 0 {
+		p.grow(e.opt.Workers)
+	} else {
+		p.grow(max(minWorkers, e.laneConcurrency()))
 	}
 	wg.Wait()
+	e.mu.Lock()
+	e.pool = nil
+	e.mu.Unlock()
 	return e.summary(ctx), nil
+}
+
+// laneConcurrency is the sum of the open lanes' concurrency limits.
+func (e *Engine) laneConcurrency() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, l := range e.lanes {
+		n += l.sem.ceiling()
+	}
+	return n
 }
 
 func (e *Engine) reset(plan Plan) {
 	e.progMu.Lock()
 	e.prog = Progress{Total: plan.Len, Started: time.Now()}
 	e.spent = 0
+	e.batchReserved = nil
 	e.failures = nil
 	e.progMu.Unlock()
 	e.stopping.Store(false)
@@ -284,6 +343,9 @@ func (e *Engine) account(r Result) {
 		e.prog.Skipped++
 	case r.Err != nil:
 		e.prog.Failed++
+		if r.Cost != nil { // paid for, then lost: the spend is real
+			e.prog.Cost += *r.Cost
+		}
 		e.failures = append(e.failures, Failure{JobID: r.Job.ID, Spec: r.Job.Spec, Err: r.Err.Error()})
 	default:
 		u := r.Response.Usage
@@ -389,7 +451,13 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		resp, cost, err := e.attempt(ctx, callCtx, l, j)
 		if err == nil {
 			res.Response, res.Cost = &resp, cost
-			return res, e.commit(callCtx, res) == nil
+			if cerr := e.commit(callCtx, res); cerr != nil {
+				// Paid for but not stored: a failed job, counted and
+				// reported, so the run cannot end as a success.
+				res.Response, res.Err = nil, fmt.Errorf("answer received but not stored (a re-run pays for it again): %w", cerr)
+				e.logFailure(j, attempt, res.Err)
+			}
+			return res, true
 		}
 		if errors.Is(err, ErrBudget) {
 			res.Err = err
@@ -403,10 +471,10 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 				err = fmt.Errorf("gave up after %d attempts: %w", attempt, err)
 			}
 			res.Err = err
-			if e.opt.Log != nil {
-				e.opt.Log.Error("job failed", "job", j.ID, "model", j.Spec.String(), "attempts", attempt, "err", err.Error())
+			e.logFailure(j, attempt, err)
+			if cerr := e.commit(callCtx, res); cerr != nil {
+				res.Err = fmt.Errorf("%w (and recording the failure: %v)", err, cerr)
 			}
-			e.commit(callCtx, res)
 			return res, true
 		}
 		wait := e.backoff(attempt, err)
@@ -417,13 +485,19 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	}
 }
 
+func (e *Engine) logFailure(j Job, attempts int, err error) {
+	if e.opt.Log != nil {
+		e.opt.Log.Error("job failed", "job", j.ID, "model", j.Spec.String(), "attempts", attempts, "err", err.Error())
+	}
+}
+
 // attempt makes one call under the lane's limits.
 func (e *Engine) attempt(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
 	if err := l.sem.acquire(ctx); err != nil {
 		return llm.Response{}, nil, err
 	}
 	estIn, estOut := l.est.estimate(j.Request)
-	reserved, err := e.reserve(j.Spec, estIn, estOut)
+	reserved, err := e.reserve(j.Spec, estIn, estOut, 1)
 	if err != nil {
 		l.sem.release(false, false)
 		return llm.Response{}, nil, err
@@ -469,8 +543,9 @@ func (e *Engine) attempt(ctx, callCtx context.Context, l *lane, j Job) (llm.Resp
 	return resp, cost, nil
 }
 
-// reserve books the estimated cost of a call against the budget.
-func (e *Engine) reserve(s llm.Spec, in, out int64) (float64, error) {
+// reserve books the estimated cost of a call, times factor (the batch
+// discount, or 1), against the budget.
+func (e *Engine) reserve(s llm.Spec, in, out int64, factor float64) (float64, error) {
 	if e.opt.Budget <= 0 {
 		return 0, nil
 	}
@@ -481,6 +556,7 @@ func (e *Engine) reserve(s llm.Spec, in, out int64) (float64, error) {
 	if !ok {
 		return 0, fmt.Errorf("budget set but the price of %s is unknown: add it under prices: in the config", s)
 	}
+	est *= factor
 	e.progMu.Lock()
 	defer e.progMu.Unlock()
 	if e.spent+est > e.opt.Budget {

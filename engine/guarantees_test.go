@@ -1,0 +1,105 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+// A store whose inserts fail after the provider answered: every job is a
+// failed job, counted, never dropped.
+func TestFailedCommitIsAFailedJob(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	st := openStore(t)
+	if _, err := st.DB().Exec(`CREATE TRIGGER no_calls BEFORE INSERT ON calls BEGIN SELECT RAISE(ABORT, 'disk says no'); END`); err != nil {
+		t.Fatal(err)
+	}
+	opts := fastOpts(st, srv)
+	opts.Prices = llm.Prices{"openai:m": {Input: 1, Output: 1}}
+	var results, failed int
+	sum, err := engine.New(opts).Run(context.Background(), plan(20, "openai"), func(r engine.Result) {
+		results++
+		if r.Err != nil {
+			failed++
+			if !strings.Contains(r.Err.Error(), "not stored") || !strings.Contains(r.Err.Error(), "disk says no") {
+				t.Errorf("error %q does not say the answer was not stored", r.Err)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if results != 20 || failed != 20 || sum.Failed != 20 || len(sum.Failures) != 20 {
+		t.Fatalf("results %d, failed %d, summary %+v", results, failed, sum.Progress)
+	}
+	if sum.Cost <= 0 {
+		t.Fatalf("the calls were paid for but the summary says $%v", sum.Cost)
+	}
+}
+
+// --concurrency 100 keeps 100 calls in flight, not the 64 workers the
+// engine starts with.
+func TestConcurrencyAbove64(t *testing.T) {
+	var inflight, peak atomic.Int64
+	srv := llmtest.New(llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+		n := inflight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(150 * time.Millisecond)
+		inflight.Add(-1)
+		return llmtest.Reply{Text: "ok"}
+	}})
+	defer srv.Close()
+	st := openStore(t)
+	opts := fastOpts(st, srv)
+	opts.CallTimeout = 10 * time.Second
+	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 100} }
+	jobs := make([]engine.Job, 300)
+	for i := range jobs {
+		jobs[i] = engine.Job{ID: string(rune('a'+i%26)) + strings.Repeat("x", i), Namespace: "c", Spec: llm.Spec{Provider: "openai", Model: "m"},
+			Request: llm.UserPrompt("", strings.Repeat("p", i+1))}
+	}
+	sum, err := engine.New(opts).Run(context.Background(), engine.SlicePlan("c", jobs), nil)
+	if err != nil || sum.Done != 300 || sum.Failed != 0 {
+		t.Fatalf("%v %+v", err, sum.Progress)
+	}
+	if p := peak.Load(); p != 100 {
+		t.Fatalf("peak %d calls in flight, want 100", p)
+	}
+}
+
+// Under --batch the budget is reserved before submission: jobs that would
+// pass it are never sent, and the summary says the budget stopped the run.
+func TestBudgetUnderBatch(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	st := openStore(t)
+	opts := fastOpts(st, srv)
+	opts.BatchPoll = time.Millisecond
+	// About 3 input and 256 guessed output tokens per job at $1 a token,
+	// discounted by half: roughly $130 a job, so $1,000 buys a few jobs.
+	opts.Prices = llm.Prices{"openai:m": {Input: 1e6, Output: 1e6}, "openai:m2": {Input: 1e6, Output: 1e6}}
+	opts.Budget = 1000
+	sum, err := engine.New(opts).RunBatch(context.Background(), batchPlan(40, "openai"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := len(srv.Ledger())
+	if sent == 0 || sent >= 40 || !sum.BudgetStopped || sum.Skipped != 40-sent {
+		t.Fatalf("%d of 40 sent, summary %+v, budget stopped %v", sent, sum.Progress, sum.BudgetStopped)
+	}
+	if sum.Cost > opts.Budget {
+		t.Fatalf("spent $%.2f of a $%.2f budget", sum.Cost, opts.Budget)
+	}
+}
