@@ -124,16 +124,16 @@ type Engine struct {
 	mu    sync.Mutex
 	lanes map[string]*lane
 
-	prog     Progress
-	progMu   sync.Mutex
-	spent    float64 // actual plus reserved cost, guarded by progMu
+	prog   Progress
+	progMu sync.Mutex
+	spent  float64 // actual plus reserved cost, guarded by progMu
 	// batchReserved is the budget booked for each batch job not yet
 	// ingested (by key), guarded by progMu.
 	batchReserved map[string]float64
-	stopping atomic.Bool
-	failures []Failure
-	flights  singleflight.Group // identical jobs in flight share one call
-	pool     *pool              // workers of the Run in progress, guarded by mu
+	stopping      atomic.Bool
+	failures      []Failure
+	flights       singleflight.Group // identical jobs in flight share one call
+	pool          *pool              // workers of the Run in progress, guarded by mu
 }
 
 type lane struct {
