@@ -39,33 +39,42 @@ func (d *LLM) Prompt(text string) string {
 	return strings.TrimRight(d.Template, "\n") + "\n\n" + text
 }
 
-// Detect implements Detector: one cached call per input.
-func (d *LLM) Detect(ctx context.Context, in []Input) ([]Prediction, error) {
-	if d.Run == nil {
-		return nil, fmt.Errorf("detector %s: no engine", d.Name())
-	}
+// Plan is the detector's calls for the inputs: one per input, Meta its index.
+func (d *LLM) Plan(in []Input) engine.Plan {
 	jobs := make([]engine.Job, len(in))
 	for i, x := range in {
 		req := llm.UserPrompt("", d.Prompt(x.Text))
 		req.Temperature, req.MaxTokens = llm.Temp(0), 64
 		jobs[i] = engine.Job{ID: x.ID, Namespace: "foils/detect/" + d.Kind, Spec: d.Spec, Request: req, Meta: i}
 	}
+	return engine.SlicePlan("foils detect", jobs)
+}
+
+// Parse maps an answer to a label (typed or binary, by Kind).
+func (d *LLM) Parse(raw string) (string, bool) {
+	if d.Kind == "binary" {
+		return ParseBinary(raw)
+	}
+	return ParseTyped(raw, d.Labels)
+}
+
+// Detect implements Detector: one cached call per input.
+func (d *LLM) Detect(ctx context.Context, in []Input) ([]Prediction, error) {
+	if d.Run == nil {
+		return nil, fmt.Errorf("detector %s: no engine", d.Name())
+	}
 	out := make([]Prediction, len(in))
 	for i, x := range in {
 		out[i] = Prediction{ID: x.ID}
 	}
-	err := d.Run(ctx, engine.SlicePlan("foils detect", jobs), func(r engine.Result) {
+	err := d.Run(ctx, d.Plan(in), func(r engine.Result) {
 		i := r.Job.Meta.(int)
 		if r.Err != nil {
 			out[i].Raw = "ERROR: " + r.Err.Error()
 			return
 		}
 		out[i].Raw = r.Response.Text
-		if d.Kind == "binary" {
-			out[i].Label, out[i].Parsed = ParseBinary(r.Response.Text)
-		} else {
-			out[i].Label, out[i].Parsed = ParseTyped(r.Response.Text, d.Labels)
-		}
+		out[i].Label, out[i].Parsed = d.Parse(r.Response.Text)
 	})
 	return out, err
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"sort"
 
 	"github.com/fallacylab/fallacylab/llm"
@@ -84,4 +85,20 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 	}
 	sort.Slice(out.Models, func(i, k int) bool { return out.Models[i].Spec.String() < out.Models[k].Spec.String() })
 	return out, nil
+}
+
+// Offline is the provider of a dry run: it cannot reach the network, and
+// every call to it fails without being sent. A dry run that reached the
+// engine by mistake therefore pays for nothing.
+type Offline struct{ Provider string }
+
+// ErrOffline is the error of every Offline call.
+var ErrOffline = errors.New("dry run: no call is sent")
+
+// Name implements llm.Provider.
+func (o Offline) Name() string { return o.Provider }
+
+// Generate implements llm.Provider: it always fails with ErrOffline.
+func (o Offline) Generate(context.Context, string, llm.Request) (llm.Response, error) {
+	return llm.Response{}, ErrOffline
 }

@@ -79,3 +79,16 @@ func SlicePlan(name string, jobs []Job) Plan {
 		}
 	}}
 }
+
+// Digest is the SHA-256 (hex) of the plan's job ids and keys in order: two
+// plans with equal digests make the same calls for the same jobs.
+func Digest(p Plan) string {
+	h := sha256.New()
+	for j := range p.Jobs {
+		h.Write([]byte(j.ID))
+		h.Write([]byte{0})
+		h.Write([]byte(j.Key()))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

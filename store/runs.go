@@ -20,6 +20,16 @@ type Run struct {
 	Status    string
 	Calls     int // calls linked to the run
 	Cached    int // of which answered by the cache
+	// Fingerprint identifies the command that made the run, so re-running
+	// it resumes this run.
+	Fingerprint string
+	// PID and Host own a running run; Heartbeat is when the owner last
+	// said it was alive.
+	PID       int
+	Host      string
+	Heartbeat time.Time
+	// Reason says why a run that is not done ended as it did.
+	Reason string
 }
 
 // Run statuses.
@@ -28,6 +38,9 @@ const (
 	RunDone        = "done"
 	RunFailed      = "failed"
 	RunInterrupted = "interrupted"
+	// RunIncomplete: the run ended without an error, but not every job has
+	// an answer (failed jobs, a budget stop) or not every record landed.
+	RunIncomplete = "incomplete"
 )
 
 // StartRun inserts a run in status "running" and returns its id.
@@ -37,8 +50,10 @@ func (s *Store) StartRun(ctx context.Context, r Run) (int64, error) {
 	}
 	var id int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO runs (name, benchmark, config, version, started_at, status) VALUES (?,?,?,?,?,?)`,
-			r.Name, r.Benchmark, string(r.Config), r.Version, now(), RunRunning)
+		t := now()
+		res, err := tx.Exec(`INSERT INTO runs (name, benchmark, config, version, started_at, status, fingerprint, pid, host, heartbeat_at)
+			VALUES (?,?,?,?,?,?,?,?,?,?)`,
+			r.Name, r.Benchmark, string(r.Config), r.Version, t, RunRunning, r.Fingerprint, r.PID, r.Host, t)
 		if err != nil {
 			return fmt.Errorf("start run: %w", err)
 		}
@@ -50,10 +65,49 @@ func (s *Store) StartRun(ctx context.Context, r Run) (int64, error) {
 
 // FinishRun sets a run's final status and end time.
 func (s *Store) FinishRun(ctx context.Context, id int64, status string) error {
+	return s.EndRun(ctx, id, status, "")
+}
+
+// EndRun sets a run's final status, the reason for it and the end time.
+func (s *Store) EndRun(ctx context.Context, id int64, status, reason string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE runs SET status = ?, ended_at = ? WHERE id = ?`, status, now(), id)
+		_, err := tx.Exec(`UPDATE runs SET status = ?, reason = ?, ended_at = ? WHERE id = ?`, status, reason, now(), id)
+		if err != nil {
+			return fmt.Errorf("finish run %d: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// ResumeRun gives a run that ended without finishing to a new owner: it is
+// running again, with no end time or reason.
+func (s *Store) ResumeRun(ctx context.Context, id int64, pid int, host string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE runs SET status = ?, reason = '', ended_at = NULL, pid = ?, host = ?, heartbeat_at = ? WHERE id = ?`,
+			RunRunning, pid, host, now(), id)
+		if err != nil {
+			return fmt.Errorf("resume run %d: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// Heartbeat records that a running run's owner is alive.
+func (s *Store) Heartbeat(ctx context.Context, id int64) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE runs SET heartbeat_at = ? WHERE id = ?`, now(), id)
 		return err
 	})
+}
+
+// RunByFingerprint returns the newest run made by the command with that
+// fingerprint; ok is false when there is none.
+func (s *Store) RunByFingerprint(ctx context.Context, fingerprint string) (Run, bool, error) {
+	runs, err := s.runs(ctx, `WHERE r.fingerprint = ? AND r.fingerprint != ''`, fingerprint)
+	if err != nil || len(runs) == 0 {
+		return Run{}, false, err
+	}
+	return runs[0], true, nil
 }
 
 // Runs lists runs, newest first.
@@ -63,7 +117,8 @@ func (s *Store) Runs(ctx context.Context) ([]Run, error) {
 
 func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.name, r.benchmark, r.config, r.version, r.started_at,
-		COALESCE(r.ended_at,''), r.status, COUNT(rc.key), COALESCE(SUM(rc.cached),0)
+		COALESCE(r.ended_at,''), r.status, COUNT(rc.key), COALESCE(SUM(rc.cached),0),
+		r.fingerprint, r.pid, r.host, COALESCE(r.heartbeat_at,''), r.reason
 		FROM runs r LEFT JOIN run_calls rc ON rc.run_id = r.id `+where+` GROUP BY r.id ORDER BY r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -72,10 +127,12 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, err
 	var out []Run
 	for rows.Next() {
 		var r Run
-		var cfg, started, ended string
-		if err := rows.Scan(&r.ID, &r.Name, &r.Benchmark, &cfg, &r.Version, &started, &ended, &r.Status, &r.Calls, &r.Cached); err != nil {
+		var cfg, started, ended, beat string
+		if err := rows.Scan(&r.ID, &r.Name, &r.Benchmark, &cfg, &r.Version, &started, &ended, &r.Status, &r.Calls, &r.Cached,
+			&r.Fingerprint, &r.PID, &r.Host, &beat, &r.Reason); err != nil {
 			return nil, err
 		}
+		r.Heartbeat, _ = time.Parse(time.RFC3339Nano, beat)
 		r.Config = json.RawMessage(cfg)
 		r.Started, _ = time.Parse(time.RFC3339Nano, started)
 		r.Ended, _ = time.Parse(time.RFC3339Nano, ended)
@@ -89,7 +146,8 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, err
 // command answers from them.
 func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
+		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`,
+			`DELETE FROM run_phases WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
 			if _, err := tx.Exec(q, id); err != nil {
 				return fmt.Errorf("delete run %d: %w", id, err)
 			}

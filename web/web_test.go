@@ -270,7 +270,8 @@ func TestRunInProgressIsReloaded(t *testing.T) {
 		return strings.Fields(body[i+len(`class="pager">`):])[0]
 	}
 	before := rows()
-	if err := records.SaveDeflect(ctx, st, id, nil, d.Evals[half:]); err != nil {
+	// The judging phase stores the run's evals as a whole.
+	if err := records.SaveDeflect(ctx, st, id, nil, d.Evals); err != nil {
 		t.Fatal(err)
 	}
 	after := rows()

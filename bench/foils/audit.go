@@ -185,6 +185,15 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	}
 	M, W := condOf(in.Matched, in.MatchedPred), condOf(in.Wrong, in.WrongPred)
 	sum.Unparsed += M.skip + W.skip
+	for _, c := range []struct {
+		name string
+		n    int
+		of   int
+	}{{"native none", len(nat), len(in.Native)}, {"matched", len(M.flag), len(in.Matched)}, {"wrong-scheme", len(W.flag), len(in.Wrong)}} {
+		if c.n == 0 {
+			return nil, sum, fmt.Errorf("audit: nothing to analyse: all %d %s predictions of %s are unparsed (%d unparsed in all)", c.of, c.name, in.Detector, sum.Unparsed)
+		}
+	}
 	prop := func(x []float64) stats.Proportion {
 		p, _ := stats.Prop(int(sumOf(x)), len(x), o.Level, stats.Wilson)
 		return p

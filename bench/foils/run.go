@@ -42,6 +42,21 @@ func (s Sets) Inputs() []detect.Input {
 	return in
 }
 
+// LabelOf is the audit label of a detector's prediction: one of Labels,
+// detect.Flagged (binary detectors flag without a type) or Unparsed.
+func LabelOf(p detect.Prediction) string {
+	if !p.Parsed {
+		return Unparsed
+	}
+	if p.Label == detect.Flagged {
+		return detect.Flagged
+	}
+	if l, ok := NormalizeLabel(p.Label); ok {
+		return l
+	}
+	return Unparsed
+}
+
 // Predict runs a detector on every input and assembles the audit input.
 // Labels outside the audit's label space count as unparsed.
 func Predict(ctx context.Context, d detect.Detector, s Sets) (AuditInput, error) {
@@ -55,15 +70,7 @@ func Predict(ctx context.Context, d detect.Detector, s Sets) (AuditInput, error)
 	}
 	byID := make(map[string]string, len(preds))
 	for _, p := range preds {
-		label := Unparsed
-		if p.Parsed {
-			if p.Label == detect.Flagged {
-				label = detect.Flagged // binary detectors flag without a type
-			} else if l, ok := NormalizeLabel(p.Label); ok {
-				label = l
-			}
-		}
-		byID[p.ID] = label
+		byID[p.ID] = LabelOf(p)
 	}
 	a := AuditInput{Corpus: s.Corpus, Detector: d.Name(), Test: s.Test, Matched: s.Matched, Wrong: s.Wrong}
 	if l, ok := d.(*detect.LLM); ok && l.Kind == "binary" {

@@ -45,7 +45,52 @@ func (o ParseOptions) normalize(raw string) (string, error) {
 
 // ParseGenCls parses a reconstruction answer into ranked predictions (SPEC A.5.1).
 func ParseGenCls(answer string, o ParseOptions) ([]Prediction, error) {
-	type raw struct{ premise, class string }
+	found := findGenCls(answer)
+	if len(found) == 0 {
+		return []Prediction{{Class: Other}}, nil
+	}
+	out := make([]Prediction, 0, len(found))
+	for _, f := range found {
+		c, err := o.normalize(strings.TrimSpace(f.class))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Prediction{Premise: strings.TrimSpace(strings.ReplaceAll(f.premise, `"`, "")), Class: c})
+	}
+	return out, nil
+}
+
+// GenClsParsable reports whether a reconstruction answer holds at least one
+// premise and class in a form the parser reads; an answer that does not is
+// scored as a single Other prediction, and counted as unusable.
+func GenClsParsable(answer string) bool { return len(findGenCls(answer)) > 0 }
+
+// ClassifyParsable reports whether a classification answer names a class
+// (or one of the phrases that mean Other) in a form the parser reads.
+func ClassifyParsable(answer string) bool {
+	for _, line := range strings.Split(answer, "\n") {
+		if reFallacy.MatchString(strings.TrimSpace(line)) {
+			return true
+		}
+	}
+	for _, k := range classifyKeys {
+		if strings.Contains(answer, k.key) {
+			return true
+		}
+	}
+	lower := strings.ToLower(answer)
+	for _, k := range otherKeys {
+		if strings.Contains(lower, strings.ToLower(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+type genClsRaw struct{ premise, class string }
+
+func findGenCls(answer string) []genClsRaw {
+	type raw = genClsRaw
 	var found []raw
 	for _, line := range strings.Split(answer, "\n") {
 		line = strings.TrimSpace(line)
@@ -63,18 +108,7 @@ func ParseGenCls(answer string, o ParseOptions) ([]Prediction, error) {
 			found = append(found, raw{m[2], m[3]})
 		}
 	}
-	if len(found) == 0 {
-		return []Prediction{{Class: Other}}, nil
-	}
-	out := make([]Prediction, 0, len(found))
-	for _, f := range found {
-		c, err := o.normalize(strings.TrimSpace(f.class))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Prediction{Premise: strings.TrimSpace(strings.ReplaceAll(f.premise, `"`, "")), Class: c})
-	}
-	return out, nil
+	return found
 }
 
 var reFallacy = regexp.MustCompile(`(?i)^fallacy: (.+)$`)

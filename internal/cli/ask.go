@@ -48,7 +48,7 @@ func newAskCmd(g *Global) *cobra.Command {
 			q := *g
 			q.Quiet = true
 			s.g = &q
-			_, err = s.execute(cmd.Context(), runSpec{Name: "ask", Benchmark: "ask", Args: args, Options: o,
+			_, _, err = s.execute(cmd.Context(), runSpec{Name: "ask", Benchmark: "ask", Args: args, Options: o,
 				Plan: engine.SlicePlan("ask", []engine.Job{job}), Specs: []llm.Spec{spec}}, func(r engine.Result) { answer = &r })
 			if answer != nil && answer.Response != nil {
 				fmt.Fprintln(g.Stdout, strings.TrimRight(answer.Response.Text, "\n"))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/internal/cli"
@@ -20,6 +21,16 @@ func TestMain(m *testing.M) {
 }
 
 type serverKey struct{}
+
+// echoOrJudge is the scripts' model: DeflectBench judge prompts get a valid
+// rubric answer (WA present, or a refusal for responses that decline), every
+// other prompt is echoed as the test server does by default.
+func echoOrJudge(c llmtest.Call) llmtest.Reply {
+	if strings.HasPrefix(c.System, judgeSystemStart) {
+		return scripted(c)
+	}
+	return llmtest.Reply{Text: "echo: " + c.Prompt}
+}
 
 // writeConfig points the three native providers and a named
 // OpenAI-compatible endpoint at the test server.
@@ -44,7 +55,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			srv := llmtest.New(llmtest.Options{APIKey: "test-key", Keyless: true, BatchPolls: 1})
+			srv := llmtest.New(llmtest.Options{APIKey: "test-key", Keyless: true, BatchPolls: 1, Respond: echoOrJudge})
 			env.Defer(srv.Close)
 			env.Values[serverKey{}] = srv
 			for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} {

@@ -3,7 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +18,7 @@ import (
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -162,51 +166,67 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 		fmt.Fprintf(g.Stdout, "total estimated cost (generation + judging): $%.4f%s\n", genEst.Cost+judgeEst.Cost, unknown)
 		return nil
 	}
-	runID, err := s.startRun(ctx, runSpec{Name: o.Name, Benchmark: "deflect", Args: os.Args[1:], Options: o})
+	run, err := s.start(ctx, runSpec{Name: o.Name, Benchmark: "deflect", Args: os.Args[1:], Options: o,
+		Identity: []any{engine.Digest(genPlan), jopt}})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.Stderr, "run %d: generating %d responses\n", runID, genPlan.Len)
+	fmt.Fprintf(g.Stderr, "run %d: generating %d responses\n", run.ID, genPlan.Len)
 	gens := map[string]deflect.Generation{}
-	sum, err := s.phase(ctx, runID, genPlan, func(r engine.Result) {
+	sum, err := s.phase(ctx, run, phaseSpec{Name: "generation", Plan: genPlan}, func(r engine.Result) {
 		if gen, ok := deflect.GenerationFromResult(r); ok {
 			gens[gen.GenID] = gen
 		}
 	})
 	if err == nil && !sum.Interrupted {
-		err = records.SaveDeflect(ctx, s.st, runID, sortedGens(gens), nil)
+		err = records.SaveDeflectGens(ctx, s.st, run.ID, sortedGens(gens))
 	}
 	if err != nil || sum.Interrupted {
-		return s.finish(ctx, runID, sum, err)
+		return s.finish(ctx, run, err)
 	}
-	return judgePhase(ctx, s, runID, b, sortedGens(gens), jopt, sum)
+	return judgePhase(ctx, s, run, b, sortedGens(gens), jopt)
 }
 
+// judgeHint is the likely cause of unusable judge answers.
+const judgeHint = "judge answers are not the rubric's JSON — is this model able to follow the rubric? (--structured asks for the schema as structured output)"
+
 // judgePhase judges the valid generations of a run with every judge, saves
-// the evaluations with the run and finishes it; earlier is the generation
-// phase's summary, whose failures still count.
-func judgePhase(ctx context.Context, s *session, runID int64, b *deflect.Benchmark, gens []deflect.Generation, jopt deflect.JudgeOptions, earlier engine.Summary) error {
+// the evaluations with the run and finishes it.
+func judgePhase(ctx context.Context, s *session, run *lifecycle.Run, b *deflect.Benchmark, gens []deflect.Generation, jopt deflect.JudgeOptions) error {
 	g := s.g
 	judgePlan, err := b.JudgePlan(gens, jopt)
 	if err != nil {
-		return s.finish(ctx, runID, earlier, err)
+		return s.finish(ctx, run, err)
 	}
-	fmt.Fprintf(g.Stderr, "run %d: judging %d responses with %d judges\n", runID, judgePlan.Len/len(jopt.Judges), len(jopt.Judges))
+	fmt.Fprintf(g.Stderr, "run %d: judging %d responses with %d judges\n", run.ID, judgePlan.Len/len(jopt.Judges), len(jopt.Judges))
 	var evals []deflect.Eval
-	jsum, err := s.phase(ctx, runID, judgePlan, func(r engine.Result) {
+	jsum, err := s.phase(ctx, run, phaseSpec{Name: "judging", Hint: judgeHint, Plan: judgePlan, Usable: func(r engine.Result) bool {
+		e, ok := deflect.EvalFromResult(r)
+		return ok && e.ParseError == 0
+	}}, func(r engine.Result) {
 		if e, ok := deflect.EvalFromResult(r); ok {
 			evals = append(evals, e)
 		}
 	})
-	if err == nil {
+	if (err == nil || isUnusable(err)) && !jsum.Interrupted {
+		// Unusable answers are records too (with their parse error): the
+		// report's judge audit shows them.
 		sort.Slice(evals, func(i, j int) bool { return evals[i].EvalID < evals[j].EvalID })
-		err = records.SaveDeflect(ctx, s.st, runID, nil, evals)
+		if serr := records.SaveDeflectEvals(ctx, s.st, run.ID, evals); serr != nil {
+			err = serr
+		}
 	}
-	jsum.Failed += earlier.Failed
-	if err == nil && !jsum.Interrupted {
-		fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", runID, runID)
+	if err := s.finish(ctx, run, err); err != nil {
+		return err
 	}
-	return s.finish(ctx, runID, jsum, err)
+	fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", run.ID, run.ID)
+	return nil
+}
+
+// isUnusable reports whether err is the lifecycle's too-many-unusable exit.
+func isUnusable(err error) bool {
+	var le *lifecycle.ExitError
+	return errors.As(err, &le) && le.Code == lifecycle.ExitUnusable
 }
 
 func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
@@ -390,21 +410,18 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			}
 			defer s.Close()
 			ctx := cmd.Context()
-			runID, err := s.startRun(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: map[string]string{"generations": gens, "evals": evals}})
+			run, err := s.start(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: map[string]string{"generations": gens, "evals": evals},
+				Identity: []any{fileDigest(append([]string{gens}, strings.Split(evals, ",")...)...)}})
 			if err != nil {
 				return err
 			}
-			err = records.SaveDeflect(ctx, s.st, runID, d.Gens, d.Evals)
-			status := store.RunDone
-			if err != nil {
-				status = store.RunFailed
-			}
-			if ferr := s.st.FinishRun(context.WithoutCancel(ctx), runID, status); err == nil {
-				err = ferr
-			}
-			if err != nil {
+			// One transaction: either every record lands or none does, and
+			// the run stays unfinished until they have.
+			err = records.SaveDeflect(ctx, s.st, run.ID, d.Gens, d.Evals)
+			if err := s.finish(ctx, run, err); err != nil {
 				return err
 			}
+			runID := run.ID
 			fmt.Fprintf(g.Stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", len(d.Gens), len(d.Evals), runID, runID)
 			return nil
 		},
@@ -457,4 +474,21 @@ func newDeflectSynthCmd(g *Global) *cobra.Command {
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed")
 	cmd.Flags().StringVar(&out, "out", "synthetic", "output directory")
 	return cmd
+}
+
+// fileDigest is the SHA-256 of the named files' contents (a file that cannot
+// be read counts as its name).
+func fileDigest(paths ...string) string {
+	h := sha256.New()
+	for _, p := range paths {
+		f, err := os.Open(strings.TrimSpace(p))
+		if err != nil {
+			h.Write([]byte(p))
+			continue
+		}
+		io.Copy(h, f)
+		f.Close()
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
@@ -73,14 +72,14 @@ can compare with the first. Nothing is generated again; judge calls already made
 			if name == "" {
 				name = fmt.Sprintf("deflect judge of run %d", from)
 			}
-			runID, err := s.startRun(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: o})
+			run, err := s.start(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: o, Identity: []any{from, jopt}})
 			if err != nil {
 				return err
 			}
-			if err := records.SaveDeflect(ctx, s.st, runID, d.Gens, nil); err != nil {
-				return s.finish(ctx, runID, engine.Summary{}, err)
+			if err := records.SaveDeflectGens(ctx, s.st, run.ID, d.Gens); err != nil {
+				return s.finish(ctx, run, err)
 			}
-			return judgePhase(ctx, s, runID, b, d.Gens, jopt, engine.Summary{})
+			return judgePhase(ctx, s, run, b, d.Gens, jopt)
 		},
 	}
 	f := cmd.Flags()

@@ -13,9 +13,9 @@ import (
 	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
 )
 
@@ -256,60 +256,18 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 		return err
 	}
 	defer s.Close()
-	runID, err := s.startRun(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: "foils", Args: os.Args[1:], Options: o})
+	if g.DryRun {
+		return foilsDryRun(ctx, s, o, sets)
+	}
+	id := o
+	id.Format, id.Out = "", ""
+	run, err := s.start(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: "foils", Args: os.Args[1:], Options: o, Identity: []any{id}})
 	if err != nil {
 		return err
 	}
-	var dets []detect.Detector
-	var seeds []string
-	if o.Seeds != "" {
-		p, ok := strings.CutPrefix(o.Detector, "file:")
-		if !ok {
-			return fmt.Errorf("--seeds works with --detector file:PREDS.csv (a seed column per row)")
-		}
-		for _, sd := range strings.Split(o.Seeds, ",") {
-			sd = strings.TrimSpace(sd)
-			fh, err := os.Open(p)
-			if err != nil {
-				return fmt.Errorf("detector predictions: %w", err)
-			}
-			d, err := detect.LoadFileSeed(fh, p, sd)
-			fh.Close()
-			if err != nil {
-				return err
-			}
-			dets, seeds = append(dets, d), append(seeds, sd)
-		}
-	} else {
-		det, err := buildDetector(ctx, g, o, items, s, runID)
-		if err != nil {
-			s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunFailed)
-			return err
-		}
-		dets = []detect.Detector{det}
-	}
-	var rep *report.Report
-	var sum foils.Summary
-	var sums []foils.Summary
-	var first foils.AuditInput
-	for i, det := range dets {
-		in, err := foils.Predict(ctx, det, sets)
-		if err != nil {
-			s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunFailed)
-			return err
-		}
-		r, su, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
-		if err != nil {
-			s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunFailed)
-			return err
-		}
-		if i == 0 {
-			rep, sum, first = r, su, in
-		}
-		sums = append(sums, su)
-	}
-	if len(seeds) > 1 {
-		foils.AcrossSeeds(rep, seeds, sums)
+	rep, sum, err := foilsAuditRun(ctx, s, run, o, items, sets)
+	if rep == nil {
+		return s.finish(ctx, run, err)
 	}
 	for _, n := range notes {
 		rep.Meta = append(rep.Meta, [2]string{"note", n})
@@ -317,26 +275,159 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if bad.Count > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
 	}
-	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, g.DBPath)})
+	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", run.ID, g.DBPath)})
 	var js bytes.Buffer
-	if err := report.Render(&js, rep, report.JSON); err != nil {
-		return err
+	if err == nil {
+		err = report.Render(&js, rep, report.JSON)
 	}
-	if err := records.SaveFoils(ctx, s.st, runID, predictionsOf(first), js.Bytes()); err != nil {
-		return err
+	if err == nil {
+		err = records.SaveFoils(ctx, s.st, run.ID, predictionsOf(sum.input), js.Bytes())
 	}
-	if err := s.st.FinishRun(context.WithoutCancel(ctx), runID, store.RunDone); err != nil {
-		return err
+	ferr := s.finish(ctx, run, err)
+	if err != nil {
+		return ferr
 	}
 	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
 		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
 		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)
-	return writeReport(g, rep, format, o.Out)
+	// A run that ended with failed detector calls still shows its report
+	// (those items are unparsed), then exits with the run's code.
+	if werr := writeReport(g, rep, format, o.Out); werr != nil {
+		return werr
+	}
+	return ferr
+}
+
+// auditResult is an audit's summary with the input it was made from.
+type auditResult struct {
+	foils.Summary
+	input foils.AuditInput
+}
+
+// foilsAuditRun runs the detector(s) inside the run and audits them.
+func foilsAuditRun(ctx context.Context, s *session, run *lifecycle.Run, o foilsOptions, items []foils.Item, sets foils.Sets) (*report.Report, auditResult, error) {
+	var dets []detect.Detector
+	var seeds []string
+	if o.Seeds != "" {
+		p, ok := strings.CutPrefix(o.Detector, "file:")
+		if !ok {
+			return nil, auditResult{}, fmt.Errorf("--seeds works with --detector file:PREDS.csv (a seed column per row)")
+		}
+		for _, sd := range strings.Split(o.Seeds, ",") {
+			sd = strings.TrimSpace(sd)
+			fh, err := os.Open(p)
+			if err != nil {
+				return nil, auditResult{}, fmt.Errorf("detector predictions: %w", err)
+			}
+			d, err := detect.LoadFileSeed(fh, p, sd)
+			fh.Close()
+			if err != nil {
+				return nil, auditResult{}, err
+			}
+			dets, seeds = append(dets, d), append(seeds, sd)
+		}
+	} else {
+		det, err := buildDetector(s.g, o, items, s, run)
+		if err != nil {
+			return nil, auditResult{}, err
+		}
+		dets = []detect.Detector{det}
+	}
+	var rep *report.Report
+	var first auditResult
+	var sums []foils.Summary
+	for i, det := range dets {
+		if _, isLLM := det.(*detect.LLM); !isLLM {
+			det = &countedDetector{Detector: det, phase: run.Phase(fmt.Sprintf("detection %d", i+1), detectorHint)}
+		}
+		in, err := foils.Predict(ctx, det, sets)
+		if c, ok := det.(*countedDetector); ok {
+			if perr := c.phase.End(ctx, engine.Summary{}); err == nil {
+				err = perr
+			}
+		}
+		if err != nil {
+			return nil, auditResult{}, err
+		}
+		r, su, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
+		if err != nil {
+			return nil, auditResult{}, err
+		}
+		if i == 0 {
+			rep, first = r, auditResult{Summary: su, input: in}
+		}
+		sums = append(sums, su)
+	}
+	if len(seeds) > 1 {
+		foils.AcrossSeeds(rep, seeds, sums)
+	}
+	return rep, first, nil
+}
+
+// detectorHint is the likely cause of unusable detector answers.
+const detectorHint = "the detector's labels are not the audit's (none or one of the eight types) — does its label set match, or its prompt's answer format?"
+
+// countedDetector counts a detector's predictions that map to no audit label
+// as unusable answers of a phase.
+type countedDetector struct {
+	detect.Detector
+	phase *lifecycle.Phase
+}
+
+// Detect implements detect.Detector.
+func (c *countedDetector) Detect(ctx context.Context, in []detect.Input) ([]detect.Prediction, error) {
+	preds, err := c.Detector.Detect(ctx, in)
+	for _, p := range preds {
+		raw := p.Raw
+		if raw == "" {
+			raw = p.Label
+		}
+		c.phase.Count(c.Name(), foils.LabelOf(p) != foils.Unparsed, raw)
+	}
+	return preds, err
+}
+
+// foilsDryRun prices an LLM detector's calls; other detectors call no model.
+func foilsDryRun(ctx context.Context, s *session, o foilsOptions, sets foils.Sets) error {
+	det, err := llmDetector(o, s)
+	if err != nil {
+		return err
+	}
+	if det == nil {
+		fmt.Fprintf(s.g.Stdout, "dry run: 0 jobs: detector %s calls no model (nothing is trained, called or stored in a dry run)\n", o.Detector)
+		return nil
+	}
+	return s.dryRun(ctx, det.Plan(sets.Inputs()))
+}
+
+// llmDetector builds the detector of --detector llm:…, or returns nil for
+// any other detector.
+func llmDetector(o foilsOptions, s *session) (*detect.LLM, error) {
+	rest, ok := strings.CutPrefix(o.Detector, "llm:")
+	if !ok {
+		return nil, nil
+	}
+	kind := "typed"
+	if i := strings.LastIndex(rest, ":"); i > 0 && (rest[i+1:] == "typed" || rest[i+1:] == "binary") {
+		rest, kind = rest[:i], rest[i+1:]
+	}
+	spec, err := llm.ParseSpec(rest)
+	if err != nil {
+		return nil, fmt.Errorf("--detector llm:PROVIDER:MODEL[:typed|binary]: %w", err)
+	}
+	tpl, err := foils.DetectorPrompt(kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.preflight([]llm.Spec{spec}); err != nil {
+		return nil, err
+	}
+	return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels}, nil
 }
 
 // buildDetector turns --detector into a detector. LLM detectors run their
-// calls inside the audit's run.
-func buildDetector(ctx context.Context, g *Global, o foilsOptions, items []foils.Item, s *session, runID int64) (detect.Detector, error) {
+// calls as a phase of the audit's run.
+func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, run *lifecycle.Run) (detect.Detector, error) {
 	switch d := o.Detector; {
 	case d == "tfidf":
 		m, err := trainTFIDF(g, o.Corpus, items)
@@ -360,36 +451,18 @@ func buildDetector(ctx context.Context, g *Global, o foilsOptions, items []foils
 	case strings.HasPrefix(d, "http://"), strings.HasPrefix(d, "https://"):
 		return &detect.HTTP{URL: d}, nil
 	case strings.HasPrefix(d, "llm:"):
-		rest := strings.TrimPrefix(d, "llm:")
-		kind := "typed"
-		if i := strings.LastIndex(rest, ":"); i > 0 && (rest[i+1:] == "typed" || rest[i+1:] == "binary") {
-			rest, kind = rest[:i], rest[i+1:]
-		}
-		spec, err := llm.ParseSpec(rest)
-		if err != nil {
-			return nil, fmt.Errorf("--detector llm:PROVIDER:MODEL[:typed|binary]: %w", err)
-		}
-		tpl, err := foils.DetectorPrompt(kind)
+		det, err := llmDetector(o, s)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.preflight([]llm.Spec{spec}); err != nil {
-			return nil, err
+		det.Run = func(ctx context.Context, p engine.Plan, on func(engine.Result)) error {
+			_, err := s.phase(ctx, run, phaseSpec{Name: "detection", Hint: detectorHint, Plan: p, Usable: func(r engine.Result) bool {
+				_, ok := det.Parse(r.Response.Text)
+				return ok
+			}}, on)
+			return err
 		}
-		return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels,
-			Run: func(ctx context.Context, p engine.Plan, on func(engine.Result)) error {
-				sum, err := s.phase(ctx, runID, p, on)
-				if err != nil {
-					return err
-				}
-				if sum.Interrupted {
-					return fmt.Errorf("interrupted after %d of %d calls: run the same command again to resume", sum.Done, sum.Total)
-				}
-				if sum.Failed > 0 {
-					fmt.Fprintf(g.Stderr, "note: %d detector calls failed; they count as unparsed\n", sum.Failed)
-				}
-				return nil
-			}}, nil
+		return det, nil
 	}
 	return nil, fmt.Errorf("--detector %q: use tfidf, model:FILE, file:PREDS.csv, llm:PROVIDER:MODEL[:typed|binary] or an http(s) URL", o.Detector)
 }

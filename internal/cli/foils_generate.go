@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
@@ -101,7 +102,9 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		fmt.Fprintf(g.Stdout, "judging: about %d more calls (7 per source item)\n", 7*len(as))
 		return nil
 	}
-	runID, err := s.startRun(ctx, runSpec{Name: "foils generate " + o.Corpus, Benchmark: "foils-generate", Args: os.Args[1:], Options: o})
+	id := o
+	id.OutDir = ""
+	run, err := s.start(ctx, runSpec{Name: "foils generate " + o.Corpus, Benchmark: "foils-generate", Args: os.Args[1:], Options: o, Identity: []any{id}})
 	if err != nil {
 		return err
 	}
@@ -110,7 +113,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		byKey[fmt.Sprintf("%s#%d", a.Item.Gold, a.ID)] = a
 	}
 	var cands []foils.Candidate
-	sum, err := s.phase(ctx, runID, genPlan, func(r engine.Result) {
+	sum, err := s.phase(ctx, run, phaseSpec{Name: "generation", Plan: genPlan}, func(r engine.Result) {
 		cond, typ, id, ok := foils.GenKeyOf(r)
 		if !ok {
 			return
@@ -124,7 +127,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		cands = append(cands, c)
 	})
 	if err != nil || sum.Interrupted {
-		return s.finish(ctx, runID, sum, err)
+		return s.finish(ctx, run, err)
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].Cond != cands[j].Cond {
@@ -136,14 +139,18 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		return cands[i].A.ID < cands[j].A.ID
 	})
 	v := foils.Verdicts{}
-	jsum, err := s.phase(ctx, runID, foils.JudgePlan(cands, judge), v.Add)
-	jsum.Failed += sum.Failed
+	jsum, err := s.phase(ctx, run, phaseSpec{Name: "judging", Plan: foils.JudgePlan(cands, judge),
+		Hint: "the judge does not answer yes or no — is this model able to follow the judging prompt?",
+		Usable: func(r engine.Result) bool {
+			_, ok := detect.ParseBinary(r.Response.Text)
+			return ok
+		}}, v.Add)
 	if err != nil || jsum.Interrupted {
-		return s.finish(ctx, runID, jsum, err)
+		return s.finish(ctx, run, err)
 	}
 	gs := foils.Filter(cands, v)
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-		return err
+		return s.finish(ctx, run, err)
 	}
 	for _, x := range []struct{ cond, file string }{{foils.Matched, "matched.csv"}, {foils.WrongScheme, "wrong.csv"}} {
 		rows := foils.CSVRows(gs, x.cond)
@@ -152,7 +159,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 			cw.WriteAll(rows)
 			return cw.Error()
 		}); err != nil {
-			return err
+			return s.finish(ctx, run, err)
 		}
 	}
 	counts := foils.DropCounts(gs)
@@ -165,7 +172,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 	}
 	fmt.Fprintf(g.Stdout, "wrote %s and %s: fallacylab foils audit --corpus %s --matched %[1]s --wrong %[2]s\n",
 		filepath.Join(o.OutDir, "matched.csv"), filepath.Join(o.OutDir, "wrong.csv"), o.Corpus)
-	return s.finish(ctx, runID, jsum, nil)
+	return s.finish(ctx, run, nil)
 }
 
 func sortedKeys(m map[string]int) []string {

@@ -134,7 +134,7 @@ func TestGoldenReports(t *testing.T) {
 		{[]string{"deflect", "report", "--format", "md", "--resamples", "100", "--compat", "deflectbench-code", "--out", p("deflect-import.md")}, p("deflect-import.md"), "deflect-import.md"},
 		{[]string{"foils", "audit", "--resamples", "300", "--permutations", "300", "--out", p("foils.md")}, p("foils.md"), "foils.md"},
 		{[]string{"foils", "audit", "--resamples", "300", "--permutations", "300", "--format", "json", "--out", p("foils.json")}, p("foils.json"), "foils.json"},
-		{[]string{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--out", p("missci-run.md")}, p("missci-run.md"), "missci-run.md"},
+		{[]string{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--max-unusable", "0.6", "--out", p("missci-run.md")}, p("missci-run.md"), "missci-run.md"},
 		{[]string{"missci", "report", "--k", "all", "--out", p("missci-report.md")}, p("missci-report.md"), "missci-report.md"},
 		{[]string{"missci", "run", "--task", "classify-gold", "--model", "openai:gpt-4.1", "--split", "dev", "--out", p("missci-cls.md")}, p("missci-cls.md"), "missci-cls.md"},
 		{[]string{"prompts", "run", p("prompts.jsonl"), "--models", "openai:gpt-4.1-mini,anthropic:claude-haiku-4-5", "--samples", "2", "--out", p("prompts.jsonl.out")}, p("prompts.jsonl.out"), "prompts.jsonl"},

@@ -182,7 +182,7 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			if err := sc.Err(); err != nil {
 				return err
 			}
-			x := premiseExtras{scorer: scorer, ctx: cmd.Context()}
+			x := premiseExtras{scorer: scorerFor(g, scorer), ctx: cmd.Context()}
 			if embedder != "" {
 				s, err := openSession(g)
 				if err != nil {

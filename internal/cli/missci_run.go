@@ -45,15 +45,17 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	opts := missci.ParseOptions{Strict: o.Strict, Unknown: &unknown}
 	rs := runSpec{Name: "missci " + o.Task + " " + o.Template, Benchmark: "missci", Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec}}
 	// reconstruct runs a gen_cls template and parses ranked predictions.
-	reconstruct := func(template string) (missci.Predictions, error) {
+	reconstruct := func(template string) (missci.Predictions, int64, error) {
 		plan, err := missci.ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		preds := missci.Predictions{}
 		var parseErr error
-		rs.Plan = plan
-		_, err = s.execute(ctx, rs, func(r engine.Result) {
+		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
+		rs.Phase, rs.Hint = "reconstruction", missciHint
+		rs.Usable = func(r engine.Result) bool { return missci.GenClsParsable(r.Response.Text) }
+		_, runID, err := s.execute(ctx, rs, func(r engine.Result) {
 			id, ok := missci.LineOf(r)
 			if !ok {
 				return
@@ -71,7 +73,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err == nil {
 			err = parseErr
 		}
-		return preds, err
+		return preds, runID, err
 	}
 	classify := func(units []missci.ClassifyUnit, template string) (map[string]string, error) {
 		plan, err := missci.ClassifyPlan(data, units, template, spec, o.MaxTokens)
@@ -80,8 +82,10 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		}
 		out := map[string]string{}
 		var parseErr error
-		rs.Plan = plan
-		_, err = s.execute(ctx, rs, func(r engine.Result) {
+		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
+		rs.Phase, rs.Hint = "classification", missciHint
+		rs.Usable = func(r engine.Result) bool { return missci.ClassifyParsable(r.Response.Text) }
+		_, _, err = s.execute(ctx, rs, func(r engine.Result) {
 			u, ok := missci.UnitOf(r)
 			if !ok {
 				return
@@ -123,12 +127,12 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 				if g.DryRun {
 					fmt.Fprintf(g.Stdout, "%s:\n", t)
 				}
-				preds, err := reconstruct(t)
+				preds, runID, err := reconstruct(t)
 				if err != nil {
 					return fmt.Errorf("template %s: %w", t, err)
 				}
 				if !g.DryRun {
-					if err := storeMissci(ctx, s, o.Split, o.Model+" "+t, unknown, preds); err != nil {
+					if err := storeMissci(ctx, s, runID, o.Split, o.Model+" "+t, unknown, preds); err != nil {
 						return err
 					}
 				}
@@ -137,7 +141,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			if g.DryRun {
 				return nil
 			}
-			x := premiseExtras{scorer: o.Scorer, ctx: ctx}
+			x := premiseExtras{scorer: scorerFor(g, o.Scorer), ctx: ctx}
 			if x.embed, err = embedderFor(ctx, s, o.Embedder); err != nil {
 				return err
 			}
@@ -147,14 +151,14 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			}
 			return writeReport(g, rep, f, o.Out)
 		}
-		preds, err := reconstruct(o.Template)
+		preds, runID, err := reconstruct(o.Template)
 		if err != nil || g.DryRun {
 			return err
 		}
-		if err := storeMissci(ctx, s, o.Split, source, unknown, preds); err != nil {
+		if err := storeMissci(ctx, s, runID, o.Split, source, unknown, preds); err != nil {
 			return err
 		}
-		x := premiseExtras{scorer: o.Scorer, ctx: ctx}
+		x := premiseExtras{scorer: scorerFor(g, o.Scorer), ctx: ctx}
 		if x.embed, err = embedderFor(ctx, s, o.Embedder); err != nil {
 			return err
 		}
@@ -205,7 +209,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		t.Rows = append(t.Rows, []report.Cell{report.I(res.N), report.F(res.Accuracy, 4), report.F(res.MacroF1, 4), report.I(len(res.Labels))})
 		return writeReport(g, rep, f, o.Out)
 	case "consistency":
-		preds, err := reconstruct(o.FromTemplate)
+		preds, _, err := reconstruct(o.FromTemplate)
 		if err != nil || g.DryRun {
 			return err
 		}
@@ -313,11 +317,13 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-// storeMissci keeps a reconstruction run's predictions with the run just executed.
-func storeMissci(ctx context.Context, s *session, split, source string, unknown []string, preds missci.Predictions) error {
-	runID, err := records.LatestRun(ctx, s.st, "missci")
-	if err != nil || runID == 0 {
-		return err
+// missciHint is the likely cause of unusable Missci answers.
+const missciHint = "the answers do not follow the template's answer format (premise and fallacy class) — is this model able to follow it, or is --max-tokens too small?"
+
+// storeMissci keeps a reconstruction run's predictions with that run.
+func storeMissci(ctx context.Context, s *session, runID int64, split, source string, unknown []string, preds missci.Predictions) error {
+	if runID == 0 {
+		return fmt.Errorf("internal error: Missci predictions without a run")
 	}
 	m := records.MissciRun{Split: split, Source: source, Unknown: unknown, Predictions: map[string][]map[string]string{}}
 	for id, list := range preds {
@@ -411,7 +417,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 					preds[id] = append(preds[id], missci.Prediction{Premise: p["premise"], Class: p["class"]})
 				}
 			}
-			x := premiseExtras{scorer: scorer, ctx: ctx}
+			x := premiseExtras{scorer: scorerFor(g, scorer), ctx: ctx}
 			if x.embed, err = embedderFor(ctx, s, embedder); err != nil {
 				return err
 			}

@@ -49,7 +49,7 @@ func TestMissciRunEndToEnd(t *testing.T) {
 	writeConfig(dir, srv)
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	out := filepath.Join(dir, "m.json")
-	if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--format", "json", "--out", out); err != nil {
+	if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--format", "json", "--out", out, "--max-unusable", "0.6"); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	if n := len(srv.Ledger()); n != lines {

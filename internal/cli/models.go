@@ -51,6 +51,10 @@ func modelsCheck(ctx context.Context, g *Global, args []string) error {
 	if err != nil {
 		return err
 	}
+	if g.DryRun {
+		fmt.Fprintf(g.Stdout, "dry run: would send one short request to each of %d models; nothing is sent\n", len(args))
+		return nil
+	}
 	bad := 0
 	for _, a := range args {
 		spec, err := llm.ParseSpec(a)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/lifecycle"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // startProgress reports an engine's progress until the returned stop is
@@ -116,6 +118,22 @@ func printSummary(g *Global, s engine.Summary) {
 	}
 	fmt.Fprintln(w)
 	printFailures(w, s.Failures)
+}
+
+// printPhaseCounts adds one line per model when the phase had several
+// models or any unusable answer.
+func printPhaseCounts(g *Global, counts []store.PhaseCount) {
+	unusable, _ := lifecycle.Unusable(counts)
+	if len(counts) < 2 && unusable == 0 {
+		return
+	}
+	for _, c := range counts {
+		fmt.Fprintf(g.Stderr, "  %s: %d answered (%d from cache), %d unusable, %d failed", c.Model, c.Answered, c.Cached, c.Unusable, c.Failed)
+		if c.Skipped > 0 {
+			fmt.Fprintf(g.Stderr, ", %d skipped", c.Skipped)
+		}
+		fmt.Fprintln(g.Stderr)
+	}
 }
 
 func printFailures(w io.Writer, fs []engine.Failure) {

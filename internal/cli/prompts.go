@@ -67,7 +67,7 @@ func newPromptsCmd(g *Global) *cobra.Command {
 			}
 			defer s.Close()
 			var lines []resultLine
-			_, runErr := s.execute(cmd.Context(), runSpec{Name: "prompts " + filepath.Base(args[0]), Benchmark: "prompts", Args: args, Options: o,
+			_, _, runErr := s.execute(cmd.Context(), runSpec{Name: "prompts " + filepath.Base(args[0]), Benchmark: "prompts", Args: args, Options: o,
 				Plan: prompts.Plan(items, specs, o.Samples), Specs: specs}, func(r engine.Result) {
 				if o.Out == "" {
 					return

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -31,6 +32,7 @@ type Global struct {
 	Timeout     time.Duration
 	MaxAttempts int
 	Quiet       bool
+	MaxUnusable float64
 
 	Stdout, Stderr io.Writer
 	TTY            bool // stderr is a terminal: draw a progress bar
@@ -76,6 +78,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.DurationVar(&g.Timeout, "timeout", 2*time.Minute, "time limit of one model call")
 	pf.IntVar(&g.MaxAttempts, "max-attempts", 6, "attempts per call before giving up on retryable errors")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress output")
+	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
 		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g))
@@ -99,6 +102,10 @@ func Main() int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var le *lifecycle.ExitError
+	if errors.As(err, &le) {
+		return le.Code
 	}
 	return 1
 }

@@ -22,6 +22,10 @@ func embedderFor(ctx context.Context, s *session, specStr string) (missci.Embedd
 	if err != nil {
 		return nil, fmt.Errorf("--embedder: %w", err)
 	}
+	if s.g.DryRun {
+		fmt.Fprintf(s.g.Stderr, "note: dry run: --embedder %s is not called; premises are paired lexically\n", specStr)
+		return nil, nil
+	}
 	p, err := s.cfg.Provider(spec.Provider, nil)
 	if err != nil {
 		return nil, err
@@ -72,4 +76,13 @@ func scorePairs(ctx context.Context, url string, pairs []missci.Pair) ([]map[str
 		return nil, fmt.Errorf("scorer %s: %d scores for %d pairs", url, len(out.Scores), len(pairs))
 	}
 	return out.Scores, nil
+}
+
+// scorerFor is --scorer, except in a dry run, which calls no scorer.
+func scorerFor(g *Global, url string) string {
+	if g.DryRun && url != "" {
+		fmt.Fprintf(g.Stderr, "note: dry run: --scorer %s is not called\n", url)
+		return ""
+	}
+	return url
 }

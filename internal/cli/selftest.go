@@ -61,7 +61,7 @@ the second run is answered by the cache.`,
 					Request: llm.UserPrompt("You are a test.", fmt.Sprintf("selftest prompt %d", i))}
 			}
 			wrong := 0
-			sum, err := s.execute(cmd.Context(), runSpec{Name: "selftest", Benchmark: "selftest", Options: o,
+			sum, _, err := s.execute(cmd.Context(), runSpec{Name: "selftest", Benchmark: "selftest", Options: o,
 				Plan: engine.SlicePlan("selftest", jobs), Specs: specs}, func(r engine.Result) {
 				if r.Err == nil && r.Response.Text != "echo: "+r.Job.Request.Messages[0].Content {
 					wrong++

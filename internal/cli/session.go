@@ -12,6 +12,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/config"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 )
@@ -55,8 +56,12 @@ func (s *session) Close() error {
 	return s.st.Close()
 }
 
-// resolver builds providers from the config.
+// resolver builds providers from the config; in a dry run every provider is
+// engine.Offline, which cannot reach the network.
 func (s *session) resolver() engine.Resolver {
+	if s.g.DryRun {
+		return func(name string) (llm.Provider, error) { return engine.Offline{Provider: name}, nil }
+	}
 	return func(name string) (llm.Provider, error) { return s.cfg.Provider(name, s.client) }
 }
 
@@ -142,32 +147,43 @@ func (s *session) snapshot(args []string, extra any) json.RawMessage {
 	return b
 }
 
-// runSpec describes a plan to execute.
+// runSpec describes a run and its (first) plan.
 type runSpec struct {
 	Name      string
 	Benchmark string
 	Args      []string
 	Options   any
-	Plan      engine.Plan
-	Specs     []llm.Spec
+	// Identity are the parts that identify the command for resuming, beside
+	// the benchmark and name (default: Options). Leave out what does not
+	// change the run's records, such as the report format.
+	Identity []any
+	Plan     engine.Plan
+	Specs    []llm.Spec
+	// Phase names the plan's phase; Usable says whether an answer could be
+	// parsed (nil: every answer is usable); Hint is the likely cause when
+	// many cannot.
+	Phase  string
+	Hint   string
+	Usable func(engine.Result) bool
 }
 
-// execute runs a plan the way every command does: dry run or real run, live
-// or batch, with a stored run record, progress output and a summary that
-// lists failures. It returns an exitError when jobs failed.
-func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.Result)) (engine.Summary, error) {
+// execute runs a one-phase command the way every command does: dry run or
+// real run, live or batch, inside a run of the lifecycle, with progress, a
+// summary that lists failures and unusable answers, and the exit error.
+// It returns the run's id (0 for a dry run).
+func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.Result)) (engine.Summary, int64, error) {
 	if err := s.preflight(rs.Specs); err != nil {
-		return engine.Summary{}, err
+		return engine.Summary{}, 0, err
 	}
 	if s.g.DryRun {
-		return engine.Summary{}, s.dryRun(ctx, rs.Plan)
+		return engine.Summary{}, 0, s.dryRun(ctx, rs.Plan)
 	}
-	runID, err := s.startRun(ctx, rs)
+	run, err := s.start(ctx, rs)
 	if err != nil {
-		return engine.Summary{}, err
+		return engine.Summary{}, 0, err
 	}
-	sum, err := s.phase(ctx, runID, rs.Plan, onResult)
-	return sum, s.finish(ctx, runID, sum, err)
+	sum, err := s.phase(ctx, run, phaseSpec{Name: rs.Phase, Hint: rs.Hint, Plan: rs.Plan, Usable: rs.Usable}, onResult)
+	return sum, run.ID, s.finish(ctx, run, err)
 }
 
 // preflight resolves every provider and, with a budget, checks every price.
@@ -201,50 +217,72 @@ func (s *session) estimate(ctx context.Context, p engine.Plan) (engine.Estimate,
 	return est, nil
 }
 
-func (s *session) startRun(ctx context.Context, rs runSpec) (int64, error) {
-	return s.st.StartRun(ctx, store.Run{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options), Version: Version()})
+// start starts the run of the lifecycle, or resumes the same command's
+// unfinished run, and says which.
+func (s *session) start(ctx context.Context, rs runSpec) (*lifecycle.Run, error) {
+	if s.g.DryRun {
+		return nil, fmt.Errorf("internal error: a dry run must not start a run")
+	}
+	id := rs.Identity
+	if id == nil {
+		id = []any{rs.Options}
+	}
+	run, err := lifecycle.Start(ctx, s.st, lifecycle.Spec{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options),
+		Version: Version(), Fingerprint: lifecycle.Fingerprint(rs.Benchmark, append([]any{rs.Name}, id...)...)},
+		lifecycle.Options{MaxUnusable: s.g.MaxUnusable})
+	if err != nil {
+		return nil, err
+	}
+	if run.Resumed {
+		fmt.Fprintf(s.g.Stderr, "resuming run %d (%s): answers already made come from the cache\n", run.ID, run.Previous)
+	}
+	return run, nil
 }
 
-// phase runs one plan inside a run, live or batch, with progress and summary.
-func (s *session) phase(ctx context.Context, runID int64, p engine.Plan, onResult func(engine.Result)) (engine.Summary, error) {
-	eng := s.engine(runID)
+// phaseSpec is one plan of a run.
+type phaseSpec struct {
+	Name   string
+	Hint   string
+	Plan   engine.Plan
+	Usable func(engine.Result) bool
+}
+
+// phase runs one plan inside a run, live or batch, with progress and a
+// summary, and counts its answers per model.
+func (s *session) phase(ctx context.Context, run *lifecycle.Run, ps phaseSpec, onResult func(engine.Result)) (engine.Summary, error) {
+	if ps.Name == "" {
+		ps.Name = "calls"
+	}
+	ph := run.Phase(ps.Name, ps.Hint)
+	eng := s.engine(run.ID)
 	stopProgress := startProgress(s.g, eng)
+	cb := func(r engine.Result) {
+		usable := true
+		if ps.Usable != nil && r.Err == nil && r.Response != nil {
+			usable = ps.Usable(r)
+		}
+		ph.Observe(r, usable)
+		if onResult != nil {
+			onResult(r)
+		}
+	}
 	var sum engine.Summary
 	var err error
 	if s.g.Batch {
-		sum, err = eng.RunBatch(ctx, p, onResult)
+		sum, err = eng.RunBatch(ctx, ps.Plan, cb)
 	} else {
-		sum, err = eng.Run(ctx, p, onResult)
+		sum, err = eng.Run(ctx, ps.Plan, cb)
 	}
 	stopProgress()
 	printSummary(s.g, sum)
+	printPhaseCounts(s.g, ph.Counts())
+	if eerr := ph.End(ctx, sum); err == nil {
+		err = eerr
+	}
 	return sum, err
 }
 
-// finish records the run's end and turns the outcome into the exit error.
-func (s *session) finish(ctx context.Context, runID int64, sum engine.Summary, err error) error {
-	status := store.RunDone
-	switch {
-	case err != nil:
-		status = store.RunFailed
-	case sum.Interrupted:
-		status = store.RunInterrupted
-	case sum.Failed > 0:
-		status = store.RunFailed
-	}
-	if ferr := s.st.FinishRun(context.WithoutCancel(ctx), runID, status); ferr != nil && err == nil {
-		err = ferr
-	}
-	if err != nil {
-		return err
-	}
-	switch {
-	case sum.Interrupted:
-		return &exitError{code: 130, err: fmt.Errorf("interrupted after %d of %d jobs: run the same command again to resume", sum.Done, sum.Total)}
-	case sum.Failed > 0:
-		return &exitError{code: 2, err: fmt.Errorf("%d of %d jobs failed (listed above): fix the cause and run the same command again; answered jobs are cached", sum.Failed, sum.Done)}
-	case sum.BudgetStopped:
-		return &exitError{code: 3, err: fmt.Errorf("budget of $%.2f reached: %d jobs not sent; raise --budget and run again", s.g.Budget, sum.Skipped)}
-	}
-	return nil
+// finish ends the run and turns the outcome into the exit error.
+func (s *session) finish(ctx context.Context, run *lifecycle.Run, err error) error {
+	return run.Finish(ctx, err)
 }

@@ -20,33 +20,59 @@ const (
 	FoilsReport = "foils.report"
 )
 
-// SaveDeflect stores generation and eval records as labels of the run.
+// SaveDeflect stores generation and eval records as labels of the run, in
+// one transaction, each non-nil slice in place of the run's records of its
+// kind (a nil slice leaves them as they are).
 func SaveDeflect(ctx context.Context, st *store.Store, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
-	var labels []store.Label
+	labels, err := deflectLabels(runID, gens, evals)
+	if err != nil {
+		return err
+	}
+	var kinds []string
+	if gens != nil {
+		kinds = append(kinds, DeflectGen)
+	}
+	if evals != nil {
+		kinds = append(kinds, DeflectEval)
+	}
+	return st.ReplaceLabels(context.WithoutCancel(ctx), runID, kinds, labels)
+}
+
+// SaveDeflectGens stores a run's generations in place of any it had.
+func SaveDeflectGens(ctx context.Context, st *store.Store, runID int64, gens []deflect.Generation) error {
+	labels, err := deflectLabels(runID, gens, nil)
+	if err != nil {
+		return err
+	}
+	return st.ReplaceLabels(context.WithoutCancel(ctx), runID, []string{DeflectGen}, labels)
+}
+
+// SaveDeflectEvals stores a run's evals in place of any it had.
+func SaveDeflectEvals(ctx context.Context, st *store.Store, runID int64, evals []deflect.Eval) error {
+	labels, err := deflectLabels(runID, nil, evals)
+	if err != nil {
+		return err
+	}
+	return st.ReplaceLabels(context.WithoutCancel(ctx), runID, []string{DeflectEval}, labels)
+}
+
+func deflectLabels(runID int64, gens []deflect.Generation, evals []deflect.Eval) ([]store.Label, error) {
+	labels := make([]store.Label, 0, len(gens)+len(evals))
 	for _, g := range gens {
 		v, err := json.Marshal(g)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		labels = append(labels, store.Label{RunID: runID, Key: g.GenID, Kind: DeflectGen, Source: g.Model, Value: v})
 	}
 	for _, e := range evals {
 		v, err := json.Marshal(e)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		labels = append(labels, store.Label{RunID: runID, Key: e.GenID, Kind: DeflectEval, Source: e.JudgeModel, Value: v})
 	}
-	return putChunked(ctx, st, labels)
-}
-
-func putChunked(ctx context.Context, st *store.Store, labels []store.Label) error {
-	for i := 0; i < len(labels); i += 2000 {
-		if err := st.PutLabels(context.WithoutCancel(ctx), labels[i:min(i+2000, len(labels))]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return labels, nil
 }
 
 // LatestRun returns the newest run of a benchmark (0 when there is none).
@@ -115,7 +141,7 @@ func SaveFoils(ctx context.Context, st *store.Store, runID int64, preds []Predic
 		}
 		labels = append(labels, store.Label{RunID: runID, Key: p.Condition + ":" + p.ID, Kind: FoilsPred, Source: "audit", Value: v})
 	}
-	return putChunked(ctx, st, labels)
+	return st.ReplaceLabels(context.WithoutCancel(ctx), runID, []string{FoilsPred, FoilsReport}, labels)
 }
 
 // LoadFoils reads an audit's predictions and report JSON.
@@ -160,7 +186,7 @@ func SaveMissci(ctx context.Context, st *store.Store, runID int64, m MissciRun) 
 	if err != nil {
 		return err
 	}
-	return st.PutLabels(context.WithoutCancel(ctx), []store.Label{{RunID: runID, Key: "predictions", Kind: MissciPreds, Source: m.Source, Value: v}})
+	return st.ReplaceLabels(context.WithoutCancel(ctx), runID, []string{MissciPreds}, []store.Label{{RunID: runID, Key: "predictions", Kind: MissciPreds, Source: m.Source, Value: v}})
 }
 
 // LoadMissci reads them back.
