@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -78,3 +79,48 @@ func Reportable(r store.Run, allowIncomplete bool, now time.Time) error {
 	return fmt.Errorf("run %d (%s) %w: it is %s. Run the same command again to resume it, report what is there with --run %d --allow-incomplete, or delete it with `fallacylab runs rm %d`",
 		r.ID, r.Name, ErrNotDone, what, r.ID, r.ID)
 }
+
+// Lister is what Pick needs of a store.
+type Lister interface {
+	Runs(ctx context.Context) ([]store.Run, error)
+	Run(ctx context.Context, id int64) (store.Run, bool, error)
+}
+
+// Pick returns the run a report reads: run id, or (id 0) the newest run of
+// the benchmark for which has is true (nil: any). A run that did not finish
+// is refused (see Reportable) unless allowIncomplete; so is the newest run
+// when it did not finish, rather than silently reporting an older one.
+// what names the benchmark in messages ("DeflectBench").
+func Pick(ctx context.Context, st Lister, benchmark, what string, id int64, allowIncomplete bool, has func(store.Run) bool) (store.Run, error) {
+	now := time.Now()
+	if id != 0 {
+		r, ok, err := st.Run(ctx, id)
+		if err != nil {
+			return r, err
+		}
+		if !ok {
+			return r, fmt.Errorf("no run %d in the store (fallacylab runs lists them)", id)
+		}
+		if r.Benchmark != benchmark {
+			return r, fmt.Errorf("run %d is a %s run, not %s", id, r.Benchmark, what)
+		}
+		return r, Reportable(r, allowIncomplete, now)
+	}
+	runs, err := st.Runs(ctx)
+	if err != nil {
+		return store.Run{}, err
+	}
+	for _, r := range runs {
+		if r.Benchmark != benchmark || (has != nil && !has(r)) {
+			continue
+		}
+		if err := Reportable(r, allowIncomplete, now); err != nil {
+			return r, fmt.Errorf("the newest %s run: %w; or name an earlier one with --run N", what, err)
+		}
+		return r, nil
+	}
+	return store.Run{}, fmt.Errorf("no %s run in the store: %w", what, ErrNoRun)
+}
+
+// ErrNoRun is wrapped by Pick when the store has no run of the benchmark.
+var ErrNoRun = errors.New("no run")

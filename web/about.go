@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/store"
 )
 
 // viewerCSS styles what only the viewer shows, on top of the reports' CSS.
-const viewerCSS = `details.about{margin:.6rem 0 1rem;padding:.4rem .7rem;border:1px solid #ddd;border-radius:4px}` +
+const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d;padding:.4rem .7rem}` +
+	`details.about{margin:.6rem 0 1rem;padding:.4rem .7rem;border:1px solid #ddd;border-radius:4px}` +
 	`details.about summary{cursor:pointer}pre.config{max-height:24rem;overflow:auto;background:#f6f6f6;padding:.5rem;font-size:12px}`
 
 // aboutView is the provenance block of a run page: read fresh on every request
@@ -19,6 +21,10 @@ const viewerCSS = `details.about{margin:.6rem 0 1rem;padding:.4rem .7rem;border:
 type aboutView struct {
 	Run      store.Run
 	Duration string
+	// Unfinished says how a run that is not done stands (its tables show
+	// only the records it has); empty for a done run.
+	Unfinished string
+	Phases     []store.PhaseCount
 	Models   []modelRow
 	Total    modelRow
 	Config   string
@@ -40,7 +46,16 @@ func (s *Server) about(ctx context.Context, id int64) (*aboutView, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &aboutView{Run: run, Duration: "running"}
+	phases, err := s.st.Phases(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	a := &aboutView{Run: run, Duration: "running", Phases: phases}
+	a.Run.Status = lifecycle.State(run, now)
+	if a.Run.Status != store.RunDone {
+		a.Unfinished = lifecycle.Describe(run, now)
+	}
 	if !run.Ended.IsZero() {
 		a.Duration = run.Ended.Sub(run.Started).Round(time.Millisecond).String()
 	}
@@ -74,4 +89,14 @@ func spend(cost float64, unpriced int) string {
 		out += fmt.Sprintf(" + unknown (%d unpriced calls)", unpriced)
 	}
 	return out
+}
+
+// withStates replaces each run's stored status by its effective state (a
+// running run whose process is gone is interrupted).
+func withStates(runs []store.Run) []store.Run {
+	now := time.Now()
+	for i := range runs {
+		runs[i].Status = lifecycle.State(runs[i], now)
+	}
+	return runs
 }

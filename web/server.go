@@ -153,7 +153,7 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 		return err
 	}
 	found := false
-	for _, r := range runs {
+	for _, r := range withStates(runs) {
 		if r.ID == id {
 			d.run, found = r, true
 		}
@@ -245,5 +245,5 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 500, err)
 		return
 	}
-	s.render(w, "index.html", map[string]any{"Runs": runs, "DB": s.st.Path(), "Now": time.Now()})
+	s.render(w, "index.html", map[string]any{"Runs": withStates(runs), "DB": s.st.Path(), "Now": time.Now()})
 }

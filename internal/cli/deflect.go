@@ -238,24 +238,23 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 	return out
 }
 
-// loadRun reads a DeflectBench run's records (runID 0: the latest).
-func loadRun(ctx context.Context, st *store.Store, runID int64) (deflect.Dataset, int64, error) {
-	if runID == 0 {
-		id, err := records.LatestRun(ctx, st, "deflect")
-		if err != nil {
-			return deflect.Dataset{}, 0, err
-		}
-		if id == 0 {
-			return deflect.Dataset{}, 0, fmt.Errorf("no DeflectBench run in %s: run `fallacylab deflect run` or `deflect import` first", st.Path())
-		}
-		runID = id
+// loadRun reads a DeflectBench run's records (runID 0: the newest run); a
+// run that did not finish is refused unless allowIncomplete.
+func loadRun(ctx context.Context, st *store.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
+	r, err := lifecycle.Pick(ctx, st, "deflect", "DeflectBench", runID, allowIncomplete, nil)
+	if errors.Is(err, lifecycle.ErrNoRun) {
+		return deflect.Dataset{}, 0, fmt.Errorf("no DeflectBench run in %s: run `fallacylab deflect run` or `deflect import` first", st.Path())
 	}
-	d, err := records.LoadDeflect(ctx, st, runID)
-	return d, runID, err
+	if err != nil {
+		return deflect.Dataset{}, 0, err
+	}
+	d, err := records.LoadDeflect(ctx, st, r.ID)
+	return d, r.ID, err
 }
 
 type deflectReportOptions struct {
 	Run                int64
+	AllowIncomplete    bool
 	Generations, Evals string
 	Format, Out        string
 	Consensus          string
@@ -277,6 +276,7 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.Int64Var(&o.Run, "run", 0, "run id (default: the latest DeflectBench run in the store)")
+	f.BoolVar(&o.AllowIncomplete, "allow-incomplete", false, "report a run that did not finish (interrupted, failed, incomplete) from the records it has")
 	f.StringVar(&o.Generations, "generations", "", "read upstream-format generations JSONL instead of the store")
 	f.StringVar(&o.Evals, "evals", "", "upstream-format evals JSONL (with --generations; may be a comma-separated list)")
 	f.StringVar(&o.Format, "format", o.Format, "md, csv, json, tex or html")
@@ -342,7 +342,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 			return err
 		}
 		var runID int64
-		d, runID, err = loadRun(ctx, s.st, o.Run)
+		d, runID, err = loadRun(ctx, s.st, o.Run, o.AllowIncomplete)
 		s.Close()
 		if err != nil {
 			return err

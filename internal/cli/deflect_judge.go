@@ -12,6 +12,7 @@ import (
 
 type deflectJudgeOptions struct {
 	Run                  int64
+	AllowIncomplete      bool
 	Judges               string
 	JudgeTemperature     float64
 	JudgeProviderDefault bool
@@ -51,7 +52,7 @@ can compare with the first. Nothing is generated again; judge calls already made
 				return err
 			}
 			defer s.Close()
-			d, from, err := loadRun(ctx, s.st, o.Run)
+			d, from, err := loadRun(ctx, s.st, o.Run, o.AllowIncomplete)
 			if err != nil {
 				return err
 			}
@@ -84,6 +85,7 @@ can compare with the first. Nothing is generated again; judge calls already made
 	}
 	f := cmd.Flags()
 	f.Int64Var(&o.Run, "run", 0, "run whose generations are judged (default: the latest DeflectBench run)")
+	f.BoolVar(&o.AllowIncomplete, "allow-incomplete", false, "judge the generations of a run that did not finish")
 	f.StringVar(&o.Judges, "judges", "", "judge models, comma-separated (two for agreement statistics)")
 	f.Float64Var(&o.JudgeTemperature, "judge-temperature", 0, "judge temperature (the paper's 0)")
 	f.BoolVar(&o.JudgeProviderDefault, "judge-provider-default-temperature", false, "send no judge temperature")

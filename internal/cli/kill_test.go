@@ -121,6 +121,17 @@ func TestKillAndResume(t *testing.T) {
 	if c, _ := st.CountCalls(context.Background(), ""); c != n {
 		t.Fatalf("store holds %d calls for %d jobs", c, n)
 	}
+	// Every resume continued the same run: one run, done, holding every call.
+	runs, err := st.Runs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Status != store.RunDone || runs[0].Calls != n {
+		t.Fatalf("after %d kills and resumes: %d runs, want 1 done run with %d calls: %+v", kills, len(runs), n, runs)
+	}
+	if !bytes.Contains(out, []byte(fmt.Sprintf("resuming run %d (interrupted)", runs[0].ID))) {
+		t.Fatalf("the final run did not say which run it resumed:\n%s", out)
+	}
 	answered := 0
 	for _, e := range srv.Ledger() {
 		if e.Answered() {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -10,8 +11,10 @@ import (
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
 )
 
@@ -366,6 +369,7 @@ reconstruction answers from the cache without paying for them again.`,
 
 func newMissciReportCmd(g *Global) *cobra.Command {
 	var run int64
+	var allowIncomplete bool
 	var ks, format, out, embedder, scorer string
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -386,23 +390,17 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			if run == 0 {
-				runs, err := s.st.Runs(ctx)
-				if err != nil {
-					return err
-				}
-				for _, r := range runs {
-					if r.Benchmark == "missci" {
-						if _, err := records.LoadMissci(ctx, s.st, r.ID); err == nil {
-							run = r.ID
-							break
-						}
-					}
-				}
-				if run == 0 {
-					return fmt.Errorf("no Missci reconstruction run in %s: run `fallacylab missci run` first", s.st.Path())
-				}
+			r, err := lifecycle.Pick(ctx, s.st, "missci", "Missci reconstruction", run, allowIncomplete, func(r store.Run) bool {
+				_, err := records.LoadMissci(ctx, s.st, r.ID)
+				return err == nil
+			})
+			if errors.Is(err, lifecycle.ErrNoRun) {
+				return fmt.Errorf("no Missci reconstruction run in %s: run `fallacylab missci run` first", s.st.Path())
 			}
+			if err != nil {
+				return err
+			}
+			run = r.ID
 			m, err := records.LoadMissci(ctx, s.st, run)
 			if err != nil {
 				return err
@@ -425,6 +423,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 		},
 	}
 	cmd.Flags().Int64Var(&run, "run", 0, "run id (default: the latest Missci reconstruction run)")
+	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "report a run that did not finish from the predictions it has")
 	cmd.Flags().StringVar(&ks, "k", "1", "cut-off: 1…6 or all (1 reports every cut-off)")
 	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
 	cmd.Flags().StringVar(&out, "out", "", "output file")

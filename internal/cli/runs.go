@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
@@ -32,10 +33,25 @@ func newRunsCmd(g *Global) *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "id\tname\tbenchmark\tstatus\tstarted\tduration\tcalls\tcached")
+			now := time.Now()
+			var unfinished []string
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", r.ID, r.Name, r.Benchmark, r.Status, r.Started.Local().Format("2006-01-02 15:04:05"), runDuration(r), r.Calls, r.Cached)
+				state := lifecycle.State(r, now)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", r.ID, r.Name, r.Benchmark, state, r.Started.Local().Format("2006-01-02 15:04:05"), runDuration(r), r.Calls, r.Cached)
+				if state != store.RunDone && state != store.RunRunning {
+					unfinished = append(unfinished, fmt.Sprintf("run %d: %s", r.ID, lifecycle.Describe(r, now)))
+				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(unfinished) > 0 {
+				fmt.Fprintf(g.Stderr, "%d runs did not finish (run the same command again to resume one, or fallacylab runs rm ID):\n", len(unfinished))
+				for _, u := range unfinished {
+					fmt.Fprintln(g.Stderr, "  "+u)
+				}
+			}
+			return nil
 		},
 	}
 	cmd.AddCommand(newRunsShowCmd(g), newRunsExportCmd(g), newRunsRmCmd(g))
@@ -47,6 +63,25 @@ func runDuration(r store.Run) string {
 		return "-"
 	}
 	return r.Ended.Sub(r.Started).Round(time.Millisecond).String()
+}
+
+// phaseTable prints a run's phases: answered, from cache, unusable and
+// failed per model, with one unusable answer where there is one.
+func phaseTable(w io.Writer, phases []store.PhaseCount) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "phase\tmodel\tjobs\tanswered\tfrom cache\tunusable\tfailed\tskipped")
+	for _, p := range phases {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", p.Phase, p.Model, p.Jobs, p.Answered, p.Cached, p.Unusable, p.Failed, p.Skipped)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, p := range phases {
+		if p.Example != "" {
+			fmt.Fprintf(w, "an unusable %s answer from %s: %q\n", p.Phase, p.Model, p.Example)
+		}
+	}
+	return nil
 }
 
 // runByArg parses a run id argument and fetches the run.
@@ -94,9 +129,19 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			phases, err := s.st.Phases(cmd.Context(), r.ID)
+			if err != nil {
+				return err
+			}
 			w := g.Stdout
 			fmt.Fprintf(w, "run %d: %s\nbenchmark: %s\nstatus:    %s\nversion:   %s\nstarted:   %s\nduration:  %s\ncalls:     %d (%d from the cache)\n\n",
-				r.ID, r.Name, r.Benchmark, r.Status, r.Version, r.Started.Local().Format(time.RFC3339), runDuration(r), r.Calls, r.Cached)
+				r.ID, r.Name, r.Benchmark, lifecycle.Describe(r, time.Now()), r.Version, r.Started.Local().Format(time.RFC3339), runDuration(r), r.Calls, r.Cached)
+			if len(phases) > 0 {
+				if err := phaseTable(w, phases); err != nil {
+					return err
+				}
+				fmt.Fprintln(w)
+			}
 			if len(stats) > 0 {
 				if err := modelTable(w, stats); err != nil {
 					return err
