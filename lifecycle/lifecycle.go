@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -203,9 +204,9 @@ func (r *Run) outcome(err error) (status, reason string, exit error) {
 	case errors.Is(err, context.Canceled):
 		return store.RunInterrupted, "interrupted", &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("run %d interrupted: run the same command again to resume", r.ID)}
 	case errors.As(err, &ee) && ee.Code == ExitUnusable:
-		return store.RunFailed, ee.Err.Error(), err
+		return store.RunFailed, firstLine(ee.Err.Error()), err
 	case err != nil:
-		return store.RunFailed, err.Error(), err
+		return store.RunFailed, firstLine(err.Error()), err
 	}
 	var done, total, failed, skipped int
 	interrupted, budget := false, false
@@ -229,6 +230,13 @@ func (r *Run) outcome(err error) (status, reason string, exit error) {
 		return store.RunIncomplete, msg, &ExitError{Code: ExitBudget, Err: fmt.Errorf("run %d: %s; raise --budget and run the same command again", r.ID, msg)}
 	}
 	return store.RunDone, "", nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func hostname() string {

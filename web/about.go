@@ -25,9 +25,9 @@ type aboutView struct {
 	// only the records it has); empty for a done run.
 	Unfinished string
 	Phases     []store.PhaseCount
-	Models   []modelRow
-	Total    modelRow
-	Config   string
+	Models     []modelRow
+	Total      modelRow
+	Config     string
 }
 
 type modelRow struct {
