@@ -166,14 +166,14 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 		fmt.Fprintf(g.Stdout, "total estimated cost (generation + judging): $%.4f%s\n", genEst.Cost+judgeEst.Cost, unknown)
 		return nil
 	}
-	run, err := s.start(ctx, runSpec{Name: o.Name, Benchmark: "deflect", Args: os.Args[1:], Options: o,
+	run, err := s.start(ctx, runSpec{Name: o.Name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: o,
 		Identity: []any{engine.Digest(genPlan), jopt}})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(g.Stderr, "run %d: generating %d responses\n", run.ID, genPlan.Len)
 	gens := map[string]deflect.Generation{}
-	sum, err := s.phase(ctx, run, phaseSpec{Name: "generation", Plan: genPlan}, func(r engine.Result) {
+	sum, err := s.phase(ctx, run, phaseOf(deflect.Definition.Phase("generation"), genPlan), func(r engine.Result) {
 		if gen, ok := deflect.GenerationFromResult(r); ok {
 			gens[gen.GenID] = gen
 		}
@@ -187,9 +187,6 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 	return judgePhase(ctx, s, run, b, sortedGens(gens), jopt)
 }
 
-// judgeHint is the likely cause of unusable judge answers.
-const judgeHint = "judge answers are not the rubric's JSON — is this model able to follow the rubric? (--structured asks for the schema as structured output)"
-
 // judgePhase judges the valid generations of a run with every judge, saves
 // the evaluations with the run and finishes it.
 func judgePhase(ctx context.Context, s *session, run *lifecycle.Run, b *deflect.Benchmark, gens []deflect.Generation, jopt deflect.JudgeOptions) error {
@@ -200,10 +197,7 @@ func judgePhase(ctx context.Context, s *session, run *lifecycle.Run, b *deflect.
 	}
 	fmt.Fprintf(g.Stderr, "run %d: judging %d responses with %d judges\n", run.ID, judgePlan.Len/len(jopt.Judges), len(jopt.Judges))
 	var evals []deflect.Eval
-	jsum, err := s.phase(ctx, run, phaseSpec{Name: "judging", Hint: judgeHint, Plan: judgePlan, Usable: func(r engine.Result) bool {
-		e, ok := deflect.EvalFromResult(r)
-		return ok && e.ParseError == 0
-	}}, func(r engine.Result) {
+	jsum, err := s.phase(ctx, run, phaseOf(deflect.Definition.Phase("judging"), judgePlan), func(r engine.Result) {
 		if e, ok := deflect.EvalFromResult(r); ok {
 			evals = append(evals, e)
 		}
@@ -241,7 +235,7 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 // loadRun reads a DeflectBench run's records (runID 0: the newest run); a
 // run that did not finish is refused unless allowIncomplete.
 func loadRun(ctx context.Context, st *store.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
-	r, err := lifecycle.Pick(ctx, st, "deflect", "DeflectBench", runID, allowIncomplete, nil)
+	r, err := lifecycle.Pick(ctx, st, deflect.Definition.Name, deflect.Definition.Title, runID, allowIncomplete, nil)
 	if errors.Is(err, lifecycle.ErrNoRun) {
 		return deflect.Dataset{}, 0, fmt.Errorf("no DeflectBench run in %s: run `fallacylab deflect run` or `deflect import` first", st.Path())
 	}
@@ -410,7 +404,7 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			}
 			defer s.Close()
 			ctx := cmd.Context()
-			run, err := s.start(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: map[string]string{"generations": gens, "evals": evals},
+			run, err := s.start(ctx, runSpec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: map[string]string{"generations": gens, "evals": evals},
 				Identity: []any{fileDigest(append([]string{gens}, strings.Split(evals, ",")...)...)}})
 			if err != nil {
 				return err

@@ -73,7 +73,7 @@ can compare with the first. Nothing is generated again; judge calls already made
 			if name == "" {
 				name = fmt.Sprintf("deflect judge of run %d", from)
 			}
-			run, err := s.start(ctx, runSpec{Name: name, Benchmark: "deflect", Args: os.Args[1:], Options: o, Identity: []any{from, jopt}})
+			run, err := s.start(ctx, runSpec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{from, jopt}})
 			if err != nil {
 				return err
 			}

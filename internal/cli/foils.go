@@ -261,7 +261,7 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	}
 	id := o
 	id.Format, id.Out = "", ""
-	run, err := s.start(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: "foils", Args: os.Args[1:], Options: o, Identity: []any{id}})
+	run, err := s.start(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: foils.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{id}})
 	if err != nil {
 		return err
 	}
@@ -338,7 +338,7 @@ func foilsAuditRun(ctx context.Context, s *session, run *lifecycle.Run, o foilsO
 	var sums []foils.Summary
 	for i, det := range dets {
 		if _, isLLM := det.(*detect.LLM); !isLLM {
-			det = &countedDetector{Detector: det, phase: run.Phase(fmt.Sprintf("detection %d", i+1), detectorHint)}
+			det = &countedDetector{Detector: det, phase: run.Phase(fmt.Sprintf("detection %d", i+1), foils.Definition.Phase("detection").Hint)}
 		}
 		in, err := foils.Predict(ctx, det, sets)
 		if c, ok := det.(*countedDetector); ok {
@@ -363,9 +363,6 @@ func foilsAuditRun(ctx context.Context, s *session, run *lifecycle.Run, o foilsO
 	}
 	return rep, first, nil
 }
-
-// detectorHint is the likely cause of unusable detector answers.
-const detectorHint = "the detector's labels are not the audit's (none or one of the eight types) — does its label set match, or its prompt's answer format?"
 
 // countedDetector counts a detector's predictions that map to no audit label
 // as unusable answers of a phase.
@@ -456,10 +453,12 @@ func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, ru
 			return nil, err
 		}
 		det.Run = func(ctx context.Context, p engine.Plan, on func(engine.Result)) error {
-			_, err := s.phase(ctx, run, phaseSpec{Name: "detection", Hint: detectorHint, Plan: p, Usable: func(r engine.Result) bool {
+			ps := phaseOf(foils.Definition.Phase("detection"), p)
+			ps.Usable = func(r engine.Result) bool { // the detector's own label set
 				_, ok := det.Parse(r.Response.Text)
 				return ok
-			}}, on)
+			}
+			_, err := s.phase(ctx, run, ps, on)
 			return err
 		}
 		return det, nil

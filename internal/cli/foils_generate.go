@@ -10,7 +10,6 @@ import (
 	"sort"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
@@ -104,7 +103,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 	}
 	id := o
 	id.OutDir = ""
-	run, err := s.start(ctx, runSpec{Name: "foils generate " + o.Corpus, Benchmark: "foils-generate", Args: os.Args[1:], Options: o, Identity: []any{id}})
+	run, err := s.start(ctx, runSpec{Name: "foils generate " + o.Corpus, Benchmark: foils.GenerateDefinition.Name, Args: os.Args[1:], Options: o, Identity: []any{id}})
 	if err != nil {
 		return err
 	}
@@ -113,7 +112,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		byKey[fmt.Sprintf("%s#%d", a.Item.Gold, a.ID)] = a
 	}
 	var cands []foils.Candidate
-	sum, err := s.phase(ctx, run, phaseSpec{Name: "generation", Plan: genPlan}, func(r engine.Result) {
+	sum, err := s.phase(ctx, run, phaseOf(foils.GenerateDefinition.Phase("generation"), genPlan), func(r engine.Result) {
 		cond, typ, id, ok := foils.GenKeyOf(r)
 		if !ok {
 			return
@@ -139,12 +138,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		return cands[i].A.ID < cands[j].A.ID
 	})
 	v := foils.Verdicts{}
-	jsum, err := s.phase(ctx, run, phaseSpec{Name: "judging", Plan: foils.JudgePlan(cands, judge),
-		Hint: "the judge does not answer yes or no — is this model able to follow the judging prompt?",
-		Usable: func(r engine.Result) bool {
-			_, ok := detect.ParseBinary(r.Response.Text)
-			return ok
-		}}, v.Add)
+	jsum, err := s.phase(ctx, run, phaseOf(foils.GenerateDefinition.Phase("judging"), foils.JudgePlan(cands, judge)), v.Add)
 	if err != nil || jsum.Interrupted {
 		return s.finish(ctx, run, err)
 	}

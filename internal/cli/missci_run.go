@@ -46,7 +46,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	defer s.Close()
 	var unknown []string
 	opts := missci.ParseOptions{Strict: o.Strict, Unknown: &unknown}
-	rs := runSpec{Name: "missci " + o.Task + " " + o.Template, Benchmark: "missci", Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec}}
+	rs := runSpec{Name: "missci " + o.Task + " " + o.Template, Benchmark: missci.Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec}}
 	// reconstruct runs a gen_cls template and parses ranked predictions.
 	reconstruct := func(template string) (missci.Predictions, int64, error) {
 		plan, err := missci.ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
@@ -56,8 +56,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		preds := missci.Predictions{}
 		var parseErr error
 		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
-		rs.Phase, rs.Hint = "reconstruction", missciHint
-		rs.Usable = func(r engine.Result) bool { return missci.GenClsParsable(r.Response.Text) }
+		rs.phase(missci.Definition.Phase("reconstruction"))
 		_, runID, err := s.execute(ctx, rs, func(r engine.Result) {
 			id, ok := missci.LineOf(r)
 			if !ok {
@@ -86,8 +85,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		out := map[string]string{}
 		var parseErr error
 		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
-		rs.Phase, rs.Hint = "classification", missciHint
-		rs.Usable = func(r engine.Result) bool { return missci.ClassifyParsable(r.Response.Text) }
+		rs.phase(missci.Definition.Phase("classification"))
 		_, _, err = s.execute(ctx, rs, func(r engine.Result) {
 			u, ok := missci.UnitOf(r)
 			if !ok {
@@ -320,9 +318,6 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-// missciHint is the likely cause of unusable Missci answers.
-const missciHint = "the answers do not follow the template's answer format (premise and fallacy class) — is this model able to follow it, or is --max-tokens too small?"
-
 // storeMissci keeps a reconstruction run's predictions with that run.
 func storeMissci(ctx context.Context, s *session, runID int64, split, source string, unknown []string, preds missci.Predictions) error {
 	if runID == 0 {
@@ -390,7 +385,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			r, err := lifecycle.Pick(ctx, s.st, "missci", "Missci reconstruction", run, allowIncomplete, func(r store.Run) bool {
+			r, err := lifecycle.Pick(ctx, s.st, missci.Definition.Name, missci.Definition.Title+" reconstruction", run, allowIncomplete, func(r store.Run) bool {
 				_, err := records.LoadMissci(ctx, s.st, r.ID)
 				return err == nil
 			})

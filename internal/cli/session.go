@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -167,6 +168,9 @@ type runSpec struct {
 	Usable func(engine.Result) bool
 }
 
+// phase sets the run's (first) phase from a registered benchmark phase.
+func (rs *runSpec) phase(p bench.Phase) { rs.Phase, rs.Hint, rs.Usable = p.Name, p.Hint, p.Usable }
+
 // execute runs a one-phase command the way every command does: dry run or
 // real run, live or batch, inside a run of the lifecycle, with progress, a
 // summary that lists failures and unusable answers, and the exit error.
@@ -245,6 +249,11 @@ type phaseSpec struct {
 	Hint   string
 	Plan   engine.Plan
 	Usable func(engine.Result) bool
+}
+
+// phaseOf is a registered benchmark phase with its plan.
+func phaseOf(p bench.Phase, plan engine.Plan) phaseSpec {
+	return phaseSpec{Name: p.Name, Hint: p.Hint, Plan: plan, Usable: p.Usable}
 }
 
 // phase runs one plan inside a run, live or batch, with progress and a

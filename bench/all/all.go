@@ -1,0 +1,9 @@
+// Package all registers every benchmark: import it (for its side effect)
+// where the whole registry is needed. One line per benchmark.
+package all
+
+import (
+	_ "github.com/fallacylab/fallacylab/bench/deflect" // DeflectBench
+	_ "github.com/fallacylab/fallacylab/bench/foils"   // Scheme Foils (audit and generation)
+	_ "github.com/fallacylab/fallacylab/bench/missci"  // Missci
+)

@@ -1,0 +1,20 @@
+package missci
+
+import (
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/engine"
+)
+
+const formatHint = "the answers do not follow the template's answer format (premise and fallacy class) — is this model able to follow it, or is --max-tokens too small?"
+
+// Definition registers Missci: reconstruction answers must hold at least one
+// premise and class the parser reads, classification answers a class.
+var Definition = bench.Register(&bench.Benchmark{
+	Name:    "missci",
+	Title:   "Missci",
+	Summary: "reconstruct the fallacious premise behind misrepresented science, and name its fallacy class",
+	Phases: []bench.Phase{
+		{Name: "reconstruction", Hint: formatHint, Usable: func(r engine.Result) bool { return GenClsParsable(r.Response.Text) }},
+		{Name: "classification", Hint: formatHint, Usable: func(r engine.Result) bool { return ClassifyParsable(r.Response.Text) }},
+	},
+})
