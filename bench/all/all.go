@@ -6,4 +6,5 @@ import (
 	_ "github.com/fallacylab/fallacylab/bench/deflect" // DeflectBench
 	_ "github.com/fallacylab/fallacylab/bench/foils"   // Scheme Foils (audit and generation)
 	_ "github.com/fallacylab/fallacylab/bench/missci"  // Missci
+	_ "github.com/fallacylab/fallacylab/bench/prompts" // your own prompt sets
 )

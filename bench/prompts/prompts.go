@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 )
@@ -116,3 +117,12 @@ func Plan(items []Item, specs []llm.Spec, samples int) engine.Plan {
 		}
 	}}
 }
+
+// Definition registers the free-form prompt sets: one phase, every answer
+// usable (there is nothing to parse).
+var Definition = bench.Register(&bench.Benchmark{
+	Name:    "prompts",
+	Title:   "Prompt set",
+	Summary: "your own JSONL prompts on any models",
+	Phases:  []bench.Phase{{Name: "calls"}},
+})

@@ -67,8 +67,11 @@ func newPromptsCmd(g *Global) *cobra.Command {
 			}
 			defer s.Close()
 			var lines []resultLine
-			_, _, runErr := s.execute(cmd.Context(), runSpec{Name: "prompts " + filepath.Base(args[0]), Benchmark: "prompts", Args: args, Options: o,
-				Plan: prompts.Plan(items, specs, o.Samples), Specs: specs}, func(r engine.Result) {
+			plan := prompts.Plan(items, specs, o.Samples)
+			rs := runSpec{Name: "prompts " + filepath.Base(args[0]), Benchmark: prompts.Definition.Name, Args: args, Options: o,
+				Plan: plan, Specs: specs, Identity: []any{engine.Digest(plan)}}
+			rs.phase(prompts.Definition.Phase("calls"))
+			_, _, runErr := s.execute(cmd.Context(), rs, func(r engine.Result) {
 				if o.Out == "" {
 					return
 				}
