@@ -29,7 +29,7 @@ type Resolver func(name string) (llm.Provider, error)
 
 // Options configure an Engine. Store and Providers are required.
 type Options struct {
-	Store     *store.Store
+	Store     Store
 	Providers Resolver
 	// Limits returns the limits of a provider; nil means 8 concurrent, no rate limits.
 	Limits func(provider string) Limits

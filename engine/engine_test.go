@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/anthropic"
@@ -20,9 +22,9 @@ import (
 	"github.com/fallacylab/fallacylab/store"
 )
 
-func openStore(t testing.TB) *store.Store {
+func openStore(t testing.TB) *sqlite.Store {
 	t.Helper()
-	s, err := store.Open(filepath.Join(t.TempDir(), "e.db"))
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "e.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func plan(n int, provider string) engine.Plan {
 	return engine.SlicePlan("test", jobs)
 }
 
-func fastOpts(st *store.Store, srv *llmtest.Server) engine.Options {
+func fastOpts(st *sqlite.Store, srv *llmtest.Server) engine.Options {
 	return engine.Options{Store: st, Providers: resolver(srv), BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond,
 		CallTimeout: 300 * time.Millisecond, Limits: func(string) engine.Limits { return engine.Limits{Concurrency: 16} }}
 }

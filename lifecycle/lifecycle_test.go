@@ -10,15 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 )
 
-func openStore(t *testing.T) *store.Store {
+func openStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "l.db"))
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "l.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,192 +1,148 @@
-// Package store is fallacylab's embedded SQLite store (modernc.org/sqlite, WAL):
-// runs, the content-addressed call cache, labels and pending provider batches.
-// Writes go through one writer goroutine that groups concurrent writes into a
-// single transaction (group commit): every caller's write is durable in the
-// database before its Put returns, and many callers share one commit.
+// Package store holds what every fallacylab store keeps — runs, the
+// content-addressed call cache, phase counts, records, pending provider
+// batches — as plain types, and the Store interface a store implementation
+// offers. Users declare the smaller interfaces they need (engine.Store,
+// lifecycle.Store); store/sqlite is the embedded implementation and
+// store/storetest the conformance suite every implementation passes.
 package store
 
 import (
-	"context"
-	"database/sql"
-	"embed"
+	"encoding/json"
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/fallacylab/fallacylab/llm"
 )
 
-//go:embed migrations/*.sql
-var migrations embed.FS
+// Batch statuses in the store.
+const (
+	// BatchSubmitting: recorded before the provider is asked, under the
+	// client's token; if the answer never comes, a later run looks the
+	// token up with the provider before submitting anything again.
+	BatchSubmitting = "submitting"
+	BatchSubmitted  = "submitted"
+	BatchIngested   = "ingested"
+	BatchFailed     = "failed"
+)
 
-// Store is an open database.
-type Store struct {
-	db    *sql.DB
-	path  string
-	ops   chan op
-	wg    sync.WaitGroup
-	close sync.Once
+// BatchItem is one job inside a provider batch.
+type BatchItem struct {
+	Key       string
+	Namespace string
+	Model     string
+	Request   json.RawMessage
 }
 
-type op struct {
-	fn   func(*sql.Tx) error
-	done chan error
+// Batch is a provider batch known to the store.
+type Batch struct {
+	ID       string
+	Provider string
+	Status   string
+	Items    []BatchItem
 }
 
-// Open opens (creating if needed) the database at path and applies migrations.
-func Open(path string) (*Store, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			return nil, fmt.Errorf("open store %s: directory %s does not exist: create it or pass another --db", path, dir)
-		}
-	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(8)
-	s := &Store{db: db, path: path, ops: make(chan op, 1024)}
-	if err := s.migrate(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w (is it a fallacylab database? pass another --db)", path, err)
-	}
-	s.wg.Add(1)
-	go s.writer()
-	return s, nil
+// Call is one cached model call.
+type Call struct {
+	Key       string
+	Namespace string
+	Provider  string
+	Model     string
+	Request   json.RawMessage // the job's canonical request JSON
+	Response  *llm.Response   // nil when Status is "error"
+	Status    string          // "ok" or "error"
+	Error     string
+	Attempts  int
+	Usage     llm.Usage
+	Cost      *float64 // nil: price unknown
+	Latency   time.Duration
+	BatchID   string
+	CreatedAt time.Time
 }
 
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
+// Call status values.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
 
-// DB exposes the database for read-only queries by reporting code.
-func (s *Store) DB() *sql.DB { return s.db }
-
-// Close flushes pending writes and closes the database.
-func (s *Store) Close() error {
-	s.close.Do(func() { close(s.ops) })
-	s.wg.Wait()
-	return s.db.Close()
+// Label is a derived value attached to a call within a run: a judge's parsed
+// rubric, a parsed prediction, a parse error.
+type Label struct {
+	RunID  int64
+	Key    string // call key
+	Kind   string // e.g. "judge", "prediction"
+	Source string // e.g. the judge model spec
+	Value  json.RawMessage
 }
 
-func (s *Store) migrate() error {
-	ctx := context.Background()
-	var version int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return err
-	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	if version > len(names) {
-		return fmt.Errorf("database schema version %d is newer than this fallacylab (%d): upgrade fallacylab", version, len(names))
-	}
-	for i := version; i < len(names); i++ {
-		body, err := migrations.ReadFile(names[i])
-		if err != nil {
-			return err
-		}
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", names[i], err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return err
-		}
-	}
-	return nil
+// PhaseCount is what one phase of a run did for one model.
+type PhaseCount struct {
+	Seq      int // phase order within the run
+	Phase    string
+	Model    string
+	Jobs     int
+	Answered int // with an answer, from the cache included
+	Cached   int
+	Unusable int // answered, but the answer could not be parsed
+	Failed   int // no answer
+	Skipped  int // not sent (budget)
+	Example  string
 }
 
-// write queues fn and waits until the transaction that ran it has committed.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	o := op{fn: fn, done: make(chan error, 1)}
-	select {
-	case s.ops <- o:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	// Once queued the write will happen; wait for it even if ctx ends, so a
-	// caller never believes an answer is lost when it is in fact stored.
-	return <-o.done
+// RunCall is one call a run used, with the plan's job id and whether the cache
+// answered it in that run.
+type RunCall struct {
+	Job    string
+	Cached bool
+	Call
 }
 
-// writer runs queued writes, many per transaction.
-func (s *Store) writer() {
-	defer s.wg.Done()
-	const maxGroup = 512
-	for first := range s.ops {
-		group := []op{first}
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case o, ok := <-s.ops:
-				if !ok {
-					break drain
-				}
-				group = append(group, o)
-			default:
-				break drain
-			}
-		}
-		if err := s.runGroup(group); err != nil {
-			// One bad write must not fail its neighbours: retry one by one.
-			for _, o := range group {
-				o.done <- s.runGroup([]op{o})
-			}
-			continue
-		}
-		for _, o := range group {
-			o.done <- nil
-		}
-	}
+// Run is one invocation of a benchmark or command.
+type Run struct {
+	ID        int64
+	Name      string
+	Benchmark string
+	Config    json.RawMessage // snapshot of options and config, secrets excluded
+	Version   string
+	Started   time.Time
+	Ended     time.Time
+	Status    string
+	Calls     int // calls linked to the run
+	Cached    int // of which answered by the cache
+	// Fingerprint identifies the command that made the run, so re-running
+	// it resumes this run.
+	Fingerprint string
+	// PID and Host own a running run; Heartbeat is when the owner last
+	// said it was alive.
+	PID       int
+	Host      string
+	Heartbeat time.Time
+	// Reason says why a run that is not done ended as it did.
+	Reason string
 }
 
-func (s *Store) runGroup(group []op) error {
-	ctx := context.Background()
-	for attempt := 0; ; attempt++ {
-		err := s.tryGroup(ctx, group)
-		if err == nil || !isBusy(err) || attempt >= 20 {
-			return err
-		}
-		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
-	}
-}
+// Run statuses.
+const (
+	RunRunning     = "running"
+	RunDone        = "done"
+	RunFailed      = "failed"
+	RunInterrupted = "interrupted"
+	// RunIncomplete: the run ended without an error, but not every job has
+	// an answer (failed jobs, a budget stop) or not every record landed.
+	RunIncomplete = "incomplete"
+)
 
-func (s *Store) tryGroup(ctx context.Context, group []op) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	for _, o := range group {
-		if err := o.fn(tx); err != nil {
-			tx.Rollback()
-			return err
-		}
-	}
-	return tx.Commit()
+// ModelStats summarises the cache for one model.
+type ModelStats struct {
+	Provider, Model string
+	Calls           int     // stored successful calls
+	Errors          int     // stored failed calls
+	Hits            int     // times a run was answered by the cache
+	InputTokens     int64   // over successful calls
+	OutputTokens    int64   //
+	Cost            float64 // over calls with a known price
+	UnpricedCalls   int     // successful calls whose price is unknown
 }
-
-func isBusy(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
-}
-
-func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 // ErrNotFound is returned when a requested row does not exist.
 var ErrNotFound = errors.New("not found")

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
@@ -36,7 +38,7 @@ const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-ac
 
 // Server serves the viewer for one store.
 type Server struct {
-	st    *store.Store
+	st    *sqlite.Store
 	tmpl  *template.Template
 	mu    sync.Mutex
 	cache map[int64]*runData
@@ -66,7 +68,7 @@ type missciData struct {
 }
 
 // New builds a viewer over a store.
-func New(st *store.Store) (*Server, error) {
+func New(st *sqlite.Store) (*Server, error) {
 	t, err := template.New("").Funcs(funcs).ParseFS(templatesFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("viewer templates: %w", err)

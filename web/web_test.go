@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
@@ -25,9 +27,9 @@ var hostile = []string{`<script>alert(1)</script>`, `<img src=x onerror=alert(2)
 // seed builds a store with a small DeflectBench run whose model-a refuses
 // every manipulation prompt and writes hostile text elsewhere, and a Scheme
 // Foils run.
-func seed(t testing.TB, models []string, samples int) (*store.Store, int64, int64) {
+func seed(t testing.TB, models []string, samples int) (*sqlite.Store, int64, int64) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "v.db"))
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "v.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func get(t *testing.T, h http.Handler, path string) (int, string, http.Header) {
 	return rec.Code, string(b), rec.Header()
 }
 
-func viewer(t testing.TB, st *store.Store) http.Handler {
+func viewer(t testing.TB, st *sqlite.Store) http.Handler {
 	v, err := web.New(st)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/records"
@@ -21,7 +23,6 @@ import (
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
 )
 
@@ -234,7 +235,7 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 
 // loadRun reads a DeflectBench run's records (runID 0: the newest run); a
 // run that did not finish is refused unless allowIncomplete.
-func loadRun(ctx context.Context, st *store.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
+func loadRun(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
 	r, err := lifecycle.Pick(ctx, st, deflect.Definition.Name, deflect.Definition.Title, runID, allowIncomplete, nil)
 	if errors.Is(err, lifecycle.ErrNoRun) {
 		return deflect.Dataset{}, 0, fmt.Errorf("no DeflectBench run in %s: run `fallacylab deflect run` or `deflect import` first", st.Path())

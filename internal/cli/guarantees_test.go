@@ -18,10 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
-	"github.com/fallacylab/fallacylab/store"
 	_ "modernc.org/sqlite"
 )
 
@@ -57,7 +58,7 @@ func exitCode(err error) int {
 
 func countRuns(t *testing.T, dir string) int {
 	t.Helper()
-	st, err := store.Open(filepath.Join(dir, "f.db"))
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

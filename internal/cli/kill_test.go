@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/bench/prompts"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
@@ -49,7 +51,7 @@ func TestKillAndResume(t *testing.T) {
 		promptOf[j.Key()] = j.Request.Messages[0].Content
 	}
 	storedPrompts := func() map[string]bool {
-		st, err := store.Open(filepath.Join(dir, "fallacylab.db"))
+		st, err := sqlite.Open(filepath.Join(dir, "fallacylab.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +118,7 @@ func TestKillAndResume(t *testing.T) {
 	if len(final) != n {
 		t.Fatalf("final: %d of %d jobs stored", len(final), n)
 	}
-	st, _ := store.Open(filepath.Join(dir, "fallacylab.db"))
+	st, _ := sqlite.Open(filepath.Join(dir, "fallacylab.db"))
 	defer st.Close()
 	if c, _ := st.CountCalls(context.Background(), ""); c != n {
 		t.Fatalf("store holds %d calls for %d jobs", c, n)

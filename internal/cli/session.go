@@ -10,19 +10,20 @@ import (
 	"os"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
-	"github.com/fallacylab/fallacylab/store"
 )
 
 // session is what a command that calls models needs: config, store, engine options.
 type session struct {
 	g       *Global
 	cfg     *config.Config
-	st      *store.Store
+	st      *sqlite.Store
 	client  *http.Client // nil: the SDK default
 	log     *slog.Logger // nil without --log
 	logFile *os.File
@@ -34,7 +35,7 @@ func openSession(g *Global) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(g.DBPath)
+	st, err := sqlite.Open(g.DBPath)
 	if err != nil {
 		return nil, err
 	}

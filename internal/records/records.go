@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/store"
 )
@@ -23,7 +25,7 @@ const (
 // SaveDeflect stores generation and eval records as labels of the run, in
 // one transaction, each non-nil slice in place of the run's records of its
 // kind (a nil slice leaves them as they are).
-func SaveDeflect(ctx context.Context, st *store.Store, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
+func SaveDeflect(ctx context.Context, st *sqlite.Store, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
 	labels, err := deflectLabels(runID, gens, evals)
 	if err != nil {
 		return err
@@ -39,7 +41,7 @@ func SaveDeflect(ctx context.Context, st *store.Store, runID int64, gens []defle
 }
 
 // SaveDeflectGens stores a run's generations in place of any it had.
-func SaveDeflectGens(ctx context.Context, st *store.Store, runID int64, gens []deflect.Generation) error {
+func SaveDeflectGens(ctx context.Context, st *sqlite.Store, runID int64, gens []deflect.Generation) error {
 	labels, err := deflectLabels(runID, gens, nil)
 	if err != nil {
 		return err
@@ -48,7 +50,7 @@ func SaveDeflectGens(ctx context.Context, st *store.Store, runID int64, gens []d
 }
 
 // SaveDeflectEvals stores a run's evals in place of any it had.
-func SaveDeflectEvals(ctx context.Context, st *store.Store, runID int64, evals []deflect.Eval) error {
+func SaveDeflectEvals(ctx context.Context, st *sqlite.Store, runID int64, evals []deflect.Eval) error {
 	labels, err := deflectLabels(runID, nil, evals)
 	if err != nil {
 		return err
@@ -76,7 +78,7 @@ func deflectLabels(runID int64, gens []deflect.Generation, evals []deflect.Eval)
 }
 
 // LatestRun returns the newest run of a benchmark (0 when there is none).
-func LatestRun(ctx context.Context, st *store.Store, benchmark string) (int64, error) {
+func LatestRun(ctx context.Context, st *sqlite.Store, benchmark string) (int64, error) {
 	runs, err := st.Runs(ctx)
 	if err != nil {
 		return 0, err
@@ -90,7 +92,7 @@ func LatestRun(ctx context.Context, st *store.Store, benchmark string) (int64, e
 }
 
 // LoadDeflect reads a DeflectBench run's records.
-func LoadDeflect(ctx context.Context, st *store.Store, runID int64) (deflect.Dataset, error) {
+func LoadDeflect(ctx context.Context, st *sqlite.Store, runID int64) (deflect.Dataset, error) {
 	var d deflect.Dataset
 	gl, err := st.Labels(ctx, runID, DeflectGen)
 	if err != nil {
@@ -132,7 +134,7 @@ type Prediction struct {
 }
 
 // SaveFoils stores an audit's predictions and its report JSON.
-func SaveFoils(ctx context.Context, st *store.Store, runID int64, preds []Prediction, reportJSON []byte) error {
+func SaveFoils(ctx context.Context, st *sqlite.Store, runID int64, preds []Prediction, reportJSON []byte) error {
 	labels := []store.Label{{RunID: runID, Key: "report", Kind: FoilsReport, Source: "audit", Value: reportJSON}}
 	for _, p := range preds {
 		v, err := json.Marshal(p)
@@ -145,7 +147,7 @@ func SaveFoils(ctx context.Context, st *store.Store, runID int64, preds []Predic
 }
 
 // LoadFoils reads an audit's predictions and report JSON.
-func LoadFoils(ctx context.Context, st *store.Store, runID int64) ([]Prediction, []byte, error) {
+func LoadFoils(ctx context.Context, st *sqlite.Store, runID int64) ([]Prediction, []byte, error) {
 	pl, err := st.Labels(ctx, runID, FoilsPred)
 	if err != nil {
 		return nil, nil, err
@@ -181,7 +183,7 @@ type MissciRun struct {
 }
 
 // SaveMissci stores a reconstruction run's predictions.
-func SaveMissci(ctx context.Context, st *store.Store, runID int64, m MissciRun) error {
+func SaveMissci(ctx context.Context, st *sqlite.Store, runID int64, m MissciRun) error {
 	v, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -190,7 +192,7 @@ func SaveMissci(ctx context.Context, st *store.Store, runID int64, m MissciRun) 
 }
 
 // LoadMissci reads them back.
-func LoadMissci(ctx context.Context, st *store.Store, runID int64) (MissciRun, error) {
+func LoadMissci(ctx context.Context, st *sqlite.Store, runID int64) (MissciRun, error) {
 	var m MissciRun
 	ls, err := st.Labels(ctx, runID, MissciPreds)
 	if err != nil {

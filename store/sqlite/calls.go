@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,55 +8,33 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store"
+
 	"github.com/fallacylab/fallacylab/llm"
-)
-
-// Call is one cached model call.
-type Call struct {
-	Key       string
-	Namespace string
-	Provider  string
-	Model     string
-	Request   json.RawMessage // the job's canonical request JSON
-	Response  *llm.Response   // nil when Status is "error"
-	Status    string          // "ok" or "error"
-	Error     string
-	Attempts  int
-	Usage     llm.Usage
-	Cost      *float64 // nil: price unknown
-	Latency   time.Duration
-	BatchID   string
-	CreatedAt time.Time
-}
-
-// Call status values.
-const (
-	StatusOK    = "ok"
-	StatusError = "error"
 )
 
 // GetCall returns the stored successful answer for key; ok is false when there
 // is none (errors are not cached answers: a failed call is tried again).
-func (s *Store) GetCall(ctx context.Context, key string) (Call, bool, error) {
+func (s *Store) GetCall(ctx context.Context, key string) (store.Call, bool, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT key, namespace, provider, model, request, response, status, attempts,
 		input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, COALESCE(batch_id,''), created_at
 		FROM calls WHERE key = ? AND status = 'ok'`, key)
-	var c Call
+	var c store.Call
 	var req, resp, created string
 	var cost sql.NullFloat64
 	var latMS int64
 	err := row.Scan(&c.Key, &c.Namespace, &c.Provider, &c.Model, &req, &resp, &c.Status, &c.Attempts,
 		&c.Usage.InputTokens, &c.Usage.OutputTokens, &c.Usage.ReasoningTokens, &cost, &latMS, &c.BatchID, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Call{}, false, nil
+		return store.Call{}, false, nil
 	}
 	if err != nil {
-		return Call{}, false, fmt.Errorf("get call %s: %w", key, err)
+		return store.Call{}, false, fmt.Errorf("get call %s: %w", key, err)
 	}
 	c.Request = json.RawMessage(req)
 	var r llm.Response
 	if err := json.Unmarshal([]byte(resp), &r); err != nil {
-		return Call{}, false, fmt.Errorf("call %s: stored response unreadable: %w", key, err)
+		return store.Call{}, false, fmt.Errorf("call %s: stored response unreadable: %w", key, err)
 	}
 	c.Response = &r
 	if cost.Valid {
@@ -69,7 +47,7 @@ func (s *Store) GetCall(ctx context.Context, key string) (Call, bool, error) {
 
 // PutCall stores a call; it returns once the row is committed. A successful
 // answer is never overwritten; an earlier error is replaced.
-func (s *Store) PutCall(ctx context.Context, c Call) error {
+func (s *Store) PutCall(ctx context.Context, c store.Call) error {
 	args, err := callArgs(c)
 	if err != nil {
 		return err
@@ -91,12 +69,12 @@ func (s *Store) PutCall(ctx context.Context, c Call) error {
 // ImportCalls adds successful calls made elsewhere (e.g. by `runs export` on
 // another machine) to the cache in one transaction; a key already stored is
 // left as it is. It returns how many calls were new.
-func (s *Store) ImportCalls(ctx context.Context, calls []Call) (int, error) {
+func (s *Store) ImportCalls(ctx context.Context, calls []store.Call) (int, error) {
 	added := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		added = 0
 		for _, c := range calls {
-			if c.Status != StatusOK || c.Response == nil {
+			if c.Status != store.StatusOK || c.Response == nil {
 				return fmt.Errorf("import call %s: only successful calls are cache answers", c.Key)
 			}
 			args, err := callArgs(c)
@@ -121,7 +99,7 @@ const insertCall = `INSERT INTO calls (key, namespace, provider, model, request,
 	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
 // callArgs are the insertCall parameters of c.
-func callArgs(c Call) ([]any, error) {
+func callArgs(c store.Call) ([]any, error) {
 	var resp any
 	if c.Response != nil {
 		b, err := json.Marshal(c.Response)

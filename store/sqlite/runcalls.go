@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -7,29 +7,23 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store"
+
 	"github.com/fallacylab/fallacylab/llm"
 )
 
-// RunCall is one call a run used, with the plan's job id and whether the cache
-// answered it in that run.
-type RunCall struct {
-	Job    string
-	Cached bool
-	Call
-}
-
-// Run returns one run by id; ok is false when there is none.
-func (s *Store) Run(ctx context.Context, id int64) (Run, bool, error) {
+// store.Run returns one run by id; ok is false when there is none.
+func (s *Store) Run(ctx context.Context, id int64) (store.Run, bool, error) {
 	runs, err := s.runs(ctx, `WHERE r.id = ?`, id)
 	if err != nil || len(runs) == 0 {
-		return Run{}, false, err
+		return store.Run{}, false, err
 	}
 	return runs[0], true, nil
 }
 
 // RunCalls streams the calls run id used, in job order, to fn. It reads from
 // one snapshot of the store, so a run still in progress exports consistently.
-func (s *Store) RunCalls(ctx context.Context, id int64, fn func(RunCall) error) error {
+func (s *Store) RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT rc.job, rc.cached, c.key, c.namespace, c.provider, c.model, c.request,
 		COALESCE(c.response,''), c.status, COALESCE(c.error,''), c.attempts, c.input_tokens, c.output_tokens,
 		c.reasoning_tokens, c.cost, c.latency_ms, COALESCE(c.batch_id,''), c.created_at
@@ -39,7 +33,7 @@ func (s *Store) RunCalls(ctx context.Context, id int64, fn func(RunCall) error) 
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var rc RunCall
+		var rc store.RunCall
 		var req, resp, created string
 		var cost sql.NullFloat64
 		var latMS int64
@@ -74,7 +68,7 @@ func (s *Store) RunCalls(ctx context.Context, id int64, fn func(RunCall) error) 
 // RunModelStats summarises one run per model: Calls counts every call the run
 // used, Hits those the cache answered, and Cost only what the run itself paid
 // (cache hits cost nothing again).
-func (s *Store) RunModelStats(ctx context.Context, id int64) ([]ModelStats, error) {
+func (s *Store) RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.provider, c.model,
 		SUM(c.status = 'ok'), SUM(c.status = 'error'), SUM(rc.cached),
 		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.input_tokens END),0),
@@ -87,9 +81,9 @@ func (s *Store) RunModelStats(ctx context.Context, id int64) ([]ModelStats, erro
 		return nil, fmt.Errorf("stats of run %d: %w", id, err)
 	}
 	defer rows.Close()
-	var out []ModelStats
+	var out []store.ModelStats
 	for rows.Next() {
-		var m ModelStats
+		var m store.ModelStats
 		if err := rows.Scan(&m.Provider, &m.Model, &m.Calls, &m.Errors, &m.Hits, &m.InputTokens, &m.OutputTokens, &m.Cost, &m.UnpricedCalls); err != nil {
 			return nil, fmt.Errorf("stats of run %d: %w", id, err)
 		}

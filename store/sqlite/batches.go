@@ -1,56 +1,31 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/fallacylab/fallacylab/store"
 )
-
-// Batch statuses in the store.
-const (
-	// BatchSubmitting: recorded before the provider is asked, under the
-	// client's token; if the answer never comes, a later run looks the
-	// token up with the provider before submitting anything again.
-	BatchSubmitting = "submitting"
-	BatchSubmitted  = "submitted"
-	BatchIngested   = "ingested"
-	BatchFailed     = "failed"
-)
-
-// BatchItem is one job inside a provider batch.
-type BatchItem struct {
-	Key       string
-	Namespace string
-	Model     string
-	Request   json.RawMessage
-}
-
-// Batch is a provider batch known to the store.
-type Batch struct {
-	ID       string
-	Provider string
-	Status   string
-	Items    []BatchItem
-}
 
 // SaveBatch records a submitted batch and its items in one transaction.
-func (s *Store) SaveBatch(ctx context.Context, b Batch) error {
-	return s.saveBatch(ctx, b, BatchSubmitted)
+func (s *Store) SaveBatch(ctx context.Context, b store.Batch) error {
+	return s.saveBatch(ctx, b, store.BatchSubmitted)
 }
 
 // SaveBatchIntent records a batch about to be submitted, under the client's
 // token, with its items (status "submitting").
-func (s *Store) SaveBatchIntent(ctx context.Context, token string, b Batch) error {
+func (s *Store) SaveBatchIntent(ctx context.Context, token string, b store.Batch) error {
 	b.ID = token
-	return s.saveBatch(ctx, b, BatchSubmitting)
+	return s.saveBatch(ctx, b, store.BatchSubmitting)
 }
 
 // ConfirmBatch gives a submitting batch the id the provider returned.
 func (s *Store) ConfirmBatch(ctx context.Context, token, id string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO batches (id, provider, status, created_at, updated_at)
-			SELECT ?, provider, ?, created_at, ? FROM batches WHERE id = ? AND status = ?`, id, BatchSubmitted, now(), token, BatchSubmitting); err != nil {
+			SELECT ?, provider, ?, created_at, ? FROM batches WHERE id = ? AND status = ?`, id, store.BatchSubmitted, now(), token, store.BatchSubmitting); err != nil {
 			return fmt.Errorf("confirm batch %s as %s: %w", token, id, err)
 		}
 		if _, err := tx.Exec(`UPDATE batch_items SET batch_id = ? WHERE batch_id = ?`, id, token); err != nil {
@@ -74,11 +49,11 @@ func (s *Store) DropBatch(ctx context.Context, id string) error {
 
 // UnconfirmedBatches lists a provider's batches whose submission outcome is
 // unknown (status "submitting").
-func (s *Store) UnconfirmedBatches(ctx context.Context, provider string) ([]Batch, error) {
-	return s.batchesWith(ctx, provider, BatchSubmitting)
+func (s *Store) UnconfirmedBatches(ctx context.Context, provider string) ([]store.Batch, error) {
+	return s.batchesWith(ctx, provider, store.BatchSubmitting)
 }
 
-func (s *Store) saveBatch(ctx context.Context, b Batch, status string) error {
+func (s *Store) saveBatch(ctx context.Context, b store.Batch, status string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO batches (id, provider, status, created_at, updated_at) VALUES (?,?,?,?,?)`,
 			b.ID, b.Provider, status, now(), now()); err != nil {
@@ -103,19 +78,19 @@ func (s *Store) SetBatchStatus(ctx context.Context, id, status string) error {
 }
 
 // PendingBatches lists submitted batches of a provider that were not ingested yet.
-func (s *Store) PendingBatches(ctx context.Context, provider string) ([]Batch, error) {
-	return s.batchesWith(ctx, provider, BatchSubmitted)
+func (s *Store) PendingBatches(ctx context.Context, provider string) ([]store.Batch, error) {
+	return s.batchesWith(ctx, provider, store.BatchSubmitted)
 }
 
-func (s *Store) batchesWith(ctx context.Context, provider, status string) ([]Batch, error) {
+func (s *Store) batchesWith(ctx context.Context, provider, status string) ([]store.Batch, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, provider, status FROM batches WHERE provider = ? AND status = ? ORDER BY created_at`,
 		provider, status)
 	if err != nil {
 		return nil, fmt.Errorf("pending batches: %w", err)
 	}
-	var out []Batch
+	var out []store.Batch
 	for rows.Next() {
-		var b Batch
+		var b store.Batch
 		if err := rows.Scan(&b.ID, &b.Provider, &b.Status); err != nil {
 			rows.Close()
 			return nil, err
@@ -133,15 +108,15 @@ func (s *Store) batchesWith(ctx context.Context, provider, status string) ([]Bat
 	return out, nil
 }
 
-func (s *Store) batchItems(ctx context.Context, id string) ([]BatchItem, error) {
+func (s *Store) batchItems(ctx context.Context, id string) ([]store.BatchItem, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT key, namespace, model, request FROM batch_items WHERE batch_id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []BatchItem
+	var out []store.BatchItem
 	for rows.Next() {
-		var it BatchItem
+		var it store.BatchItem
 		var req string
 		if err := rows.Scan(&it.Key, &it.Namespace, &it.Model, &req); err != nil {
 			return nil, err
@@ -156,6 +131,6 @@ func (s *Store) batchItems(ctx context.Context, id string) ([]BatchItem, error) 
 func (s *Store) InPendingBatch(ctx context.Context, key string) (bool, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
-		WHERE bi.key = ? AND b.status IN (?, ?)`, key, BatchSubmitted, BatchSubmitting).Scan(&n)
+		WHERE bi.key = ? AND b.status IN (?, ?)`, key, store.BatchSubmitted, store.BatchSubmitting).Scan(&n)
 	return n > 0, err
 }

@@ -1,27 +1,15 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/fallacylab/fallacylab/store"
 )
 
-// PhaseCount is what one phase of a run did for one model.
-type PhaseCount struct {
-	Seq      int // phase order within the run
-	Phase    string
-	Model    string
-	Jobs     int
-	Answered int // with an answer, from the cache included
-	Cached   int
-	Unusable int // answered, but the answer could not be parsed
-	Failed   int // no answer
-	Skipped  int // not sent (budget)
-	Example  string
-}
-
 // PutPhases replaces a phase's counts (every model) in one transaction.
-func (s *Store) PutPhases(ctx context.Context, runID int64, counts []PhaseCount) error {
+func (s *Store) PutPhases(ctx context.Context, runID int64, counts []store.PhaseCount) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, c := range counts {
 			if _, err := tx.Exec(`INSERT INTO run_phases (run_id, seq, phase, model, jobs, answered, cached, unusable, failed, skipped, example)
@@ -37,16 +25,16 @@ func (s *Store) PutPhases(ctx context.Context, runID int64, counts []PhaseCount)
 }
 
 // Phases returns a run's phase counts in phase order, then by model.
-func (s *Store) Phases(ctx context.Context, runID int64) ([]PhaseCount, error) {
+func (s *Store) Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT seq, phase, model, jobs, answered, cached, unusable, failed, skipped, example
 		FROM run_phases WHERE run_id = ? ORDER BY seq, phase, model`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("phases of run %d: %w", runID, err)
 	}
 	defer rows.Close()
-	var out []PhaseCount
+	var out []store.PhaseCount
 	for rows.Next() {
-		var c PhaseCount
+		var c store.PhaseCount
 		if err := rows.Scan(&c.Seq, &c.Phase, &c.Model, &c.Jobs, &c.Answered, &c.Cached, &c.Unusable, &c.Failed, &c.Skipped, &c.Example); err != nil {
 			return nil, fmt.Errorf("phases of run %d: %w", runID, err)
 		}

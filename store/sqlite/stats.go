@@ -1,25 +1,15 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/fallacylab/fallacylab/store"
 )
 
-// ModelStats summarises the cache for one model.
-type ModelStats struct {
-	Provider, Model string
-	Calls           int     // stored successful calls
-	Errors          int     // stored failed calls
-	Hits            int     // times a run was answered by the cache
-	InputTokens     int64   // over successful calls
-	OutputTokens    int64   //
-	Cost            float64 // over calls with a known price
-	UnpricedCalls   int     // successful calls whose price is unknown
-}
-
 // Stats returns per-model cache statistics.
-func (s *Store) Stats(ctx context.Context) ([]ModelStats, error) {
+func (s *Store) Stats(ctx context.Context) ([]store.ModelStats, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.provider, c.model,
 		SUM(c.status = 'ok'), SUM(c.status = 'error'),
 		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.input_tokens END),0),
@@ -32,9 +22,9 @@ func (s *Store) Stats(ctx context.Context) ([]ModelStats, error) {
 		return nil, fmt.Errorf("cache stats: %w", err)
 	}
 	defer rows.Close()
-	var out []ModelStats
+	var out []store.ModelStats
 	for rows.Next() {
-		var m ModelStats
+		var m store.ModelStats
 		var hits sql.NullInt64
 		if err := rows.Scan(&m.Provider, &m.Model, &m.Calls, &m.Errors, &m.InputTokens, &m.OutputTokens, &m.Cost, &m.UnpricedCalls, &hits); err != nil {
 			return nil, err

@@ -1,24 +1,16 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/fallacylab/fallacylab/store"
 )
 
-// Label is a derived value attached to a call within a run: a judge's parsed
-// rubric, a parsed prediction, a parse error.
-type Label struct {
-	RunID  int64
-	Key    string // call key
-	Kind   string // e.g. "judge", "prediction"
-	Source string // e.g. the judge model spec
-	Value  json.RawMessage
-}
-
 // PutLabels stores labels in one transaction, replacing same (run, key, kind, source).
-func (s *Store) PutLabels(ctx context.Context, labels []Label) error {
+func (s *Store) PutLabels(ctx context.Context, labels []store.Label) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, l := range labels {
 			if _, err := tx.Exec(`INSERT INTO labels (run_id, call_key, kind, source, value, created_at) VALUES (?,?,?,?,?,?)
@@ -32,15 +24,15 @@ func (s *Store) PutLabels(ctx context.Context, labels []Label) error {
 }
 
 // Labels returns a run's labels of one kind.
-func (s *Store) Labels(ctx context.Context, runID int64, kind string) ([]Label, error) {
+func (s *Store) Labels(ctx context.Context, runID int64, kind string) ([]store.Label, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT run_id, call_key, kind, source, value FROM labels WHERE run_id = ? AND kind = ? ORDER BY id`, runID, kind)
 	if err != nil {
 		return nil, fmt.Errorf("labels: %w", err)
 	}
 	defer rows.Close()
-	var out []Label
+	var out []store.Label
 	for rows.Next() {
-		var l Label
+		var l store.Label
 		var v string
 		if err := rows.Scan(&l.RunID, &l.Key, &l.Kind, &l.Source, &v); err != nil {
 			return nil, err
@@ -61,7 +53,7 @@ func (s *Store) CountLabels(ctx context.Context, runID int64) (int, error) {
 // ReplaceLabels deletes a run's labels of the given kinds and stores labels in
 // their place, in one transaction: a reader sees the old records or the new
 // ones, never half of either, and a killed process leaves the old ones.
-func (s *Store) ReplaceLabels(ctx context.Context, runID int64, kinds []string, labels []Label) error {
+func (s *Store) ReplaceLabels(ctx context.Context, runID int64, kinds []string, labels []store.Label) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, k := range kinds {
 			if _, err := tx.Exec(`DELETE FROM labels WHERE run_id = ? AND kind = ?`, runID, k); err != nil {

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,45 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-)
 
-// Run is one invocation of a benchmark or command.
-type Run struct {
-	ID        int64
-	Name      string
-	Benchmark string
-	Config    json.RawMessage // snapshot of options and config, secrets excluded
-	Version   string
-	Started   time.Time
-	Ended     time.Time
-	Status    string
-	Calls     int // calls linked to the run
-	Cached    int // of which answered by the cache
-	// Fingerprint identifies the command that made the run, so re-running
-	// it resumes this run.
-	Fingerprint string
-	// PID and Host own a running run; Heartbeat is when the owner last
-	// said it was alive.
-	PID       int
-	Host      string
-	Heartbeat time.Time
-	// Reason says why a run that is not done ended as it did.
-	Reason string
-}
-
-// Run statuses.
-const (
-	RunRunning     = "running"
-	RunDone        = "done"
-	RunFailed      = "failed"
-	RunInterrupted = "interrupted"
-	// RunIncomplete: the run ended without an error, but not every job has
-	// an answer (failed jobs, a budget stop) or not every record landed.
-	RunIncomplete = "incomplete"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // StartRun inserts a run in status "running" and returns its id.
-func (s *Store) StartRun(ctx context.Context, r Run) (int64, error) {
+func (s *Store) StartRun(ctx context.Context, r store.Run) (int64, error) {
 	if len(r.Config) == 0 {
 		r.Config = json.RawMessage("{}")
 	}
@@ -53,7 +20,7 @@ func (s *Store) StartRun(ctx context.Context, r Run) (int64, error) {
 		t := now()
 		res, err := tx.Exec(`INSERT INTO runs (name, benchmark, config, version, started_at, status, fingerprint, pid, host, heartbeat_at)
 			VALUES (?,?,?,?,?,?,?,?,?,?)`,
-			r.Name, r.Benchmark, string(r.Config), r.Version, t, RunRunning, r.Fingerprint, r.PID, r.Host, t)
+			r.Name, r.Benchmark, string(r.Config), r.Version, t, store.RunRunning, r.Fingerprint, r.PID, r.Host, t)
 		if err != nil {
 			return fmt.Errorf("start run: %w", err)
 		}
@@ -84,7 +51,7 @@ func (s *Store) EndRun(ctx context.Context, id int64, status, reason string) err
 func (s *Store) ResumeRun(ctx context.Context, id int64, pid int, host string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE runs SET status = ?, reason = '', ended_at = NULL, pid = ?, host = ?, heartbeat_at = ? WHERE id = ?`,
-			RunRunning, pid, host, now(), id)
+			store.RunRunning, pid, host, now(), id)
 		if err != nil {
 			return fmt.Errorf("resume run %d: %w", id, err)
 		}
@@ -102,20 +69,20 @@ func (s *Store) Heartbeat(ctx context.Context, id int64) error {
 
 // RunByFingerprint returns the newest run made by the command with that
 // fingerprint; ok is false when there is none.
-func (s *Store) RunByFingerprint(ctx context.Context, fingerprint string) (Run, bool, error) {
+func (s *Store) RunByFingerprint(ctx context.Context, fingerprint string) (store.Run, bool, error) {
 	runs, err := s.runs(ctx, `WHERE r.fingerprint = ? AND r.fingerprint != ''`, fingerprint)
 	if err != nil || len(runs) == 0 {
-		return Run{}, false, err
+		return store.Run{}, false, err
 	}
 	return runs[0], true, nil
 }
 
 // Runs lists runs, newest first.
-func (s *Store) Runs(ctx context.Context) ([]Run, error) {
+func (s *Store) Runs(ctx context.Context) ([]store.Run, error) {
 	return s.runs(ctx, "")
 }
 
-func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, error) {
+func (s *Store) runs(ctx context.Context, where string, args ...any) ([]store.Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.name, r.benchmark, r.config, r.version, r.started_at,
 		COALESCE(r.ended_at,''), r.status, COUNT(rc.key), COALESCE(SUM(rc.cached),0),
 		r.fingerprint, r.pid, r.host, COALESCE(r.heartbeat_at,''), r.reason
@@ -124,9 +91,9 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, err
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
-	var out []Run
+	var out []store.Run
 	for rows.Next() {
-		var r Run
+		var r store.Run
 		var cfg, started, ended, beat string
 		if err := rows.Scan(&r.ID, &r.Name, &r.Benchmark, &cfg, &r.Version, &started, &ended, &r.Status, &r.Calls, &r.Cached,
 			&r.Fingerprint, &r.PID, &r.Host, &beat, &r.Reason); err != nil {

@@ -1,4 +1,4 @@
-package store_test
+package sqlite_test
 
 import (
 	"context"
@@ -10,14 +10,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
+
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 )
 
-func open(t *testing.T) (*store.Store, string) {
+func open(t *testing.T) (*sqlite.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.db")
-	s, err := store.Open(path)
+	s, err := sqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestConcurrentWritesAllCommitted(t *testing.T) {
 	}
 	wg.Wait()
 	s.Close()
-	s2, err := store.Open(path)
+	s2, err := sqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,11 +133,11 @@ func TestRunsLabelsBatchesStats(t *testing.T) {
 func TestUnreadableDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "junk.db")
 	os.WriteFile(path, []byte(strings.Repeat("not a database ", 200)), 0o644)
-	_, err := store.Open(path)
+	_, err := sqlite.Open(path)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "--db") {
 		t.Fatalf("want a clear error naming the file, got %v", err)
 	}
-	_, err = store.Open(filepath.Join(t.TempDir(), "missing", "x.db"))
+	_, err = sqlite.Open(filepath.Join(t.TempDir(), "missing", "x.db"))
 	if err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("missing dir: %v", err)
 	}
