@@ -22,6 +22,8 @@ type Prediction struct {
 	Label  string `json:"label"`
 	Parsed bool   `json:"parsed"`
 	Raw    string `json:"raw,omitempty"`
+	// CallKey is the cache key of the call that answered (LLM detectors).
+	CallKey string `json:"-"`
 }
 
 // Detector labels inputs.

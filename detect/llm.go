@@ -73,7 +73,7 @@ func (d *LLM) Detect(ctx context.Context, in []Input) ([]Prediction, error) {
 			out[i].Raw = "ERROR: " + r.Err.Error()
 			return
 		}
-		out[i].Raw = r.Response.Text
+		out[i].Raw, out[i].CallKey = r.Response.Text, r.Key
 		out[i].Label, out[i].Parsed = d.Parse(r.Response.Text)
 	})
 	return out, err

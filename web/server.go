@@ -19,6 +19,7 @@ import (
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
@@ -142,7 +143,7 @@ func (s *Server) stamp(ctx context.Context, id int64) (string, error) {
 	if !ok {
 		return "missing", nil
 	}
-	n, err := s.st.CountLabels(ctx, id)
+	n, err := s.st.CountRecords(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -192,12 +193,7 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 		if err != nil {
 			return err
 		}
-		md := &missciData{args: args, preds: missci.Predictions{}, split: m.Split}
-		for lid, list := range m.Predictions {
-			for _, p := range list {
-				md.preds[lid] = append(md.preds[lid], missci.Prediction{Premise: p["premise"], Class: p["class"]})
-			}
-		}
+		md := &missciData{args: args, preds: m.Preds, split: m.Split}
 		d.missci = md
 		res, err := missci.EvaluateReconstruction(args, md.preds, 1)
 		if err != nil {
@@ -209,24 +205,26 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 		pc := sec.Add(missci.PerClassTable(res))
 		pc.Charts = []report.Chart{{Kind: "bars", Title: "Per-class F1", Label: []int{0}, Value: 4}}
 	case "foils":
-		preds, js, err := records.LoadFoils(ctx, s.st, id)
+		audits, err := records.LoadFoils(ctx, s.st, id)
 		if err != nil {
 			return err
 		}
-		d.preds = preds
-		if len(js) > 0 {
-			if d.rep, err = report.FromJSON(js); err != nil {
+		d.preds = audits[0].Detections
+		if d.rep, _, err = foils.ReportOf(audits); err != nil {
+			// The items can still be browsed: show the report an older
+			// store kept, or say why there is none.
+			if d.rep, err = auditFallback(audits[0], err); err != nil {
 				return err
 			}
-			for _, t := range d.rep.Tables() {
-				switch t.ID {
-				case "confusion":
-					t.Charts = []report.Chart{{Kind: "heatmap", Title: "Confusion matrix (row shares)", Label: []int{0, 1}, Value: 2}}
-				case "per_type":
-					t.Charts = []report.Chart{{Kind: "bars", Title: "Type-specific separation M_τ − W_τ (pp)", Label: []int{0}, Value: 3}}
-				case "flag_rates":
-					t.Charts = []report.Chart{{Kind: "bars", Title: "Flag rate by condition", Label: []int{0}, Value: 3}}
-				}
+		}
+		for _, t := range d.rep.Tables() {
+			switch t.ID {
+			case "confusion":
+				t.Charts = []report.Chart{{Kind: "heatmap", Title: "Confusion matrix (row shares)", Label: []int{0, 1}, Value: 2}}
+			case "per_type":
+				t.Charts = []report.Chart{{Kind: "bars", Title: "Type-specific separation M_τ − W_τ (pp)", Label: []int{0}, Value: 3}}
+			case "flag_rates":
+				t.Charts = []report.Chart{{Kind: "bars", Title: "Flag rate by condition", Label: []int{0}, Value: 3}}
 			}
 		}
 	}
@@ -248,4 +246,17 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.render(w, "index.html", map[string]any{"Runs": withStates(runs), "DB": s.st.Path(), "Now": time.Now()})
+}
+
+// auditFallback is the report of an audit whose measurements cannot be made
+// again from its detections: the rendered report an older store kept, else
+// a report that says why.
+func auditFallback(a foils.AuditRecord, why error) (*report.Report, error) {
+	if len(a.Report) > 0 {
+		return report.FromJSON(a.Report)
+	}
+	rep := &report.Report{Title: "Scheme Foils audit: " + a.Corpus + " — " + a.Detector, Benchmark: "schemefoils",
+		Meta: [][2]string{{"corpus", a.Corpus}, {"detector", a.Detector}}}
+	rep.AddSection("No measurements", "The audit's measurements cannot be made from its detections: "+why.Error()+". Its items can still be browsed.")
+	return rep, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm"
@@ -62,7 +63,9 @@ func seed(t testing.TB, models []string, samples int) (*sqlite.Store, int64, int
 		{Condition: "wrong_scheme", ID: "appeal to authority#1", Text: "Everyone does it.", Source: "appeal to authority", Target: "appeal to majority", Pred: ""},
 	}
 	rep := `{"schema":"fallacylab-report/1","title":"audit","benchmark":"schemefoils","meta":{"detector":"x"},"sections":[{"title":"Verdict","tables":[{"id":"flag_rates","title":"Flag rates","columns":[{"key":"condition","label":"condition"},{"key":"items","label":"items"},{"key":"flagged","label":"flagged"},{"key":"rate","label":"rate"}],"rows":[[{"kind":"text","text":"native"},{"kind":"int","value":1},{"kind":"int","value":0},{"kind":"prop","value":0,"lo":0,"hi":0.79,"n":1}]]}]}]}`
-	if err := records.SaveFoils(ctx, st, id2, preds, []byte(rep)); err != nil {
+	audit := foils.AuditRecord{Corpus: "reddit", Detector: "x", Options: foils.AuditOptions{Seed: 1, Resamples: 50, Perms: 50},
+		Detections: preds, Report: []byte(rep)}
+	if err := records.SaveFoils(ctx, st, id2, []foils.AuditRecord{audit}); err != nil {
 		t.Fatal(err)
 	}
 	st.FinishRun(ctx, id2, store.RunDone)
@@ -187,14 +190,14 @@ func TestMissciPages(t *testing.T) {
 	ctx := context.Background()
 	id, _ := st.StartRun(ctx, store.Run{Name: "missci", Benchmark: "missci", Version: "test"})
 	args, _ := missci.Load("dev")
-	m := records.MissciRun{Split: "dev", Source: "scripted", Predictions: map[string][]map[string]string{}}
+	m := missci.Record{Split: "dev", Source: "scripted", Preds: missci.Predictions{}}
 	for i, a := range args {
 		for _, l := range a.Lines {
 			class := l.Fallacies[0].Class
 			if i%2 == 1 {
 				class = "Other"
 			}
-			m.Predictions[l.ID] = []map[string]string{{"premise": hostile[0] + " premise", "class": class}}
+			m.Preds[l.ID] = []missci.Prediction{{Premise: hostile[0] + " premise", Class: class}}
 		}
 	}
 	if err := records.SaveMissci(ctx, st, id, m); err != nil {

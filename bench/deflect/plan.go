@@ -91,7 +91,7 @@ func GenerationFromResult(r engine.Result) (Generation, bool) {
 		g.Response, g.IsError = "ERROR: "+r.Err.Error(), 1
 		return g, true
 	}
-	g.Response = r.Response.Text
+	g.Response, g.CallKey = r.Response.Text, r.Key
 	g.InputTokens, g.OutputTokens = int(r.Response.Usage.InputTokens), int(r.Response.Usage.OutputTokens)
 	return g, true
 }
@@ -165,5 +165,6 @@ func EvalFromResult(r engine.Result) (Eval, bool) {
 		return Eval{}, false
 	}
 	e := EvalFromRaw(m.GenID, m.Judge, r.Response.Text)
+	e.CallKey = r.Key
 	return e, true
 }

@@ -38,6 +38,9 @@ type Generation struct {
 	OutputTokens int    `json:"output_tokens"`
 	IsError      int    `json:"is_error"`
 	Timestamp    string `json:"timestamp,omitempty"`
+	// CallKey is the cache key of the call whose answer is Response ("" for
+	// imported records and API errors); stores reference the answer by it.
+	CallKey string `json:"-"`
 }
 
 // Valid reports whether the generation is a model answer (upstream: the
@@ -58,6 +61,9 @@ type Eval struct {
 	DetectedFallacies []string       `json:"detected_fallacies"`
 	ConsistencyFlag   int            `json:"consistency_flag"`
 	Timestamp         string         `json:"timestamp,omitempty"`
+	// CallKey is the cache key of the judge call whose answer is
+	// RawJudgeResponse ("" for imported records).
+	CallKey string `json:"-"`
 }
 
 // MarshalJSON writes the eight fields at the top level, as upstream does.

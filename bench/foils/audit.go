@@ -29,6 +29,9 @@ type AuditInput struct {
 	// Binary marks a yes/no detector: only flag rates and the N→M gap are
 	// defined (SPEC C.10).
 	Binary bool
+	// Answers are the detector's raw answers by input id (for the record;
+	// no measurement uses them).
+	Answers map[string]Answer
 }
 
 // AuditOptions control resampling.

@@ -69,10 +69,18 @@ func Predict(ctx context.Context, d detect.Detector, s Sets) (AuditInput, error)
 		return AuditInput{}, fmt.Errorf("detector %s returned %d predictions for %d inputs", d.Name(), len(preds), len(in))
 	}
 	byID := make(map[string]string, len(preds))
+	answers := make(map[string]Answer, len(preds))
 	for _, p := range preds {
 		byID[p.ID] = LabelOf(p)
+		raw := p.Raw
+		if raw == "" && byID[p.ID] == Unparsed {
+			raw = p.Label // an external detector's label outside the audit's
+		}
+		if raw != "" || p.CallKey != "" {
+			answers[p.ID] = Answer{Raw: raw, CallKey: p.CallKey}
+		}
 	}
-	a := AuditInput{Corpus: s.Corpus, Detector: d.Name(), Test: s.Test, Matched: s.Matched, Wrong: s.Wrong}
+	a := AuditInput{Corpus: s.Corpus, Detector: d.Name(), Test: s.Test, Matched: s.Matched, Wrong: s.Wrong, Answers: answers}
 	if l, ok := d.(*detect.LLM); ok && l.Kind == "binary" {
 		a.Binary = true
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -32,7 +31,7 @@ type foilsOptions struct {
 
 func newFoilsCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "foils", Short: "Scheme Foils: audit fallacy detectors on scheme-matched valid arguments"}
-	cmd.AddCommand(newFoilsAuditCmd(g), newFoilsTrainCmd(g), newFoilsGenerateCmd(g), newFoilsSheetCmd(g))
+	cmd.AddCommand(newFoilsAuditCmd(g), newFoilsReportCmd(g), newFoilsTrainCmd(g), newFoilsGenerateCmd(g), newFoilsSheetCmd(g))
 	return cmd
 }
 
@@ -265,28 +264,27 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, sum, err := foilsAuditRun(ctx, s, run, o, items, sets)
-	if rep == nil {
+	audits, err := foilsAuditRun(ctx, s, run, o, items, sets)
+	if err != nil {
 		return s.finish(ctx, run, err)
 	}
 	for _, n := range notes {
-		rep.Meta = append(rep.Meta, [2]string{"note", n})
+		audits[0].Meta = append(audits[0].Meta, [2]string{"note", n})
 	}
 	if bad.Count > 0 {
-		rep.Meta = append(rep.Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
+		audits[0].Meta = append(audits[0].Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
 	}
-	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", run.ID, g.DBPath)})
-	var js bytes.Buffer
+	// The report is made from the records, the way foils report and the
+	// viewer make it again later.
+	rep, sum, err := foils.ReportOf(audits)
 	if err == nil {
-		err = report.Render(&js, rep, report.JSON)
-	}
-	if err == nil {
-		err = records.SaveFoils(ctx, s.st, run.ID, predictionsOf(sum.input), js.Bytes())
+		err = records.SaveFoils(ctx, s.st, run.ID, audits)
 	}
 	ferr := s.finish(ctx, run, err)
 	if err != nil {
 		return ferr
 	}
+	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", run.ID, g.DBPath)})
 	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
 		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
 		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)
@@ -298,44 +296,39 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	return ferr
 }
 
-// auditResult is an audit's summary with the input it was made from.
-type auditResult struct {
-	foils.Summary
-	input foils.AuditInput
-}
-
-// foilsAuditRun runs the detector(s) inside the run and audits them.
-func foilsAuditRun(ctx context.Context, s *session, run *lifecycle.Run, o foilsOptions, items []foils.Item, sets foils.Sets) (*report.Report, auditResult, error) {
+// foilsAuditRun runs the detector(s) inside the run: one audit record per
+// detector (per seed with --seeds).
+func foilsAuditRun(ctx context.Context, s *session, run *lifecycle.Run, o foilsOptions, items []foils.Item, sets foils.Sets) ([]foils.AuditRecord, error) {
 	var dets []detect.Detector
-	var seeds []string
+	seeds := []string{""}
 	if o.Seeds != "" {
 		p, ok := strings.CutPrefix(o.Detector, "file:")
 		if !ok {
-			return nil, auditResult{}, fmt.Errorf("--seeds works with --detector file:PREDS.csv (a seed column per row)")
+			return nil, fmt.Errorf("--seeds works with --detector file:PREDS.csv (a seed column per row)")
 		}
+		seeds = nil
 		for _, sd := range strings.Split(o.Seeds, ",") {
 			sd = strings.TrimSpace(sd)
 			fh, err := os.Open(p)
 			if err != nil {
-				return nil, auditResult{}, fmt.Errorf("detector predictions: %w", err)
+				return nil, fmt.Errorf("detector predictions: %w", err)
 			}
 			d, err := detect.LoadFileSeed(fh, p, sd)
 			fh.Close()
 			if err != nil {
-				return nil, auditResult{}, err
+				return nil, err
 			}
 			dets, seeds = append(dets, d), append(seeds, sd)
 		}
 	} else {
 		det, err := buildDetector(s.g, o, items, s, run)
 		if err != nil {
-			return nil, auditResult{}, err
+			return nil, err
 		}
 		dets = []detect.Detector{det}
 	}
-	var rep *report.Report
-	var first auditResult
-	var sums []foils.Summary
+	opts := foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms}
+	var audits []foils.AuditRecord
 	for i, det := range dets {
 		if _, isLLM := det.(*detect.LLM); !isLLM {
 			det = &countedDetector{Detector: det, phase: run.Phase(fmt.Sprintf("detection %d", i+1), foils.Definition.Phase("detection").Hint)}
@@ -347,21 +340,13 @@ func foilsAuditRun(ctx context.Context, s *session, run *lifecycle.Run, o foilsO
 			}
 		}
 		if err != nil {
-			return nil, auditResult{}, err
+			return nil, err
 		}
-		r, su, err := foils.Audit(in, foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms})
-		if err != nil {
-			return nil, auditResult{}, err
-		}
-		if i == 0 {
-			rep, first = r, auditResult{Summary: su, input: in}
-		}
-		sums = append(sums, su)
+		a := foils.Record(in, opts)
+		a.SeedLabel = seeds[i]
+		audits = append(audits, a)
 	}
-	if len(seeds) > 1 {
-		foils.AcrossSeeds(rep, seeds, sums)
-	}
-	return rep, first, nil
+	return audits, nil
 }
 
 // countedDetector counts a detector's predictions that map to no audit label
@@ -497,23 +482,4 @@ func newFoilsTrainCmd(g *Global) *cobra.Command {
 	cmd.Flags().StringVar(&dir, "data-dir", "", "data directory")
 	cmd.Flags().StringVar(&variant, "reddit-variant", "annotated", "annotated or full")
 	return cmd
-}
-
-// predictionsOf flattens an audit input into stored predictions.
-func predictionsOf(in foils.AuditInput) []records.Prediction {
-	var out []records.Prediction
-	for i, it := range in.Test {
-		cond := "test"
-		if it.Gold == foils.None {
-			cond = foils.Native
-		}
-		out = append(out, records.Prediction{Condition: cond, ID: it.ID, Text: it.Text, Gold: it.Gold, Pred: in.TestPred[i]})
-	}
-	for i, f := range in.Matched {
-		out = append(out, records.Prediction{Condition: foils.Matched, ID: f.Key(), Text: f.Text, Source: f.Source, Pred: in.MatchedPred[i]})
-	}
-	for i, f := range in.Wrong {
-		out = append(out, records.Prediction{Condition: foils.WrongScheme, ID: f.Key(), Text: f.Text, Source: f.Source, Target: f.Target, Pred: in.WrongPred[i]})
-	}
-	return out
 }

@@ -47,13 +47,16 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	var unknown []string
 	opts := missci.ParseOptions{Strict: o.Strict, Unknown: &unknown}
 	rs := runSpec{Name: "missci " + o.Task + " " + o.Template, Benchmark: missci.Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec}}
-	// reconstruct runs a gen_cls template and parses ranked predictions.
+	// reconstruct runs a gen_cls template and parses ranked predictions;
+	// keys are the calls each line's answer came from.
+	var keys map[string]string
 	reconstruct := func(template string) (missci.Predictions, int64, error) {
 		plan, err := missci.ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
 		if err != nil {
 			return nil, 0, err
 		}
 		preds := missci.Predictions{}
+		keys = map[string]string{}
 		var parseErr error
 		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
 		rs.phase(missci.Definition.Phase("reconstruction"))
@@ -70,7 +73,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			if err != nil && parseErr == nil {
 				parseErr = fmt.Errorf("%s: %w", id, err)
 			}
-			preds[id] = p
+			preds[id], keys[id] = p, r.Key
 		})
 		if err == nil {
 			err = parseErr
@@ -133,7 +136,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 					return fmt.Errorf("template %s: %w", t, err)
 				}
 				if !g.DryRun {
-					if err := storeMissci(ctx, s, runID, o.Split, o.Model+" "+t, unknown, preds); err != nil {
+					if err := storeMissci(ctx, s, runID, o.Split, o.Model+" "+t, unknown, preds, keys); err != nil {
 						return err
 					}
 				}
@@ -156,7 +159,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err != nil || g.DryRun {
 			return err
 		}
-		if err := storeMissci(ctx, s, runID, o.Split, source, unknown, preds); err != nil {
+		if err := storeMissci(ctx, s, runID, o.Split, source, unknown, preds, keys); err != nil {
 			return err
 		}
 		x := premiseExtras{scorer: scorerFor(g, o.Scorer), ctx: ctx}
@@ -319,16 +322,11 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 }
 
 // storeMissci keeps a reconstruction run's predictions with that run.
-func storeMissci(ctx context.Context, s *session, runID int64, split, source string, unknown []string, preds missci.Predictions) error {
+func storeMissci(ctx context.Context, s *session, runID int64, split, source string, unknown []string, preds missci.Predictions, keys map[string]string) error {
 	if runID == 0 {
 		return fmt.Errorf("internal error: Missci predictions without a run")
 	}
-	m := records.MissciRun{Split: split, Source: source, Unknown: unknown, Predictions: map[string][]map[string]string{}}
-	for id, list := range preds {
-		for _, p := range list {
-			m.Predictions[id] = append(m.Predictions[id], map[string]string{"premise": p.Premise, "class": p.Class})
-		}
-	}
+	m := missci.Record{Split: split, Source: source, Unknown: unknown, Preds: preds, CallKeys: keys}
 	return records.SaveMissci(ctx, s.st, runID, m)
 }
 
@@ -404,12 +402,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			preds := missci.Predictions{}
-			for id, list := range m.Predictions {
-				for _, p := range list {
-					preds[id] = append(preds[id], missci.Prediction{Premise: p["premise"], Class: p["class"]})
-				}
-			}
+			preds := m.Preds
 			x := premiseExtras{scorer: scorerFor(g, scorer), ctx: ctx}
 			if x.embed, err = embedderFor(ctx, s, embedder); err != nil {
 				return err

@@ -42,39 +42,3 @@ func (s *Store) Labels(ctx context.Context, runID int64, kind string) ([]store.L
 	}
 	return out, rows.Err()
 }
-
-// CountLabels returns how many labels a run has, of every kind.
-func (s *Store) CountLabels(ctx context.Context, runID int64) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM labels WHERE run_id = ?`, runID).Scan(&n)
-	return n, err
-}
-
-// ReplaceLabels deletes a run's labels of the given kinds and stores labels in
-// their place, in one transaction: a reader sees the old records or the new
-// ones, never half of either, and a killed process leaves the old ones.
-func (s *Store) ReplaceLabels(ctx context.Context, runID int64, kinds []string, labels []store.Label) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		for _, k := range kinds {
-			if _, err := tx.Exec(`DELETE FROM labels WHERE run_id = ? AND kind = ?`, runID, k); err != nil {
-				return fmt.Errorf("replace %s labels of run %d: %w", k, runID, err)
-			}
-		}
-		st, err := tx.Prepare(`INSERT INTO labels (run_id, call_key, kind, source, value, created_at) VALUES (?,?,?,?,?,?)
-			ON CONFLICT(run_id, call_key, kind, source) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		t := now()
-		for _, l := range labels {
-			if l.RunID != runID {
-				return fmt.Errorf("replace labels of run %d: a label of run %d", runID, l.RunID)
-			}
-			if _, err := st.Exec(l.RunID, l.Key, l.Kind, l.Source, string(l.Value), t); err != nil {
-				return fmt.Errorf("put label %s/%s: %w", l.Kind, l.Key, err)
-			}
-		}
-		return nil
-	})
-}

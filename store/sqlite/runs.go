@@ -114,7 +114,9 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]store.Ru
 func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`,
-			`DELETE FROM run_phases WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
+			`DELETE FROM run_phases WHERE run_id = ?`, `DELETE FROM generations WHERE run_id = ?`, `DELETE FROM judgements WHERE run_id = ?`,
+			`DELETE FROM detections WHERE run_id = ?`, `DELETE FROM audits WHERE run_id = ?`, `DELETE FROM reconstructions WHERE run_id = ?`,
+			`DELETE FROM reconstruction_runs WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
 			if _, err := tx.Exec(q, id); err != nil {
 				return fmt.Errorf("delete run %d: %w", id, err)
 			}

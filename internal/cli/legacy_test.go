@@ -1,0 +1,76 @@
+package cli_test
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runInStore matches the provenance rows that name the store file.
+var runInStore = regexp.MustCompile(`(run\W{0,4} \d+) in [^\s|"<]+`)
+
+// TestLegacyStore opens a store made by the fallacylab of before the run
+// lifecycle (schema 1: records as JSON labels; testdata/legacy/mkfixture.go.txt
+// made it, with the reports that build wrote from it) and reports it again:
+// every report is byte-identical but for the store's path and the version.
+func TestLegacyStore(t *testing.T) {
+	dir := t.TempDir()
+	in, err := os.Open(filepath.Join("testdata", "legacy", "legacy.db.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, zr); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	norm := func(s string) string {
+		s = runInStore.ReplaceAllString(s, "$1 in (store)")
+		return versionLine.ReplaceAllString(s, "${1}(version)")
+	}
+	for _, c := range []struct {
+		args []string
+		old  string
+	}{
+		{[]string{"deflect", "report", "--run", "1", "--resamples", "100"}, "deflect-old.md"},
+		{[]string{"deflect", "report", "--run", "1", "--resamples", "100", "--format", "json"}, "deflect-old.json"},
+		{[]string{"missci", "report", "--run", "3", "--k", "all"}, "missci-old.md"},
+		{[]string{"foils", "report", "--run", "2"}, "foils-old.md"},
+	} {
+		got, stderr, err := runCLI(t, dir, c.args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, stderr)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "legacy", c.old))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := norm(got), norm(string(want)); g != w {
+			gl, wl := strings.Split(g, "\n"), strings.Split(w, "\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					t.Fatalf("%v differs from %s at line %d:\n got: %.300s\nwant: %.300s", c.args, c.old, i+1, gl[i], wl[i])
+				}
+			}
+			t.Fatalf("%v: %d lines, %s has %d", c.args, len(gl), c.old, len(wl))
+		}
+	}
+	// The runs of the old store are done, not running forever.
+	got, _, err := runCLI(t, dir, "runs")
+	if err != nil || strings.Count(got, " done ") != 3 {
+		t.Fatalf("runs of the legacy store: %v\n%s", err, got)
+	}
+}

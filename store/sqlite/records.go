@@ -1,0 +1,366 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/bench/missci"
+)
+
+// Records are typed rows in their own tables (migration 003). A record made
+// from a model call stores the call's key, not its text: the answer is
+// stored once, in calls, and joined back on read.
+
+// PutDeflect stores a run's DeflectBench records in one transaction: each
+// non-nil slice replaces the run's records of its kind (nil keeps them).
+func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
+	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		if gens != nil {
+			if err := putGenerations(tx, runID, gens); err != nil {
+				return err
+			}
+		}
+		if evals != nil {
+			if err := putJudgements(tx, runID, evals); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func putGenerations(tx *sql.Tx, runID int64, gens []deflect.Generation) error {
+	if _, err := tx.Exec(`DELETE FROM generations WHERE run_id = ?`, runID); err != nil {
+		return fmt.Errorf("replace generations of run %d: %w", runID, err)
+	}
+	st, err := tx.Prepare(`INSERT INTO generations (run_id, gen_id, model, claim_id, claim_text, level, context, domain, fallacy,
+		explicitness, frame, prompt_num, prompt_id, prompt_text, sample, call_key, response, input_tokens, output_tokens, is_error, timestamp)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT(run_id, gen_id, model) DO UPDATE SET claim_id = excluded.claim_id, claim_text = excluded.claim_text,
+		level = excluded.level, context = excluded.context, domain = excluded.domain, fallacy = excluded.fallacy,
+		explicitness = excluded.explicitness, frame = excluded.frame, prompt_num = excluded.prompt_num, prompt_id = excluded.prompt_id,
+		prompt_text = excluded.prompt_text, sample = excluded.sample, call_key = excluded.call_key, response = excluded.response,
+		input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, is_error = excluded.is_error, timestamp = excluded.timestamp`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, g := range gens {
+		key, resp := nullIfEmpty(g.CallKey), any(g.Response)
+		if g.CallKey != "" {
+			resp = nil // the call holds it
+		}
+		if _, err := st.Exec(runID, g.GenID, g.Model, g.ClaimID, g.ClaimText, g.Level, g.Context, g.Domain, g.Fallacy, g.Explicitness,
+			g.Frame, g.PromptNum, g.PromptID, g.PromptText, g.Run, key, resp, g.InputTokens, g.OutputTokens, g.IsError, g.Timestamp); err != nil {
+			return fmt.Errorf("put generation %s: %w", g.GenID, err)
+		}
+	}
+	return nil
+}
+
+func putJudgements(tx *sql.Tx, runID int64, evals []deflect.Eval) error {
+	if _, err := tx.Exec(`DELETE FROM judgements WHERE run_id = ?`, runID); err != nil {
+		return fmt.Errorf("replace judgements of run %d: %w", runID, err)
+	}
+	st, err := tx.Prepare(`INSERT INTO judgements (run_id, gen_id, judge, eval_id, gen_model, reasoning, refusal, soft_refusal,
+		wa_present, ah_present, rh_present, any_fallacy_present, compliance_clean, fallacy_labeled, parse_error, detected_fallacies,
+		consistency_flag, timestamp, call_key, raw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT(run_id, gen_id, judge) DO UPDATE SET eval_id = excluded.eval_id, gen_model = excluded.gen_model,
+		reasoning = excluded.reasoning, refusal = excluded.refusal, soft_refusal = excluded.soft_refusal, wa_present = excluded.wa_present,
+		ah_present = excluded.ah_present, rh_present = excluded.rh_present, any_fallacy_present = excluded.any_fallacy_present,
+		compliance_clean = excluded.compliance_clean, fallacy_labeled = excluded.fallacy_labeled, parse_error = excluded.parse_error,
+		detected_fallacies = excluded.detected_fallacies, consistency_flag = excluded.consistency_flag, timestamp = excluded.timestamp,
+		call_key = excluded.call_key, raw = excluded.raw`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, e := range evals {
+		det := e.DetectedFallacies
+		if det == nil {
+			det = []string{}
+		}
+		dj, err := json.Marshal(det)
+		if err != nil {
+			return err
+		}
+		raw := any(e.RawJudgeResponse)
+		if e.CallKey != "" {
+			raw = nil
+		}
+		sc := e.Scores
+		if _, err := st.Exec(runID, e.GenID, e.JudgeModel, e.EvalID, e.GenModel, e.Reasoning,
+			sc["refusal"], sc["soft_refusal"], sc["WA_present"], sc["AH_present"], sc["RH_present"], sc["any_fallacy_present"],
+			sc["compliance_clean"], sc["fallacy_labeled"], e.ParseError, string(dj), e.ConsistencyFlag, e.Timestamp,
+			nullIfEmpty(e.CallKey), raw); err != nil {
+			return fmt.Errorf("put judgement %s: %w", e.EvalID, err)
+		}
+	}
+	return nil
+}
+
+// Deflect reads a run's DeflectBench records in the order they were stored.
+func (s *Store) Deflect(ctx context.Context, runID int64) (deflect.Dataset, error) {
+	var d deflect.Dataset
+	rows, err := s.db.QueryContext(ctx, `SELECT g.gen_id, g.model, g.claim_id, g.claim_text, g.level, g.context, g.domain, g.fallacy,
+		g.explicitness, g.frame, g.prompt_num, g.prompt_id, g.prompt_text, g.sample, COALESCE(g.call_key, ''),
+		CASE WHEN g.call_key IS NULL THEN g.response ELSE json_extract(c.response, '$.text') END,
+		g.input_tokens, g.output_tokens, g.is_error, g.timestamp
+		FROM generations g LEFT JOIN calls c ON c.key = g.call_key WHERE g.run_id = ? ORDER BY g.rowid`, runID)
+	if err != nil {
+		return d, fmt.Errorf("generations of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g deflect.Generation
+		var resp sql.NullString
+		if err := rows.Scan(&g.GenID, &g.Model, &g.ClaimID, &g.ClaimText, &g.Level, &g.Context, &g.Domain, &g.Fallacy, &g.Explicitness,
+			&g.Frame, &g.PromptNum, &g.PromptID, &g.PromptText, &g.Run, &g.CallKey, &resp, &g.InputTokens, &g.OutputTokens,
+			&g.IsError, &g.Timestamp); err != nil {
+			return d, fmt.Errorf("generations of run %d: %w", runID, err)
+		}
+		if !resp.Valid {
+			return d, fmt.Errorf("run %d generation %s: its answer (call %s) is not in the store", runID, g.GenID, g.CallKey)
+		}
+		g.Response = resp.String
+		d.Gens = append(d.Gens, g)
+	}
+	if err := rows.Err(); err != nil {
+		return d, err
+	}
+	rows.Close()
+	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, j.reasoning, j.refusal, j.soft_refusal,
+		j.wa_present, j.ah_present, j.rh_present, j.any_fallacy_present, j.compliance_clean, j.fallacy_labeled, j.parse_error,
+		j.detected_fallacies, j.consistency_flag, j.timestamp, COALESCE(j.call_key, ''),
+		CASE WHEN j.call_key IS NULL THEN j.raw ELSE json_extract(c.response, '$.text') END
+		FROM judgements j LEFT JOIN calls c ON c.key = j.call_key WHERE j.run_id = ? ORDER BY j.rowid`, runID)
+	if err != nil {
+		return d, fmt.Errorf("judgements of run %d: %w", runID, err)
+	}
+	defer erows.Close()
+	for erows.Next() {
+		var e deflect.Eval
+		var v [8]int
+		var det string
+		var raw sql.NullString
+		if err := erows.Scan(&e.GenID, &e.JudgeModel, &e.EvalID, &e.GenModel, &e.Reasoning, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			&v[6], &v[7], &e.ParseError, &det, &e.ConsistencyFlag, &e.Timestamp, &e.CallKey, &raw); err != nil {
+			return d, fmt.Errorf("judgements of run %d: %w", runID, err)
+		}
+		if !raw.Valid {
+			return d, fmt.Errorf("run %d judgement %s: its answer (call %s) is not in the store", runID, e.EvalID, e.CallKey)
+		}
+		e.RawJudgeResponse = raw.String
+		e.Scores = make(map[string]int, len(deflect.Fields))
+		for i, f := range deflect.Fields {
+			e.Scores[f] = v[i]
+		}
+		if err := json.Unmarshal([]byte(det), &e.DetectedFallacies); err != nil {
+			return d, fmt.Errorf("run %d judgement %s: detected_fallacies: %w", runID, e.EvalID, err)
+		}
+		d.Evals = append(d.Evals, e)
+	}
+	return d, erows.Err()
+}
+
+// PutAudits replaces a run's Scheme Foils audits and their detections, in
+// one transaction.
+func (s *Store) PutAudits(ctx context.Context, runID int64, audits []foils.AuditRecord) error {
+	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM detections WHERE run_id = ?`, `DELETE FROM audits WHERE run_id = ?`} {
+			if _, err := tx.Exec(q, runID); err != nil {
+				return fmt.Errorf("replace audits of run %d: %w", runID, err)
+			}
+		}
+		det, err := tx.Prepare(`INSERT INTO detections (run_id, seq, condition, item_id, text, gold, source, target, pred, call_key, raw)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, seq, condition, item_id) DO UPDATE SET text = excluded.text,
+			gold = excluded.gold, source = excluded.source, target = excluded.target, pred = excluded.pred,
+			call_key = excluded.call_key, raw = excluded.raw`)
+		if err != nil {
+			return err
+		}
+		defer det.Close()
+		for i, a := range audits {
+			meta := a.Meta
+			if meta == nil {
+				meta = [][2]string{}
+			}
+			mj, err := json.Marshal(meta)
+			if err != nil {
+				return err
+			}
+			var rep any
+			if a.Report != nil {
+				rep = string(a.Report)
+			}
+			if _, err := tx.Exec(`INSERT INTO audits (run_id, seq, seed_label, corpus, detector, binary, seed, resamples, permutations, meta, report)
+				VALUES (?,?,?,?,?,?,?,?,?,?,?)`, runID, i+1, a.SeedLabel, a.Corpus, a.Detector, a.Binary, a.Options.Seed,
+				a.Options.Resamples, a.Options.Perms, string(mj), rep); err != nil {
+				return fmt.Errorf("put audit %d of run %d: %w", i+1, runID, err)
+			}
+			for _, d := range a.Detections {
+				if _, err := det.Exec(runID, i+1, d.Condition, d.ID, d.Text, d.Gold, d.Source, d.Target, d.Pred,
+					nullIfEmpty(d.CallKey), nullIfEmpty(d.Raw)); err != nil {
+					return fmt.Errorf("put detection %s:%s: %w", d.Condition, d.ID, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Audits reads a run's Scheme Foils audits with their detections (an LLM
+// detector's raw answer joined from its call).
+func (s *Store) Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, seed_label, corpus, detector, binary, seed, resamples, permutations, meta, report
+		FROM audits WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("audits of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []foils.AuditRecord
+	var seqs []int
+	for rows.Next() {
+		var a foils.AuditRecord
+		var seq int
+		var meta string
+		var rep sql.NullString
+		if err := rows.Scan(&seq, &a.SeedLabel, &a.Corpus, &a.Detector, &a.Binary, &a.Options.Seed, &a.Options.Resamples,
+			&a.Options.Perms, &meta, &rep); err != nil {
+			return nil, fmt.Errorf("audits of run %d: %w", runID, err)
+		}
+		if err := json.Unmarshal([]byte(meta), &a.Meta); err != nil {
+			return nil, fmt.Errorf("audit %d of run %d: meta: %w", seq, runID, err)
+		}
+		if rep.Valid {
+			a.Report = []byte(rep.String)
+		}
+		out, seqs = append(out, a), append(seqs, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for i, seq := range seqs {
+		drows, err := s.db.QueryContext(ctx, `SELECT d.condition, d.item_id, d.text, d.gold, d.source, d.target, d.pred,
+			COALESCE(d.call_key, ''), COALESCE(CASE WHEN d.call_key IS NULL THEN d.raw ELSE json_extract(c.response, '$.text') END, '')
+			FROM detections d LEFT JOIN calls c ON c.key = d.call_key WHERE d.run_id = ? AND d.seq = ? ORDER BY d.rowid`, runID, seq)
+		if err != nil {
+			return nil, fmt.Errorf("detections of run %d: %w", runID, err)
+		}
+		for drows.Next() {
+			var d foils.Detection
+			if err := drows.Scan(&d.Condition, &d.ID, &d.Text, &d.Gold, &d.Source, &d.Target, &d.Pred, &d.CallKey, &d.Raw); err != nil {
+				drows.Close()
+				return nil, fmt.Errorf("detections of run %d: %w", runID, err)
+			}
+			out[i].Detections = append(out[i].Detections, d)
+		}
+		err = drows.Err()
+		drows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// PutReconstruction replaces a Missci run's reconstruction record.
+func (s *Store) PutReconstruction(ctx context.Context, runID int64, r missci.Record) error {
+	unknown := r.Unknown
+	if unknown == nil {
+		unknown = []string{}
+	}
+	uj, err := json.Marshal(unknown)
+	if err != nil {
+		return err
+	}
+	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM reconstructions WHERE run_id = ?`, `DELETE FROM reconstruction_runs WHERE run_id = ?`} {
+			if _, err := tx.Exec(q, runID); err != nil {
+				return fmt.Errorf("replace reconstructions of run %d: %w", runID, err)
+			}
+		}
+		if _, err := tx.Exec(`INSERT INTO reconstruction_runs (run_id, split, source, unknown) VALUES (?,?,?,?)`, runID, r.Split, r.Source, string(uj)); err != nil {
+			return fmt.Errorf("put reconstruction of run %d: %w", runID, err)
+		}
+		st, err := tx.Prepare(`INSERT INTO reconstructions (run_id, line_id, rank, premise, class, call_key) VALUES (?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, line := range sortedKeys(r.Preds) {
+			for rank, p := range r.Preds[line] {
+				if _, err := st.Exec(runID, line, rank, p.Premise, p.Class, nullIfEmpty(r.CallKeys[line])); err != nil {
+					return fmt.Errorf("put reconstruction %s: %w", line, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Reconstruction reads a Missci run's reconstruction record; ok is false
+// when the run has none (classification runs).
+func (s *Store) Reconstruction(ctx context.Context, runID int64) (missci.Record, bool, error) {
+	var r missci.Record
+	var unknown string
+	err := s.db.QueryRowContext(ctx, `SELECT split, source, unknown FROM reconstruction_runs WHERE run_id = ?`, runID).Scan(&r.Split, &r.Source, &unknown)
+	if err == sql.ErrNoRows {
+		return r, false, nil
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("reconstruction of run %d: %w", runID, err)
+	}
+	if err := json.Unmarshal([]byte(unknown), &r.Unknown); err != nil {
+		return r, false, fmt.Errorf("reconstruction of run %d: unknown: %w", runID, err)
+	}
+	if len(r.Unknown) == 0 {
+		r.Unknown = nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT line_id, premise, class, COALESCE(call_key, '') FROM reconstructions WHERE run_id = ? ORDER BY line_id, rank`, runID)
+	if err != nil {
+		return r, false, fmt.Errorf("reconstructions of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	r.Preds, r.CallKeys = missci.Predictions{}, map[string]string{}
+	for rows.Next() {
+		var line, key string
+		var p missci.Prediction
+		if err := rows.Scan(&line, &p.Premise, &p.Class, &key); err != nil {
+			return r, false, fmt.Errorf("reconstructions of run %d: %w", runID, err)
+		}
+		r.Preds[line] = append(r.Preds[line], p)
+		if key != "" {
+			r.CallKeys[line] = key
+		}
+	}
+	return r, true, rows.Err()
+}
+
+// CountRecords is how many records of every kind a run has (labels
+// included): it changes whenever a phase stores its records.
+func (s *Store) CountRecords(ctx context.Context, runID int64) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM labels WHERE run_id = ?1) + (SELECT COUNT(*) FROM generations WHERE run_id = ?1)
+		+ (SELECT COUNT(*) FROM judgements WHERE run_id = ?1) + (SELECT COUNT(*) FROM detections WHERE run_id = ?1)
+		+ (SELECT COUNT(*) FROM reconstructions WHERE run_id = ?1)`, runID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("records of run %d: %w", runID, err)
+	}
+	return n, nil
+}
+
+func sortedKeys(p missci.Predictions) []string {
+	out := make([]string, 0, len(p))
+	for k := range p {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
