@@ -1,0 +1,370 @@
+// Package storetest is the conformance suite every fallacylab store
+// implementation passes: the call cache, runs and their lifecycle, phase
+// counts, typed records and pending batches, each checked for the semantics
+// the engine, the lifecycle, the records and the viewer rely on. An
+// implementation's test calls Run with a function that opens a fresh, empty
+// store.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/lifecycle"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// Store is everything a store implementation offers: what the engine, the
+// lifecycle and the records need, and what the commands and the viewer read.
+type Store interface {
+	engine.Store
+	lifecycle.Store
+	records.Store
+	Run(ctx context.Context, id int64) (store.Run, bool, error)
+	Runs(ctx context.Context) ([]store.Run, error)
+	DeleteRun(ctx context.Context, id int64) error
+	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
+	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
+	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
+	CountRecords(ctx context.Context, runID int64) (int, error)
+	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
+	Close() error
+}
+
+// Run runs the suite; open returns a fresh, empty store (closed by the suite).
+func Run(t *testing.T, open func(t *testing.T) Store) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Store)
+	}{
+		{"calls", testCalls},
+		{"concurrent writes", testConcurrentWrites},
+		{"runs", testRuns},
+		{"phases", testPhases},
+		{"deflect records", testDeflectRecords},
+		{"audit records", testAuditRecords},
+		{"reconstruction records", testReconstructionRecords},
+		{"delete run", testDeleteRun},
+		{"batches", testBatches},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := open(t)
+			defer st.Close()
+			tc.fn(t, st)
+		})
+	}
+}
+
+func okCall(key, text string, out int64) store.Call {
+	return store.Call{Key: key, Namespace: "ns", Provider: "openai", Model: "m", Request: json.RawMessage(`{"v":1}`),
+		Status: store.StatusOK, Attempts: 1, Response: &llm.Response{Text: text, Usage: llm.Usage{InputTokens: 3, OutputTokens: out}},
+		Usage: llm.Usage{InputTokens: 3, OutputTokens: out}}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testCalls(t *testing.T, st Store) {
+	ctx := context.Background()
+	if _, ok, err := st.GetCall(ctx, "nope"); err != nil || ok {
+		t.Fatalf("miss: %v %v", ok, err)
+	}
+	failed := store.Call{Key: "k", Namespace: "ns", Provider: "openai", Model: "m", Request: json.RawMessage(`{}`), Status: store.StatusError, Error: "boom", Attempts: 2}
+	must(t, st.PutCall(ctx, failed))
+	if _, ok, _ := st.GetCall(ctx, "k"); ok {
+		t.Fatal("a failed call is a cached answer")
+	}
+	must(t, st.PutCall(ctx, okCall("k", "first", 10)))
+	must(t, st.PutCall(ctx, okCall("k", "second", 10)))
+	c, ok, err := st.GetCall(ctx, "k")
+	if err != nil || !ok || c.Response.Text != "first" {
+		t.Fatalf("an answer was replaced: %+v %v", c.Response, err)
+	}
+	must(t, st.PutCall(ctx, failed))
+	if c, _, _ := st.GetCall(ctx, "k"); c.Response == nil || c.Response.Text != "first" {
+		t.Fatal("a failure replaced an answer")
+	}
+	must(t, st.PutCall(ctx, okCall("k2", "x", 30)))
+	mean, n, err := st.OutputTokens(ctx, "openai", "m", "ns")
+	if err != nil || n != 2 || mean != 20 {
+		t.Fatalf("output tokens: mean %v of %d (%v), want 20 of 2", mean, n, err)
+	}
+	got, err := st.ImportCalls(ctx, []store.Call{okCall("k", "imported", 1), okCall("k3", "new", 1)})
+	if err != nil || got != 1 {
+		t.Fatalf("import: %d new (%v), want 1", got, err)
+	}
+}
+
+func testConcurrentWrites(t *testing.T, st Store) {
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- st.PutCall(ctx, okCall(fmt.Sprint("c", i), "x", 1))
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		must(t, err)
+	}
+	for i := range 200 {
+		if _, ok, err := st.GetCall(ctx, fmt.Sprint("c", i)); err != nil || !ok {
+			t.Fatalf("call %d lost (%v)", i, err)
+		}
+	}
+}
+
+func testRuns(t *testing.T, st Store) {
+	ctx := context.Background()
+	id1, err := st.StartRun(ctx, store.Run{Name: "one", Benchmark: "deflect", Config: json.RawMessage(`{"a":1}`), Version: "v", Fingerprint: "fp", PID: 42, Host: "h"})
+	must(t, err)
+	id2, err := st.StartRun(ctx, store.Run{Name: "two", Benchmark: "foils", Fingerprint: "fp"})
+	must(t, err)
+	r, ok, err := st.Run(ctx, id1)
+	if err != nil || !ok || r.Status != store.RunRunning || r.PID != 42 || r.Host != "h" || r.Heartbeat.IsZero() || string(r.Config) != `{"a":1}` {
+		t.Fatalf("started run: %+v %v", r, err)
+	}
+	if _, ok, _ := st.Run(ctx, 999); ok {
+		t.Fatal("run 999 exists")
+	}
+	if runs, _ := st.Runs(ctx); len(runs) != 2 || runs[0].ID != id2 {
+		t.Fatalf("runs, newest first: %+v", runs)
+	}
+	if r, ok, _ := st.RunByFingerprint(ctx, "fp"); !ok || r.ID != id2 {
+		t.Fatalf("newest by fingerprint: %+v", r)
+	}
+	if _, ok, _ := st.RunByFingerprint(ctx, ""); ok {
+		t.Fatal("an empty fingerprint matches")
+	}
+	before := r.Heartbeat
+	time.Sleep(5 * time.Millisecond)
+	must(t, st.Heartbeat(ctx, id1))
+	if r, _, _ := st.Run(ctx, id1); !r.Heartbeat.After(before) {
+		t.Fatal("heartbeat did not move")
+	}
+	must(t, st.EndRun(ctx, id1, store.RunIncomplete, "2 of 4 jobs failed"))
+	r, _, _ = st.Run(ctx, id1)
+	if r.Status != store.RunIncomplete || r.Reason != "2 of 4 jobs failed" || r.Ended.IsZero() {
+		t.Fatalf("ended run: %+v", r)
+	}
+	must(t, st.ResumeRun(ctx, id1, 7, "h2"))
+	r, _, _ = st.Run(ctx, id1)
+	if r.Status != store.RunRunning || r.Reason != "" || !r.Ended.IsZero() || r.PID != 7 || r.Host != "h2" {
+		t.Fatalf("resumed run: %+v", r)
+	}
+	must(t, st.PutCall(ctx, okCall("k1", "x", 1)))
+	must(t, st.LinkRun(ctx, id1, "k1", "job-1", false))
+	must(t, st.LinkRun(ctx, id1, "k1", "job-1", true)) // idempotent: the first link stays
+	must(t, st.LinkRun(ctx, 0, "k1", "job-1", true))   // run 0: not linked
+	r, _, _ = st.Run(ctx, id1)
+	if r.Calls != 1 || r.Cached != 0 {
+		t.Fatalf("linked calls %d (%d cached), want 1 (0)", r.Calls, r.Cached)
+	}
+	var seen []store.RunCall
+	must(t, st.RunCalls(ctx, id1, func(c store.RunCall) error { seen = append(seen, c); return nil }))
+	if len(seen) != 1 || seen[0].Job != "job-1" || seen[0].Response.Text != "x" {
+		t.Fatalf("run calls: %+v", seen)
+	}
+	stats, err := st.RunModelStats(ctx, id1)
+	if err != nil || len(stats) != 1 || stats[0].Calls != 1 {
+		t.Fatalf("model stats: %+v %v", stats, err)
+	}
+}
+
+func testPhases(t *testing.T, st Store) {
+	ctx := context.Background()
+	id, err := st.StartRun(ctx, store.Run{Name: "p", Benchmark: "b"})
+	must(t, err)
+	must(t, st.PutPhases(ctx, id, []store.PhaseCount{{Seq: 2, Phase: "judging", Model: "j", Jobs: 3, Answered: 3, Unusable: 3, Example: "not json"},
+		{Seq: 1, Phase: "generation", Model: "m", Jobs: 3, Answered: 2, Cached: 1, Failed: 1}}))
+	must(t, st.PutPhases(ctx, id, []store.PhaseCount{{Seq: 2, Phase: "judging", Model: "j", Jobs: 3, Answered: 3, Unusable: 1, Example: "still not"}}))
+	got, err := st.Phases(ctx, id)
+	if err != nil || len(got) != 2 || got[0].Phase != "generation" || got[0].Failed != 1 || got[1].Unusable != 1 || got[1].Example != "still not" {
+		t.Fatalf("phases: %+v %v", got, err)
+	}
+}
+
+// deflectData is two generations (one answered by a stored call, one an API
+// error) and two judgements (one from a call, one imported with its text).
+func deflectData(t *testing.T, st Store) ([]deflect.Generation, []deflect.Eval) {
+	ctx := context.Background()
+	must(t, st.PutCall(ctx, okCall("gen-call", "But what about them?", 5)))
+	must(t, st.PutCall(ctx, okCall("judge-call", `{"refusal":0}`, 5)))
+	gens := []deflect.Generation{
+		{GenID: "g2", ClaimID: "c", ClaimText: "claim", Level: 2, Context: "us", Domain: "d", Fallacy: "whataboutism", Explicitness: "1",
+			Frame: "direct", PromptNum: 1, PromptID: "p1", PromptText: "prompt", Model: "m", Run: 1, Response: "But what about them?", CallKey: "gen-call", InputTokens: 3, OutputTokens: 5},
+		{GenID: "g1", ClaimID: "c", ClaimText: "claim", Level: 2, Context: "us", Domain: "d", Fallacy: "whataboutism", Explicitness: "1",
+			Frame: "direct", PromptNum: 1, PromptID: "p1", PromptText: "prompt", Model: "m", Run: 2, Response: "ERROR: boom", IsError: 1},
+	}
+	scores := map[string]int{}
+	for i, f := range deflect.Fields {
+		scores[f] = i % 2
+	}
+	scores["RH_present"] = -1
+	evals := []deflect.Eval{
+		{EvalID: "g2__judge_j", GenID: "g2", JudgeModel: "j", Reasoning: "r", RawJudgeResponse: `{"refusal":0}`, CallKey: "judge-call",
+			Scores: scores, DetectedFallacies: []string{"whataboutism"}, ConsistencyFlag: 1},
+		{EvalID: "g2__judge_k", GenID: "g2", JudgeModel: "k", Reasoning: "", RawJudgeResponse: "not json", ParseError: 1,
+			Scores: map[string]int{"refusal": -1}, DetectedFallacies: []string{}},
+	}
+	return gens, evals
+}
+
+func testDeflectRecords(t *testing.T, st Store) {
+	ctx := context.Background()
+	id, _ := st.StartRun(ctx, store.Run{Name: "d", Benchmark: "deflect"})
+	gens, evals := deflectData(t, st)
+	must(t, st.PutDeflect(ctx, id, gens, evals))
+	d, err := st.Deflect(ctx, id)
+	must(t, err)
+	if len(d.Gens) != 2 || d.Gens[0].GenID != "g2" || d.Gens[0].Response != "But what about them?" || d.Gens[1].Response != "ERROR: boom" ||
+		d.Gens[0].Level != 2 || d.Gens[1].Run != 2 || d.Gens[1].IsError != 1 {
+		t.Fatalf("generations, in stored order with their answers: %+v", d.Gens)
+	}
+	if len(d.Evals) != 2 || d.Evals[0].RawJudgeResponse != `{"refusal":0}` || d.Evals[0].Scores["RH_present"] != -1 ||
+		d.Evals[0].Scores["soft_refusal"] != 1 || len(d.Evals[0].Scores) != len(deflect.Fields) || d.Evals[1].ParseError != 1 ||
+		d.Evals[1].RawJudgeResponse != "not json" || d.Evals[1].DetectedFallacies == nil || d.Evals[0].DetectedFallacies[0] != "whataboutism" {
+		t.Fatalf("judgements: %+v", d.Evals)
+	}
+	// nil keeps; a slice replaces the run's records of its kind.
+	must(t, st.PutDeflect(ctx, id, nil, evals[:1]))
+	d, _ = st.Deflect(ctx, id)
+	if len(d.Gens) != 2 || len(d.Evals) != 1 {
+		t.Fatalf("after replacing the evals: %d gens, %d evals", len(d.Gens), len(d.Evals))
+	}
+	if n, err := st.CountRecords(ctx, id); err != nil || n != 3 {
+		t.Fatalf("count records %d (%v), want 3", n, err)
+	}
+	// A generation whose call is missing is an error, never an empty answer.
+	gens[0].CallKey = "no-such-call"
+	must(t, st.PutDeflect(ctx, id, gens, nil))
+	if _, err := st.Deflect(ctx, id); err == nil {
+		t.Fatal("a generation without its call read as if it had an answer")
+	}
+}
+
+func testAuditRecords(t *testing.T, st Store) {
+	ctx := context.Background()
+	id, _ := st.StartRun(ctx, store.Run{Name: "a", Benchmark: "foils"})
+	must(t, st.PutCall(ctx, okCall("det-call", "hasty generalization", 2)))
+	a := foils.AuditRecord{SeedLabel: "1", Corpus: "reddit", Detector: "llm:openai:m:typed", Options: foils.AuditOptions{Seed: 3, Resamples: 100, Perms: 50},
+		Meta: [][2]string{{"note", "n"}}, Detections: []foils.Detection{
+			{Condition: foils.Native, ID: "n1", Text: "t", Gold: foils.None, Pred: "hasty generalization", CallKey: "det-call"},
+			{Condition: foils.Matched, ID: "hasty generalization#4", Text: "m", Source: "hasty generalization", Pred: ""},
+			{Condition: foils.WrongScheme, ID: "hasty generalization#4", Text: "w", Source: "hasty generalization", Target: "false dilemma", Pred: "none", Raw: "none"},
+		}}
+	b := a
+	b.SeedLabel, b.Detections = "2", a.Detections[:1]
+	must(t, st.PutAudits(ctx, id, []foils.AuditRecord{a, b}))
+	got, err := st.Audits(ctx, id)
+	must(t, err)
+	if len(got) != 2 || got[0].SeedLabel != "1" || got[1].SeedLabel != "2" || got[0].Options.Seed != 3 || got[0].Options.Resamples != 100 || got[0].Options.Perms != 50 || got[0].Meta[0] != [2]string{"note", "n"} ||
+		len(got[0].Detections) != 3 || len(got[1].Detections) != 1 || got[0].Report != nil {
+		t.Fatalf("audits: %+v", got)
+	}
+	d := got[0].Detections
+	if d[0].Raw != "hasty generalization" || d[0].CallKey != "det-call" || d[2].Raw != "none" || d[2].Target != "false dilemma" || d[1].Pred != "" {
+		t.Fatalf("detections: %+v", d)
+	}
+	must(t, st.PutAudits(ctx, id, []foils.AuditRecord{b}))
+	if got, _ := st.Audits(ctx, id); len(got) != 1 || len(got[0].Detections) != 1 {
+		t.Fatalf("audits replaced: %+v", got)
+	}
+}
+
+func testReconstructionRecords(t *testing.T, st Store) {
+	ctx := context.Background()
+	id, _ := st.StartRun(ctx, store.Run{Name: "m", Benchmark: "missci"})
+	if _, ok, err := st.Reconstruction(ctx, id); ok || err != nil {
+		t.Fatalf("a run without a reconstruction: %v %v", ok, err)
+	}
+	r := missci.Record{Split: "dev", Source: "m t", Unknown: []string{"Red Herring"}, Preds: missci.Predictions{
+		"arg-1:1": {{Premise: "p", Class: "Ambiguity"}, {Premise: "q", Class: "Other"}},
+		"arg-1:2": {{Class: "Other"}},
+	}, CallKeys: map[string]string{"arg-1:1": "c1"}}
+	must(t, st.PutReconstruction(ctx, id, r))
+	got, ok, err := st.Reconstruction(ctx, id)
+	if err != nil || !ok || got.Split != "dev" || got.Source != "m t" || len(got.Unknown) != 1 || len(got.Preds) != 2 ||
+		got.Preds["arg-1:1"][1].Premise != "q" || got.Preds["arg-1:1"][0].Class != "Ambiguity" || got.CallKeys["arg-1:1"] != "c1" || got.CallKeys["arg-1:2"] != "" {
+		t.Fatalf("reconstruction: %+v %v", got, err)
+	}
+}
+
+func testDeleteRun(t *testing.T, st Store) {
+	ctx := context.Background()
+	id, _ := st.StartRun(ctx, store.Run{Name: "gone", Benchmark: "deflect"})
+	keep, _ := st.StartRun(ctx, store.Run{Name: "kept", Benchmark: "deflect"})
+	gens, evals := deflectData(t, st)
+	must(t, st.PutDeflect(ctx, id, gens, evals))
+	must(t, st.PutDeflect(ctx, keep, gens, evals))
+	must(t, st.PutPhases(ctx, id, []store.PhaseCount{{Seq: 1, Phase: "p", Model: "m"}}))
+	must(t, st.LinkRun(ctx, id, "gen-call", "g2", false))
+	must(t, st.DeleteRun(ctx, id))
+	if _, ok, _ := st.Run(ctx, id); ok {
+		t.Fatal("the run is still there")
+	}
+	if n, _ := st.CountRecords(ctx, id); n != 0 {
+		t.Fatalf("%d records of a deleted run", n)
+	}
+	if p, _ := st.Phases(ctx, id); len(p) != 0 {
+		t.Fatal("phases of a deleted run")
+	}
+	if _, ok, _ := st.GetCall(ctx, "gen-call"); !ok {
+		t.Fatal("deleting a run deleted its calls from the cache")
+	}
+	if d, err := st.Deflect(ctx, keep); err != nil || len(d.Gens) != 2 {
+		t.Fatalf("another run's records: %v", err)
+	}
+}
+
+func testBatches(t *testing.T, st Store) {
+	ctx := context.Background()
+	b := store.Batch{Provider: "openai", Items: []store.BatchItem{{Key: "k1", Namespace: "ns", Model: "m", Request: json.RawMessage(`{"x":1}`)}}}
+	must(t, st.SaveBatchIntent(ctx, "tok", b))
+	un, err := st.UnconfirmedBatches(ctx, "openai")
+	if err != nil || len(un) != 1 || un[0].ID != "tok" || len(un[0].Items) != 1 || string(un[0].Items[0].Request) != `{"x":1}` {
+		t.Fatalf("unconfirmed: %+v %v", un, err)
+	}
+	if p, _ := st.PendingBatches(ctx, "openai"); len(p) != 0 {
+		t.Fatal("an unconfirmed batch is pending")
+	}
+	must(t, st.ConfirmBatch(ctx, "tok", "batch_1"))
+	p, err := st.PendingBatches(ctx, "openai")
+	if err != nil || len(p) != 1 || p[0].ID != "batch_1" || len(p[0].Items) != 1 {
+		t.Fatalf("pending: %+v %v", p, err)
+	}
+	if in, err := st.InPendingBatch(ctx, "k1"); err != nil || !in {
+		t.Fatalf("k1 in a pending batch: %v %v", in, err)
+	}
+	if p, _ := st.PendingBatches(ctx, "anthropic"); len(p) != 0 {
+		t.Fatal("another provider's batch")
+	}
+	must(t, st.SetBatchStatus(ctx, "batch_1", store.BatchIngested))
+	if in, _ := st.InPendingBatch(ctx, "k1"); in {
+		t.Fatal("an ingested batch is pending")
+	}
+	must(t, st.SaveBatchIntent(ctx, "tok2", b))
+	must(t, st.DropBatch(ctx, "tok2"))
+	if un, _ := st.UnconfirmedBatches(ctx, "openai"); len(un) != 0 {
+		t.Fatal("a dropped batch is still there")
+	}
+}
