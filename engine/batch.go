@@ -45,13 +45,11 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 			return e.summary(ctx), nil
 		}
 		key := j.Key()
-		if c, hit, err := st.GetCall(ctx, key); err != nil {
-			return e.summary(ctx), err
-		} else if hit {
-			if err := st.LinkRun(ctx, e.opt.RunID, key, j.ID, true); err != nil {
-				return e.summary(ctx), err
+		if r, hit := e.cachedResult(ctx, j, key); hit {
+			if r.Err != nil {
+				return e.summary(ctx), r.Err
 			}
-			emit(Result{Job: j, Key: key, Response: c.Response, Cached: true, Cost: c.Cost})
+			emit(r)
 			continue
 		}
 		if _, dup := waiting[key]; dup {
@@ -142,12 +140,10 @@ func (e *Engine) reserveBatch(j Job, key string) (bool, error) {
 // settleBatch replaces a batch job's reservation by its actual cost.
 func (e *Engine) settleBatch(key string, cost *float64) {
 	e.progMu.Lock()
-	defer e.progMu.Unlock()
-	e.spent -= e.batchReserved[key]
+	reserved := e.batchReserved[key]
 	delete(e.batchReserved, key)
-	if cost != nil {
-		e.spent += *cost
-	}
+	e.progMu.Unlock()
+	e.settle(reserved, cost)
 }
 
 // batchLimits is BatchSize capped by what the provider's batch API accepts.

@@ -134,6 +134,8 @@ type Engine struct {
 	failures      []Failure
 	flights       singleflight.Group // identical jobs in flight share one call
 	pool          *pool              // workers of the Run in progress, guarded by mu
+	// call is the live path below the cache: retry → limit → budget → send.
+	call func(ctx, callCtx context.Context, l *lane, j Job) attempts
 }
 
 type lane struct {
@@ -173,7 +175,9 @@ func New(opt Options) *Engine {
 	if opt.Limits == nil {
 		opt.Limits = func(string) Limits { return Limits{Concurrency: 8} }
 	}
-	return &Engine{opt: opt, lanes: map[string]*lane{}}
+	e := &Engine{opt: opt, lanes: map[string]*lane{}}
+	e.call = e.retried(e.limited(e.budgeted(e.send)))
+	return e
 }
 
 func (e *Engine) lane(name string) (*lane, error) {
@@ -426,18 +430,10 @@ func (e *Engine) do(ctx, callCtx context.Context, j Job) (Result, bool) {
 // doOnce runs one job: cache, then calls with retries. ok is false when the
 // job was abandoned because of cancellation (it has no result and is not stored).
 func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result, bool) {
-	res := Result{Job: j, Key: key}
-	st := e.opt.Store
-	if c, hit, err := st.GetCall(callCtx, key); err != nil {
-		res.Err = err
-		return res, true
-	} else if hit {
-		res.Response, res.Cached, res.Cost = c.Response, true, c.Cost
-		if err := st.LinkRun(callCtx, e.opt.RunID, key, j.ID, true); err != nil {
-			res.Err = err
-		}
-		return res, true
+	if r, hit := e.cachedResult(callCtx, j, key); hit {
+		return r, true
 	}
+	res := Result{Job: j, Key: key}
 	if ctx.Err() != nil {
 		return res, false
 	}
@@ -446,134 +442,56 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		res.Err = err
 		return res, true
 	}
-	for attempt := 1; ; attempt++ {
-		res.Attempts = attempt
-		resp, cost, err := e.attempt(ctx, callCtx, l, j)
-		if err == nil {
-			res.Response, res.Cost = &resp, cost
-			if cerr := e.commit(callCtx, res); cerr != nil {
-				// Paid for but not stored: a failed job, counted and
-				// reported, so the run cannot end as a success.
-				res.Response, res.Err = nil, fmt.Errorf("answer received but not stored (a re-run pays for it again): %w", cerr)
-				e.logFailure(j, attempt, res.Err)
-			}
-			return res, true
-		}
-		if errors.Is(err, ErrBudget) {
-			res.Err = err
-			return res, true
-		}
-		if ctx.Err() != nil && !llm.IsRetryable(err) && errors.Is(err, context.Canceled) {
-			return res, false
-		}
-		if !llm.IsRetryable(err) || attempt >= e.opt.MaxAttempts {
-			if attempt >= e.opt.MaxAttempts && llm.IsRetryable(err) {
-				err = fmt.Errorf("gave up after %d attempts: %w", attempt, err)
-			}
-			res.Err = err
-			e.logFailure(j, attempt, err)
-			if cerr := e.commit(callCtx, res); cerr != nil {
-				res.Err = fmt.Errorf("%w (and recording the failure: %v)", err, cerr)
-			}
-			return res, true
-		}
-		wait := e.backoff(attempt, err)
-		e.noteRetry(j, attempt, wait, err)
-		if !sleep(ctx, wait) {
-			return res, false
-		}
+	a := e.call(ctx, callCtx, l, j)
+	if a.abandoned {
+		return res, false
 	}
+	res.Attempts = a.n
+	if a.err == nil {
+		res.Response, res.Cost = &a.resp, a.cost
+		if cerr := e.commit(callCtx, res); cerr != nil {
+			// Paid for but not stored: a failed job, counted and
+			// reported, so the run cannot end as a success.
+			res.Response, res.Err = nil, fmt.Errorf("answer received but not stored (a re-run pays for it again): %w", cerr)
+			e.logFailure(j, a.n, res.Err)
+		}
+		return res, true
+	}
+	res.Err = a.err
+	if errors.Is(a.err, ErrBudget) {
+		return res, true
+	}
+	e.logFailure(j, a.n, a.err)
+	if cerr := e.commit(callCtx, res); cerr != nil {
+		res.Err = fmt.Errorf("%w (and recording the failure: %v)", a.err, cerr)
+	}
+	return res, true
+}
+
+// cachedResult is the cache stage, shared by the live and batch paths: the
+// stored answer for key, linked to the run. hit is false when there is none;
+// a store error is a hit whose result carries the error.
+func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result, hit bool) {
+	r = Result{Job: j, Key: key}
+	c, ok, err := e.opt.Store.GetCall(ctx, key)
+	if err != nil {
+		r.Err = err
+		return r, true
+	}
+	if !ok {
+		return r, false
+	}
+	r.Response, r.Cached, r.Cost = c.Response, true, c.Cost
+	if err := e.opt.Store.LinkRun(ctx, e.opt.RunID, key, j.ID, true); err != nil {
+		r.Err = err
+	}
+	return r, true
 }
 
 func (e *Engine) logFailure(j Job, attempts int, err error) {
 	if e.opt.Log != nil {
 		e.opt.Log.Error("job failed", "job", j.ID, "model", j.Spec.String(), "attempts", attempts, "err", err.Error())
 	}
-}
-
-// attempt makes one call under the lane's limits.
-func (e *Engine) attempt(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
-	if err := l.sem.acquire(ctx); err != nil {
-		return llm.Response{}, nil, err
-	}
-	estIn, estOut := l.est.estimate(j.Request)
-	reserved, err := e.reserve(j.Spec, estIn, estOut, 1)
-	if err != nil {
-		l.sem.release(false, false)
-		return llm.Response{}, nil, err
-	}
-	if l.rpm != nil {
-		if err := l.rpm.Wait(ctx); err != nil {
-			l.sem.release(false, false)
-			e.unreserve(reserved)
-			return llm.Response{}, nil, err
-		}
-	}
-	if l.tpm != nil {
-		if err := l.tpm.WaitN(ctx, min(int(estIn+estOut), l.tpm.Burst())); err != nil {
-			l.sem.release(false, false)
-			e.unreserve(reserved)
-			return llm.Response{}, nil, err
-		}
-	}
-	cctx, cancel := context.WithTimeout(callCtx, e.opt.CallTimeout)
-	resp, err := l.p.Generate(cctx, j.Spec.Model, j.Request)
-	timedOut := cctx.Err() == context.DeadlineExceeded
-	cancel()
-	e.unreserve(reserved)
-	if err != nil {
-		if timedOut && callCtx.Err() == nil && !llm.IsRetryable(err) {
-			err = &llm.Error{Provider: j.Spec.Provider, Retryable: true, Message: fmt.Sprintf("no answer within %s", e.opt.CallTimeout), Err: err}
-		}
-		var le *llm.Error
-		l.sem.release(false, errors.As(err, &le) && le.RateLimit)
-		return llm.Response{}, nil, err
-	}
-	l.sem.release(true, false)
-	l.est.observe(j.Request, resp.Usage)
-	if l.tpm != nil {
-		if extra := int(resp.Usage.Total() - (estIn + estOut)); extra > 0 {
-			l.tpm.ReserveN(time.Now(), min(extra, l.tpm.Burst())) // pay the underestimate forward
-		}
-	}
-	var cost *float64
-	if c, ok := e.opt.Prices.Cost(j.Spec, resp.Usage); ok {
-		cost = &c
-	}
-	return resp, cost, nil
-}
-
-// reserve books the estimated cost of a call, times factor (the batch
-// discount, or 1), against the budget.
-func (e *Engine) reserve(s llm.Spec, in, out int64, factor float64) (float64, error) {
-	if e.opt.Budget <= 0 {
-		return 0, nil
-	}
-	if e.stopping.Load() {
-		return 0, ErrBudget
-	}
-	est, ok := e.opt.Prices.Cost(s, llm.Usage{InputTokens: in, OutputTokens: out})
-	if !ok {
-		return 0, fmt.Errorf("budget set but the price of %s is unknown: add it under prices: in the config", s)
-	}
-	est *= factor
-	e.progMu.Lock()
-	defer e.progMu.Unlock()
-	if e.spent+est > e.opt.Budget {
-		e.stopping.Store(true)
-		return 0, ErrBudget
-	}
-	e.spent += est
-	return est, nil
-}
-
-func (e *Engine) unreserve(amount float64) {
-	if amount == 0 {
-		return
-	}
-	e.progMu.Lock()
-	e.spent -= amount
-	e.progMu.Unlock()
 }
 
 // commit stores a call's outcome and links it to the run.
@@ -584,11 +502,6 @@ func (e *Engine) commit(ctx context.Context, r Result) error {
 		c.Status, c.Error = store.StatusError, r.Err.Error()
 	} else {
 		c.Status, c.Response, c.Usage, c.Latency = store.StatusOK, r.Response, r.Response.Usage, r.Response.Latency
-		if r.Cost != nil {
-			e.progMu.Lock()
-			e.spent += *r.Cost
-			e.progMu.Unlock()
-		}
 	}
 	if err := e.opt.Store.PutCall(ctx, c); err != nil {
 		return err

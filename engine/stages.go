@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+)
+
+// A stage makes one model call for a job, or passes it on to the next stage
+// with something added, the way restic's backends wrap each other. The live
+// path is
+//
+//	cache (doOnce) → retry → limit → budget → send
+//
+// and the batch path shares the cache look-up (cachedResult) and the budget
+// (reserve). Retries sit outside the limits because every attempt is a
+// request that counts against the provider's concurrency, requests/min and
+// tokens/min, and a 429 must reach the concurrency limit attempt by attempt;
+// the budget sits inside the concurrency slot so only calls about to be sent
+// hold a reservation, never jobs waiting in the queue.
+type stage func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error)
+
+// send is the innermost stage: the provider's call, bounded by CallTimeout
+// and priced. A call that times out is a retryable error.
+func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
+	cctx, cancel := context.WithTimeout(callCtx, e.opt.CallTimeout)
+	resp, err := l.p.Generate(cctx, j.Spec.Model, j.Request)
+	timedOut := cctx.Err() == context.DeadlineExceeded
+	cancel()
+	if err != nil {
+		if timedOut && callCtx.Err() == nil && !llm.IsRetryable(err) {
+			err = &llm.Error{Provider: j.Spec.Provider, Retryable: true, Message: fmt.Sprintf("no answer within %s", e.opt.CallTimeout), Err: err}
+		}
+		return llm.Response{}, nil, err
+	}
+	var cost *float64
+	if c, ok := e.opt.Prices.Cost(j.Spec, resp.Usage); ok {
+		cost = &c
+	}
+	return resp, cost, nil
+}
+
+// budgeted books the call's estimated cost against the budget before next
+// and settles it with the actual cost after: a call that would pass the
+// budget is never sent (ErrBudget).
+func (e *Engine) budgeted(next stage) stage {
+	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
+		in, out := l.est.estimate(j.Request)
+		reserved, err := e.reserve(j.Spec, in, out, 1)
+		if err != nil {
+			return llm.Response{}, nil, err
+		}
+		resp, cost, err := next(ctx, callCtx, l, j)
+		e.settle(reserved, cost)
+		return resp, cost, err
+	}
+}
+
+// limited holds one of the lane's concurrency slots (adaptive: halved on a
+// rate limit) and waits for its requests/min and tokens/min before next; it
+// learns the lane's token estimates from the answer.
+func (e *Engine) limited(next stage) stage {
+	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
+		if err := l.sem.acquire(ctx); err != nil {
+			return llm.Response{}, nil, err
+		}
+		estIn, estOut := l.est.estimate(j.Request)
+		if l.rpm != nil {
+			if err := l.rpm.Wait(ctx); err != nil {
+				l.sem.release(false, false)
+				return llm.Response{}, nil, err
+			}
+		}
+		if l.tpm != nil {
+			if err := l.tpm.WaitN(ctx, min(int(estIn+estOut), l.tpm.Burst())); err != nil {
+				l.sem.release(false, false)
+				return llm.Response{}, nil, err
+			}
+		}
+		resp, cost, err := next(ctx, callCtx, l, j)
+		if err != nil {
+			var le *llm.Error
+			l.sem.release(false, errors.As(err, &le) && le.RateLimit)
+			return resp, cost, err
+		}
+		l.sem.release(true, false)
+		l.est.observe(j.Request, resp.Usage)
+		if l.tpm != nil {
+			if extra := int(resp.Usage.Total() - (estIn + estOut)); extra > 0 {
+				l.tpm.ReserveN(time.Now(), min(extra, l.tpm.Burst())) // pay the underestimate forward
+			}
+		}
+		return resp, cost, nil
+	}
+}
+
+// attempts is what retrying a job came to.
+type attempts struct {
+	resp      llm.Response
+	cost      *float64
+	n         int  // attempts made
+	abandoned bool // cancelled: no outcome to store
+	err       error
+}
+
+// retried runs next until it answers, fails for good or MaxAttempts is
+// reached, waiting with exponential backoff and full jitter (at least the
+// server's Retry-After) between attempts.
+func (e *Engine) retried(next stage) func(ctx, callCtx context.Context, l *lane, j Job) attempts {
+	return func(ctx, callCtx context.Context, l *lane, j Job) attempts {
+		for n := 1; ; n++ {
+			resp, cost, err := next(ctx, callCtx, l, j)
+			switch {
+			case err == nil:
+				return attempts{resp: resp, cost: cost, n: n}
+			case errors.Is(err, ErrBudget):
+				return attempts{n: n, err: err}
+			case ctx.Err() != nil && !llm.IsRetryable(err) && errors.Is(err, context.Canceled):
+				return attempts{n: n, abandoned: true}
+			case !llm.IsRetryable(err):
+				return attempts{n: n, err: err}
+			case n >= e.opt.MaxAttempts:
+				return attempts{n: n, err: fmt.Errorf("gave up after %d attempts: %w", n, err)}
+			}
+			wait := e.backoff(n, err)
+			e.noteRetry(j, n, wait, err)
+			if !sleep(ctx, wait) {
+				return attempts{n: n, abandoned: true}
+			}
+		}
+	}
+}
+
+// reserve books the estimated cost of a call, times factor (the batch
+// discount, or 1), against the budget. Shared by the live and batch paths.
+func (e *Engine) reserve(s llm.Spec, in, out int64, factor float64) (float64, error) {
+	if e.opt.Budget <= 0 {
+		return 0, nil
+	}
+	if e.stopping.Load() {
+		return 0, ErrBudget
+	}
+	est, ok := e.opt.Prices.Cost(s, llm.Usage{InputTokens: in, OutputTokens: out})
+	if !ok {
+		return 0, fmt.Errorf("budget set but the price of %s is unknown: add it under prices: in the config", s)
+	}
+	est *= factor
+	e.progMu.Lock()
+	defer e.progMu.Unlock()
+	if e.spent+est > e.opt.Budget {
+		e.stopping.Store(true)
+		return 0, ErrBudget
+	}
+	e.spent += est
+	return est, nil
+}
+
+// settle replaces a reservation by the actual cost (nil: nothing was paid,
+// or the price is unknown), in one step so no other call sees the gap.
+func (e *Engine) settle(reserved float64, cost *float64) {
+	e.progMu.Lock()
+	defer e.progMu.Unlock()
+	e.spent -= reserved
+	if cost != nil {
+		e.spent += *cost
+	}
+}
