@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -182,18 +181,22 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			if err := sc.Err(); err != nil {
 				return err
 			}
-			x := premiseExtras{scorer: scorerFor(g, scorer), ctx: cmd.Context()}
+			var sess *session
 			if embedder != "" {
-				s, err := openSession(g)
-				if err != nil {
+				if sess, err = openSession(g); err != nil {
 					return err
 				}
-				defer s.Close()
-				if x.embed, err = embedderFor(cmd.Context(), s, embedder); err != nil {
-					return err
-				}
+				defer sess.Close()
 			}
-			return reportReconstruction(g, data, preds, k, split, file, unknown, f, out, x)
+			x, err := scorers(cmd.Context(), g, sess, embedder, scorer)
+			if err != nil {
+				return err
+			}
+			rep, err := missci.ReconstructionReport(data, preds, k, split, file, unknown, x)
+			if err != nil {
+				return err
+			}
+			return writeReport(g, rep, f, out)
 		},
 	}
 	cmd.Flags().StringVar(&embedder, "embedder", "", "embeddings model provider:model (OpenAI-compatible /v1/embeddings) for pairing premises without a class match")
@@ -207,99 +210,6 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 	cmd.MarkFlagRequired("predictions")
 	return cmd
 }
-
-func reportReconstruction(g *Global, data []missci.Argument, preds missci.Predictions, k int, split, source string, unknown []string, f report.Format, out string, x premiseExtras) error {
-	var names []string
-	var rs []missci.Reconstruction
-	ks := []int{k}
-	if k == 1 {
-		ks = []int{1, 2, 3, 4, 5, 6, 0}
-	}
-	for _, kk := range ks {
-		r, err := missci.EvaluateReconstruction(data, preds, kk)
-		if err != nil {
-			return err
-		}
-		names, rs = append(names, source), append(rs, r)
-	}
-	rep := &report.Report{Title: "Missci reconstruction", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"source", source},
-		{"unknown class names mapped to Other", fmt.Sprintf("%d %v", len(unknown), firstN(unknown, 5))}}}
-	sec := rep.AddSection("Reconstruction", "HasPositive@k is the paper's P@1 at k = 1; Other is never a false positive in micro-F1 (SPEC A.7).")
-	sec.Add(missci.ReconstructionTable("reconstruction", "Reconstruction by cut-off k", names, rs))
-	sec.Add(missci.PerClassTable(rs[0]))
-	sec.Add(missci.ArgTTable(rs[0]))
-	if err := premiseSection(rep, data, preds, k, x); err != nil {
-		return err
-	}
-	return writeReport(g, rep, f, out)
-}
-
-// premiseExtras are the optional premise scorers.
-type premiseExtras struct {
-	embed  missci.Embedder
-	scorer string
-	ctx    context.Context
-}
-
-// premiseSection adds METEOR (and, with a scorer, BERTScore and NLI) over
-// the matched (gold, predicted) premise pairs.
-func premiseSection(rep *report.Report, data []missci.Argument, preds missci.Predictions, k int, x premiseExtras) error {
-	pairs, err := missci.MatchPairsWith(data, preds, k, x.embed)
-	if err != nil {
-		return err
-	}
-	ps, err := missci.ScorePairs(pairs)
-	if err != nil {
-		return err
-	}
-	how := fmt.Sprintf("%d of %d lines had no class match and were paired by the lexical fallback (token-set Jaccard) instead of upstream's SBERT cosine, since no --embedder is configured.", ps.NLexical, ps.N)
-	if x.embed != nil {
-		how = fmt.Sprintf("%d of %d lines had no class match and were paired by embedding cosine (--embedder).", ps.NEmbedding, ps.N)
-	}
-	intro := "METEOR as nltk 3.8 computes it (word_tokenize, Porter, WordNet 3.0), reference = gold premise. Pairs are matched by class first; " + how
-	if x.scorer == "" {
-		intro += " BERTScore and NLI-A/NLI-S: not computed (no --scorer configured)."
-	}
-	sec := rep.AddSection("Premise quality", intro)
-	cols := []string{"pairs", "METEOR all", "METEOR correct class", "METEOR incorrect class"}
-	row := []report.Cell{report.I(ps.N), report.F(ps.All, 4), report.F(ps.Correct, 4), report.F(ps.Incorrect, 4)}
-	if x.scorer != "" {
-		scores, err := scorePairs(x.ctx, x.scorer, pairs)
-		if err != nil {
-			return err
-		}
-		for _, m := range []string{"bertscore", "nli_a", "nli_s"} {
-			sum, n := 0.0, 0
-			for _, s := range scores {
-				if v, ok := s[m]; ok {
-					sum += v
-					n++
-				}
-			}
-			cols = append(cols, m)
-			if n == 0 {
-				row = append(row, report.NA("not returned by the scorer"))
-			} else {
-				row = append(row, report.F(sum/float64(n), 4))
-			}
-		}
-	}
-	t := sec.Add(&report.Table{ID: "premise_quality", Title: "Generated premises against gold premises", Columns: report.Cols(cols...)})
-	t.Rows = append(t.Rows, row)
-	per, n, err := missci.PerClassMeteor(pairs)
-	if err != nil {
-		return err
-	}
-	pc := sec.Add(&report.Table{ID: "premise_meteor_per_class", Title: "METEOR of correctly classified premises, per gold class", Columns: report.Cols("class", "pairs", "METEOR")})
-	for _, c := range missci.Classes {
-		if n[c] > 0 {
-			pc.Rows = append(pc.Rows, []report.Cell{report.T(c), report.I(n[c]), report.F(per[c], 4)})
-		}
-	}
-	return nil
-}
-
-func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
 
 type missciRunOptions struct {
 	Task, Model, Template, FromTemplate, Split, Format, Out string

@@ -145,11 +145,11 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			if g.DryRun {
 				return nil
 			}
-			x := premiseExtras{scorer: scorerFor(g, o.Scorer), ctx: ctx}
-			if x.embed, err = embedderFor(ctx, s, o.Embedder); err != nil {
+			x, err := scorers(ctx, g, s, o.Embedder, o.Scorer)
+			if err != nil {
 				return err
 			}
-			rep, err := sweepReport(data, templates, all, o.Split, o.Model, x)
+			rep, err := missci.SweepReport(data, templates, all, o.Split, o.Model, x)
 			if err != nil {
 				return err
 			}
@@ -162,20 +162,22 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err := storeMissci(ctx, s, runID, o.Split, source, unknown, preds, keys); err != nil {
 			return err
 		}
-		x := premiseExtras{scorer: scorerFor(g, o.Scorer), ctx: ctx}
-		if x.embed, err = embedderFor(ctx, s, o.Embedder); err != nil {
+		x, err := scorers(ctx, g, s, o.Embedder, o.Scorer)
+		if err != nil {
 			return err
 		}
-		return reportReconstruction(g, data, preds, 1, o.Split, source, unknown, f, o.Out, x)
+		rep, err := missci.ReconstructionReport(data, preds, 1, o.Split, source, unknown, x)
+		if err != nil {
+			return err
+		}
+		return writeReport(g, rep, f, o.Out)
 	case "classify-gold", "classify-only":
 		units := missci.GoldPremiseUnits(data)
 		if o.Task == "classify-only" {
 			units = missci.LineUnits(data)
 		}
 		if len(templates) > 1 {
-			rep := &report.Report{Title: "Missci " + o.Task + " by template", Benchmark: "missci", Meta: [][2]string{{"split", o.Split}, {"model", o.Model}}}
-			t := rep.AddSection("Classification", "One row per template (SPEC A.8–A.9 semantics).").
-				Add(&report.Table{ID: "classification_by_template", Title: "Accuracy and macro-F1 by template", Columns: report.Cols("template", "units", "accuracy", "macro-F1", "labels")})
+			var rows []missci.ClassifyRow
 			for _, tpl := range templates {
 				rs.Name = "missci " + o.Task + " " + tpl
 				if g.DryRun {
@@ -192,12 +194,12 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 				if err != nil {
 					return err
 				}
-				t.Rows = append(t.Rows, []report.Cell{report.T(tpl), report.I(res.N), report.F(res.Accuracy, 4), report.F(res.MacroF1, 4), report.I(len(res.Labels))})
+				rows = append(rows, missci.ClassifyRow{Template: tpl, Result: res})
 			}
 			if g.DryRun {
 				return nil
 			}
-			return writeReport(g, rep, f, o.Out)
+			return writeReport(g, missci.ClassificationReport(o.Task, o.Split, o.Model, rows), f, o.Out)
 		}
 		got, err := classify(units, o.Template)
 		if err != nil || g.DryRun {
@@ -207,10 +209,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err != nil {
 			return err
 		}
-		rep := &report.Report{Title: "Missci " + o.Task, Benchmark: "missci", Meta: [][2]string{{"split", o.Split}, {"source", source}}}
-		t := rep.AddSection("Classification", "classification_report semantics: the label set is the union of gold and predicted labels; with the gold premise, a prediction absent from gold counts as unk (SPEC A.8–A.9).").
-			Add(&report.Table{ID: "classification", Title: "Accuracy and macro-F1", Columns: report.Cols("units", "accuracy", "macro-F1", "labels")})
-		t.Rows = append(t.Rows, []report.Cell{report.I(res.N), report.F(res.Accuracy, 4), report.F(res.MacroF1, 4), report.I(len(res.Labels))})
+		rep := missci.ClassificationReport(o.Task, o.Split, source, []missci.ClassifyRow{{Result: res}})
 		return writeReport(g, rep, f, o.Out)
 	case "consistency":
 		preds, _, err := reconstruct(o.FromTemplate)
@@ -226,10 +225,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err != nil {
 			return err
 		}
-		rep := &report.Report{Title: "Missci consistency", Benchmark: "missci", Meta: [][2]string{{"split", o.Split}, {"source", o.Model + " " + o.FromTemplate + " → " + o.Template}}}
-		t := rep.AddSection("Consistency", "Matches@1: the share of reasoning lines whose generated premise is classified as the class generated with it (SPEC A.10). Premises that name their own class are excluded and counted.").
-			Add(&report.Table{ID: "consistency", Title: "Matches@1", Columns: report.Cols("lines", "matches", "excluded", "Matches@1 (%)")})
-		t.Rows = append(t.Rows, []report.Cell{report.I(c.N), report.I(c.Matches), report.I(len(c.Excluded)), report.F(c.MatchesAt1, 2)})
+		rep := missci.ConsistencyReport(o.Split, o.Model+" "+o.FromTemplate+" → "+o.Template, c)
 		return writeReport(g, rep, f, o.Out)
 	}
 	return nil
@@ -273,19 +269,12 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep := &report.Report{Title: "Missci human evaluation (Table 13)", Benchmark: "missci"}
-			t := rep.AddSection("Metric versus human judgement", "Mean of the metric on rows where annotators judged the premise plausible (q4 = True) and not (q4 = False), and Pearson r with q4.").
-				Add(&report.Table{ID: "table13", Title: "Table 13", Columns: report.Cols("metric", "q4 = yes (n)", "q4 = no (n)", "mean yes", "mean no", "r", "p")})
-			t.Rows = append(t.Rows, []report.Cell{report.T("METEOR"), report.I(h.NYes), report.I(h.NNo), report.F(h.YesMean, 4), report.F(h.NoMean, 4), report.F(h.R, 4), report.PV(h.P)})
-			for _, m := range []string{"BERTScore", "NLI-A", "NLI-S"} {
-				t.Rows = append(t.Rows, []report.Cell{report.T(m), report.NA("not computed"), report.NA(""), report.NA(""), report.NA(""), report.NA(""), report.NA("")})
-			}
+			var strata []missci.Stratum
+			p1 := map[string]float64{}
 			if file == "" {
-				strata, err := missci.EmbeddedTable14()
-				if err != nil {
+				if strata, err = missci.EmbeddedTable14(); err != nil {
 					return err
 				}
-				p1 := map[string]float64{}
 				for _, kv := range strings.Split(pAt1, ",") {
 					if kv = strings.TrimSpace(kv); kv == "" {
 						continue
@@ -297,20 +286,8 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 					}
 					p1[k] = x
 				}
-				sec := rep.AddSection("Human judgements by stratum (Table 14) and the Table 4 approximation",
-					"Shares of True per question among items whose predicted class is gold (correct) and the others; with --p-at-1 MODEL/PROMPT=P, the approximation s = P·h_correct + (1 − P)·h_incorrect (SPEC A.12; reproduces GPT-4 (D) at P = 0.317).")
-				t14 := sec.Add(&report.Table{ID: "table14", Title: "Table 14 and approximations", Columns: report.Cols("model", "prompt", "question", "correct (n)", "h correct", "incorrect (n)", "h incorrect", "approximation")})
-				for _, st := range strata {
-					for q := range 4 {
-						approx := report.NA("pass --p-at-1")
-						if v, ok := p1[st.Model+"/"+st.Prompt]; ok {
-							approx = report.F(st.Approximate(v, q), 3)
-						}
-						t14.Rows = append(t14.Rows, []report.Cell{report.T(st.Model), report.T(st.Prompt), report.T(fmt.Sprintf("q%d", q+1)),
-							report.I(st.NCorrect), report.F(st.Correct[q], 3), report.I(st.NIncorrect), report.F(st.Incorrect[q], 3), approx})
-					}
-				}
 			}
+			rep := missci.HumanEvalReport(h, strata, p1)
 			return writeReport(g, rep, f, out)
 		},
 	}
@@ -403,11 +380,15 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			preds := m.Preds
-			x := premiseExtras{scorer: scorerFor(g, scorer), ctx: ctx}
-			if x.embed, err = embedderFor(ctx, s, embedder); err != nil {
+			x, err := scorers(ctx, g, s, embedder, scorer)
+			if err != nil {
 				return err
 			}
-			return reportReconstruction(g, data, preds, k, m.Split, fmt.Sprintf("run %d: %s", run, m.Source), m.Unknown, f, out, x)
+			rep, err := missci.ReconstructionReport(data, preds, k, m.Split, fmt.Sprintf("run %d: %s", run, m.Source), m.Unknown, x)
+			if err != nil {
+				return err
+			}
+			return writeReport(g, rep, f, out)
 		},
 	}
 	cmd.Flags().Int64Var(&run, "run", 0, "run id (default: the latest Missci reconstruction run)")

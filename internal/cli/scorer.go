@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"time"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/scorer"
 )
 
 // embedderFor builds an embeddings function from a provider:model spec whose
@@ -39,43 +36,28 @@ func embedderFor(ctx context.Context, s *session, specStr string) (missci.Embedd
 	return func(texts []string) ([][]float64, error) { return e.Embed(ctx, spec.Model, texts) }, nil
 }
 
-// scorePairs sends (reference, prediction) pairs to a scorer endpoint
-// (docs/scorer-protocol.md) and returns one map of metric → value per pair.
-func scorePairs(ctx context.Context, url string, pairs []missci.Pair) ([]map[string]float64, error) {
-	type pr struct {
-		Reference  string `json:"reference"`
-		Prediction string `json:"prediction"`
+// scorers builds the premise scorers of --embedder (needs the session s)
+// and --scorer; a dry run calls neither.
+func scorers(ctx context.Context, g *Global, s *session, embedder, url string) (missci.Scorers, error) {
+	var x missci.Scorers
+	if embedder != "" {
+		e, err := embedderFor(ctx, s, embedder)
+		if err != nil {
+			return x, err
+		}
+		x.Embed = e
 	}
-	body := struct {
-		Pairs []pr `json:"pairs"`
-	}{}
-	for _, p := range pairs {
-		body.Pairs = append(body.Pairs, pr{p.Gold, p.Pred})
+	if url = scorerFor(g, url); url != "" {
+		c := scorer.Client{URL: url}
+		x.Score = func(pairs []missci.Pair) ([]map[string]float64, error) {
+			in := make([]scorer.Pair, len(pairs))
+			for i, p := range pairs {
+				in[i] = scorer.Pair{Reference: p.Gold, Prediction: p.Pred}
+			}
+			return c.Score(ctx, in)
+		}
 	}
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: 30 * time.Minute}).Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("scorer %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("scorer %s: HTTP %d", url, resp.StatusCode)
-	}
-	var out struct {
-		Scores []map[string]float64 `json:"scores"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return nil, fmt.Errorf("scorer %s: response is not {\"scores\": [...]}: %w", url, err)
-	}
-	if len(out.Scores) != len(pairs) {
-		return nil, fmt.Errorf("scorer %s: %d scores for %d pairs", url, len(out.Scores), len(pairs))
-	}
-	return out.Scores, nil
+	return x, nil
 }
 
 // scorerFor is --scorer, except in a dry run, which calls no scorer.

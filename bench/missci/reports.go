@@ -1,0 +1,198 @@
+package missci
+
+import (
+	"fmt"
+
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// Scorers are the optional premise scorers of a reconstruction report:
+// Embed pairs premises by embedding cosine (nil: the lexical fallback);
+// Score computes BERTScore and NLI per (gold, predicted) pair (nil: not
+// computed). Both are given by the caller, which owns their I/O.
+type Scorers struct {
+	Embed Embedder
+	Score func(pairs []Pair) ([]map[string]float64, error)
+}
+
+// ReconstructionReport is the report of one reconstruction run: every
+// cut-off (k = 1: all of 1…6 and all), per-class scores, Arg@t and premise
+// quality.
+func ReconstructionReport(data []Argument, preds Predictions, k int, split, source string, unknown []string, x Scorers) (*report.Report, error) {
+	var names []string
+	var rs []Reconstruction
+	ks := []int{k}
+	if k == 1 {
+		ks = []int{1, 2, 3, 4, 5, 6, 0}
+	}
+	for _, kk := range ks {
+		r, err := EvaluateReconstruction(data, preds, kk)
+		if err != nil {
+			return nil, err
+		}
+		names, rs = append(names, source), append(rs, r)
+	}
+	rep := &report.Report{Title: "Missci reconstruction", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"source", source},
+		{"unknown class names mapped to Other", fmt.Sprintf("%d %v", len(unknown), unknown[:min(5, len(unknown))])}}}
+	sec := rep.AddSection("Reconstruction", "HasPositive@k is the paper's P@1 at k = 1; Other is never a false positive in micro-F1 (SPEC A.7).")
+	sec.Add(ReconstructionTable("reconstruction", "Reconstruction by cut-off k", names, rs))
+	sec.Add(PerClassTable(rs[0]))
+	sec.Add(ArgTTable(rs[0]))
+	if err := premiseSection(rep, data, preds, k, x); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// premiseSection adds METEOR (and, with a scorer, BERTScore and NLI) over
+// the matched (gold, predicted) premise pairs.
+func premiseSection(rep *report.Report, data []Argument, preds Predictions, k int, x Scorers) error {
+	pairs, err := MatchPairsWith(data, preds, k, x.Embed)
+	if err != nil {
+		return err
+	}
+	ps, err := ScorePairs(pairs)
+	if err != nil {
+		return err
+	}
+	how := fmt.Sprintf("%d of %d lines had no class match and were paired by the lexical fallback (token-set Jaccard) instead of upstream's SBERT cosine, since no --embedder is configured.", ps.NLexical, ps.N)
+	if x.Embed != nil {
+		how = fmt.Sprintf("%d of %d lines had no class match and were paired by embedding cosine (--embedder).", ps.NEmbedding, ps.N)
+	}
+	intro := "METEOR as nltk 3.8 computes it (word_tokenize, Porter, WordNet 3.0), reference = gold premise. Pairs are matched by class first; " + how
+	if x.Score == nil {
+		intro += " BERTScore and NLI-A/NLI-S: not computed (no --scorer configured)."
+	}
+	sec := rep.AddSection("Premise quality", intro)
+	cols := []string{"pairs", "METEOR all", "METEOR correct class", "METEOR incorrect class"}
+	row := []report.Cell{report.I(ps.N), report.F(ps.All, 4), report.F(ps.Correct, 4), report.F(ps.Incorrect, 4)}
+	if x.Score != nil {
+		scores, err := x.Score(pairs)
+		if err != nil {
+			return err
+		}
+		for _, m := range []string{"bertscore", "nli_a", "nli_s"} {
+			sum, n := 0.0, 0
+			for _, s := range scores {
+				if v, ok := s[m]; ok {
+					sum += v
+					n++
+				}
+			}
+			cols = append(cols, m)
+			if n == 0 {
+				row = append(row, report.NA("not returned by the scorer"))
+			} else {
+				row = append(row, report.F(sum/float64(n), 4))
+			}
+		}
+	}
+	t := sec.Add(&report.Table{ID: "premise_quality", Title: "Generated premises against gold premises", Columns: report.Cols(cols...)})
+	t.Rows = append(t.Rows, row)
+	per, n, err := PerClassMeteor(pairs)
+	if err != nil {
+		return err
+	}
+	pc := sec.Add(&report.Table{ID: "premise_meteor_per_class", Title: "METEOR of correctly classified premises, per gold class", Columns: report.Cols("class", "pairs", "METEOR")})
+	for _, c := range Classes {
+		if n[c] > 0 {
+			pc.Rows = append(pc.Rows, []report.Cell{report.T(c), report.I(n[c]), report.F(per[c], 4)})
+		}
+	}
+	return nil
+}
+
+// SweepReport compares reconstruction runs of several templates at k = 1,
+// with METEOR over the matched premise pairs of each.
+func SweepReport(data []Argument, templates []string, preds []Predictions, split, model string, x Scorers) (*report.Report, error) {
+	rep := &report.Report{Title: "Missci reconstruction by template", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"model", model}, {"templates", fmt.Sprint(len(templates))}}}
+	var rs []Reconstruction
+	for _, p := range preds {
+		r, err := EvaluateReconstruction(data, p, 1)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	sec := rep.AddSection("Reconstruction", "One row per template at k = 1 (the paper's Tables 9–10 layout); HasPositive@1 is P@1. Each template is a run of its own: `missci report --run ID` gives its full report.")
+	sec.Add(ReconstructionTable("by_template", "Reconstruction by template (k = 1)", templates, rs))
+	t := sec.Add(&report.Table{ID: "meteor_by_template", Title: "Premise METEOR by template (k = 1)", Columns: report.Cols("template", "pairs", "METEOR all", "METEOR correct class", "METEOR incorrect class")})
+	for i, p := range preds {
+		pairs, err := MatchPairsWith(data, p, 1, x.Embed)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := ScorePairs(pairs)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.T(templates[i]), report.I(ps.N), report.F(ps.All, 4), report.F(ps.Correct, 4), report.F(ps.Incorrect, 4)})
+	}
+	return rep, nil
+}
+
+// ClassifyRow is one template's classification result.
+type ClassifyRow struct {
+	Template string
+	Result   ClassifyResult
+}
+
+// ClassificationReport is the report of classify-gold or classify-only runs:
+// one row, or one per template when several were run.
+func ClassificationReport(task, split, source string, rows []ClassifyRow) *report.Report {
+	if len(rows) == 1 && rows[0].Template == "" {
+		rep := &report.Report{Title: "Missci " + task, Benchmark: "missci", Meta: [][2]string{{"split", split}, {"source", source}}}
+		t := rep.AddSection("Classification", "classification_report semantics: the label set is the union of gold and predicted labels; with the gold premise, a prediction absent from gold counts as unk (SPEC A.8–A.9).").
+			Add(&report.Table{ID: "classification", Title: "Accuracy and macro-F1", Columns: report.Cols("units", "accuracy", "macro-F1", "labels")})
+		r := rows[0].Result
+		t.Rows = append(t.Rows, []report.Cell{report.I(r.N), report.F(r.Accuracy, 4), report.F(r.MacroF1, 4), report.I(len(r.Labels))})
+		return rep
+	}
+	rep := &report.Report{Title: "Missci " + task + " by template", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"model", source}}}
+	t := rep.AddSection("Classification", "One row per template (SPEC A.8–A.9 semantics).").
+		Add(&report.Table{ID: "classification_by_template", Title: "Accuracy and macro-F1 by template", Columns: report.Cols("template", "units", "accuracy", "macro-F1", "labels")})
+	for _, row := range rows {
+		r := row.Result
+		t.Rows = append(t.Rows, []report.Cell{report.T(row.Template), report.I(r.N), report.F(r.Accuracy, 4), report.F(r.MacroF1, 4), report.I(len(r.Labels))})
+	}
+	return rep
+}
+
+// ConsistencyReport is the report of a consistency run (SPEC A.10).
+func ConsistencyReport(split, source string, c Consistency) *report.Report {
+	rep := &report.Report{Title: "Missci consistency", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"source", source}}}
+	t := rep.AddSection("Consistency", "Matches@1: the share of reasoning lines whose generated premise is classified as the class generated with it (SPEC A.10). Premises that name their own class are excluded and counted.").
+		Add(&report.Table{ID: "consistency", Title: "Matches@1", Columns: report.Cols("lines", "matches", "excluded", "Matches@1 (%)")})
+	t.Rows = append(t.Rows, []report.Cell{report.I(c.N), report.I(c.Matches), report.I(len(c.Excluded)), report.F(c.MatchesAt1, 2)})
+	return rep
+}
+
+// HumanEvalReport is Table 13 (METEOR against q4) and, with the strata of
+// Table 14 (nil: not shown), the Table 4 approximation for the P@1 values
+// given per "MODEL/PROMPT".
+func HumanEvalReport(h HumanEvalMeteor, strata []Stratum, pAt1 map[string]float64) *report.Report {
+	rep := &report.Report{Title: "Missci human evaluation (Table 13)", Benchmark: "missci"}
+	t := rep.AddSection("Metric versus human judgement", "Mean of the metric on rows where annotators judged the premise plausible (q4 = True) and not (q4 = False), and Pearson r with q4.").
+		Add(&report.Table{ID: "table13", Title: "Table 13", Columns: report.Cols("metric", "q4 = yes (n)", "q4 = no (n)", "mean yes", "mean no", "r", "p")})
+	t.Rows = append(t.Rows, []report.Cell{report.T("METEOR"), report.I(h.NYes), report.I(h.NNo), report.F(h.YesMean, 4), report.F(h.NoMean, 4), report.F(h.R, 4), report.PV(h.P)})
+	for _, m := range []string{"BERTScore", "NLI-A", "NLI-S"} {
+		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.NA("not computed"), report.NA(""), report.NA(""), report.NA(""), report.NA(""), report.NA("")})
+	}
+	if strata == nil {
+		return rep
+	}
+	sec := rep.AddSection("Human judgements by stratum (Table 14) and the Table 4 approximation",
+		"Shares of True per question among items whose predicted class is gold (correct) and the others; with --p-at-1 MODEL/PROMPT=P, the approximation s = P·h_correct + (1 − P)·h_incorrect (SPEC A.12; reproduces GPT-4 (D) at P = 0.317).")
+	t14 := sec.Add(&report.Table{ID: "table14", Title: "Table 14 and approximations", Columns: report.Cols("model", "prompt", "question", "correct (n)", "h correct", "incorrect (n)", "h incorrect", "approximation")})
+	for _, st := range strata {
+		for q := range 4 {
+			approx := report.NA("pass --p-at-1")
+			if v, ok := pAt1[st.Model+"/"+st.Prompt]; ok {
+				approx = report.F(st.Approximate(v, q), 3)
+			}
+			t14.Rows = append(t14.Rows, []report.Cell{report.T(st.Model), report.T(st.Prompt), report.T(fmt.Sprintf("q%d", q+1)),
+				report.I(st.NCorrect), report.F(st.Correct[q], 3), report.I(st.NIncorrect), report.F(st.Incorrect[q], 3), approx})
+		}
+	}
+	return rep
+}
