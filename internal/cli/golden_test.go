@@ -138,6 +138,8 @@ func TestGoldenReports(t *testing.T) {
 		{[]string{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--max-unusable", "0.6", "--out", p("missci-run.md")}, p("missci-run.md"), "missci-run.md"},
 		{[]string{"missci", "report", "--k", "all", "--out", p("missci-report.md")}, p("missci-report.md"), "missci-report.md"},
 		{[]string{"missci", "run", "--task", "classify-gold", "--model", "openai:gpt-4.1", "--split", "dev", "--out", p("missci-cls.md")}, p("missci-cls.md"), "missci-cls.md"},
+		{[]string{"missci", "baseline", "random", "--premise", "p0", "--split", "dev", "--out", p("missci-random.md")}, p("missci-random.md"), "missci-random.md"},
+		{[]string{"missci", "human-eval", "--p-at-1", "GPT 4/definition=0.317", "--format", "json", "--out", p("missci-human.json")}, p("missci-human.json"), "missci-human.json"},
 		{[]string{"prompts", "run", p("prompts.jsonl"), "--models", "openai:gpt-4.1-mini,anthropic:claude-haiku-4-5", "--samples", "2", "--out", p("prompts.jsonl.out")}, p("prompts.jsonl.out"), "prompts.jsonl"},
 	}
 	for _, s := range steps {

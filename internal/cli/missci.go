@@ -48,52 +48,19 @@ func newMissciBaselineCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var names []string
-			var rs []missci.Reconstruction
-			var mean missci.Reconstruction
-			var meteor float64
-			lexical := 0
-			ss := strings.Split(seeds, ",")
-			for _, s := range ss {
+			var nums []uint64
+			var labels []string
+			for _, s := range strings.Split(seeds, ",") {
 				seed, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
 				if err != nil {
 					return fmt.Errorf("--seeds: %q is not a non-negative integer", s)
 				}
-				preds, err := missci.RandomBaseline(data, seed, premise)
-				if err != nil {
-					return err
-				}
-				r, err := missci.EvaluateReconstruction(data, preds, 1)
-				if err != nil {
-					return err
-				}
-				names, rs = append(names, "seed "+s), append(rs, r)
-				n := float64(len(ss))
-				pairs, err := missci.MatchPairs(data, preds, 1)
-				if err != nil {
-					return err
-				}
-				ps, err := missci.ScorePairs(pairs)
-				if err != nil {
-					return err
-				}
-				meteor += ps.All / n
-				lexical += ps.NLexical
-				mean.K, mean.Lines = 1, r.Lines
-				mean.HasPositive += r.HasPositive / n
-				mean.ArgK += r.ArgK / n
-				mean.MicroF1 += r.MicroF1 / n
-				mean.MacroF1 += r.MacroF1 / n
-				mean.SamplesF1 += r.SamplesF1 / n
+				nums, labels = append(nums, seed), append(labels, s)
 			}
-			names, rs = append(names, "mean"), append(rs, mean)
-			rep := &report.Report{Title: "Missci random baseline (" + premise + ")", Benchmark: "missci",
-				Meta: [][2]string{{"split", split}, {"premise", premise}, {"draws", "CPython random.seed(s); random.choice(LABELS)"}}}
-			rep.AddSection("Reconstruction", "").Add(missci.ReconstructionTable("random", "Random baseline, k = 1", names, rs))
-			t := rep.AddSection("Premise quality", fmt.Sprintf("Mean METEOR over seeds of the %s used as the premise. %d line-seeds had no class match and were paired by the lexical fallback "+
-				"(upstream uses SBERT cosine there, so its 0.181 / 0.188 differ slightly).", premise, lexical)).
-				Add(&report.Table{ID: "random_meteor", Title: "METEOR", Columns: report.Cols("premise", "METEOR (mean over seeds)")})
-			t.Rows = append(t.Rows, []report.Cell{report.T(premise), report.F(meteor, 4)})
+			rep, err := missci.RandomBaselineReport(data, split, premise, nums, labels)
+			if err != nil {
+				return err
+			}
 			return writeReport(g, rep, f, out)
 		},
 	}
