@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,19 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	if _, err := FromJSON([]byte(`{"schema":"other"}`)); err == nil {
 		t.Fatal("foreign schema accepted")
+	}
+}
+
+func TestChartOfNamesColumns(t *testing.T) {
+	tab := sample().Tables()[0]
+	c, err := ChartOf(tab, "heatmap", "x", "refusal", "model", "frame")
+	if err != nil || c.Value != 2 || len(c.Label) != 2 || c.Label[0] != 0 || c.Label[1] != 1 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if _, err := ChartOf(tab, "bars", "x", "no_such", "model"); err == nil || !strings.Contains(err.Error(), `table rates has no column "no_such"`) {
+		t.Fatalf("a missing column: %v", err)
+	}
+	if tab.Col("κ") != -1 && tab.Col(tab.Columns[3].Key) != 3 {
+		t.Fatal("Col")
 	}
 }

@@ -3,7 +3,10 @@
 // self-contained HTML page. Analysis code never formats numbers; renderers do.
 package report
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Kind is what a cell holds.
 type Kind string
@@ -142,4 +145,33 @@ func (r *Report) Tables() []*Table {
 		out = append(out, s.Tables...)
 	}
 	return out
+}
+
+// Col is the index of the column with that key, or -1.
+func (t *Table) Col(key string) int {
+	for i, c := range t.Columns {
+		if c.Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// ChartOf makes a chart of a table from column keys: value is the column
+// drawn, labels the columns that name bars (or, for a heatmap, its row and
+// column keys). Readers of a table name its columns, never their positions;
+// a key the table lacks is an error that names it.
+func ChartOf(t *Table, kind, title, value string, labels ...string) (Chart, error) {
+	c := Chart{Kind: kind, Title: title, Value: t.Col(value)}
+	if c.Value < 0 {
+		return c, fmt.Errorf("table %s has no column %q", t.ID, value)
+	}
+	for _, l := range labels {
+		i := t.Col(l)
+		if i < 0 {
+			return c, fmt.Errorf("table %s has no column %q", t.ID, l)
+		}
+		c.Label = append(c.Label, i)
+	}
+	return c, nil
 }

@@ -21,13 +21,12 @@ var funcs = template.FuncMap{
 }
 
 // outcomeFields maps the heatmap outcomes to rubric fields and the column
-// of outcomes_by_frame that holds them.
+// (by key) of outcomes_by_frame that holds them.
 var outcomeFields = []struct {
-	Label, Field string
-	Col          int
+	Label, Field, Column string
 }{
-	{"refusal", "refusal", 2}, {"soft refusal", "soft_refusal", 3}, {"labelled compliance", "fallacy_labeled", 4},
-	{"clean compliance", "compliance_clean", 5}, {"any fallacy", "any_fallacy_present", 6},
+	{"refusal", "refusal", "refusal"}, {"soft refusal", "soft_refusal", "soft_refusal"}, {"labelled compliance", "fallacy_labeled", "labelled_compliance"},
+	{"clean compliance", "compliance_clean", "clean_compliance"}, {"any fallacy", "any_fallacy_present", "any_fallacy"},
 }
 
 type chartView struct {
@@ -55,7 +54,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 						q := url.Values{"model": {model}, "frame": {frame}, "outcome": {o.Field}}
 						return fmt.Sprintf("/runs/%d/generations?%s", id, q.Encode())
 					}
-					c := report.Chart{Kind: "heatmap", Title: strings.ToUpper(o.Label[:1]) + o.Label[1:] + ": model × frame (click a cell)", Label: []int{0, 1}, Value: o.Col}
+					c, err := report.ChartOf(t, "heatmap", strings.ToUpper(o.Label[:1])+o.Label[1:]+": model × frame (click a cell)", o.Column, "model", "frame")
+					if err != nil {
+						s.fail(w, 500, err)
+						return
+					}
 					// Safe: Chart.SVG escapes every text and URL it writes.
 					charts = append(charts, chartView{SVG: template.HTML(c.SVG(t, link))})
 				}

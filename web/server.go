@@ -203,7 +203,9 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 		sec := d.rep.AddSection("Reconstruction", "")
 		sec.Add(missci.ReconstructionTable("reconstruction", "Reconstruction at k = 1", []string{m.Source}, []missci.Reconstruction{res}))
 		pc := sec.Add(missci.PerClassTable(res))
-		pc.Charts = []report.Chart{{Kind: "bars", Title: "Per-class F1", Label: []int{0}, Value: 4}}
+		if err := addChart(pc, "bars", "Per-class F1", "f1", "class"); err != nil {
+			return err
+		}
 	case "foils":
 		audits, err := records.LoadFoils(ctx, s.st, id)
 		if err != nil {
@@ -218,13 +220,17 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 			}
 		}
 		for _, t := range d.rep.Tables() {
+			var err error
 			switch t.ID {
 			case "confusion":
-				t.Charts = []report.Chart{{Kind: "heatmap", Title: "Confusion matrix (row shares)", Label: []int{0, 1}, Value: 2}}
+				err = addChart(t, "heatmap", "Confusion matrix (row shares)", "share", "gold", "predicted")
 			case "per_type":
-				t.Charts = []report.Chart{{Kind: "bars", Title: "Type-specific separation M_τ − W_τ (pp)", Label: []int{0}, Value: 3}}
+				err = addChart(t, "bars", "Type-specific separation M_τ − W_τ (pp)", "gap_pp", "type")
 			case "flag_rates":
-				t.Charts = []report.Chart{{Kind: "bars", Title: "Flag rate by condition", Label: []int{0}, Value: 3}}
+				err = addChart(t, "bars", "Flag rate by condition", "rate", "condition")
+			}
+			if err != nil {
+				return err
 			}
 		}
 	}
@@ -259,4 +265,14 @@ func auditFallback(a foils.AuditRecord, why error) (*report.Report, error) {
 		Meta: [][2]string{{"corpus", a.Corpus}, {"detector", a.Detector}}}
 	rep.AddSection("No measurements", "The audit's measurements cannot be made from its detections: "+why.Error()+". Its items can still be browsed.")
 	return rep, nil
+}
+
+// addChart sets a table's chart from its column keys.
+func addChart(t *report.Table, kind, title, value string, labels ...string) error {
+	c, err := report.ChartOf(t, kind, title, value, labels...)
+	if err != nil {
+		return err
+	}
+	t.Charts = []report.Chart{c}
+	return nil
 }
