@@ -70,16 +70,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		}
 		data["Charts"] = charts
 	}
-	switch d.run.Benchmark {
-	case "deflect":
-		s.render(w, "deflect.html", data)
-	case "foils":
-		s.render(w, "foils.html", data)
-	case "missci":
-		s.render(w, "missci.html", data)
-	default:
-		s.render(w, "run.html", data)
+	tpl := "run.html"
+	if v, ok := views[d.run.Benchmark]; ok {
+		tpl = v.template
 	}
+	s.render(w, tpl, data)
 }
 
 // runFrom loads the run named in the path, answering 400 or 404 itself.

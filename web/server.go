@@ -164,74 +164,98 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 	if !found {
 		return fmt.Errorf("no run %d in %s", id, s.st.Path())
 	}
-	switch d.run.Benchmark {
-	case "deflect":
-		ds, err := records.LoadDeflect(ctx, s.st, id)
-		if err != nil {
-			return err
-		}
-		if d.rows, d.judges, err = deflect.Rows(ds, judge.Any); err != nil {
-			return err
-		}
-		d.evals = map[string]map[string]deflect.Eval{}
-		for _, e := range ds.Evals {
-			if d.evals[e.GenID] == nil {
-				d.evals[e.GenID] = map[string]deflect.Eval{}
-			}
-			if _, dup := d.evals[e.GenID][e.JudgeModel]; !dup {
-				d.evals[e.GenID][e.JudgeModel] = e
-			}
-		}
-		d.rep, err = deflect.Analyze(ds, deflect.Options{Seed: 20260101, Resamples: s.Resamples})
+	if v, ok := views[d.run.Benchmark]; ok {
+		return v.load(s, ctx, id, d)
+	}
+	return nil
+}
+
+// view is how the viewer shows a registered benchmark's runs: the page
+// template and how its records become the page's data. Runs of anything
+// else (prompt sets, ask) get the generic run page.
+type view struct {
+	template string
+	load     func(s *Server, ctx context.Context, id int64, d *runData) error
+}
+
+// views are keyed by the benchmarks' registered names.
+var views = map[string]view{
+	deflect.Definition.Name: {"deflect.html", (*Server).loadDeflect},
+	missci.Definition.Name:  {"missci.html", (*Server).loadMissci},
+	foils.Definition.Name:   {"foils.html", (*Server).loadFoils},
+}
+
+func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
+	ds, err := records.LoadDeflect(ctx, s.st, id)
+	if err != nil {
 		return err
-	case "missci":
-		m, err := records.LoadMissci(ctx, s.st, id)
+	}
+	if d.rows, d.judges, err = deflect.Rows(ds, judge.Any); err != nil {
+		return err
+	}
+	d.evals = map[string]map[string]deflect.Eval{}
+	for _, e := range ds.Evals {
+		if d.evals[e.GenID] == nil {
+			d.evals[e.GenID] = map[string]deflect.Eval{}
+		}
+		if _, dup := d.evals[e.GenID][e.JudgeModel]; !dup {
+			d.evals[e.GenID][e.JudgeModel] = e
+		}
+	}
+	d.rep, err = deflect.Analyze(ds, deflect.Options{Seed: 20260101, Resamples: s.Resamples})
+	return err
+}
+
+func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {
+	m, err := records.LoadMissci(ctx, s.st, id)
+	if err != nil {
+		return err
+	}
+	args, err := missci.Load(m.Split)
+	if err != nil {
+		return err
+	}
+	md := &missciData{args: args, preds: m.Preds, split: m.Split}
+	d.missci = md
+	res, err := missci.EvaluateReconstruction(args, md.preds, 1)
+	if err != nil {
+		return err
+	}
+	d.rep = &report.Report{Title: "Missci", Benchmark: "missci"}
+	sec := d.rep.AddSection("Reconstruction", "")
+	sec.Add(missci.ReconstructionTable("reconstruction", "Reconstruction at k = 1", []string{m.Source}, []missci.Reconstruction{res}))
+	pc := sec.Add(missci.PerClassTable(res))
+	if err := addChart(pc, "bars", "Per-class F1", "f1", "class"); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) loadFoils(ctx context.Context, id int64, d *runData) error {
+	audits, err := records.LoadFoils(ctx, s.st, id)
+	if err != nil {
+		return err
+	}
+	d.preds = audits[0].Detections
+	if d.rep, _, err = foils.ReportOf(audits); err != nil {
+		// The items can still be browsed: show the report an older
+		// store kept, or say why there is none.
+		if d.rep, err = auditFallback(audits[0], err); err != nil {
+			return err
+		}
+	}
+	for _, t := range d.rep.Tables() {
+		var err error
+		switch t.ID {
+		case "confusion":
+			err = addChart(t, "heatmap", "Confusion matrix (row shares)", "share", "gold", "predicted")
+		case "per_type":
+			err = addChart(t, "bars", "Type-specific separation M_τ − W_τ (pp)", "gap_pp", "type")
+		case "flag_rates":
+			err = addChart(t, "bars", "Flag rate by condition", "rate", "condition")
+		}
 		if err != nil {
 			return err
-		}
-		args, err := missci.Load(m.Split)
-		if err != nil {
-			return err
-		}
-		md := &missciData{args: args, preds: m.Preds, split: m.Split}
-		d.missci = md
-		res, err := missci.EvaluateReconstruction(args, md.preds, 1)
-		if err != nil {
-			return err
-		}
-		d.rep = &report.Report{Title: "Missci", Benchmark: "missci"}
-		sec := d.rep.AddSection("Reconstruction", "")
-		sec.Add(missci.ReconstructionTable("reconstruction", "Reconstruction at k = 1", []string{m.Source}, []missci.Reconstruction{res}))
-		pc := sec.Add(missci.PerClassTable(res))
-		if err := addChart(pc, "bars", "Per-class F1", "f1", "class"); err != nil {
-			return err
-		}
-	case "foils":
-		audits, err := records.LoadFoils(ctx, s.st, id)
-		if err != nil {
-			return err
-		}
-		d.preds = audits[0].Detections
-		if d.rep, _, err = foils.ReportOf(audits); err != nil {
-			// The items can still be browsed: show the report an older
-			// store kept, or say why there is none.
-			if d.rep, err = auditFallback(audits[0], err); err != nil {
-				return err
-			}
-		}
-		for _, t := range d.rep.Tables() {
-			var err error
-			switch t.ID {
-			case "confusion":
-				err = addChart(t, "heatmap", "Confusion matrix (row shares)", "share", "gold", "predicted")
-			case "per_type":
-				err = addChart(t, "bars", "Type-specific separation M_τ − W_τ (pp)", "gap_pp", "type")
-			case "flag_rates":
-				err = addChart(t, "bars", "Flag rate by condition", "rate", "condition")
-			}
-			if err != nil {
-				return err
-			}
 		}
 	}
 	return nil
