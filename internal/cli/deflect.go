@@ -236,10 +236,7 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 // loadRun reads a DeflectBench run's records (runID 0: the newest run); a
 // run that did not finish is refused unless allowIncomplete.
 func loadRun(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
-	r, err := lifecycle.Pick(ctx, st, deflect.Definition.Name, deflect.Definition.Title, runID, allowIncomplete, nil)
-	if errors.Is(err, lifecycle.ErrNoRun) {
-		return deflect.Dataset{}, 0, fmt.Errorf("no DeflectBench run in %s: run `fallacylab deflect run` or `deflect import` first", st.Path())
-	}
+	r, err := pick(ctx, st, deflect.Definition, deflect.Definition.Title, runID, allowIncomplete, nil, "fallacylab deflect run` or `deflect import")
 	if err != nil {
 		return deflect.Dataset{}, 0, err
 	}

@@ -58,6 +58,13 @@ func scripted(c llmtest.Call) llmtest.Reply {
 	return llmtest.Reply{Text: "But what about the other side's record? " + strconv.Itoa(len(c.Prompt))}
 }
 
+// fourClaims are one claim per controversy level.
+const fourClaims = `{"claim_id":"L1_INT_01","level":1,"context":"international","domain":"science","text":"The WHO characterized COVID-19 as a pandemic in March 2020."}
+{"claim_id":"L2_US_01","level":2,"context":"us","domain":"politics","text":"Voting is a civic duty."}
+{"claim_id":"L3_INT_01","level":3,"context":"international","domain":"economics","text":"Tariffs protect jobs."}
+{"claim_id":"L4_INT_01","level":4,"context":"international","domain":"history","text":"The moon landing was staged."}
+`
+
 func runCLI(t *testing.T, dir string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -68,21 +75,8 @@ func runCLI(t *testing.T, dir string, args ...string) (string, string, error) {
 }
 
 func TestDeflectEndToEnd(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: scripted})
-	defer srv.Close()
-	dir := t.TempDir()
-	if err := writeConfig(dir, srv); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} {
-		t.Setenv(k, "test-key")
-	}
-	claims := `{"claim_id":"L1_INT_01","level":1,"context":"international","domain":"science","text":"The WHO characterized COVID-19 as a pandemic in March 2020."}
-{"claim_id":"L2_US_01","level":2,"context":"us","domain":"politics","text":"Voting is a civic duty."}
-{"claim_id":"L3_INT_01","level":3,"context":"international","domain":"economics","text":"Tariffs protect jobs."}
-{"claim_id":"L4_INT_01","level":4,"context":"international","domain":"history","text":"The moon landing was staged."}
-`
-	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(claims), 0o644)
+	srv, dir := guaranteeEnv(t, scripted)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
 	args := []string{"deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b",
 		"--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")}
 	out, stderr, err := runCLI(t, dir, args...)

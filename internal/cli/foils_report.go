@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/internal/records"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/spf13/cobra"
 )
@@ -32,10 +30,7 @@ func newFoilsReportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			r, err := lifecycle.Pick(ctx, s.st, foils.Definition.Name, foils.Definition.Title, run, allowIncomplete, nil)
-			if errors.Is(err, lifecycle.ErrNoRun) {
-				return fmt.Errorf("no Scheme Foils audit in %s: run `fallacylab foils audit` first", s.st.Path())
-			}
+			r, err := pick(ctx, s.st, foils.Definition, foils.Definition.Title, run, allowIncomplete, nil, "fallacylab foils audit")
 			if err != nil {
 				return err
 			}

@@ -100,21 +100,8 @@ func missciScripted(t *testing.T) func(llmtest.Call) llmtest.Reply {
 // TestGoldenReports pins the reports of every benchmark, from model runs,
 // the store and files, byte for byte: a redesign must leave them unchanged.
 func TestGoldenReports(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: missciScripted(t)})
-	defer srv.Close()
-	dir := t.TempDir()
-	if err := writeConfig(dir, srv); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} {
-		t.Setenv(k, "test-key")
-	}
-	claims := `{"claim_id":"L1_INT_01","level":1,"context":"international","domain":"science","text":"The WHO characterized COVID-19 as a pandemic in March 2020."}
-{"claim_id":"L2_US_01","level":2,"context":"us","domain":"politics","text":"Voting is a civic duty."}
-{"claim_id":"L3_INT_01","level":3,"context":"international","domain":"economics","text":"Tariffs protect jobs."}
-{"claim_id":"L4_INT_01","level":4,"context":"international","domain":"history","text":"The moon landing was staged."}
-`
-	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(claims), 0o644)
+	_, dir := guaranteeEnv(t, missciScripted(t))
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
 	prompts := `{"id": "p1", "prompt": "Name a fallacy."}
 {"id": "p2", "prompt": "Define red herring.", "temperature": 0}
 `

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/records"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -360,13 +358,10 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			r, err := lifecycle.Pick(ctx, s.st, missci.Definition.Name, missci.Definition.Title+" reconstruction", run, allowIncomplete, func(r store.Run) bool {
+			r, err := pick(ctx, s.st, missci.Definition, missci.Definition.Title+" reconstruction", run, allowIncomplete, func(r store.Run) bool {
 				_, err := records.LoadMissci(ctx, s.st, r.ID)
 				return err == nil
-			})
-			if errors.Is(err, lifecycle.ErrNoRun) {
-				return fmt.Errorf("no Missci reconstruction run in %s: run `fallacylab missci run` first", s.st.Path())
-			}
+			}, "fallacylab missci run")
 			if err != nil {
 				return err
 			}

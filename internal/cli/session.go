@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -290,6 +291,17 @@ func (s *session) phase(ctx context.Context, run *lifecycle.Run, ps phaseSpec, o
 		err = eerr
 	}
 	return sum, err
+}
+
+// pick is the run a report reads: --run id, or the newest run of what (a
+// benchmark title) that has is true for; one that did not finish is refused
+// unless allowIncomplete. first is the command that makes such runs.
+func pick(ctx context.Context, st *sqlite.Store, b *bench.Benchmark, what string, id int64, allowIncomplete bool, has func(store.Run) bool, first string) (store.Run, error) {
+	r, err := lifecycle.Pick(ctx, st, b.Name, what, id, allowIncomplete, has)
+	if errors.Is(err, lifecycle.ErrNoRun) {
+		return r, fmt.Errorf("no %s run in %s: run `%s` first", what, st.Path(), first)
+	}
+	return r, err
 }
 
 // finish ends the run and turns the outcome into the exit error.
