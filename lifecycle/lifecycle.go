@@ -68,6 +68,9 @@ const (
 type ExitError struct {
 	Code int
 	Err  error
+	// Reason is the short form stored with the run ("" : the error's
+	// first line).
+	Reason string
 }
 
 func (e *ExitError) Error() string { return e.Err.Error() }
@@ -204,7 +207,11 @@ func (r *Run) outcome(err error) (status, reason string, exit error) {
 	case errors.Is(err, context.Canceled):
 		return store.RunInterrupted, "interrupted", &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("run %d interrupted: run the same command again to resume", r.ID)}
 	case errors.As(err, &ee) && ee.Code == ExitUnusable:
-		return store.RunFailed, firstLine(ee.Err.Error()), err
+		reason := ee.Reason
+		if reason == "" {
+			reason = firstLine(ee.Err.Error())
+		}
+		return store.RunFailed, reason, err
 	case err != nil:
 		return store.RunFailed, firstLine(err.Error()), err
 	}

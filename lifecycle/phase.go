@@ -161,7 +161,7 @@ func (p *Phase) check(counts []store.PhaseCount) error {
 		msg += ": " + hint
 	}
 	msg += "\none raw answer: " + quote(example)
-	return &ExitError{Code: ExitUnusable, Err: errors.New(msg)}
+	return &ExitError{Code: ExitUnusable, Err: errors.New(msg), Reason: fmt.Sprintf("%s: %s unusable", p.Name, strings.Join(bad, ", "))}
 }
 
 // Unusable sums the unusable answers over models.

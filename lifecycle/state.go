@@ -76,7 +76,7 @@ func Reportable(r store.Run, allowIncomplete bool, now time.Time) error {
 		return fmt.Errorf("run %d (%s) is %s: its records are not complete yet; wait for it, or report what is there with --run %d --allow-incomplete: %w",
 			r.ID, r.Name, what, r.ID, ErrNotDone)
 	}
-	return fmt.Errorf("run %d (%s) %w: it is %s. Run the same command again to resume it, report what is there with --run %d --allow-incomplete, or delete it with `fallacylab runs rm %d`",
+	return fmt.Errorf("run %d (%s) %w (%s). Run the same command again to resume it, report what is there with --run %d --allow-incomplete, or delete it with `fallacylab runs rm %d`",
 		r.ID, r.Name, ErrNotDone, what, r.ID, r.ID)
 }
 
