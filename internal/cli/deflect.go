@@ -323,6 +323,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 	}
 	var d deflect.Dataset
 	source := ""
+	var fromRun func(*report.Report) error
 	if o.Generations != "" {
 		if d, err = readDatasetFiles(o.Generations, o.Evals); err != nil {
 			return err
@@ -333,19 +334,24 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		if err != nil {
 			return err
 		}
+		defer s.Close()
 		var runID int64
-		d, runID, err = loadRun(ctx, s.st, o.Run, o.AllowIncomplete)
-		s.Close()
-		if err != nil {
+		if d, runID, err = loadRun(ctx, s.st, o.Run, o.AllowIncomplete); err != nil {
 			return err
 		}
 		source = fmt.Sprintf("run %d in %s", runID, g.DBPath)
+		fromRun = func(rep *report.Report) error { return addUnusable(ctx, s.st, runID, rep) }
 	}
 	rep, err := deflect.Analyze(d, deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples})
 	if err != nil {
 		return err
 	}
 	rep.Meta = append([][2]string{{"source", source}, {"fallacylab", Version()}}, rep.Meta...)
+	if fromRun != nil {
+		if err := fromRun(rep); err != nil {
+			return err
+		}
+	}
 	return writeReport(g, rep, format, o.Out)
 }
 

@@ -285,6 +285,9 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 		return ferr
 	}
 	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", run.ID, g.DBPath)})
+	if err := addUnusable(ctx, s.st, run.ID, rep); err != nil {
+		return err
+	}
 	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
 		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
 		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)

@@ -168,6 +168,9 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err != nil {
 			return err
 		}
+		if err := addUnusable(ctx, s.st, runID, rep); err != nil {
+			return err
+		}
 		return writeReport(g, rep, f, o.Out)
 	case "classify-gold", "classify-only":
 		units := missci.GoldPremiseUnits(data)
@@ -381,6 +384,9 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 			}
 			rep, err := missci.ReconstructionReport(data, preds, k, m.Split, fmt.Sprintf("run %d: %s", run, m.Source), m.Unknown, x)
 			if err != nil {
+				return err
+			}
+			if err := addUnusable(ctx, s.st, run, rep); err != nil {
 				return err
 			}
 			return writeReport(g, rep, f, out)

@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+)
+
+// addUnusable adds to a report of a stored run the header row that counts
+// its unusable answers, per phase and model; a run without any gets none.
+func addUnusable(ctx context.Context, st *sqlite.Store, runID int64, rep *report.Report) error {
+	phases, err := st.Phases(ctx, runID)
+	if err != nil {
+		return err
+	}
+	var parts []string
+	for _, p := range phases {
+		if p.Unusable > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s: %d of %d", p.Phase, p.Model, p.Unusable, p.Answered))
+		}
+	}
+	if len(parts) > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"unusable answers", strings.Join(parts, "; ") + " (fallacylab runs show " + fmt.Sprint(runID) + " shows one)"})
+	}
+	return nil
+}
