@@ -106,11 +106,11 @@ func newDeflectRunCmd(g *Global) *cobra.Command {
 }
 
 func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRunOptions) error {
-	models, err := llm.ParseSpecs(o.Models)
+	models, err := parseSpecs("models", o.Models)
 	if err != nil {
 		return err
 	}
-	judges, err := llm.ParseSpecs(o.Judges)
+	judges, err := parseSpecs("judges", o.Judges)
 	if err != nil {
 		return err
 	}

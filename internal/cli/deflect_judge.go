@@ -32,7 +32,7 @@ can compare with the first. Nothing is generated again; judge calls already made
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			judges, err := llm.ParseSpecs(o.Judges)
+			judges, err := parseSpecs("judges", o.Judges)
 			if err != nil {
 				return err
 			}

@@ -393,8 +393,13 @@ func llmDetector(o foilsOptions, s *session) (*detect.LLM, error) {
 		return nil, nil
 	}
 	kind := "typed"
-	if i := strings.LastIndex(rest, ":"); i > 0 && (rest[i+1:] == "typed" || rest[i+1:] == "binary") {
-		rest, kind = rest[:i], rest[i+1:]
+	if i := strings.LastIndex(rest, ":"); i > 0 && strings.Count(rest, ":") >= 2 {
+		switch mode := rest[i+1:]; {
+		case mode == "typed" || mode == "binary":
+			rest, kind = rest[:i], mode
+		case detectorModeLike(mode):
+			return nil, fmt.Errorf("--detector %s: unknown mode %q: use typed or binary (a model whose name ends in :%s needs the mode spelled out, e.g. llm:%s:typed)", o.Detector, mode, mode, rest)
+		}
 	}
 	spec, err := llm.ParseSpec(rest)
 	if err != nil {
@@ -408,6 +413,21 @@ func llmDetector(o foilsOptions, s *session) (*detect.LLM, error) {
 		return nil, err
 	}
 	return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels}, nil
+}
+
+// detectorModeLike reports whether the last part of --detector llm:P:M:X
+// looks like a mode word (letters only) rather than a model tag such as
+// 8b or 4.1-mini.
+func detectorModeLike(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // buildDetector turns --detector into a detector. LLM detectors run their

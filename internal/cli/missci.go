@@ -24,7 +24,7 @@ func parseK(s string) (int, error) {
 		return 0, nil
 	}
 	k, err := strconv.Atoi(s)
-	if err != nil || k < 1 {
+	if err != nil || k < 1 || k > 6 {
 		return 0, fmt.Errorf("--k %q: use 1…6 or all", s)
 	}
 	return k, nil

@@ -10,7 +10,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/prompts"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +44,7 @@ func newPromptsCmd(g *Global) *cobra.Command {
 		Example: `  fallacylab prompts run my.jsonl --models openai:gpt-4.1-mini,ollama:llama3.1 --samples 3 --out results.jsonl`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			specs, err := llm.ParseSpecs(o.Models)
+			specs, err := parseSpecs("models", o.Models)
 			if err != nil {
 				return err
 			}

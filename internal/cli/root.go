@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -62,6 +65,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkFlags(cmd) }
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
@@ -82,6 +86,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
 		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g))
+	strictGroups(root)
 	return root
 }
 
@@ -108,4 +113,80 @@ func Main() int {
 		return le.Code
 	}
 	return 1
+}
+
+// strictGroups makes every command group (a command with subcommands and no
+// action of its own) refuse an unknown subcommand with suggestions, exit 1,
+// instead of printing its help and exiting 0; with no arguments it still
+// prints its help.
+func strictGroups(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		strictGroups(c)
+	}
+	if cmd.HasParent() && cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil {
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+			if c.SuggestionsMinimumDistance <= 0 {
+				c.SuggestionsMinimumDistance = 2
+			}
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+			}
+			return fmt.Errorf("%s\nRun '%s --help' for its commands", msg, c.CommandPath())
+		}
+	}
+}
+
+// flagRange is the allowed range of a numeric flag, wherever a command has it.
+type flagRange struct {
+	name     string
+	min, max float64 // inclusive
+	open     bool    // min itself is not allowed (> min)
+	what     string  // the allowed range, for the message
+}
+
+// flagRanges are checked on every command before it runs: an out-of-range
+// value is a usage error naming the flag, never silently replaced.
+var flagRanges = []flagRange{
+	{name: "samples", min: 1, max: math.Inf(1), what: "at least 1"},
+	{name: "temperature", min: 0, max: 2, what: "0 to 2"},
+	{name: "judge-temperature", min: 0, max: 2, what: "0 to 2"},
+	{name: "max-tokens", min: 0, max: math.Inf(1), what: "0 (provider default) or more"},
+	{name: "resamples", min: 1, max: math.Inf(1), what: "at least 1"},
+	{name: "permutations", min: 1, max: math.Inf(1), what: "at least 1"},
+	{name: "concurrency", min: 0, max: math.Inf(1), what: "0 (config or default) or more"},
+	{name: "rpm", min: 0, max: math.Inf(1), what: "0 (no limit) or more"},
+	{name: "tpm", min: 0, max: math.Inf(1), what: "0 (no limit) or more"},
+	{name: "max-attempts", min: 1, max: math.Inf(1), what: "at least 1"},
+	{name: "budget", min: 0, max: math.Inf(1), what: "0 (no limit) or more USD"},
+	{name: "batch-size", min: 1, max: math.Inf(1), what: "at least 1"},
+	{name: "max-unusable", min: math.Inf(-1), max: 1, what: "a share up to 1 (negative: no limit)"},
+	{name: "limit", min: 0, max: math.Inf(1), what: "0 (all) or more"},
+}
+
+// checkFlags applies flagRanges and the timeout to the command about to run.
+func checkFlags(cmd *cobra.Command) error {
+	for _, r := range flagRanges {
+		f := cmd.Flags().Lookup(r.name)
+		if f == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(f.Value.String(), 64)
+		if err != nil {
+			continue // not numeric here; pflag has checked its syntax
+		}
+		if v < r.min || v > r.max || (r.open && v == r.min) {
+			return fmt.Errorf("--%s %s: want %s", r.name, f.Value.String(), r.what)
+		}
+	}
+	if f := cmd.Flags().Lookup("timeout"); f != nil {
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d <= 0 {
+			return fmt.Errorf("--timeout %s: want a positive duration, e.g. 2m", f.Value.String())
+		}
+	}
+	return nil
 }
