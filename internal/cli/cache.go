@@ -16,7 +16,7 @@ func newCacheCmd(g *Global) *cobra.Command {
 		Short: "Calls, cache hits, tokens and spend per model",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := openSession(g)
+			s, err := openBrowse(g)
 			if err != nil {
 				return err
 			}

@@ -330,7 +330,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		}
 		source = o.Generations
 	} else {
-		s, err := openSession(g)
+		s, err := openBrowse(g)
 		if err != nil {
 			return err
 		}

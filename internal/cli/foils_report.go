@@ -25,7 +25,7 @@ func newFoilsReportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openSession(g)
+			s, err := openBrowse(g)
 			if err != nil {
 				return err
 			}

@@ -225,9 +225,11 @@ func regexpMatch(s, pattern string) bool {
 func TestFailedStoreWrites(t *testing.T) {
 	_, dir := guaranteeEnv(t, nil)
 	os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte("{\"id\": \"a\", \"prompt\": \"one\"}\n{\"id\": \"b\", \"prompt\": \"two\"}\n"), 0o644)
-	if _, _, err := runCLI(t, dir, "runs"); err != nil { // creates the store
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	st.Close()
 	db, err := sql.Open("sqlite", filepath.Join(dir, "f.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -354,3 +356,5 @@ func runsIn(path string) int {
 }
 
 func regexpMust(p string) *regexp.Regexp { return regexp.MustCompile(p) }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -356,7 +356,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openSession(g)
+			s, err := openBrowse(g)
 			if err != nil {
 				return err
 			}

@@ -36,6 +36,9 @@ type Global struct {
 	MaxAttempts int
 	Quiet       bool
 	MaxUnusable float64
+	LockTimeout time.Duration
+
+	ctx context.Context // the running command's, for opening the store
 
 	Stdout, Stderr io.Writer
 	TTY            bool // stderr is a terminal: draw a progress bar
@@ -65,7 +68,10 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkFlags(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		g.ctx = cmd.Context()
+		return checkFlags(cmd)
+	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
@@ -82,6 +88,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.DurationVar(&g.Timeout, "timeout", 2*time.Minute, "time limit of one model call")
 	pf.IntVar(&g.MaxAttempts, "max-attempts", 6, "attempts per call before giving up on retryable errors")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress output")
+	pf.DurationVar(&g.LockTimeout, "lock-timeout", 30*time.Second, "how long to wait while another process holds the store's lock")
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
@@ -111,6 +118,9 @@ func Main() int {
 	var le *lifecycle.ExitError
 	if errors.As(err, &le) {
 		return le.Code
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return lifecycle.ExitInterrupted
 	}
 	return 1
 }
@@ -181,6 +191,11 @@ func checkFlags(cmd *cobra.Command) error {
 		}
 		if v < r.min || v > r.max || (r.open && v == r.min) {
 			return fmt.Errorf("--%s %s: want %s", r.name, f.Value.String(), r.what)
+		}
+	}
+	if f := cmd.Flags().Lookup("lock-timeout"); f != nil {
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d <= 0 {
+			return fmt.Errorf("--lock-timeout %s: want a positive duration, e.g. 30s", f.Value.String())
 		}
 	}
 	if f := cmd.Flags().Lookup("timeout"); f != nil {

@@ -22,7 +22,7 @@ func newRunsCmd(g *Global) *cobra.Command {
 		Short: "List runs in the store, newest first; show or export one",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := openSession(g)
+			s, err := openBrowse(g)
 			if err != nil {
 				return err
 			}
@@ -102,7 +102,7 @@ func runByArg(cmd *cobra.Command, s *session, arg string) (store.Run, error) {
 
 // openRun opens the store and fetches the run named by arg.
 func openRun(g *Global, cmd *cobra.Command, arg string) (*session, store.Run, error) {
-	s, err := openSession(g)
+	s, err := openBrowse(g)
 	if err != nil {
 		return nil, store.Run{}, err
 	}

@@ -30,13 +30,38 @@ type session struct {
 	logFile *os.File
 }
 
-// openSession loads the config and opens the store.
-func openSession(g *Global) (*session, error) {
+// openSession loads the config and opens the store for writing: commands
+// that run models, import or delete.
+func openSession(g *Global) (*session, error) { return open(g, false) }
+
+// openBrowse loads the config and opens an existing store for reading: a
+// mistyped --db is an error, not a new empty store, and a store in a
+// read-only file or folder can be browsed.
+func openBrowse(g *Global) (*session, error) { return open(g, true) }
+
+func open(g *Global, browse bool) (*session, error) {
 	cfg, err := config.Load(config.Locate(g.ConfigPath))
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(g.DBPath)
+	ctx := g.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	o := sqlite.Options{LockTimeout: g.LockTimeout, OnWait: func() {
+		fmt.Fprintf(g.Stderr, "%s is locked by another process; waiting (up to %s, --lock-timeout)…\n", g.DBPath, g.LockTimeout)
+	}}
+	var st *sqlite.Store
+	if browse {
+		o.ReadOnly = true
+		st, err = sqlite.OpenWith(ctx, g.DBPath, o)
+		if errors.Is(err, sqlite.ErrOldSchema) && sqlite.CanWrite(g.DBPath) {
+			o.ReadOnly = false // upgrade it once, then read
+			st, err = sqlite.OpenWith(ctx, g.DBPath, o)
+		}
+	} else {
+		st, err = sqlite.OpenWith(ctx, g.DBPath, o)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func newViewCmd(g *Global) *cobra.Command {
 			if !loopback {
 				fmt.Fprintf(g.Stderr, "WARNING: serving %s beyond this machine without authentication\n", g.DBPath)
 			}
-			s, err := openSession(g)
+			s, err := openBrowse(g)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -26,11 +27,12 @@ var migrations embed.FS
 
 // Store is an open database.
 type Store struct {
-	db    *sql.DB
-	path  string
-	ops   chan op
-	wg    sync.WaitGroup
-	close sync.Once
+	db       *sql.DB
+	path     string
+	readOnly bool
+	ops      chan op
+	wg       sync.WaitGroup
+	close    sync.Once
 }
 
 type op struct {
@@ -38,27 +40,237 @@ type op struct {
 	done chan error
 }
 
-// Open opens (creating if needed) the database at path and applies migrations.
-func Open(path string) (*Store, error) {
+// Options tune how a store is opened. The zero value opens it for writing,
+// creating it if needed.
+type Options struct {
+	// ReadOnly opens an existing store for browsing: it is never created or
+	// written, and a store in a read-only file or folder can be read.
+	ReadOnly bool
+	// LockTimeout is how long to wait while another process holds the
+	// store's write lock (default 30s).
+	LockTimeout time.Duration
+	// OnWait is called once if the lock is still held after a second.
+	OnWait func()
+}
+
+// ErrNoStore is returned by a read-only open of a path with no store.
+var ErrNoStore = errors.New("no such store")
+
+// ErrLocked is returned when the store stays locked past the lock timeout.
+var ErrLocked = errors.New("store is locked by another process")
+
+// ErrOldSchema is returned by a read-only open of a store that needs a
+// migration first.
+var ErrOldSchema = errors.New("store is from an older fallacylab")
+
+// ErrReadOnly is returned by writes to a store opened read-only.
+var ErrReadOnly = errors.New("store is open read-only")
+
+// Open opens (creating if needed) the database at path for writing and
+// applies migrations.
+func Open(path string) (*Store, error) { return OpenWith(context.Background(), path, Options{}) }
+
+// OpenWith opens the database at path. A writable open waits for another
+// process's lock (saying so after a second, giving up after LockTimeout,
+// at once when ctx ends), checks the file's integrity and applies
+// migrations; a damaged store is refused, never written to.
+func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = 30 * time.Second
+	}
+	st, statErr := os.Stat(path)
+	switch {
+	case statErr == nil && st.IsDir():
+		return nil, fmt.Errorf("store %s is a directory: pass the path of a database file (e.g. %s)", path, filepath.Join(path, "fallacylab.db"))
+	case statErr != nil && o.ReadOnly:
+		why := ""
+		if dir := filepath.Dir(path); dir != "" {
+			if _, err := os.Stat(dir); err != nil {
+				why = fmt.Sprintf(" (directory %s does not exist)", dir)
+			}
+		}
+		return nil, fmt.Errorf("%w at %s%s: check --db, or run a benchmark first to make one", ErrNoStore, path, why)
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if _, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("open store %s: directory %s does not exist: create it or pass another --db", path, dir)
 		}
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	s := &Store{path: path, readOnly: o.ReadOnly, ops: make(chan op, 1024)}
+	var err error
+	if o.ReadOnly {
+		err = s.openReadOnly(ctx)
+	} else {
+		err = s.openWritable(ctx, o)
+	}
+	if err != nil {
+		if s.db != nil {
+			s.db.Close()
+		}
+		return nil, err
+	}
+	if !o.ReadOnly {
+		s.wg.Add(1)
+		go s.writer()
+	}
+	return s, nil
+}
+
+func (s *Store) openWritable(ctx context.Context, o Options) error {
+	dsn := "file:" + s.path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return fmt.Errorf("open store %s: %w", s.path, err)
 	}
 	db.SetMaxOpenConns(8)
-	s := &Store{db: db, path: path, ops: make(chan op, 1024)}
-	if err := s.migrate(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w (is it a fallacylab database? pass another --db)", path, err)
+	s.db = db
+	if err := s.waitUnlocked(ctx, o); err != nil {
+		return err
 	}
-	s.wg.Add(1)
-	go s.writer()
-	return s, nil
+	if _, err := db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
+		return s.explain(err)
+	}
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := s.migrate(); err != nil {
+		return fmt.Errorf("open store %s: %w (is it a fallacylab database? pass another --db)", s.path, s.explainErr(err))
+	}
+	return nil
+}
+
+// openReadOnly opens an existing store for reading. A store whose folder
+// or file cannot be written is opened as immutable (nothing can change it
+// under us there).
+func (s *Store) openReadOnly(ctx context.Context) error {
+	modes := []string{"?mode=ro&_pragma=busy_timeout(10000)", "?mode=ro&immutable=1"}
+	if canWrite(s.path) {
+		// Where the file can be written, a query-only connection reads it
+		// like any other and, closing last, removes SQLite's -wal and -shm
+		// files again, so browsing leaves the folder as it was.
+		modes = append([]string{"?_pragma=query_only(1)&_pragma=busy_timeout(10000)"}, modes...)
+	}
+	for i, mode := range modes {
+		db, err := sql.Open("sqlite", "file:"+s.path+mode)
+		if err != nil {
+			return fmt.Errorf("open store %s: %w", s.path, err)
+		}
+		var version int
+		if err = db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			db.Close()
+			if i < len(modes)-1 && isCantOpen(err) {
+				continue
+			}
+			return s.explain(err)
+		}
+		s.db = db
+		if err := s.check(ctx); err != nil {
+			return err
+		}
+		names, _ := fs.Glob(migrations, "migrations/*.sql")
+		switch {
+		case version == 0:
+			return fmt.Errorf("%s is not a fallacylab store (it has no fallacylab schema): pass another --db", s.path)
+		case version < len(names):
+			return fmt.Errorf("%s: %w (schema %d of %d) and a read-only store cannot be upgraded: copy it where it can be written and open it there once", s.path, ErrOldSchema, version, len(names))
+		case version > len(names):
+			return fmt.Errorf("store %s: schema version %d is newer than this fallacylab (%d): upgrade fallacylab", s.path, version, len(names))
+		}
+		return nil
+	}
+	return fmt.Errorf("open store %s: cannot be read", s.path)
+}
+
+// waitUnlocked waits until no other process holds the write lock.
+func (s *Store) waitUnlocked(ctx context.Context, o Options) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return s.explain(err)
+	}
+	defer conn.ExecContext(context.Background(), `PRAGMA busy_timeout = 10000`)
+	start, told := time.Now(), false
+	for {
+		_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
+		if err == nil {
+			_, err = conn.ExecContext(ctx, `COMMIT`)
+			return s.explain(err)
+		}
+		if !isBusy(err) {
+			return s.explain(err)
+		}
+		if !told && time.Since(start) > time.Second && o.OnWait != nil {
+			o.OnWait()
+			told = true
+		}
+		if time.Since(start) > o.LockTimeout {
+			return fmt.Errorf("%s: %w for more than %s: stop the other fallacylab using it, or wait longer with --lock-timeout", s.path, ErrLocked, o.LockTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s is locked by another process; gave up waiting: %w", s.path, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// check refuses a damaged store (PRAGMA quick_check).
+func (s *Store) check(ctx context.Context) error {
+	var res string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA quick_check(1)`).Scan(&res); err != nil {
+		return s.explain(err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("store %s is damaged (%s): nothing is written to it. Restore it from a copy, move it away and start a new store, or pass another --db", s.path, res)
+	}
+	return nil
+}
+
+// explain turns SQLite's errors about the file into messages that name it
+// and say what to do.
+func (s *Store) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("open store %s: %w", s.path, s.explainErr(err))
+}
+
+func (s *Store) explainErr(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "malformed") || strings.Contains(msg, "not a database") || strings.Contains(msg, "SQLITE_CORRUPT") || strings.Contains(msg, "SQLITE_NOTADB"):
+		return fmt.Errorf("the file is damaged or not a database (%v): nothing is written to it. Restore it from a copy, move it away and start a new store, or pass another --db", err)
+	case strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_READONLY"):
+		return fmt.Errorf("the file or its folder cannot be written (%v): browsing commands (runs, reports, view) can read it; commands that call models need a writable store", err)
+	}
+	return err
+}
+
+// canWrite is CanWrite; tests replace it to take the read-only paths.
+var canWrite = CanWrite
+
+// CanWrite reports whether the file and its folder can be written.
+func CanWrite(path string) bool {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	probe, err := os.CreateTemp(filepath.Dir(path), ".fallacylab-probe-*")
+	if err != nil {
+		return false
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return true
+}
+
+func isCantOpen(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "unable to open") || strings.Contains(err.Error(), "SQLITE_CANTOPEN") ||
+		strings.Contains(err.Error(), "readonly"))
 }
 
 // Path is the database file.
@@ -73,6 +285,9 @@ func (s *Store) Close() error {
 	s.wg.Wait()
 	return s.db.Close()
 }
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 func (s *Store) migrate() error {
 	ctx := context.Background()
@@ -114,6 +329,9 @@ func (s *Store) migrate() error {
 
 // write queues fn and waits until the transaction that ran it has committed.
 func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("%s: %w", s.path, ErrReadOnly)
+	}
 	o := op{fn: fn, done: make(chan error, 1)}
 	select {
 	case s.ops <- o:
