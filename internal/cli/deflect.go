@@ -358,7 +358,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 // writeReport renders to stdout, a file (atomically) or, for csv and a
 // directory, one file per table.
 func writeReport(g *Global, rep *report.Report, f report.Format, out string) error {
-	if out == "" {
+	if out == "" || out == "-" {
 		return report.Render(g.Stdout, rep, f)
 	}
 	if st, err := os.Stat(out); (err == nil && st.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
@@ -367,7 +367,7 @@ func writeReport(g *Global, rep *report.Report, f report.Format, out string) err
 		}
 		if f == report.CSV {
 			for _, t := range rep.Tables() {
-				if err := writeFileAtomic(filepath.Join(out, t.ID+".csv"), func(w io.Writer) error { return report.RenderCSVTable(w, t) }); err != nil {
+				if err := writeOut(g.Stdout, filepath.Join(out, t.ID+".csv"), func(w io.Writer) error { return report.RenderCSVTable(w, t) }); err != nil {
 					return err
 				}
 			}
@@ -380,7 +380,7 @@ func writeReport(g *Global, rep *report.Report, f report.Format, out string) err
 	if err := report.Render(&buf, rep, f); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := writeOut(g.Stdout, out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.Stderr, "wrote %s\n", out)
@@ -447,7 +447,7 @@ func newDeflectSynthCmd(g *Global) *cobra.Command {
 				return err
 			}
 			write := func(name string, n int, item func(i int) any) error {
-				return writeFileAtomic(filepath.Join(out, name), func(w io.Writer) error {
+				return writeOut(g.Stdout, filepath.Join(out, name), func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					for i := range n {
 						if err := enc.Encode(item(i)); err != nil {

@@ -493,7 +493,7 @@ func newFoilsTrainCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeFileAtomic(out, func(w io.Writer) error { return m.Save(w) }); err != nil {
+			if err := writeOut(g.Stdout, out, func(w io.Writer) error { return m.Save(w) }); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.Stdout, "saved %s to %s (dev accuracy by C: %v)\n", m.Name(), out, m.Selection)

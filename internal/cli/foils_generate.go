@@ -148,7 +148,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 	}
 	for _, x := range []struct{ cond, file string }{{foils.Matched, "matched.csv"}, {foils.WrongScheme, "wrong.csv"}} {
 		rows := foils.CSVRows(gs, x.cond)
-		if err := writeFileAtomic(filepath.Join(o.OutDir, x.file), func(w io.Writer) error {
+		if err := writeOut(g.Stdout, filepath.Join(o.OutDir, x.file), func(w io.Writer) error {
 			cw := csv.NewWriter(w)
 			cw.WriteAll(rows)
 			return cw.Error()

@@ -31,7 +31,7 @@ Each coder fills code_1 or code_2 independently; disagreements are settled in "r
 			if len(sample) == 0 {
 				return fmt.Errorf("corpus %s has no \"none\" items", corpus)
 			}
-			if err := writeFileAtomic(out, func(w io.Writer) error {
+			if err := writeOut(g.Stdout, out, func(w io.Writer) error {
 				cw := csv.NewWriter(w)
 				cw.WriteAll(foils.SheetRows(sample))
 				return cw.Error()

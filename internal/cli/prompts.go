@@ -84,9 +84,12 @@ func newPromptsCmd(g *Global) *cobra.Command {
 				}
 				lines = append(lines, l)
 			})
-			if o.Out != "" && !g.DryRun && len(lines) > 0 {
+			if o.Out != "" && !g.DryRun && len(lines) > 0 && len(lines) < plan.Len {
+				// Whole or not at all: an interrupted run leaves no file.
+				fmt.Fprintf(g.Stderr, "%s not written: %d of %d jobs have a result (run the same command again to finish)\n", o.Out, len(lines), plan.Len)
+			} else if o.Out != "" && !g.DryRun && len(lines) > 0 {
 				sort.Slice(lines, func(i, k int) bool { return lines[i].Job < lines[k].Job })
-				if err := writeFileAtomic(o.Out, func(w io.Writer) error {
+				if err := writeOut(g.Stdout, o.Out, func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					for _, l := range lines {
 						if err := enc.Encode(l); err != nil {
@@ -106,33 +109,4 @@ func newPromptsCmd(g *Global) *cobra.Command {
 	run.Flags().StringVar(&o.Out, "out", "", "write results as JSONL to this file (written whole, or not at all)")
 	root.AddCommand(run)
 	return root
-}
-
-// writeFileAtomic writes path through a temporary file in the same directory
-// and renames it into place, so a crash never leaves half a file.
-func writeFileAtomic(path string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := fill(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

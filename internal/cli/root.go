@@ -193,6 +193,13 @@ func checkFlags(cmd *cobra.Command) error {
 			return fmt.Errorf("--%s %s: want %s", r.name, f.Value.String(), r.what)
 		}
 	}
+	for _, name := range []string{"out", "out-dir"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			if err := checkOut(name, f.Value.String()); err != nil {
+				return err
+			}
+		}
+	}
 	if f := cmd.Flags().Lookup("lock-timeout"); f != nil {
 		if d, err := time.ParseDuration(f.Value.String()); err == nil && d <= 0 {
 			return fmt.Errorf("--lock-timeout %s: want a positive duration, e.g. 30s", f.Value.String())

@@ -215,7 +215,7 @@ stored, so never exported. With --out the file is written whole or not at all.`,
 			if out == "" || out == "-" {
 				return fill(g.Stdout)
 			}
-			if err := writeFileAtomic(out, fill); err != nil {
+			if err := writeOut(g.Stdout, out, fill); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", r.Calls, r.ID, out)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"database/sql"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
@@ -160,4 +163,39 @@ func dirList(t *testing.T, dir string) string {
 		names = append(names, e.Name())
 	}
 	return strings.Join(names, ",")
+}
+
+// --out is written whole or not at all: Ctrl-C during prompts run leaves no
+// file, and says so.
+func TestOutNotHalfWritten(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Latency: func(*rand.Rand) time.Duration { return 100 * time.Millisecond }})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	var b strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&b, "{\"id\": \"q%d\", \"prompt\": \"question %d\"}\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte(b.String()), 0o644)
+	cmd := exec.Command(os.Args[0], "--concurrency", "2", "--quiet", "prompts", "run", "p.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "o.jsonl")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errorsAs(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted prompts run: %v\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o.jsonl")); err == nil {
+		t.Fatal("an interrupted run wrote part of its results")
+	}
+	if !strings.Contains(stderr.String(), "o.jsonl not written:") {
+		t.Fatalf("no word about the file:\n%s", stderr.String())
+	}
 }
