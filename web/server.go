@@ -77,8 +77,14 @@ func New(st *sqlite.Store) (*Server, error) {
 	return &Server{st: st, tmpl: t, cache: map[int64]*runData{}, Resamples: 1000}, nil
 }
 
-// Handler returns the viewer's routes.
-func (s *Server) Handler() http.Handler {
+// Handler returns the viewer's routes for loopback use only (see
+// HandlerWith).
+func (s *Server) Handler() http.Handler { return s.HandlerWith(Access{}) }
+
+// HandlerWith returns the viewer's routes behind the access rules: requests
+// must name a loopback host (or one of a.Hosts), and with a.Token set carry
+// the token.
+func (s *Server) HandlerWith(a Access) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /runs/{id}", s.run)
@@ -89,7 +95,7 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write([]byte(report.CSS + viewerCSS))
 	})
-	return secure(mux)
+	return secure(a.guard(mux))
 }
 
 func secure(h http.Handler) http.Handler {

@@ -75,7 +75,9 @@ func seed(t testing.TB, models []string, samples int) (*sqlite.Store, int64, int
 func get(t *testing.T, h http.Handler, path string) (int, string, http.Header) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	req := httptest.NewRequest("GET", path, nil)
+	req.Host = "127.0.0.1:7411" // the viewer answers loopback hosts only
+	h.ServeHTTP(rec, req)
 	b, _ := io.ReadAll(rec.Body)
 	return rec.Code, string(b), rec.Header()
 }

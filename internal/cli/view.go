@@ -2,10 +2,14 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/fallacylab/fallacylab/web"
@@ -13,7 +17,7 @@ import (
 )
 
 func newViewCmd(g *Global) *cobra.Command {
-	var addr string
+	var addr, hosts string
 	var remote bool
 	cmd := &cobra.Command{
 		Use:   "view",
@@ -31,8 +35,29 @@ func newViewCmd(g *Global) *cobra.Command {
 			if !loopback && !remote {
 				return fmt.Errorf("--addr %s is not a loopback address: the viewer shows every model output in the store; pass --allow-remote to serve it anyway", addr)
 			}
-			if !loopback {
-				fmt.Fprintf(g.Stderr, "WARNING: serving %s beyond this machine without authentication\n", g.DBPath)
+			access := web.Access{}
+			if remote {
+				// Beyond this machine: the names it may be reached by, and a
+				// token (FALLACYLAB_VIEW_TOKEN, or a new random one).
+				for _, h := range strings.Split(hosts, ",") {
+					if h = strings.TrimSpace(h); h != "" {
+						access.Hosts = append(access.Hosts, h)
+					}
+				}
+				if !loopback && ip == nil && host != "" {
+					access.Hosts = append(access.Hosts, host)
+				}
+				if ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
+					access.Hosts = append(access.Hosts, host)
+				}
+				access.Token = os.Getenv("FALLACYLAB_VIEW_TOKEN")
+				if access.Token == "" {
+					b := make([]byte, 16)
+					if _, err := rand.Read(b); err != nil {
+						return err
+					}
+					access.Token = hex.EncodeToString(b)
+				}
 			}
 			s, err := openBrowse(g)
 			if err != nil {
@@ -47,8 +72,16 @@ func newViewCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("listen %s: %w (is another viewer running? pick another --addr)", addr, err)
 			}
-			srv := &http.Server{Handler: v.Handler(), ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(g.Stdout, "fallacylab viewer on http://%s (Ctrl-C to stop)\n", ln.Addr())
+			srv := &http.Server{Handler: v.HandlerWith(access), ReadHeaderTimeout: 10 * time.Second}
+			if access.Token != "" {
+				names := strings.Join(access.Hosts, ", ")
+				if names == "" {
+					names = "none besides loopback: add them with --allow-host"
+				}
+				fmt.Fprintf(g.Stdout, "fallacylab viewer on http://%s/?token=%s (Ctrl-C to stop)\nhost names accepted: %s; the token is needed once per browser\n", ln.Addr(), access.Token, names)
+			} else {
+				fmt.Fprintf(g.Stdout, "fallacylab viewer on http://%s (Ctrl-C to stop)\n", ln.Addr())
+			}
 			go func() {
 				<-cmd.Context().Done()
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -62,6 +95,7 @@ func newViewCmd(g *Global) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7411", "listen address")
-	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a non-loopback --addr")
+	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a non-loopback --addr; the viewer then needs a token (printed, or $FALLACYLAB_VIEW_TOKEN)")
+	cmd.Flags().StringVar(&hosts, "allow-host", "", "with --allow-remote: host names the viewer may be reached by, comma-separated (requests naming other hosts are refused)")
 	return cmd
 }
