@@ -81,3 +81,12 @@ func TestChartOfNamesColumns(t *testing.T) {
 		t.Fatal("Col")
 	}
 }
+
+func TestUnderflowedPValue(t *testing.T) {
+	if got := PV(0).Plain(); got != "< 1e-300" {
+		t.Fatalf("a p-value that underflowed prints %q", got)
+	}
+	if got := PV(4.27873751207419e-28).Plain(); got != "4.28e-28" {
+		t.Fatalf("%q", got)
+	}
+}

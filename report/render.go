@@ -73,7 +73,10 @@ func num(v float64, d int) string {
 		return "NA"
 	}
 	if d < 0 { // p-values: three significant digits
-		if v != 0 && v < 1e-3 {
+		if v == 0 {
+			return "< 1e-300" // underflowed double precision: never "0"
+		}
+		if v < 1e-3 {
 			return strconv.FormatFloat(v, 'e', 2, 64)
 		}
 		return strconv.FormatFloat(v, 'g', 3, 64)
