@@ -134,7 +134,7 @@ type Engine struct {
 	failures      []Failure
 	flights       singleflight.Group // identical jobs in flight share one call
 	pool          *pool              // workers of the Run in progress, guarded by mu
-	// call is the live path below the cache: retry → limit → budget → send.
+	// call is the live path below the cache: retry → stop → limit → budget → send.
 	call func(ctx, callCtx context.Context, l *lane, j Job) attempts
 }
 
@@ -144,6 +144,10 @@ type lane struct {
 	rpm *rate.Limiter
 	tpm *rate.Limiter
 	est *estimator
+
+	mu         sync.Mutex
+	fatal      error            // stops every job of the lane (bad key)
+	fatalModel map[string]error // stops one model's jobs (not found)
 }
 
 // New builds an engine.
@@ -176,7 +180,9 @@ func New(opt Options) *Engine {
 		opt.Limits = func(string) Limits { return Limits{Concurrency: 8} }
 	}
 	e := &Engine{opt: opt, lanes: map[string]*lane{}}
-	e.call = e.retried(e.limited(e.budgeted(e.send)))
+	// stopped twice: before a job waits for a slot, and again once it has
+	// one, for the jobs that were waiting when the first bad answer came.
+	e.call = e.retried(e.stopped(e.limited(e.stopped(e.budgeted(e.send)))))
 	return e
 }
 

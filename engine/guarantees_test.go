@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -101,5 +102,69 @@ func TestBudgetUnderBatch(t *testing.T) {
 	}
 	if sum.Cost > opts.Budget {
 		t.Fatalf("spent $%.2f of a $%.2f budget", sum.Cost, opts.Budget)
+	}
+}
+
+// A wrong key: the endpoint's first 401 stops its other jobs, which fail
+// with the one message instead of each making its own 401 call.
+func TestBadKeyStopsTheEndpoint(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "the-right-key"})
+	defer srv.Close()
+	st := openStore(t)
+	opts := fastOpts(st, srv)
+	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 4} }
+	sum, err := engine.New(opts).Run(context.Background(), plan(50, "openai"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Ledger()); n > 4 {
+		t.Fatalf("%d calls with a bad key, want at most the 4 in flight at the first answer", n)
+	}
+	if sum.Failed != 50 {
+		t.Fatalf("%d of 50 failed", sum.Failed)
+	}
+	stopped := 0
+	for _, f := range sum.Failures {
+		if !strings.Contains(f.Err, "401") {
+			t.Fatalf("failure without the 401: %s", f.Err)
+		}
+		if strings.Contains(f.Err, "not sent") {
+			stopped++
+		}
+	}
+	if stopped < 46 {
+		t.Fatalf("%d jobs stopped without a call", stopped)
+	}
+}
+
+// A model that does not exist stops that model's jobs only.
+func TestMissingModelStopsOnlyThatModel(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Fault: func(c llmtest.Call) llmtest.Fault {
+		if c.Model == "gone" {
+			return llmtest.NotFound
+		}
+		return llmtest.NoFault
+	}})
+	defer srv.Close()
+	st := openStore(t)
+	opts := fastOpts(st, srv)
+	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 1} }
+	jobs := make([]engine.Job, 20)
+	for i := range jobs {
+		m := []string{"gone", "here"}[i%2]
+		jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "nf", Spec: llm.Spec{Provider: "openai", Model: m}, Request: llm.UserPrompt("", fmt.Sprint("p", i))}
+	}
+	sum, err := engine.New(opts).Run(context.Background(), engine.SlicePlan("nf", jobs), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := 0
+	for _, e := range srv.Ledger() {
+		if e.Call.Model == "gone" {
+			gone++
+		}
+	}
+	if sum.Failed != 10 || sum.Done != 20 || gone != 1 {
+		t.Fatalf("failed %d of 20 (want the 10 of the missing model), %d calls to it (want 1)", sum.Failed, gone)
 	}
 }

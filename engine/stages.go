@@ -13,14 +13,16 @@ import (
 // with something added, the way restic's backends wrap each other. The live
 // path is
 //
-//	cache (doOnce) → retry → limit → budget → send
+//	cache (doOnce) → retry → stop → limit → budget → send
 //
 // and the batch path shares the cache look-up (cachedResult) and the budget
 // (reserve). Retries sit outside the limits because every attempt is a
 // request that counts against the provider's concurrency, requests/min and
 // tokens/min, and a 429 must reach the concurrency limit attempt by attempt;
 // the budget sits inside the concurrency slot so only calls about to be sent
-// hold a reservation, never jobs waiting in the queue.
+// hold a reservation, never jobs waiting in the queue; stop fails at once the
+// jobs of an endpoint (or model) that already answered with a bad key (or
+// "no such model").
 type stage func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error)
 
 // send is the innermost stage: the provider's call, bounded by CallTimeout
@@ -167,4 +169,51 @@ func (e *Engine) settle(reserved float64, cost *float64) {
 	if cost != nil {
 		e.spent += *cost
 	}
+}
+
+// stopped fails a job at once, without a call, once its endpoint answered
+// a bad key or missing permission, or its model was not found there: every
+// other call would get the same answer (and the user one message, not 50).
+func (e *Engine) stopped(next stage) stage {
+	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
+		if err := l.stoppedBy(j.Spec.Model); err != nil {
+			return llm.Response{}, nil, fmt.Errorf("not sent: %s already answered %w", j.Spec.Provider, err)
+		}
+		resp, cost, err := next(ctx, callCtx, l, j)
+		if err != nil {
+			l.stop(j.Spec.Model, err)
+		}
+		return resp, cost, err
+	}
+}
+
+// stop records a permanent error that reaches beyond its job.
+func (l *lane) stop(model string, err error) {
+	scope := llm.FailScope(err)
+	if scope == llm.ScopeNone {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if scope == llm.ScopeEndpoint && l.fatal == nil {
+		l.fatal = err
+	}
+	if scope == llm.ScopeModel {
+		if l.fatalModel == nil {
+			l.fatalModel = map[string]error{}
+		}
+		if l.fatalModel[model] == nil {
+			l.fatalModel[model] = err
+		}
+	}
+}
+
+// stoppedBy is the error that stops the model's jobs on this lane, or nil.
+func (l *lane) stoppedBy(model string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fatal != nil {
+		return l.fatal
+	}
+	return l.fatalModel[model]
 }

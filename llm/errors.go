@@ -141,3 +141,25 @@ func ClassifyTransport(ctx context.Context, provider string, err error) error {
 	}
 	return e
 }
+
+// Scopes of a permanent error that no other job can get past.
+const (
+	ScopeNone     = ""
+	ScopeEndpoint = "endpoint" // a bad key or no permission (401, 403): every job of the endpoint fails the same way
+	ScopeModel    = "model"    // the model does not exist there (404): every job of that model fails the same way
+)
+
+// FailScope says how far a permanent error reaches beyond its own job.
+func FailScope(err error) string {
+	var e *Error
+	if !errors.As(err, &e) || e.Retryable {
+		return ScopeNone
+	}
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return ScopeEndpoint
+	case http.StatusNotFound:
+		return ScopeModel
+	}
+	return ScopeNone
+}

@@ -60,6 +60,7 @@ const (
 	ServerError Fault = "500"
 	Overloaded  Fault = "529"
 	BadRequest  Fault = "400"
+	NotFound    Fault = "404"       // the model does not exist
 	Hang        Fault = "hang"      // never answers until the client gives up
 	Malformed   Fault = "malformed" // 200 with a truncated JSON body
 	Reset       Fault = "reset"     // the connection is closed without a response
@@ -296,6 +297,8 @@ func (s *Server) admit(ctx context.Context, c Call) (Fault, int, time.Duration) 
 		return f, 529, 0
 	case BadRequest:
 		return f, http.StatusBadRequest, 0
+	case NotFound:
+		return f, http.StatusNotFound, 0
 	}
 	return f, 0, 0
 }
