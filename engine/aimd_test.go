@@ -4,9 +4,10 @@ import (
 	"strings"
 
 	"context"
-	"github.com/fallacylab/fallacylab/llm"
 	"testing"
 	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
 )
 
 func TestAIMD(t *testing.T) {

@@ -200,7 +200,7 @@ func (e *Engine) submit(ctx context.Context, provider string, jobs []Job) error 
 			// The provider answered with a refusal: no batch exists.
 			e.opt.Store.DropBatch(context.WithoutCancel(ctx), token)
 		}
-		return fmt.Errorf("submit %s batch of %d: %w", provider, len(jobs), err)
+		return fmt.Errorf("submit %s batch of %d: %w", provider, len(jobs), llm.RedactError(err, e.opt.Secrets...))
 	}
 	if err := e.opt.Store.ConfirmBatch(context.WithoutCancel(ctx), token, id); err != nil {
 		return fmt.Errorf("record %s batch %s (it was submitted; the next run finds it by its token): %w", provider, id, err)
@@ -334,7 +334,8 @@ func (e *Engine) ingest(ctx context.Context, b llm.Batcher, rec store.Batch, wai
 		c := store.Call{Key: it.Key, Namespace: it.Namespace, Provider: rec.Provider, Model: it.Model, Request: it.Request, Attempts: 1, BatchID: rec.ID}
 		res := Result{Key: it.Key, Attempts: 1}
 		if r.Err != nil {
-			c.Status, c.Error, res.Err = store.StatusError, r.Err.Error(), r.Err
+			rerr := llm.RedactError(r.Err, e.opt.Secrets...)
+			c.Status, c.Error, res.Err = store.StatusError, rerr.Error(), rerr
 		} else {
 			resp := r.Response
 			c.Status, c.Response, c.Usage = store.StatusOK, &resp, resp.Usage

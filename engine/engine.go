@@ -62,6 +62,9 @@ type Options struct {
 	// fails for good, and per batch event. Records hold job ids, models,
 	// attempts and error messages: never keys or prompts.
 	Log *slog.Logger
+	// Secrets are removed (with anything shaped like an API key) from every
+	// provider error before it is stored, logged or handed back.
+	Secrets []string
 	// OnBatch, if set, hears about every provider batch: submitted, each
 	// change of the provider's status while polling, and ingested.
 	OnBatch func(BatchEvent)

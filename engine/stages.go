@@ -36,7 +36,7 @@ func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response,
 		if timedOut && callCtx.Err() == nil && !llm.IsRetryable(err) {
 			err = &llm.Error{Provider: j.Spec.Provider, Retryable: true, Message: fmt.Sprintf("no answer within %s", e.opt.CallTimeout), Err: err}
 		}
-		return llm.Response{}, nil, err
+		return llm.Response{}, nil, llm.RedactError(err, e.opt.Secrets...)
 	}
 	var cost *float64
 	if c, ok := e.opt.Prices.Cost(j.Spec, resp.Usage); ok {

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -358,3 +359,38 @@ func runsIn(path string) int {
 func regexpMust(p string) *regexp.Regexp { return regexp.MustCompile(p) }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// TestKeysAreRedacted: a server that quotes the key it was sent in its 401
+// gets it removed from stderr, the store, --log, runs export and --out.
+func TestKeysAreRedacted(t *testing.T) {
+	const key = "sk-live-0123456789abcdefSECRET"
+	srv := llmtest.New(llmtest.Options{APIKey: "the-right-key", EchoKey: true})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", key)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	os.WriteFile(p("p.jsonl"), []byte("{\"id\": \"a\", \"prompt\": \"one\"}\n{\"id\": \"b\", \"prompt\": \"two\"}\n"), 0o644)
+	_, stderr, err := runCLI(t, dir, "--log", p("log.jsonl"), "prompts", "run", p("p.jsonl"), "--models", "openai:gpt-4.1-mini", "--out", p("out.jsonl"))
+	if exitCode(err) != lifecycle.ExitFailedJobs || !strings.Contains(stderr, "Incorrect API key provided: [redacted]") {
+		t.Fatalf("exit %d: %v\n%s", exitCode(err), err, stderr)
+	}
+	if _, _, err := runCLI(t, dir, "runs", "export", "1", "--out", p("export.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runCLI(t, dir, "models", "check", "openai:gpt-4.1-mini")
+	for name, text := range map[string]string{"stderr": stderr, "error": err.Error(), "models check": out} {
+		if strings.Contains(text, key) {
+			t.Errorf("the key is in %s", name)
+		}
+	}
+	for _, f := range []string{"log.jsonl", "out.jsonl", "export.jsonl", "f.db", "f.db-wal"} {
+		b, _ := os.ReadFile(p(f))
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("the key is in %s", f)
+		}
+	}
+	if b, _ := os.ReadFile(p("export.jsonl")); !bytes.Contains(b, []byte("[redacted]")) {
+		t.Fatal("the export does not show the redacted error")
+	}
+}

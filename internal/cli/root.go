@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/lifecycle"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -110,7 +111,7 @@ func Main() int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "fallacylab:", err)
+	fmt.Fprintln(os.Stderr, "fallacylab:", llm.Redact(err.Error(), secrets(nil)...))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/fallacylab/fallacylab/store"
@@ -134,7 +135,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 	return engine.New(engine.Options{
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
-		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log,
+		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg),
 	})
 }
 
@@ -349,4 +350,32 @@ func parseSpecs(flag, value string) ([]llm.Spec, error) {
 		seen[s.String()] = true
 	}
 	return specs, nil
+}
+
+// secrets are the values of every configured key variable and of any
+// variable named like one (…_API_KEY, …_KEY, …_TOKEN): removed from every
+// error text before it is stored, logged or printed.
+func secrets(cfg *config.Config) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(v string) {
+		if len(v) >= 8 && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	if cfg != nil {
+		for _, n := range cfg.Names() {
+			if env := cfg.Endpoints[n].APIKeyEnv; env != "" {
+				add(os.Getenv(env))
+			}
+		}
+	}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasSuffix(k, "_KEY") || strings.HasSuffix(k, "_TOKEN") {
+			add(v)
+		}
+	}
+	return out
 }

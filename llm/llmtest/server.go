@@ -95,6 +95,9 @@ type Options struct {
 	Keyless bool
 	// BatchPolls is how many status polls a batch stays in progress (default 1).
 	BatchPolls int
+	// EchoKey makes a 401 quote the key it was sent, as some
+	// OpenAI-compatible proxies do: a test of secret redaction.
+	EchoKey bool
 	// LoseBatchCreates is how many of the next batch creations are accepted
 	// and then answered by a dropped connection: the batch exists, but the
 	// client never hears its id.
@@ -318,6 +321,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c Call, errBody f
 		msg := http.StatusText(status)
 		if status == http.StatusUnauthorized {
 			msg = "invalid api key"
+			if s.opts.EchoKey {
+				msg = "Incorrect API key provided: " + c.APIKey + ". You can find your API key at https://example.com/keys."
+			}
 		}
 		writeJSON(w, status, errBody(status, msg))
 	case fault == Hang:
