@@ -219,3 +219,29 @@ func readJSONL[T any](data []byte, name string, check func(T) error) ([]T, error
 	}
 	return out, nil
 }
+
+// Dedupe keeps the first generation of each gen_id and the first eval of
+// each (gen_id, judge), as upstream's loaders do, and says how many of each
+// it dropped. Reports from files and from an import are then the same.
+func Dedupe(d Dataset) (Dataset, int, int) {
+	var out Dataset
+	seenGen := make(map[string]bool, len(d.Gens))
+	for _, g := range d.Gens {
+		if !seenGen[g.GenID] {
+			seenGen[g.GenID] = true
+			out.Gens = append(out.Gens, g)
+		}
+	}
+	seenEval := make(map[[2]string]bool, len(d.Evals))
+	for _, e := range d.Evals {
+		k := [2]string{e.GenID, e.JudgeModel}
+		if !seenEval[k] {
+			seenEval[k] = true
+			out.Evals = append(out.Evals, e)
+		}
+	}
+	if d.Evals == nil {
+		out.Evals = nil
+	}
+	return out, len(d.Gens) - len(out.Gens), len(d.Evals) - len(out.Evals)
+}

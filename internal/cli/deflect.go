@@ -269,7 +269,7 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 	f := cmd.Flags()
 	f.Int64Var(&o.Run, "run", 0, "run id (default: the latest DeflectBench run in the store)")
 	f.BoolVar(&o.AllowIncomplete, "allow-incomplete", false, "report a run that did not finish (interrupted, failed, incomplete) from the records it has")
-	f.StringVar(&o.Generations, "generations", "", "read upstream-format generations JSONL instead of the store")
+	f.StringVar(&o.Generations, "generations", "", "read upstream-format generations JSONL instead of the store (a comma-separated list or glob: one file per model)")
 	f.StringVar(&o.Evals, "evals", "", "upstream-format evals JSONL (with --generations; may be a comma-separated list)")
 	f.StringVar(&o.Format, "format", o.Format, "md, csv, json, tex or html")
 	f.StringVar(&o.Out, "out", "", "output file, or a directory (one file per table for csv); default stdout")
@@ -280,19 +280,31 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-func readDatasetFiles(gensPath, evalsPaths string) (deflect.Dataset, error) {
+// readDatasetFiles reads upstream-format generations and evals: each flag a
+// comma-separated list of files and globs (upstream writes one generations
+// file per model). Duplicates are dropped, keeping the first, and said.
+func readDatasetFiles(g *Global, gensPaths, evalsPaths string) (deflect.Dataset, error) {
 	var d deflect.Dataset
-	data, err := os.ReadFile(gensPath)
+	gens, err := expandPaths("generations", gensPaths)
 	if err != nil {
-		return d, fmt.Errorf("generations: %w", err)
-	}
-	if d.Gens, err = deflect.ReadGenerations(data, gensPath); err != nil {
 		return d, err
 	}
-	for _, p := range strings.Split(evalsPaths, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
+	for _, p := range gens {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return d, fmt.Errorf("generations: %w", err)
 		}
+		got, err := deflect.ReadGenerations(data, p)
+		if err != nil {
+			return d, err
+		}
+		d.Gens = append(d.Gens, got...)
+	}
+	evals, err := expandPaths("evals", evalsPaths)
+	if err != nil {
+		return d, err
+	}
+	for _, p := range evals {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return d, fmt.Errorf("evals: %w", err)
@@ -303,7 +315,38 @@ func readDatasetFiles(gensPath, evalsPaths string) (deflect.Dataset, error) {
 		}
 		d.Evals = append(d.Evals, ev...)
 	}
+	d, dg, de := deflect.Dedupe(d)
+	if dg > 0 || de > 0 {
+		fmt.Fprintf(g.Stderr, "dropped %d duplicate generations and %d duplicate evals (same gen_id; same gen_id and judge): the first of each is kept, as upstream does\n", dg, de)
+	}
+	if len(gens) > 1 {
+		fmt.Fprintf(g.Stderr, "read %d generations files (%d generations)\n", len(gens), len(d.Gens))
+	}
 	return d, nil
+}
+
+// expandPaths splits a comma-separated list of files and globs; a glob that
+// matches nothing is an error.
+func expandPaths(what, list string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", what, p, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: %q matches no file", what, p)
+		}
+		out = append(out, m...)
+	}
+	return out, nil
 }
 
 func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error {
@@ -325,7 +368,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 	source := ""
 	var fromRun func(*report.Report) error
 	if o.Generations != "" {
-		if d, err = readDatasetFiles(o.Generations, o.Evals); err != nil {
+		if d, err = readDatasetFiles(g, o.Generations, o.Evals); err != nil {
 			return err
 		}
 		source = o.Generations
@@ -398,7 +441,7 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			if gens == "" {
 				return fmt.Errorf("--generations is required")
 			}
-			d, err := readDatasetFiles(gens, evals)
+			d, err := readDatasetFiles(g, gens, evals)
 			if err != nil {
 				return err
 			}
@@ -409,7 +452,7 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			defer s.Close()
 			ctx := cmd.Context()
 			run, err := s.start(ctx, runSpec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: map[string]string{"generations": gens, "evals": evals},
-				Identity: []any{fileDigest(append([]string{gens}, strings.Split(evals, ",")...)...)}})
+				Identity: []any{importDigest(gens, evals)}})
 			if err != nil {
 				return err
 			}
@@ -424,8 +467,8 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&gens, "generations", "", "generations JSONL (upstream format)")
-	cmd.Flags().StringVar(&evals, "evals", "", "evals JSONL files, comma-separated")
+	cmd.Flags().StringVar(&gens, "generations", "", "generations JSONL (upstream format): files or globs, comma-separated (upstream writes one per model)")
+	cmd.Flags().StringVar(&evals, "evals", "", "evals JSONL files or globs, comma-separated")
 	cmd.Flags().StringVar(&name, "name", "deflect import", "run name")
 	return cmd
 }
@@ -472,6 +515,13 @@ func newDeflectSynthCmd(g *Global) *cobra.Command {
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed")
 	cmd.Flags().StringVar(&out, "out", "synthetic", "output directory")
 	return cmd
+}
+
+// importDigest identifies an import by the contents of its files.
+func importDigest(gens, evals string) string {
+	g, _ := expandPaths("generations", gens)
+	e, _ := expandPaths("evals", evals)
+	return fileDigest(append(g, e...)...)
 }
 
 // fileDigest is the SHA-256 of the named files' contents (a file that cannot
