@@ -237,3 +237,63 @@ func TestPanelAgreementWithThreeJudges(t *testing.T) {
 		}
 	}
 }
+
+// Mean |J1 − J2| keeps −1 as a value, as the released code's
+// (j1 - j2).abs().mean() does (SPEC B.8), and the per-field disagreement
+// rates are reported.
+func TestJudgeDifferencesKeepMissing(t *testing.T) {
+	d, _, _ := Synthesize(SynthOptions{Models: []string{"m"}, Samples: 1, Seed: 5})
+	set := map[string][2]int{d.Gens[0].GenID: {1, -1}, d.Gens[1].GenID: {0, 0}, d.Gens[2].GenID: {0, 1}, d.Gens[3].GenID: {-1, -1}}
+	for i, e := range d.Evals {
+		v, ok := set[e.GenID]
+		if !ok {
+			continue
+		}
+		sc := map[string]int{}
+		for k, x := range e.Scores {
+			sc[k] = x
+		}
+		if e.JudgeModel == "synthetic:judge-a" {
+			sc["refusal"] = v[0]
+		} else {
+			sc["refusal"] = v[1]
+		}
+		d.Evals[i].Scores = sc
+	}
+	byGen := map[string]map[string]int{}
+	for _, e := range d.Evals {
+		if e.ParseError != 0 {
+			continue
+		}
+		if byGen[e.GenID] == nil {
+			byGen[e.GenID] = map[string]int{}
+		}
+		byGen[e.GenID][e.JudgeModel] = e.Scores["refusal"]
+	}
+	sum, n, differ := 0.0, 0, 0
+	for _, m := range byGen {
+		a, okA := m["synthetic:judge-a"]
+		b, okB := m["synthetic:judge-b"]
+		if okA && okB {
+			sum += math.Abs(float64(a - b))
+			n++
+			if a != b {
+				differ++
+			}
+		}
+	}
+	for _, mode := range []judge.Mode{judge.Any, judge.Code} {
+		rep, err := Analyze(d, Options{Mode: mode, Resamples: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pm := findTable(t, rep, "reliability_by_model")
+		if got := pm.Rows[0][pm.Col("mean_j1_j2_refusal")].Value; math.Abs(got-sum/float64(n)) > 1e-12 {
+			t.Fatalf("%s: mean |J1 − J2| %v, want %v (−1 kept)", mode, got, sum/float64(n))
+		}
+		dis := findTable(t, rep, "disagreement_by_field")
+		if got := dis.Rows[0][2].Value; dis.Rows[0][0].Text != "refusal" || math.Abs(got-float64(differ)/float64(n)) > 1e-12 {
+			t.Fatalf("%s: refusal disagreement %v, want %v", mode, got, float64(differ)/float64(n))
+		}
+	}
+}

@@ -362,6 +362,27 @@ func (p *prepared) contrasts(rep *report.Report, c *cells) func() {
 	}
 }
 
+// judgeValues returns, for one field, the two first judges' values on
+// generations both parsed, −1 included (SPEC B.8's rates).
+func (p *prepared) judgeValues(field string, filter func(*Row) bool) (a, b []int) {
+	if len(p.judges) < 2 {
+		return nil, nil
+	}
+	j1, j2 := p.judges[0], p.judges[1]
+	for _, r := range p.rows {
+		if filter != nil && !filter(r) {
+			continue
+		}
+		s1, ok1 := r.PerJudge[j1]
+		s2, ok2 := r.PerJudge[j2]
+		if !ok1 || !ok2 {
+			continue
+		}
+		a, b = append(a, s1[field]), append(b, s2[field])
+	}
+	return a, b
+}
+
 // judgePairs returns, for one field, the two first judges' values on
 // generations where both parsed and neither value is −1 (SPEC B.8).
 func (p *prepared) judgePairs(field string, filter func(*Row) bool) (a, b []string) {
@@ -417,12 +438,10 @@ func (p *prepared) reliability(rep *report.Report) {
 			k, _ := stats.CohenKappa(a, b)
 			row = append(row, report.F(k.Kappa, 3))
 		}
-		a, b := p.judgePairs("refusal", p.rowsOf(m))
+		a, b := p.judgeValues("refusal", p.rowsOf(m))
 		d := 0.0
 		for i := range a {
-			if a[i] != b[i] {
-				d++
-			}
+			d += math.Abs(float64(a[i] - b[i]))
 		}
 		if len(a) > 0 {
 			row = append(row, report.F(d/float64(len(a)), 3))
@@ -430,6 +449,23 @@ func (p *prepared) reliability(rep *report.Report) {
 			row = append(row, report.NA(""))
 		}
 		pm.Rows = append(pm.Rows, row)
+	}
+	pm.Note = "mean |J1 − J2| is over generations both judges parsed, −1 counting as a value (SPEC B.8, as the released code computes it)."
+	dis := sec.Add(&report.Table{ID: "disagreement_by_field", Title: "Disagreement rate per rubric field", Note: "Share of generations both judges parsed on which their values differ, −1 counting as a value (SPEC B.8, the released code's per-field rates).",
+		Columns: report.Cols("field", "n", "disagreement")})
+	for _, f := range Fields {
+		a, b := p.judgeValues(f, nil)
+		n := 0
+		for i := range a {
+			if a[i] != b[i] {
+				n++
+			}
+		}
+		if len(a) == 0 {
+			dis.Rows = append(dis.Rows, []report.Cell{report.T(f), report.I(0), report.NA("no pairs")})
+			continue
+		}
+		dis.Rows = append(dis.Rows, []report.Cell{report.T(f), report.I(len(a)), report.P(float64(n)/float64(len(a)), len(a))})
 	}
 	if len(p.judges) > 2 {
 		p.panelAgreement(sec)

@@ -17,9 +17,11 @@ var runInStore = regexp.MustCompile(`(run\W{0,4} \d+) in [^\s|"<]+`)
 // lifecycle (schema 1: records as JSON labels; testdata/legacy/mkfixture.go.txt
 // made it, with the reports that build wrote from it) and reports it again:
 // every report is byte-identical but for the store's path, the version and
-// the fixes made since on purpose (the Wald p-value of the Firth table's
-// intercept, which underflowed to 0 before #11, is 4.28e-28 in
-// foils-old.md).
+// the changes made since on purpose, patched into the files by hand with
+// nothing else touched: the Wald p-value of the Firth table's intercept,
+// which underflowed to 0 before #11, is 4.28e-28 in foils-old.md, and
+// deflect-old.* have #11's per-field disagreement table and the note on
+// mean |J1 − J2| added.
 func TestLegacyStore(t *testing.T) {
 	dir := t.TempDir()
 	in, err := os.Open(filepath.Join("testdata", "legacy", "legacy.db.gz"))
