@@ -32,6 +32,17 @@ func (r Replicates) Column(j int) []float64 {
 	return out
 }
 
+// Finite is how many resamples of statistic j are defined (not NaN).
+func (r Replicates) Finite(j int) int {
+	n := 0
+	for _, v := range r.Column(j) {
+		if !math.IsNaN(v) {
+			n++
+		}
+	}
+	return n
+}
+
 // Percentile returns the percentile interval of statistic j: the
 // (1−level)/2 and (1+level)/2 quantiles of its replicates with numpy's linear
 // method (numpy.percentile of the replicates; SPEC B.9). Replicates where the

@@ -103,6 +103,11 @@ type Options struct {
 	Resamples int        // bootstrap resamples (default 1000)
 	Level     float64    // CI level (default 0.95)
 	Examples  int        // residual examples to show (default 5)
+	// MinClusters is the fewest claims a cell's rows must come from for
+	// its bootstrap interval to be shown (default 5; negative: no minimum):
+	// with one claim every resample is that claim and the interval has no
+	// width, which is not an interval.
+	MinClusters int
 }
 
 // prepared is the dataset after filtering and consensus.

@@ -297,3 +297,39 @@ func TestJudgeDifferencesKeepMissing(t *testing.T) {
 		}
 	}
 }
+
+// A cell whose rows come from one claim gets no interval (every resample is
+// that claim: a zero-width "interval" is not one); the report says how many.
+func TestFewClustersNoInterval(t *testing.T) {
+	d, _, _ := Synthesize(SynthOptions{Models: []string{"m"}, Samples: 1, Seed: 2})
+	for _, min := range []int{0, -1} {
+		rep, err := Analyze(d, Options{Resamples: 100, MinClusters: min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dom := findTable(t, rep, "outcomes_by_domain")
+		var culture, other []report.Cell
+		for _, r := range dom.Rows {
+			switch r[1].Text {
+			case "culture":
+				culture = r
+			case "politics":
+				other = r
+			}
+		}
+		if culture == nil || other == nil {
+			t.Fatal("no culture or politics row")
+		}
+		meta := map[string]string{}
+		for _, m := range rep.Meta {
+			meta[m[0]] = m[1]
+		}
+		if min == 0 { // the default: at least 5 claims
+			if culture[2].HasCI || !other[2].HasCI || !strings.Contains(meta["intervals"], "fewer than 5 claims") {
+				t.Fatalf("default: culture %+v, politics %+v, meta %q", culture[2], other[2], meta["intervals"])
+			}
+		} else if !culture[2].HasCI || culture[2].Lo != culture[2].Hi || meta["intervals"] != "" {
+			t.Fatalf("no minimum: culture %+v", culture[2])
+		}
+	}
+}

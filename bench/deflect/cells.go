@@ -14,6 +14,14 @@ type cells struct {
 	nClusters int
 	counts    []stats.ClusterCounts
 	k, n      []float64
+	clusters  []int // claims with rows, per cell
+	// minClusters is the fewest claims a shown interval rests on; thin
+	// counts the cells (and contrasts) shown without one; minEffective is
+	// the fewest resamples behind a shown interval.
+	minClusters  int
+	resamples    int
+	thin         int
+	minEffective int
 	contrasts []contrast
 	reps      stats.Replicates
 	level     float64
@@ -25,7 +33,7 @@ type contrast struct {
 }
 
 func newCells(nClusters int, level float64) *cells {
-	return &cells{nClusters: nClusters, level: level}
+	return &cells{nClusters: nClusters, level: level, minEffective: math.MaxInt}
 }
 
 // add registers the mean of value over rows passing filter; value returns
@@ -46,7 +54,13 @@ func (c *cells) add(rows []*Row, filter func(*Row) bool, value func(*Row) (float
 		k += v
 		n++
 	}
-	c.counts = append(c.counts, cc)
+	used := 0
+	for _, x := range cc.N {
+		if x > 0 {
+			used++
+		}
+	}
+	c.counts, c.clusters = append(c.counts, cc), append(c.clusters, used)
 	c.k, c.n = append(c.k, k), append(c.n, n)
 	return len(c.counts) - 1
 }
@@ -100,8 +114,20 @@ func (c *cells) cell(i int) report.Cell {
 	if c.n[i] == 0 {
 		return report.NA("no rows")
 	}
+	if c.clusters[i] < c.minClusters {
+		c.thin++
+		return report.P(c.est(i), int(c.n[i]))
+	}
+	c.noteEffective(i)
 	lo, hi := c.reps.Percentile(i, c.level)
 	return report.PCI(c.est(i), lo, hi, int(c.n[i]))
+}
+
+// noteEffective keeps the fewest resamples behind a shown interval.
+func (c *cells) noteEffective(j int) {
+	if n := c.reps.Finite(j); n < c.minEffective {
+		c.minEffective = n
+	}
 }
 
 // contrastCell renders contrast i (a difference in percentage points, or h).
@@ -109,6 +135,14 @@ func (c *cells) contrastCell(i int) report.Cell {
 	ct := c.contrasts[i]
 	a, b := c.est(ct.a), c.est(ct.b)
 	v := c.combine(ct, a, b)
+	if c.clusters[ct.a] < c.minClusters || c.clusters[ct.b] < c.minClusters {
+		c.thin++
+		if ct.h {
+			return report.F(v, 3)
+		}
+		return report.F(100*v, 1)
+	}
+	c.noteEffective(len(c.counts) + i)
 	lo, hi := c.reps.Percentile(len(c.counts)+i, c.level)
 	if ct.h {
 		return report.NCI(v, lo, hi, 3)

@@ -39,6 +39,9 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 	if opt.Examples == 0 {
 		opt.Examples = 5
 	}
+	if opt.MinClusters == 0 {
+		opt.MinClusters = 5
+	}
 	p, err := prepare(d, opt)
 	if err != nil {
 		return nil, err
@@ -50,6 +53,7 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 		{"rows analysed", strconv.Itoa(len(p.rows))},
 	}
 	c := newCells(len(p.claims), opt.Level)
+	c.minClusters, c.resamples = opt.MinClusters, opt.Resamples
 	var later []func()
 	// Register every cell first, bootstrap once, then build the tables.
 	later = append(later, p.overview(rep))
@@ -61,6 +65,12 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 	}
 	for _, f := range later {
 		f()
+	}
+	if c.thin > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"intervals", fmt.Sprintf("not shown for %d cells resting on fewer than %d claims (--min-clusters): their estimates stand alone", c.thin, opt.MinClusters)})
+	}
+	if c.minEffective < opt.Resamples {
+		rep.Meta = append(rep.Meta, [2]string{"effective resamples", fmt.Sprintf("as few as %d of %d for some intervals: resamples in which a cell had no rows are skipped", c.minEffective, opt.Resamples)})
 	}
 	p.reliability(rep)
 	p.framingContent(rep)

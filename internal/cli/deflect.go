@@ -253,6 +253,7 @@ type deflectReportOptions struct {
 	Compat             string
 	Seed               uint64
 	Resamples          int
+	MinClusters        int
 }
 
 func newDeflectReportCmd(g *Global) *cobra.Command {
@@ -277,6 +278,7 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 	f.StringVar(&o.Compat, "compat", "", "deflectbench-code: reproduce the released code's semantics exactly")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
 	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples")
+	f.IntVar(&o.MinClusters, "min-clusters", 5, "show a cell's bootstrap interval only when its rows come from at least this many claims (negative: always)")
 	return cmd
 }
 
@@ -385,7 +387,10 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		source = fmt.Sprintf("run %d in %s", runID, g.DBPath)
 		fromRun = func(rep *report.Report) error { return addUnusable(ctx, s.st, runID, rep) }
 	}
-	rep, err := deflect.Analyze(d, deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples})
+	if o.MinClusters == 0 {
+		o.MinClusters = -1 // 0 means no minimum here, as negative does
+	}
+	rep, err := deflect.Analyze(d, deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters})
 	if err != nil {
 		return err
 	}

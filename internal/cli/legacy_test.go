@@ -21,7 +21,8 @@ var runInStore = regexp.MustCompile(`(run\W{0,4} \d+) in [^\s|"<]+`)
 // nothing else touched: the Wald p-value of the Firth table's intercept,
 // which underflowed to 0 before #11, is 4.28e-28 in foils-old.md, and
 // deflect-old.* have #11's per-field disagreement table and the note on
-// mean |J1 − J2| added.
+// mean |J1 − J2| and the "effective resamples" row added (the report is
+// run with --min-clusters -1, as the previous release showed every interval).
 func TestLegacyStore(t *testing.T) {
 	dir := t.TempDir()
 	in, err := os.Open(filepath.Join("testdata", "legacy", "legacy.db.gz"))
@@ -50,8 +51,9 @@ func TestLegacyStore(t *testing.T) {
 		args []string
 		old  string
 	}{
-		{[]string{"deflect", "report", "--run", "1", "--resamples", "100"}, "deflect-old.md"},
-		{[]string{"deflect", "report", "--run", "1", "--resamples", "100", "--format", "json"}, "deflect-old.json"},
+		// The previous release showed intervals on cells from fewer than 5 claims.
+		{[]string{"deflect", "report", "--run", "1", "--resamples", "100", "--min-clusters", "-1"}, "deflect-old.md"},
+		{[]string{"deflect", "report", "--run", "1", "--resamples", "100", "--min-clusters", "-1", "--format", "json"}, "deflect-old.json"},
 		{[]string{"missci", "report", "--run", "3", "--k", "all"}, "missci-old.md"},
 		{[]string{"foils", "report", "--run", "2"}, "foils-old.md"},
 	} {
