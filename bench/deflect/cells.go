@@ -22,9 +22,9 @@ type cells struct {
 	resamples    int
 	thin         int
 	minEffective int
-	contrasts []contrast
-	reps      stats.Replicates
-	level     float64
+	contrasts    []contrast
+	reps         stats.Replicates
+	level        float64
 }
 
 type contrast struct {
