@@ -44,6 +44,7 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		if err := ctx.Err(); err != nil {
 			return e.summary(ctx), nil
 		}
+		j = e.placed(j)
 		key := j.Key()
 		if r, hit := e.cachedResult(ctx, j, key); hit {
 			if r.Err != nil {

@@ -42,6 +42,7 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
+		j = e.placed(j)
 		m := per[j.Spec.String()]
 		if m == nil {
 			m = &ModelEstimate{Spec: j.Spec}

@@ -62,6 +62,9 @@ type Options struct {
 	// fails for good, and per batch event. Records hold job ids, models,
 	// attempts and error messages: never keys or prompts.
 	Log *slog.Logger
+	// Endpoint returns the identity of a provider's endpoint for cache keys
+	// ("" for a built-in endpoint at its default address); nil: "".
+	Endpoint func(provider string) string
 	// Secrets are removed (with anything shaped like an API key) from every
 	// provider error before it is stored, logged or handed back.
 	Secrets []string
@@ -271,6 +274,7 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 	go func() {
 		defer close(jobs)
 		for j := range plan.Jobs {
+			j = e.placed(j)
 			select {
 			case jobs <- j:
 			case <-ctx.Done():
@@ -495,6 +499,18 @@ func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result,
 		r.Err = err
 	}
 	return r, true
+}
+
+// Place sets the job's endpoint identity, which enters its cache key: the
+// key under which this engine caches the job is Place(j).Key().
+func (e *Engine) Place(j Job) Job { return e.placed(j) }
+
+// placed sets the job's endpoint identity, which enters its cache key.
+func (e *Engine) placed(j Job) Job {
+	if e.opt.Endpoint != nil && j.Endpoint == "" {
+		j.Endpoint = e.opt.Endpoint(j.Spec.Provider)
+	}
+	return j
 }
 
 func (e *Engine) logFailure(j Job, attempts int, err error) {

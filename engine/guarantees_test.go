@@ -168,3 +168,21 @@ func TestMissingModelStopsOnlyThatModel(t *testing.T) {
 		t.Fatalf("failed %d of 20 (want the 10 of the missing model), %d calls to it (want 1)", sum.Failed, gone)
 	}
 }
+
+// A job of a built-in endpoint keeps the canonical bytes (so the cache keys)
+// it always had; the endpoint identity enters only when there is one.
+func TestEndpointInCacheKey(t *testing.T) {
+	j := engine.Job{Namespace: "ask", Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", "hi")}
+	if c := string(j.Canonical()); strings.Contains(c, "endpoint") || !strings.HasPrefix(c, `{"v":1,"namespace":"ask","provider":"openai","model":"m","request":`) {
+		t.Fatalf("canonical of a built-in endpoint's job: %s", c)
+	}
+	k := j.Key()
+	j.Endpoint = "http://other:8000/v1"
+	if j.Key() == k || !strings.Contains(string(j.Canonical()), `"endpoint":"http://other:8000/v1"`) {
+		t.Fatal("the endpoint does not enter the key")
+	}
+	e := engine.New(engine.Options{Endpoint: func(p string) string { return "id-of-" + p }})
+	if got := e.Place(engine.Job{Spec: llm.Spec{Provider: "x"}}).Endpoint; got != "id-of-x" {
+		t.Fatalf("Place: %q", got)
+	}
+}

@@ -30,6 +30,10 @@ type Job struct {
 	// Meta is the plan's own data, handed back with the result (e.g. the
 	// item a job came from). It does not enter the cache key.
 	Meta any
+	// Endpoint identifies the server of a provider that is not at its
+	// built-in address (its normalised base URL): the same model elsewhere
+	// is another call. The engine sets it (Options.Endpoint); plans leave it.
+	Endpoint string
 }
 
 // keyDoc is the canonical document hashed into a cache key. Changing its
@@ -41,13 +45,14 @@ type keyDoc struct {
 	Model     string      `json:"model"`
 	Request   llm.Request `json:"request"`
 	Sample    int         `json:"sample"`
+	Endpoint  string      `json:"endpoint,omitempty"` // absent for built-in endpoints: their keys are unchanged
 }
 
 // Canonical returns the canonical JSON of everything that changes the answer.
 // encoding/json writes struct fields in declaration order and map keys sorted,
 // so equal jobs always give equal bytes.
 func (j Job) Canonical() []byte {
-	b, err := json.Marshal(keyDoc{V: 1, Namespace: j.Namespace, Provider: j.Spec.Provider, Model: j.Spec.Model, Request: j.Request, Sample: j.Sample})
+	b, err := json.Marshal(keyDoc{V: 1, Namespace: j.Namespace, Provider: j.Spec.Provider, Model: j.Spec.Model, Request: j.Request, Sample: j.Sample, Endpoint: j.Endpoint})
 	if err != nil {
 		// Request holds only strings, numbers and a JSON-decoded schema map.
 		panic("engine: job not encodable: " + err.Error())

@@ -17,6 +17,16 @@ type askOptions struct {
 	Sample      int
 }
 
+// askRecord is what a run of ask records of its options: a temperature or
+// seed that was not sent is absent, never 0.
+type askRecord struct {
+	System      string
+	Temperature *float64 `json:",omitempty"`
+	MaxTokens   int
+	Seed        *int64 `json:",omitempty"`
+	Sample      int
+}
+
 func newAskCmd(g *Global) *cobra.Command {
 	var o askOptions
 	cmd := &cobra.Command{
@@ -48,7 +58,7 @@ func newAskCmd(g *Global) *cobra.Command {
 			q := *g
 			q.Quiet = true
 			s.g = &q
-			_, _, err = s.execute(cmd.Context(), runSpec{Name: "ask", Benchmark: "ask", Args: args, Options: o,
+			_, _, err = s.execute(cmd.Context(), runSpec{Name: "ask", Benchmark: "ask", Args: args, Options: askRecord{System: o.System, Temperature: req.Temperature, MaxTokens: o.MaxTokens, Seed: req.Seed, Sample: o.Sample},
 				Plan: engine.SlicePlan("ask", []engine.Job{job}), Specs: []llm.Spec{spec}}, func(r engine.Result) { answer = &r })
 			if answer != nil && answer.Response != nil {
 				fmt.Fprintln(g.Stdout, strings.TrimRight(answer.Response.Text, "\n"))

@@ -19,8 +19,9 @@ func projectedJudgePlan(ctx context.Context, s *session, b *deflect.Benchmark, g
 	var gens []deflect.Generation
 	expected := map[string]int{}
 	projected := 0
+	eng := s.engine(0)
 	for j := range genPlan.Jobs {
-		c, hit, err := s.st.GetCall(ctx, j.Key())
+		c, hit, err := s.st.GetCall(ctx, eng.Place(j).Key())
 		if err != nil {
 			return engine.Plan{}, 0, err
 		}

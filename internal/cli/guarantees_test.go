@@ -394,3 +394,37 @@ func TestKeysAreRedacted(t *testing.T) {
 		t.Fatal("the export does not show the redacted error")
 	}
 }
+
+// Repointing an endpoint is another server: the same ask is not served from
+// the other server's cache (unless cache_as says they are one), and the run
+// records the base URL it used.
+func TestRepointedEndpointIsNotCached(t *testing.T) {
+	a := llmtest.New(llmtest.Options{Respond: func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "from A"} }})
+	defer a.Close()
+	b := llmtest.New(llmtest.Options{Respond: func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "from B"} }})
+	defer b.Close()
+	dir := t.TempDir()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	cfg := func(url, extra string) {
+		os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("endpoints:\n  openai:\n    base_url: "+url+"/v1\n"+extra), 0o644)
+	}
+	cfg(a.URL, "")
+	if out, _, err := runCLI(t, dir, "ask", "openai:m", "hi"); err != nil || !strings.Contains(out, "from A") {
+		t.Fatalf("%v %s", err, out)
+	}
+	cfg(b.URL, "")
+	if out, _, err := runCLI(t, dir, "ask", "openai:m", "hi"); err != nil || !strings.Contains(out, "from B") || len(b.Ledger()) != 1 {
+		t.Fatalf("after repointing: %v %q (%d calls to B)", err, out, len(b.Ledger()))
+	}
+	out, _, _ := runCLI(t, dir, "runs", "show", "2")
+	if !strings.Contains(out, `"openai": "`+b.URL+`/v1"`) || strings.Contains(out, `"Temperature": 0`) {
+		t.Fatalf("runs show does not record the base URL used, or records an unset temperature:\n%s", out)
+	}
+	// cache_as names one server at two addresses.
+	cfg(a.URL, "    cache_as: the-lab\n")
+	runCLI(t, dir, "ask", "openai:m", "again")
+	cfg(b.URL, "    cache_as: the-lab\n")
+	if out, _, err := runCLI(t, dir, "ask", "openai:m", "again"); err != nil || !strings.Contains(out, "from A") {
+		t.Fatalf("cache_as: %v %q", err, out)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench/prompts"
@@ -47,7 +48,12 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	promptOf := map[string]string{} // cache key → prompt
+	cfg, err := config.Load(filepath.Join(dir, "fallacylab.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
+		j.Endpoint = cfg.Identity("openai") // the test server, not api.openai.com
 		promptOf[j.Key()] = j.Request.Messages[0].Content
 	}
 	storedPrompts := func() map[string]bool {

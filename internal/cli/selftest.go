@@ -46,7 +46,8 @@ the second run is answered by the cache.`,
 				if typ == "openai" {
 					url = srv.OpenAIURL()
 				}
-				s.cfg.Endpoints[name] = config.Endpoint{Type: typ, BaseURL: url, KeyOptional: true}
+				// The fake server's port changes every time: one name in the cache keys.
+				s.cfg.Endpoints[name] = config.Endpoint{Type: typ, BaseURL: url, KeyOptional: true, CacheAs: name}
 				s.cfg.Prices[name+":echo"] = llm.Price{Input: 1, Output: 2}
 			}
 			q := *g

@@ -135,7 +135,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 	return engine.New(engine.Options{
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
-		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg),
+		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
 	})
 }
 
@@ -169,11 +169,26 @@ func (s *session) snapshot(args []string, extra any) json.RawMessage {
 		"args": args,
 		"flags": map[string]any{"concurrency": s.g.Concurrency, "rpm": s.g.RPM, "tpm": s.g.TPM, "batch": s.g.Batch, "batch_size": s.g.BatchSize,
 			"budget": s.g.Budget, "timeout": s.g.Timeout.String(), "max_attempts": s.g.MaxAttempts},
-		"config":  s.cfg,
-		"options": extra,
+		"config":    s.cfg,
+		"options":   extra,
+		"base_urls": s.baseURLs(),
 	}
 	b, _ := json.Marshal(doc)
 	return b
+}
+
+// baseURLs are the addresses the configured endpoints' calls go to (an SDK's
+// base-URL variable included), for the run's record.
+func (s *session) baseURLs() map[string]string {
+	out := map[string]string{}
+	for _, n := range s.cfg.Names() {
+		if u := s.cfg.BaseURL(n); u != "" {
+			out[n] = u
+		} else {
+			out[n] = "(the SDK's default)"
+		}
+	}
+	return out
 }
 
 // runSpec describes a run and its (first) plan.

@@ -36,6 +36,9 @@ type Endpoint struct {
 	// PromptCache (Anthropic) marks system prompts for the provider's prompt
 	// cache: repeated rubrics are billed at the cache-read price.
 	PromptCache bool `yaml:"prompt_cache" json:"prompt_cache,omitempty"`
+	// CacheAs names the server in cache keys instead of its base URL: the
+	// same model server moved to another address keeps its cached answers.
+	CacheAs string `yaml:"cache_as" json:"cache_as,omitempty"`
 }
 
 // Limits are per-provider traffic limits; zero means the default.

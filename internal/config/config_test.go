@@ -78,3 +78,28 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpointIdentity(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	c := config.Default()
+	for _, n := range []string{"openai", "anthropic", "gemini", "ollama", "vllm", "deepseek"} {
+		if id := c.Identity(n); id != "" {
+			t.Errorf("built-in %s at its default address: identity %q, want none (stores keep their answers)", n, id)
+		}
+	}
+	c.Endpoints["ollama"] = config.Endpoint{Type: "openai", BaseURL: "http://GPU-BOX:11434/v1/"}
+	c.Endpoints["openai"] = config.Endpoint{Type: "openai", BaseURL: "https://proxy.example:443/v1"}
+	c.Endpoints["mylab"] = config.Endpoint{Type: "openai", BaseURL: "http://10.0.0.5:8000/v1", CacheAs: "lab-llama"}
+	for n, want := range map[string]string{"ollama": "http://gpu-box:11434/v1", "openai": "https://proxy.example/v1", "mylab": "as:lab-llama"} {
+		if id := c.Identity(n); id != want {
+			t.Errorf("%s: identity %q, want %q", n, id, want)
+		}
+	}
+	// The SDKs' own base-URL variable moves the built-in endpoint too.
+	c = config.Default()
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9999")
+	if id, u := c.Identity("anthropic"), c.BaseURL("anthropic"); id != "http://127.0.0.1:9999" || u != "http://127.0.0.1:9999" {
+		t.Fatalf("ANTHROPIC_BASE_URL: identity %q, base URL %q", id, u)
+	}
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -59,4 +60,60 @@ func (c *Config) Provider(name string, client *http.Client) (llm.Provider, error
 		return openai.New(openai.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client,
 			Native: name == "openai" && ep.BaseURL == ""}), nil
 	}
+}
+
+// sdkBaseEnv are the variables the official SDKs read for their base URL
+// when none is configured.
+var sdkBaseEnv = map[string]string{"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
+
+// BaseURL is the base URL an endpoint's calls actually go to: the
+// configured one, else the SDK's variable, else "" (the SDK's default).
+func (c *Config) BaseURL(name string) string {
+	ep, ok := c.Endpoints[name]
+	if !ok {
+		return ""
+	}
+	if ep.BaseURL != "" {
+		return ep.BaseURL
+	}
+	if env := sdkBaseEnv[ep.Type]; env != "" && name == ep.Type {
+		return os.Getenv(env)
+	}
+	return ""
+}
+
+// Identity is what the cache key records of an endpoint: "" for a built-in
+// endpoint at its default address (so stores keep their answers), else its
+// normalised base URL — the same model at another server is another call.
+func (c *Config) Identity(name string) string {
+	if ep := c.Endpoints[name]; ep.CacheAs != "" {
+		return "as:" + ep.CacheAs
+	}
+	base := NormalizeURL(c.BaseURL(name))
+	if base == "" {
+		return ""
+	}
+	if d, ok := Builtin()[name]; ok && NormalizeURL(d.BaseURL) == base {
+		return ""
+	}
+	return base
+}
+
+// NormalizeURL lower-cases scheme and host, drops a default port and
+// trailing slashes; "" stays "".
+func NormalizeURL(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(raw, "/")
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if (u.Scheme == "http" && u.Port() == "80") || (u.Scheme == "https" && u.Port() == "443") {
+		u.Host = u.Hostname()
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	return u.String()
 }
