@@ -39,7 +39,9 @@ type Global struct {
 	MaxUnusable float64
 	LockTimeout time.Duration
 
-	ctx context.Context // the running command's, for opening the store
+	ctx       context.Context // the running command's, for opening the store
+	dbFlagSet bool            // --db was given
+	dbFrom    string          // where the store's path came from, once resolved
 
 	Stdout, Stderr io.Writer
 	TTY            bool // stderr is a terminal: draw a progress bar
@@ -71,13 +73,14 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	}
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		g.ctx = cmd.Context()
+		g.dbFlagSet = cmd.Flags().Changed("db")
 		return checkFlags(cmd)
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.ConfigPath, "config", "", "config file (default ./fallacylab.yaml, then $XDG_CONFIG_HOME/fallacylab/fallacylab.yaml)")
-	pf.StringVar(&g.DBPath, "db", "fallacylab.db", "SQLite store of runs, cached calls and labels")
+	pf.StringVar(&g.DBPath, "db", "fallacylab.db", "SQLite store of runs, cached calls and records (else $FALLACYLAB_DB, else db: in the config, else ./fallacylab.db)")
 	pf.IntVar(&g.Concurrency, "concurrency", 0, "concurrent calls per provider (default from config, else 8)")
 	pf.Float64Var(&g.RPM, "rpm", 0, "requests per minute per provider (0: config or unlimited)")
 	pf.Float64Var(&g.TPM, "tpm", 0, "tokens per minute per provider (0: config or unlimited)")

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
@@ -36,6 +38,15 @@ the second run is answered by the cache.`,
 			}
 			srv := llmtest.New(opts)
 			defer srv.Close()
+			if !g.dbFlagSet && os.Getenv("FALLACYLAB_DB") == "" {
+				// A self-test is not research: it never writes into your store.
+				tmp, err := os.MkdirTemp("", "fallacylab-selftest-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				g.DBPath, g.dbFrom = filepath.Join(tmp, "selftest.db"), "a temporary store; --db keeps one"
+			}
 			s, err := openSession(g)
 			if err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,6 +46,7 @@ func open(g *Global, browse bool) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	resolveDB(g, cfg)
 	ctx := g.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -83,6 +85,25 @@ func (s *session) Close() error {
 		s.logFile.Close()
 	}
 	return s.st.Close()
+}
+
+// resolveDB settles which store to use: --db, else $FALLACYLAB_DB, else db:
+// in the config (relative to the config's folder), else ./fallacylab.db.
+func resolveDB(g *Global, cfg *config.Config) {
+	switch {
+	case g.dbFrom != "":
+	case g.dbFlagSet:
+		g.dbFrom = "--db"
+	case os.Getenv("FALLACYLAB_DB") != "":
+		g.DBPath, g.dbFrom = os.Getenv("FALLACYLAB_DB"), "FALLACYLAB_DB"
+	case cfg.DB != "":
+		g.DBPath, g.dbFrom = cfg.DB, "db: in "+cfg.Source
+		if !filepath.IsAbs(cfg.DB) && cfg.Source != "" {
+			g.DBPath = filepath.Join(filepath.Dir(cfg.Source), cfg.DB)
+		}
+	default:
+		g.dbFrom = "the default"
+	}
 }
 
 // resolver builds providers from the config; in a dry run every provider is
@@ -279,6 +300,9 @@ func (s *session) start(ctx context.Context, rs runSpec) (*lifecycle.Run, error)
 		lifecycle.Options{MaxUnusable: s.g.MaxUnusable})
 	if err != nil {
 		return nil, err
+	}
+	if !s.g.Quiet || run.Resumed {
+		fmt.Fprintf(s.g.Stderr, "store: %s (%s)\n", s.st.Path(), s.g.dbFrom)
 	}
 	if run.Resumed {
 		fmt.Fprintf(s.g.Stderr, "resuming run %d (%s): answers already made come from the cache\n", run.ID, run.Previous)

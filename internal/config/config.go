@@ -53,6 +53,9 @@ type Config struct {
 	Endpoints map[string]Endpoint  `yaml:"endpoints" json:"endpoints"`
 	Limits    map[string]Limits    `yaml:"limits" json:"limits,omitempty"`
 	Prices    map[string]llm.Price `yaml:"prices" json:"prices,omitempty"`
+	// DB is the store to use when neither --db nor FALLACYLAB_DB names one
+	// (a path, relative to the config file's folder).
+	DB string `yaml:"db" json:"db,omitempty"`
 	// Source is the file the config came from ("" for defaults only).
 	Source string `yaml:"-" json:"source,omitempty"`
 }
@@ -120,7 +123,7 @@ func Load(path string) (*Config, error) {
 	if err := dec.Decode(&file); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("config %s: %s", path, strings.ReplaceAll(err.Error(), "\n", " "))
 	}
-	cfg.Source = path
+	cfg.Source, cfg.DB = path, file.DB
 	for name, ep := range file.Endpoints {
 		name = strings.ToLower(name)
 		base, known := cfg.Endpoints[name]
