@@ -11,7 +11,8 @@ import (
 
 func newCacheCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "cache", Short: "Inspect the call cache"}
-	cmd.AddCommand(&cobra.Command{
+	var asJSON bool
+	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Calls, cache hits, tokens and spend per model",
 		Args:  cobra.NoArgs,
@@ -25,13 +26,21 @@ func newCacheCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return printJSON(g, struct {
+					Store  string      `json:"store"`
+					Models []modelJSON `json:"models"`
+				}{s.st.Path(), modelsOf(stats)})
+			}
 			if len(stats) == 0 {
 				fmt.Fprintf(g.Stdout, "no calls stored in %s\n", s.st.Path())
 				return nil
 			}
 			return modelTable(g.Stdout, stats)
 		},
-	})
+	}
+	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON (docs/cli-json.md)")
+	cmd.AddCommand(stats)
 	cmd.AddCommand(newCacheImportCmd(g))
 	return cmd
 }

@@ -19,7 +19,8 @@ func newModelsCmd(g *Global) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return modelsCheck(cmd.Context(), g, args) },
 	})
-	cmd.AddCommand(&cobra.Command{
+	var endpointsJSON bool
+	endpoints := &cobra.Command{
 		Use:   "endpoints",
 		Short: "List the provider names usable in model specs and where their keys come from",
 		Args:  cobra.NoArgs,
@@ -27,6 +28,22 @@ func newModelsCmd(g *Global) *cobra.Command {
 			s, err := openConfigOnly(g)
 			if err != nil {
 				return err
+			}
+			if endpointsJSON {
+				type ep struct {
+					Name        string `json:"name"`
+					Type        string `json:"type"`
+					BaseURL     string `json:"base_url"` // "" : the SDK's default
+					KeyEnv      string `json:"key_env,omitempty"`
+					KeyOptional bool   `json:"key_optional,omitempty"`
+					CacheAs     string `json:"cache_as,omitempty"`
+				}
+				out := []ep{}
+				for _, n := range s.Names() {
+					e := s.Endpoints[n]
+					out = append(out, ep{n, e.Type, s.BaseURL(n), e.APIKeyEnv, e.KeyOptional, e.CacheAs})
+				}
+				return printJSON(g, out)
 			}
 			for _, n := range s.Names() {
 				ep := s.Endpoints[n]
@@ -42,7 +59,9 @@ func newModelsCmd(g *Global) *cobra.Command {
 			}
 			return nil
 		},
-	})
+	}
+	endpoints.Flags().BoolVar(&endpointsJSON, "json", false, "print the endpoints as JSON (docs/cli-json.md)")
+	cmd.AddCommand(endpoints)
 	return cmd
 }
 

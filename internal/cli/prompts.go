@@ -71,9 +71,6 @@ func newPromptsCmd(g *Global) *cobra.Command {
 				Plan: plan, Specs: specs, Identity: []any{engine.Digest(plan)}}
 			rs.phase(prompts.Definition.Phase("calls"))
 			_, _, runErr := s.execute(cmd.Context(), rs, func(r engine.Result) {
-				if o.Out == "" {
-					return
-				}
 				l := resultLine{Job: r.Job.ID, Model: r.Job.Spec.String(), Sample: r.Job.Sample, Cached: r.Cached}
 				l.ID, _ = r.Job.Meta.(string)
 				if r.Err != nil {
@@ -84,12 +81,20 @@ func newPromptsCmd(g *Global) *cobra.Command {
 				}
 				lines = append(lines, l)
 			})
-			if o.Out != "" && !g.DryRun && len(lines) > 0 && len(lines) < plan.Len {
+			if !g.DryRun && len(lines) > 0 && len(lines) < plan.Len {
 				// Whole or not at all: an interrupted run leaves no file.
-				fmt.Fprintf(g.Stderr, "%s not written: %d of %d jobs have a result (run the same command again to finish)\n", o.Out, len(lines), plan.Len)
-			} else if o.Out != "" && !g.DryRun && len(lines) > 0 {
+				what := o.Out
+				if what == "" {
+					what = "results"
+				}
+				fmt.Fprintf(g.Stderr, "%s not written: %d of %d jobs have a result (run the same command again to finish)\n", what, len(lines), plan.Len)
+			} else if !g.DryRun && len(lines) > 0 {
+				out := o.Out
+				if out == "" {
+					out = "-" // no --out: the results are the command's output
+				}
 				sort.Slice(lines, func(i, k int) bool { return lines[i].Job < lines[k].Job })
-				if err := writeOut(g.Stdout, o.Out, func(w io.Writer) error {
+				if err := writeOut(g.Stdout, out, func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					for _, l := range lines {
 						if err := enc.Encode(l); err != nil {
@@ -106,7 +111,7 @@ func newPromptsCmd(g *Global) *cobra.Command {
 	}
 	run.Flags().StringVar(&o.Models, "models", "", "comma-separated model specs (provider:model)")
 	run.Flags().IntVar(&o.Samples, "samples", 1, "samples per prompt and model")
-	run.Flags().StringVar(&o.Out, "out", "", "write results as JSONL to this file (written whole, or not at all)")
+	run.Flags().StringVar(&o.Out, "out", "", "write results as JSONL to this file (written whole, or not at all; default: stdout)")
 	root.AddCommand(run)
 	return root
 }

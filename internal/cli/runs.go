@@ -17,6 +17,7 @@ import (
 )
 
 func newRunsCmd(g *Global) *cobra.Command {
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List runs in the store, newest first; show or export one",
@@ -30,6 +31,13 @@ func newRunsCmd(g *Global) *cobra.Command {
 			runs, err := s.st.Runs(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				out := make([]runJSON, 0, len(runs))
+				for _, r := range runs {
+					out = append(out, runOf(r, time.Now()))
+				}
+				return printJSON(g, out)
 			}
 			tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "id\tname\tbenchmark\tstatus\tstarted\tduration\tcalls\tcached")
@@ -54,6 +62,7 @@ func newRunsCmd(g *Global) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as JSON (docs/cli-json.md)")
 	cmd.AddCommand(newRunsShowCmd(g), newRunsExportCmd(g), newRunsRmCmd(g))
 	return cmd
 }
@@ -115,7 +124,8 @@ func openRun(g *Global, cmd *cobra.Command, arg string) (*session, store.Run, er
 }
 
 func newRunsShowCmd(g *Global) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "A run's status, version, per-model calls, cache hits, tokens and spend, and its config snapshot",
 		Args:  cobra.ExactArgs(1),
@@ -132,6 +142,14 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 			phases, err := s.st.Phases(cmd.Context(), r.ID)
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				return printJSON(g, struct {
+					Run    runJSON         `json:"run"`
+					Phases []phaseJSON     `json:"phases"`
+					Models []modelJSON     `json:"models"`
+					Config json.RawMessage `json:"config"`
+				}{runOf(r, time.Now()), phasesOf(phases), modelsOf(stats), r.Config})
 			}
 			w := g.Stdout
 			fmt.Fprintf(w, "run %d: %s\nbenchmark: %s\nstatus:    %s\nversion:   %s\nstarted:   %s\nduration:  %s\ncalls:     %d (%d from the cache)\n\n",
@@ -158,6 +176,8 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as JSON (docs/cli-json.md)")
+	return cmd
 }
 
 // exportedCall is one line of `runs export`: the documented, stable shape of

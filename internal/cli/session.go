@@ -302,7 +302,7 @@ func (s *session) start(ctx context.Context, rs runSpec) (*lifecycle.Run, error)
 		return nil, err
 	}
 	if !s.g.Quiet || run.Resumed {
-		fmt.Fprintf(s.g.Stderr, "store: %s (%s)\n", s.st.Path(), s.g.dbFrom)
+		fmt.Fprintf(s.g.Stderr, "run %d in store %s (%s)\n", run.ID, s.st.Path(), s.g.dbFrom)
 	}
 	if run.Resumed {
 		fmt.Fprintf(s.g.Stderr, "resuming run %d (%s): answers already made come from the cache\n", run.ID, run.Previous)
