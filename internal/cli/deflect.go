@@ -38,6 +38,7 @@ type deflectRunOptions struct {
 	Claims, Templates    string
 	Name                 string
 	Pilot                int
+	Select               selection
 }
 
 func newDeflectCmd(g *Global) *cobra.Command {
@@ -102,6 +103,7 @@ func newDeflectRunCmd(g *Global) *cobra.Command {
 	f.StringVar(&o.Templates, "templates", "", "your own templates (JSONL or YAML) instead of the embedded 15")
 	f.StringVar(&o.Name, "name", "deflect", "run name")
 	f.IntVar(&o.Pilot, "pilot", 0, "run only N claims, spread over the levels; the full run later reuses their calls from the cache")
+	o.Select.add(f, "claims")
 	return cmd
 }
 
@@ -124,7 +126,13 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 	if o.Pilot < 0 {
 		return fmt.Errorf("--pilot %d: want a number of claims", o.Pilot)
 	}
+	if o.Pilot > 0 && (o.Select.Limit > 0 || o.Select.IDs != "") {
+		return fmt.Errorf("--pilot picks claims spread over the levels; --limit and --sample-id pick them by order or id: use one")
+	}
 	b.Claims = deflect.Pilot(b.Claims, o.Pilot)
+	if b.Claims, err = selectItems(o.Select, "claims", b.Claims, func(c deflect.Claim) string { return c.ID }); err != nil {
+		return err
+	}
 	gopt := deflect.GenOptions{Models: models, Samples: o.Samples, MaxTokens: o.MaxTokens}
 	if !o.ProviderDefaultTemp {
 		gopt.Temperature = llm.Temp(o.Temperature)

@@ -183,6 +183,7 @@ type missciRunOptions struct {
 	Embedder, Scorer                                        string
 	Strict                                                  bool
 	MaxTokens                                               int
+	Select                                                  selection
 }
 
 var defaultTemplates = map[string]string{

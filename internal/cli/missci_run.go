@@ -37,6 +37,9 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	if err != nil {
 		return err
 	}
+	if data, err = selectItems(o.Select, "arguments", data, func(a missci.Argument) string { return a.ID }); err != nil {
+		return err
+	}
 	s, err := openSession(g)
 	if err != nil {
 		return err
@@ -335,6 +338,7 @@ reconstruction answers from the cache without paying for them again.`,
 	f.StringVar(&o.Out, "out", "", "output file")
 	f.StringVar(&o.Embedder, "embedder", "", "embeddings model provider:model for pairing premises without a class match")
 	f.StringVar(&o.Scorer, "scorer", "", "URL of a BERTScore/NLI scorer (docs/scorer-protocol.md)")
+	o.Select.add(f, "arguments")
 	return cmd
 }
 

@@ -17,6 +17,7 @@ type promptsOptions struct {
 	Models  string
 	Samples int
 	Out     string
+	Select  selection
 }
 
 // resultLine is one line of the results file.
@@ -58,6 +59,9 @@ func newPromptsCmd(g *Global) *cobra.Command {
 			items, err := prompts.Parse(f, args[0])
 			f.Close()
 			if err != nil {
+				return err
+			}
+			if items, err = selectItems(o.Select, "prompts", items, func(it prompts.Item) string { return it.ID }); err != nil {
 				return err
 			}
 			s, err := openSession(g)
@@ -111,6 +115,7 @@ func newPromptsCmd(g *Global) *cobra.Command {
 	}
 	run.Flags().StringVar(&o.Models, "models", "", "comma-separated model specs (provider:model)")
 	run.Flags().IntVar(&o.Samples, "samples", 1, "samples per prompt and model")
+	o.Select.add(run.Flags(), "prompts")
 	run.Flags().StringVar(&o.Out, "out", "", "write results as JSONL to this file (written whole, or not at all; default: stdout)")
 	root.AddCommand(run)
 	return root
