@@ -47,7 +47,7 @@ func (e *Engine) RunBatch(ctx context.Context, plan Plan, onResult func(Result))
 		j = e.placed(j)
 		key := j.Key()
 		if r, hit := e.cachedResult(ctx, j, key); hit {
-			if r.Err != nil {
+			if r.Err != nil && !errors.Is(r.Err, ErrNotCached) {
 				return e.summary(ctx), r.Err
 			}
 			emit(r)
@@ -332,7 +332,8 @@ func (e *Engine) ingest(ctx context.Context, b llm.Batcher, rec store.Batch, wai
 		}
 		seen[r.CustomID] = true
 		spec := llm.Spec{Provider: rec.Provider, Model: it.Model}
-		c := store.Call{Key: it.Key, Namespace: it.Namespace, Provider: rec.Provider, Model: it.Model, Request: it.Request, Attempts: 1, BatchID: rec.ID}
+		c := store.Call{Key: it.Key, Namespace: it.Namespace, Provider: rec.Provider, Model: it.Model, Request: it.Request, Attempts: 1, BatchID: rec.ID,
+			Replace: e.opt.Cache == CacheRefresh}
 		res := Result{Key: it.Key, Attempts: 1}
 		if r.Err != nil {
 			rerr := llm.RedactError(r.Err, e.opt.Secrets...)

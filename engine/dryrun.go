@@ -65,6 +65,7 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 		if err != nil {
 			return out, err
 		}
+		hit = hit && e.opt.Cache != CacheRefresh // refresh calls everything again
 		if hit {
 			m.Cached++
 			out.Cached++

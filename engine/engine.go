@@ -62,6 +62,11 @@ type Options struct {
 	// fails for good, and per batch event. Records hold job ids, models,
 	// attempts and error messages: never keys or prompts.
 	Log *slog.Logger
+	// Cache is how the cache is used: CacheUse (default), CacheRefresh (every
+	// call is made again and its answer replaces the stored one) or CacheOnly
+	// (answers come from the cache alone; a job it cannot answer fails and
+	// nothing is sent).
+	Cache CacheMode
 	// Endpoint returns the identity of a provider's endpoint for cache keys
 	// ("" for a built-in endpoint at its default address); nil: "".
 	Endpoint func(provider string) string
@@ -481,17 +486,37 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	return res, true
 }
 
+// CacheMode is how a run uses the call cache.
+type CacheMode string
+
+// Cache modes.
+const (
+	CacheUse     CacheMode = ""        // answer from the cache, call and store the rest
+	CacheRefresh CacheMode = "refresh" // call everything again; new answers replace stored ones
+	CacheOnly    CacheMode = "only"    // answer from the cache alone; send nothing
+)
+
+// ErrNotCached fails a job that --cache only cannot answer.
+var ErrNotCached = errors.New("not in the cache (--cache only sends nothing)")
+
 // cachedResult is the cache stage, shared by the live and batch paths: the
 // stored answer for key, linked to the run. hit is false when there is none;
 // a store error is a hit whose result carries the error.
 func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result, hit bool) {
 	r = Result{Job: j, Key: key}
+	if e.opt.Cache == CacheRefresh {
+		return r, false
+	}
 	c, ok, err := e.opt.Store.GetCall(ctx, key)
 	if err != nil {
 		r.Err = err
 		return r, true
 	}
 	if !ok {
+		if e.opt.Cache == CacheOnly {
+			r.Err = ErrNotCached
+			return r, true
+		}
 		return r, false
 	}
 	r.Response, r.Cached, r.Cost = c.Response, true, c.Cost
@@ -522,7 +547,7 @@ func (e *Engine) logFailure(j Job, attempts int, err error) {
 // commit stores a call's outcome and links it to the run.
 func (e *Engine) commit(ctx context.Context, r Result) error {
 	c := store.Call{Key: r.Key, Namespace: r.Job.Namespace, Provider: r.Job.Spec.Provider, Model: r.Job.Spec.Model,
-		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost}
+		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.opt.Cache == CacheRefresh}
 	if r.Err != nil {
 		c.Status, c.Error = store.StatusError, r.Err.Error()
 	} else {

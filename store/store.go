@@ -57,6 +57,9 @@ type Call struct {
 	Latency   time.Duration
 	BatchID   string
 	CreatedAt time.Time
+	// Replace, on a put, replaces a stored answer (--cache refresh); by
+	// default a stored answer is never replaced.
+	Replace bool `json:"-"`
 }
 
 // Call status values.

@@ -41,7 +41,7 @@ func newCacheCmd(g *Global) *cobra.Command {
 	}
 	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON (docs/cli-json.md)")
 	cmd.AddCommand(stats)
-	cmd.AddCommand(newCacheImportCmd(g))
+	cmd.AddCommand(newCacheImportCmd(g), newCachePruneCmd(g), newCacheClearCmd(g))
 	return cmd
 }
 

@@ -38,6 +38,7 @@ type Global struct {
 	Quiet       bool
 	MaxUnusable float64
 	LockTimeout time.Duration
+	Cache       string
 
 	ctx       context.Context // the running command's, for opening the store
 	dbFlagSet bool            // --db was given
@@ -70,7 +71,9 @@ on OpenAI, Anthropic, Gemini and any OpenAI-compatible server, with a content-ad
 resume after a crash, batch APIs, rate limits and cost accounting.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       Version(),
 	}
+	root.SetVersionTemplate("fallacylab {{.Version}}\n")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		g.ctx = cmd.Context()
 		g.dbFlagSet = cmd.Flags().Changed("db")
@@ -92,6 +95,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.DurationVar(&g.Timeout, "timeout", 2*time.Minute, "time limit of one model call")
 	pf.IntVar(&g.MaxAttempts, "max-attempts", 6, "attempts per call before giving up on retryable errors")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress output")
+	pf.StringVar(&g.Cache, "cache", "use", "use (answer from the cache, call the rest), refresh (call everything again; new answers replace stored ones) or only (answer from the cache alone, send nothing)")
 	pf.DurationVar(&g.LockTimeout, "lock-timeout", 30*time.Second, "how long to wait while another process holds the store's lock")
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
@@ -202,6 +206,13 @@ func checkFlags(cmd *cobra.Command) error {
 			if err := checkOut(name, f.Value.String()); err != nil {
 				return err
 			}
+		}
+	}
+	if f := cmd.Flags().Lookup("cache"); f != nil {
+		switch f.Value.String() {
+		case "use", "refresh", "only":
+		default:
+			return fmt.Errorf("--cache %q: use use, refresh or only", f.Value.String())
 		}
 	}
 	if f := cmd.Flags().Lookup("lock-timeout"); f != nil {

@@ -157,6 +157,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
 		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
+		Cache: cacheMode(s.g.Cache),
 	})
 }
 
@@ -417,4 +418,15 @@ func secrets(cfg *config.Config) []string {
 		}
 	}
 	return out
+}
+
+// cacheMode is --cache for the engine.
+func cacheMode(flag string) engine.CacheMode {
+	switch flag {
+	case "refresh":
+		return engine.CacheRefresh
+	case "only":
+		return engine.CacheOnly
+	}
+	return engine.CacheUse
 }

@@ -52,13 +52,19 @@ func (s *Store) PutCall(ctx context.Context, c store.Call) error {
 	if err != nil {
 		return err
 	}
+	// A stored answer is never replaced by anything, except by a new answer
+	// under --cache refresh.
+	where := `WHERE calls.status <> 'ok'`
+	if c.Replace && c.Status == store.StatusOK {
+		where = ``
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(insertCall+`
 			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
 			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
 			  reasoning_tokens=excluded.reasoning_tokens, cost=excluded.cost, latency_ms=excluded.latency_ms,
 			  batch_id=excluded.batch_id, created_at=excluded.created_at
-			WHERE calls.status <> 'ok'`, args...)
+			`+where, args...)
 		if err != nil {
 			return fmt.Errorf("put call %s: %w", c.Key, err)
 		}
@@ -166,4 +172,69 @@ func nullIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// CallSelection picks calls to delete from the cache.
+type CallSelection struct {
+	Before   time.Time // made before this time (zero: any time)
+	Provider string    // "" : every provider
+	Model    string    // "" : every model
+}
+
+// referenced are the keys some record or pending batch still needs.
+const referenced = `SELECT call_key FROM generations WHERE call_key IS NOT NULL
+	UNION SELECT call_key FROM judgements WHERE call_key IS NOT NULL
+	UNION SELECT call_key FROM detections WHERE call_key IS NOT NULL
+	UNION SELECT call_key FROM reconstructions WHERE call_key IS NOT NULL
+	UNION SELECT bi.key FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE b.status IN ('submitting', 'submitted')`
+
+func (sel CallSelection) where() (string, []any) {
+	q, args := ` WHERE 1=1`, []any{}
+	if !sel.Before.IsZero() {
+		q += ` AND created_at < ?`
+		args = append(args, sel.Before.UTC().Format(time.RFC3339Nano))
+	}
+	if sel.Provider != "" {
+		q += ` AND provider = ?`
+		args = append(args, sel.Provider)
+	}
+	if sel.Model != "" {
+		q += ` AND model = ?`
+		args = append(args, sel.Model)
+	}
+	return q, args
+}
+
+// CountCallsFor says how many calls (and bytes of request and answer) a
+// selection holds, and how many of them records still reference: those are
+// never deleted.
+func (s *Store) CountCallsFor(ctx context.Context, sel CallSelection) (n int, bytes int64, kept int, err error) {
+	w, args := sel.where()
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(LENGTH(request) + COALESCE(LENGTH(response), 0)), 0),
+		COALESCE(SUM(key IN (`+referenced+`)), 0) FROM calls`+w, args...).Scan(&n, &bytes, &kept)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("count calls: %w", err)
+	}
+	return n, bytes, kept, nil
+}
+
+// DeleteCalls deletes a selection's calls that no record references, with
+// their links to runs, and returns how many went.
+func (s *Store) DeleteCalls(ctx context.Context, sel CallSelection) (int, error) {
+	w, args := sel.where()
+	var n int
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		cond := w + ` AND key NOT IN (` + referenced + `)`
+		if _, err := tx.Exec(`DELETE FROM run_calls WHERE key IN (SELECT key FROM calls`+cond+`)`, args...); err != nil {
+			return fmt.Errorf("delete calls: %w", err)
+		}
+		res, err := tx.Exec(`DELETE FROM calls`+cond, args...)
+		if err != nil {
+			return fmt.Errorf("delete calls: %w", err)
+		}
+		m, _ := res.RowsAffected()
+		n = int(m)
+		return nil
+	})
+	return n, err
 }

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func newCachePruneCmd(g *Global) *cobra.Command {
+	var older time.Duration
+	var yes bool
+	cmd := &cobra.Command{
+		Use:     "prune",
+		Short:   "Delete cached calls older than a duration that no run's records use",
+		Example: `  fallacylab cache prune --older-than 720h --yes`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if older <= 0 {
+				return fmt.Errorf("--older-than is required, e.g. --older-than 720h (30 days)")
+			}
+			return deleteCalls(cmd, g, sqlite.CallSelection{Before: time.Now().Add(-older)}, fmt.Sprintf("older than %s", older), yes)
+		},
+	}
+	cmd.Flags().DurationVar(&older, "older-than", 0, "delete calls made longer ago than this, e.g. 720h")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation")
+	return cmd
+}
+
+func newCacheClearCmd(g *Global) *cobra.Command {
+	var model string
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "clear",
+		Short: "Delete cached calls (of one model with --model) that no run's records use",
+		Example: `  fallacylab cache clear --model openai:gpt-4.1-mini
+  fallacylab cache clear --yes`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sel, what := sqlite.CallSelection{}, "of every model"
+			if model != "" {
+				spec, err := llm.ParseSpec(model)
+				if err != nil {
+					return fmt.Errorf("--model: %w", err)
+				}
+				sel.Provider, sel.Model, what = spec.Provider, spec.Model, "of "+spec.String()
+			}
+			return deleteCalls(cmd, g, sel, what, yes)
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "only this model's calls (provider:model)")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation")
+	return cmd
+}
+
+// deleteCalls counts a selection, asks (unless --yes), and deletes what no
+// record references; calls that records reference are kept and counted.
+func deleteCalls(cmd *cobra.Command, g *Global, sel sqlite.CallSelection, what string, yes bool) error {
+	s, err := openSession(g)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx := cmd.Context()
+	n, bytes, kept, err := s.st.CountCallsFor(ctx, sel)
+	if err != nil {
+		return err
+	}
+	gone := n - kept
+	fmt.Fprintf(g.Stdout, "%d cached calls %s in %s (%s); %d of them are used by runs' records and are kept\n", n, what, s.st.Path(), humanBytes(bytes), kept)
+	if gone == 0 {
+		fmt.Fprintln(g.Stdout, "nothing to delete")
+		return nil
+	}
+	if !yes {
+		if f, ok := cmd.InOrStdin().(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+			return fmt.Errorf("deleting %d calls needs --yes (no terminal to ask)", gone)
+		}
+		fmt.Fprintf(g.Stdout, "delete %d calls? re-running their commands pays for them again [y/N] ", gone)
+		line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(g.Stdout, "nothing deleted")
+			return nil
+		}
+	}
+	deleted, err := s.st.DeleteCalls(ctx, sel)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stdout, "deleted %d calls\n", deleted)
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
