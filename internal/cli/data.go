@@ -15,6 +15,7 @@ import (
 
 func newDataCmd(g *Global) *cobra.Command {
 	var dir string
+	var asJSON bool
 	cmd := &cobra.Command{Use: "data", Short: "Corpora: what is available, where, and how to get the rest"}
 	list := &cobra.Command{
 		Use:   "list",
@@ -22,6 +23,31 @@ func newDataCmd(g *Global) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := dataDir(dir)
+			if asJSON {
+				type file struct {
+					Path  string `json:"path"`
+					State string `json:"state"`
+				}
+				type corpus struct {
+					Name     string `json:"name"`
+					Embedded bool   `json:"embedded"`
+					Licence  string `json:"licence"`
+					Source   string `json:"source"`
+					Files    []file `json:"files"`
+				}
+				out := struct {
+					DataDir string   `json:"data_dir"`
+					Corpora []corpus `json:"corpora"`
+				}{DataDir: d}
+				for _, c := range foils.Catalog {
+					x := corpus{Name: c.Name, Embedded: c.Embedded, Licence: c.Licence, Source: c.Source, Files: []file{}}
+					for _, f := range c.Files {
+						x.Files = append(x.Files, file{f.Path, fileState(d, f)})
+					}
+					out.Corpora = append(out.Corpora, x)
+				}
+				return printJSON(g, out)
+			}
 			if d == "" {
 				fmt.Fprintln(g.Stdout, "data directory: none (set --data-dir or FALLACYLAB_DATA)")
 			} else {
@@ -55,6 +81,7 @@ func newDataCmd(g *Global) *cobra.Command {
 			return nil
 		},
 	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print the catalogue as JSON (docs/cli-json.md)")
 	list.Flags().StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA, then $XDG_DATA_HOME/fallacylab)")
 	cmd.AddCommand(list)
 	return cmd
