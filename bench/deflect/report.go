@@ -394,22 +394,14 @@ func (p *prepared) judgeValues(field string, filter func(*Row) bool) (a, b []int
 }
 
 // judgePairs returns, for one field, the two first judges' values on
-// generations where both parsed and neither value is −1 (SPEC B.8).
+// generations where both parsed and neither value is −1 (SPEC B.8), as
+// labels for the agreement statistics.
 func (p *prepared) judgePairs(field string, filter func(*Row) bool) (a, b []string) {
-	if len(p.judges) < 2 {
-		return nil, nil
-	}
-	j1, j2 := p.judges[0], p.judges[1]
-	for _, r := range p.rows {
-		if filter != nil && !filter(r) {
-			continue
+	va, vb := p.judgeValues(field, filter)
+	for i := range va {
+		if va[i] != judge.Missing && vb[i] != judge.Missing {
+			a, b = append(a, strconv.Itoa(va[i])), append(b, strconv.Itoa(vb[i]))
 		}
-		s1, ok1 := r.PerJudge[j1]
-		s2, ok2 := r.PerJudge[j2]
-		if !ok1 || !ok2 || s1[field] == judge.Missing || s2[field] == judge.Missing {
-			continue
-		}
-		a, b = append(a, strconv.Itoa(s1[field])), append(b, strconv.Itoa(s2[field]))
 	}
 	return a, b
 }
