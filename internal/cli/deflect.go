@@ -526,7 +526,9 @@ func newDeflectSynthCmd(g *Global) *cobra.Command {
 	cmd.Flags().StringVar(&models, "models", "claude-opus-4-7,deepseek-v4-pro,gpt-5.5,grok-4.3", "model names")
 	cmd.Flags().IntVar(&samples, "samples", 5, "runs per condition")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed")
-	cmd.Flags().StringVar(&out, "out", "synthetic", "output directory")
+	cmd.Flags().StringVar(&out, "out-dir", "synthetic", "output directory")
+	cmd.Flags().StringVar(&out, "out", "synthetic", "the same as --out-dir")
+	cmd.Flags().MarkHidden("out")
 	return cmd
 }
 

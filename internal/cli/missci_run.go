@@ -329,6 +329,8 @@ reconstruction answers from the cache without paying for them again.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Task, "task", "reconstruct", "reconstruct, classify-gold, classify-only or consistency")
 	f.StringVar(&o.Model, "model", "", "model provider:model")
+	f.StringVar(&o.Model, "models", "", "the same as --model (the other run commands' spelling; one model)")
+	f.MarkHidden("models")
 	f.StringVar(&o.Template, "template", "", "prompt template (default per task)")
 	f.StringVar(&o.FromTemplate, "from-template", "gen_cls/p4-connect-D", "consistency: the reconstruction template whose answers are classified")
 	f.StringVar(&o.Split, "split", "test", "dev or test")

@@ -77,7 +77,10 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		g.ctx = cmd.Context()
 		g.dbFlagSet = cmd.Flags().Changed("db")
-		return checkFlags(cmd)
+		if err := checkFlags(cmd); err != nil {
+			return err
+		}
+		return engineFlagsUnused(cmd)
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -102,6 +105,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
 		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g))
 	strictGroups(root)
+	helpWithoutEngineFlags(root)
 	return root
 }
 
@@ -184,6 +188,48 @@ var flagRanges = []flagRange{
 	{name: "batch-size", min: 1, max: math.Inf(1), what: "at least 1"},
 	{name: "max-unusable", min: math.Inf(-1), max: 1, what: "a share up to 1 (negative: no limit)"},
 	{name: "limit", min: 0, max: math.Inf(1), what: "0 (all) or more"},
+}
+
+// callsModels are the commands that send model calls (or, in a dry run,
+// price them): the engine's flags mean something only to them.
+var callsModels = map[string]bool{
+	"fallacylab ask": true, "fallacylab prompts run": true, "fallacylab deflect run": true, "fallacylab deflect judge": true,
+	"fallacylab foils audit": true, "fallacylab foils generate": true, "fallacylab missci run": true, "fallacylab missci eval": true,
+	"fallacylab missci report": true, "fallacylab models check": true, "fallacylab selftest": true,
+}
+
+// engineFlags are the global flags that only model-calling commands use.
+var engineFlags = []string{"concurrency", "rpm", "tpm", "batch", "batch-size", "log", "dry-run", "budget", "timeout", "max-attempts", "max-unusable", "cache"}
+
+// engineFlagsUnused refuses an engine flag given to a command that calls no
+// model (it would do nothing, silently).
+func engineFlagsUnused(cmd *cobra.Command) error {
+	if callsModels[cmd.CommandPath()] {
+		return nil
+	}
+	for _, name := range engineFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return fmt.Errorf("--%s does nothing for `%s`, which calls no model: leave it out", name, cmd.CommandPath())
+		}
+	}
+	return nil
+}
+
+// helpWithoutEngineFlags hides the engine's global flags from the help of a
+// command that calls no model.
+func helpWithoutEngineFlags(root *cobra.Command) {
+	def := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		if !callsModels[cmd.CommandPath()] && cmd.HasParent() {
+			for _, name := range engineFlags {
+				if f := root.PersistentFlags().Lookup(name); f != nil && !f.Hidden {
+					f.Hidden = true
+					defer func() { f.Hidden = false }()
+				}
+			}
+		}
+		def(cmd, args)
+	})
 }
 
 // checkFlags applies flagRanges and the timeout to the command about to run.
