@@ -106,6 +106,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g))
 	strictGroups(root)
 	helpWithoutEngineFlags(root)
+	completeValues(root, g)
 	return root
 }
 
