@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/internal/decode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -118,10 +119,15 @@ func (b *Benchmark) Validate() error {
 func decodeLines[T any](r io.Reader, name string, check func(T) error) ([]T, error) {
 	if ext := strings.ToLower(filepath.Ext(name)); ext == ".yaml" || ext == ".yml" {
 		var out []T
-		dec := yaml.NewDecoder(r)
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(decode.StripBOM(data)))
 		dec.KnownFields(true)
 		if err := dec.Decode(&out); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			var zero T
+			return nil, fmt.Errorf("%s: %w", name, decode.Explain(err, zero))
 		}
 		for i, v := range out {
 			if err := check(v); err != nil {
@@ -135,6 +141,9 @@ func decodeLines[T any](r io.Reader, name string, check func(T) error) ([]T, err
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
+		if n == 1 {
+			line = decode.StripBOM(line)
+		}
 		if len(line) == 0 {
 			continue
 		}
@@ -142,7 +151,7 @@ func decodeLines[T any](r io.Reader, name string, check func(T) error) ([]T, err
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, n, err)
+			return nil, fmt.Errorf("%s line %d: %w", name, n, decode.Explain(err, v))
 		}
 		if err := check(v); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", name, n, err)
@@ -160,8 +169,12 @@ func decodeLines[T any](r io.Reader, name string, check func(T) error) ([]T, err
 
 // ParseClaims reads claims (JSONL, or YAML by file extension).
 func ParseClaims(r io.Reader, name string) ([]Claim, error) {
+	seen := map[string]bool{}
 	return decodeLines(r, name, func(c Claim) error {
+		defer func() { seen[c.ID] = true }()
 		switch {
+		case seen[c.ID] && c.ID != "":
+			return fmt.Errorf("field claim_id: %q appears twice", c.ID)
 		case c.ID == "":
 			return fmt.Errorf("field claim_id: required")
 		case strings.TrimSpace(c.Text) == "":
@@ -175,8 +188,12 @@ func ParseClaims(r io.Reader, name string) ([]Claim, error) {
 
 // ParseTemplates reads templates (JSONL, or YAML by file extension).
 func ParseTemplates(r io.Reader, name string) ([]Template, error) {
+	seen := map[string]bool{}
 	return decodeLines(r, name, func(t Template) error {
+		defer func() { seen[t.ID] = true }()
 		switch {
+		case seen[t.ID] && t.ID != "":
+			return fmt.Errorf("field prompt_id: %q appears twice", t.ID)
 		case t.ID == "":
 			return fmt.Errorf("field prompt_id: required")
 		case t.Text == "":

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/judge"
 )
 
@@ -203,14 +204,14 @@ func ReadEvals(data []byte, name string) ([]Eval, error) {
 
 func readJSONL[T any](data []byte, name string, check func(T) error) ([]T, error) {
 	var out []T
-	for n, line := range bytes.Split(data, []byte("\n")) {
+	for n, line := range bytes.Split(decode.StripBOM(data), []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
 		var v T
 		if err := json.Unmarshal(line, &v); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, n+1, err)
+			return nil, fmt.Errorf("%s line %d: %w", name, n+1, decode.Explain(err, v))
 		}
 		if err := check(v); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", name, n+1, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/llm"
 )
 
@@ -36,6 +37,9 @@ func Parse(r io.Reader, name string) ([]Item, error) {
 	seen := map[string]int{}
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
+		if n == 1 {
+			line = decode.StripBOM(line)
+		}
 		if len(line) == 0 {
 			continue
 		}
@@ -43,7 +47,7 @@ func Parse(r io.Reader, name string) ([]Item, error) {
 		dec.DisallowUnknownFields()
 		var it Item
 		if err := dec.Decode(&it); err != nil {
-			return nil, fmt.Errorf("%s line %d: %s", name, n, jsonErr(err))
+			return nil, fmt.Errorf("%s line %d: %w", name, n, decode.Explain(err, it))
 		}
 		if strings.TrimSpace(it.Prompt) == "" {
 			return nil, fmt.Errorf("%s line %d: field prompt: required and non-empty", name, n)
@@ -70,26 +74,6 @@ func Parse(r io.Reader, name string) ([]Item, error) {
 		return nil, fmt.Errorf("%s: no prompts", name)
 	}
 	return out, nil
-}
-
-func jsonErr(err error) string {
-	var te *json.UnmarshalTypeError
-	if ok := asType(err, &te); ok {
-		return fmt.Sprintf("field %s: want %s, got %s", te.Field, te.Type, te.Value)
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "json: unknown field ") {
-		return "unknown field " + strings.TrimPrefix(msg, "json: unknown field ")
-	}
-	return "invalid JSON: " + msg
-}
-
-func asType(err error, target **json.UnmarshalTypeError) bool {
-	te, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = te
-	}
-	return ok
 }
 
 // Request converts an item to a model request.

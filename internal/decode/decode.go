@@ -1,0 +1,121 @@
+// Package decode makes the errors of decoding a user's file (JSON lines,
+// YAML) say what is wrong in the file's terms — the field, what it should
+// be, the fields there are — never a Go type, and accepts a UTF-8 byte-order
+// mark. encoding/json and yaml.v3 have no hook for this: their messages are
+// rewritten here.
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// BOM is the UTF-8 byte-order mark some editors write first.
+var BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// StripBOM removes a leading UTF-8 byte-order mark.
+func StripBOM(b []byte) []byte { return bytes.TrimPrefix(b, BOM) }
+
+var (
+	unknownJSON = regexp.MustCompile(`^json: unknown field "([^"]*)"`)
+	unknownYAML = regexp.MustCompile(`field (\S+) not found in type \S+`)
+	typeJSON    = regexp.MustCompile(`cannot unmarshal (\w+) into Go (?:struct field \S*?\.|value of type )(\S*?)(?: of type (\S+))?$`)
+	listYAML    = regexp.MustCompile(`cannot unmarshal !!(\w+)(?: .*)? into \[\]`)
+	typeYAML    = regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into (\\S+)")
+)
+
+// Fields are the names a struct's JSON (or YAML) tags give its fields.
+func Fields(v any, tag string) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Explain rewrites a decoding error of one item of type like v.
+func Explain(err error, v any) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("not valid JSON (%s at byte %d): each line must be one JSON object", strings.TrimPrefix(syn.Error(), "json: "), syn.Offset)
+	case unknownJSON.MatchString(msg):
+		m := unknownJSON.FindStringSubmatch(msg)
+		return fmt.Errorf("unknown field %q: the fields are %s", m[1], strings.Join(Fields(v, "json"), ", "))
+	case unknownYAML.MatchString(msg):
+		m := unknownYAML.FindStringSubmatch(msg)
+		return fmt.Errorf("unknown field %q: the fields are %s", m[1], strings.Join(Fields(v, "yaml"), ", "))
+	case typeJSON.MatchString(msg):
+		m := typeJSON.FindStringSubmatch(msg)
+		field, want := m[2], kindWord(m[3])
+		if m[3] == "" { // the whole line
+			return fmt.Errorf("want a JSON object with fields %s, got a %s", strings.Join(Fields(v, "json"), ", "), m[1])
+		}
+		return fmt.Errorf("field %s: want %s, got a %s", field, want, m[1])
+	case listYAML.MatchString(msg):
+		m := listYAML.FindStringSubmatch(msg)
+		return fmt.Errorf("want a list of items (each starting with \"- \"), got a %s", yamlKind(m[1]))
+	case typeYAML.MatchString(msg):
+		m := typeYAML.FindStringSubmatch(msg)
+		return fmt.Errorf("value %q: want %s, got a %s", m[2], kindWord(m[3]), yamlKind(m[1]))
+	}
+	return err
+}
+
+func kindWord(goType string) string {
+	switch strings.TrimLeft(goType, "*[]") {
+	case "int", "int64", "int32", "uint64", "float64", "float32":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	}
+	if strings.HasPrefix(goType, "[]") {
+		return "a list"
+	}
+	if strings.HasPrefix(goType, "map") {
+		return "an object"
+	}
+	return "an object"
+}
+
+func yamlKind(tag string) string {
+	switch tag {
+	case "map":
+		return "mapping"
+	case "seq":
+		return "list"
+	case "str":
+		return "string"
+	case "int", "float":
+		return "number"
+	}
+	return tag
+}
