@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/llm"
 	"gopkg.in/yaml.v3"
 )
@@ -117,11 +119,12 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w (pass --config with an existing file, or remove the flag)", path, err)
 	}
+	data = decode.StripBOM(data)
 	var file Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&file); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("config %s: %s", path, strings.ReplaceAll(err.Error(), "\n", " "))
+		return nil, fmt.Errorf("config %s: %s", path, explainYAML(err))
 	}
 	cfg.Source, cfg.DB = path, file.DB
 	for name, ep := range file.Endpoints {
@@ -184,4 +187,35 @@ func (c *Config) Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// yamlFields are the keys of each part of the config, for messages.
+var yamlFields = map[string]any{"config.Config": Config{}, "config.Endpoint": Endpoint{}, "config.Limits": Limits{}, "llm.Price": llm.Price{}}
+
+var yamlLine = regexp.MustCompile(`^(line \d+: )(.*)$`)
+
+var yamlUnknown = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
+
+// explainYAML says what is wrong in the file's terms: the line, the unknown
+// key and the keys there are, never a Go type.
+func explainYAML(err error) string {
+	var parts []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "yaml: unmarshal errors:"))
+		if line == "" {
+			continue
+		}
+		if m := yamlUnknown.FindStringSubmatch(line); m != nil {
+			if v, ok := yamlFields[m[3]]; ok {
+				line = fmt.Sprintf("line %s: unknown key %q: the keys there are %s", m[1], m[2], strings.Join(decode.Fields(v, "yaml"), ", "))
+			}
+		}
+		prefix := ""
+		if m := yamlLine.FindStringSubmatch(line); m != nil {
+			prefix, line = m[1], m[2]
+		}
+		line = decode.Explain(errors.New(line), nil).Error()
+		parts = append(parts, prefix+strings.TrimPrefix(line, "yaml: "))
+	}
+	return strings.Join(parts, "; ")
 }

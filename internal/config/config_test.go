@@ -103,3 +103,25 @@ func TestEndpointIdentity(t *testing.T) {
 		t.Fatalf("ANTHROPIC_BASE_URL: identity %q, base URL %q", id, u)
 	}
 }
+
+func TestConfigErrorsSpeakYAML(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		"endpoints:\n  lab:\n    base_ur: http://x\n": `line 3: unknown key "base_ur": the keys there are api_key_env, base_url, cache_as, key_optional, prompt_cache, type`,
+		"endpointz: {}\n":        `line 1: unknown key "endpointz": the keys there are db, endpoints, limits, prices`,
+		"\xEF\xBB\xBFdb: x.db\n": "",
+	} {
+		p := filepath.Join(dir, "c.yaml")
+		os.WriteFile(p, []byte(body), 0o644)
+		_, err := config.Load(p)
+		if want == "" {
+			if err != nil {
+				t.Fatalf("a byte-order mark: %v", err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "config.") {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}

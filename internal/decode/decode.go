@@ -33,6 +33,9 @@ var (
 // Fields are the names a struct's JSON (or YAML) tags give its fields.
 func Fields(v any, tag string) []string {
 	t := reflect.TypeOf(v)
+	if t == nil {
+		return nil
+	}
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		t = t.Elem()
 	}
