@@ -62,6 +62,9 @@ func TestScripts(t *testing.T) {
 				env.Setenv(k, "test-key")
 			}
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".xdg"))
+			if repo, err := filepath.Abs("../.."); err == nil {
+				env.Setenv("REPO", repo) // for scripts that check files of the repository (docs/examples)
+			}
 			return writeConfig(env.WorkDir, srv)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
