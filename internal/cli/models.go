@@ -96,7 +96,7 @@ func modelsCheck(ctx context.Context, g *Global, args []string) error {
 		fmt.Fprintf(g.Stdout, "FAIL  %-40s %s\n", a, llm.Redact(err.Error(), secrets(cfg)...))
 	}
 	if bad > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%d of %d models failed the check", bad, len(args))}
+		return fmt.Errorf("%d of %d models failed the check", bad, len(args))
 	}
 	return nil
 }

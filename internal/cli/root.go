@@ -48,15 +48,6 @@ type Global struct {
 	TTY            bool // stderr is a terminal: draw a progress bar
 }
 
-// exitError carries an exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
 // NewRoot builds the command tree writing to the given streams.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	g := &Global{Stdout: stdout, Stderr: stderr}
@@ -124,10 +115,6 @@ func Main() int {
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "fallacylab:", llm.Redact(err.Error(), secrets(nil)...))
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
 	var le *lifecycle.ExitError
 	if errors.As(err, &le) {
 		return le.Code
