@@ -290,8 +290,7 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if err != nil {
 		return ferr
 	}
-	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", run.ID, g.DBPath)})
-	if err := addUnusable(ctx, s.st, run.ID, rep); err != nil {
+	if err := auditProvenance(ctx, s, run.ID, rep); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
@@ -303,6 +302,14 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 		return werr
 	}
 	return ferr
+}
+
+// auditProvenance ends an audit report's header the same way whether it was
+// just made or made again from the store: the build, the run, and its
+// unusable answers.
+func auditProvenance(ctx context.Context, s *session, runID int64, rep *report.Report) error {
+	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.g.DBPath)})
+	return addUnusable(ctx, s.st, runID, rep)
 }
 
 // foilsAuditRun runs the detector(s) inside the run: one audit record per

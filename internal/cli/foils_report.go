@@ -42,8 +42,7 @@ func newFoilsReportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("run %d: %w", r.ID, err)
 			}
-			rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", r.ID, g.DBPath)})
-			if err := addUnusable(ctx, s.st, r.ID, rep); err != nil {
+			if err := auditProvenance(ctx, s, r.ID, rep); err != nil {
 				return err
 			}
 			return writeReport(g, rep, f, out)
