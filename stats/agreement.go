@@ -19,33 +19,11 @@ type Kappa struct {
 // (SPEC F.1; sklearn.metrics.cohen_kappa_score). Labels are the union of both
 // raters' labels.
 func CohenKappa(a, b []string) (Kappa, error) {
-	if len(a) != len(b) {
-		return Kappa{}, ErrLength
+	t, err := NewTwoRaters(a, b)
+	if err != nil {
+		return Kappa{}, err
 	}
-	if len(a) == 0 {
-		return Kappa{}, ErrEmpty
-	}
-	ra, rb := map[string]float64{}, map[string]float64{}
-	agree := 0.0
-	for i := range a {
-		ra[a[i]]++
-		rb[b[i]]++
-		if a[i] == b[i] {
-			agree++
-		}
-	}
-	n := float64(len(a))
-	k := Kappa{N: len(a), Po: agree / n}
-	// Sum in label order so the result does not depend on map iteration.
-	for _, lab := range sortedKeys(ra) {
-		k.Pe += ra[lab] / n * rb[lab] / n
-	}
-	if k.Pe >= 1-1e-15 {
-		k.Kappa, k.Reason = math.NaN(), "undefined: expected agreement is 1 (both raters used a single category)"
-		return k, nil
-	}
-	k.Kappa = (k.Po - k.Pe) / (1 - k.Pe)
-	return k, nil
+	return t.Kappa(), nil
 }
 
 // AC1 is Gwet's agreement coefficient with its parts.
@@ -67,10 +45,11 @@ type AC1 struct {
 //
 // (SPEC F.2; irrCAC gwet.ac1.raw without weights.)
 func GwetAC1(ratings [][]string, q int) (AC1, error) {
-	counts, cats, err := tally(ratings)
+	t, err := tally(ratings)
 	if err != nil {
 		return AC1{}, err
 	}
+	cats := t.cats
 	if q == 0 {
 		q = len(cats)
 	}
@@ -78,23 +57,25 @@ func GwetAC1(ratings [][]string, q int) (AC1, error) {
 		return AC1{}, fmt.Errorf("stats: AC1 needs q ≥ 2 and ≥ the %d categories observed, got %d", len(cats), q)
 	}
 	res := AC1{Pi: map[string]float64{}}
+	pi := make([]float64, len(cats))
 	rated := 0
-	for _, c := range counts {
+	for i := range ratings {
+		c := t.item(i)
 		r := 0.0
 		for _, v := range c {
 			r += v
 		}
 		if r >= 1 {
 			rated++
-			for _, k := range sortedKeys(c) {
-				res.Pi[k] += c[k] / r
+			for k, v := range c {
+				pi[k] += v / r
 			}
 		}
 		if r >= 2 {
 			res.Items++
 			s := 0.0
-			for _, k := range sortedKeys(c) {
-				s += c[k] * (c[k] - 1)
+			for _, v := range c {
+				s += v * (v - 1)
 			}
 			res.Pa += s / (r * (r - 1))
 		}
@@ -103,9 +84,10 @@ func GwetAC1(ratings [][]string, q int) (AC1, error) {
 		return AC1{}, fmt.Errorf("stats: AC1 needs an item with at least two ratings")
 	}
 	res.Pa /= float64(res.Items)
-	for _, k := range sortedKeys(res.Pi) {
-		res.Pi[k] /= float64(rated)
-		res.Pe += res.Pi[k] * (1 - res.Pi[k])
+	for k, lab := range cats {
+		pi[k] /= float64(rated)
+		res.Pi[lab] = pi[k]
+		res.Pe += pi[k] * (1 - pi[k])
 	}
 	res.Pe /= float64(q - 1)
 	if res.Pe >= 1 {
@@ -116,29 +98,50 @@ func GwetAC1(ratings [][]string, q int) (AC1, error) {
 	return res, nil
 }
 
-// tally counts each item's labels; it returns the sorted category list.
-func tally(ratings [][]string) ([]map[string]float64, []string, error) {
+// tallied holds each item's count per category, densely: one row of
+// len(cats) counts per item, categories sorted.
+type tallied struct {
+	cats   []string
+	counts []float64
+}
+
+func (t tallied) item(i int) []float64 {
+	n := len(t.cats)
+	return t.counts[i*n : (i+1)*n]
+}
+
+// tally counts each item's labels ("" is missing) in one flat table, with
+// the sorted category list.
+func tally(ratings [][]string) (tallied, error) {
 	if len(ratings) == 0 {
-		return nil, nil, ErrEmpty
+		return tallied{}, ErrEmpty
 	}
-	seen := map[string]bool{}
-	out := make([]map[string]float64, len(ratings))
-	for i, item := range ratings {
-		out[i] = map[string]float64{}
+	index := map[string]int{}
+	for _, item := range ratings {
 		for _, v := range item {
-			if v == "" {
-				continue
+			if v != "" {
+				index[v] = 0
 			}
-			out[i][v]++
-			seen[v] = true
 		}
 	}
-	var cats []string
-	for c := range seen {
-		cats = append(cats, c)
+	t := tallied{cats: make([]string, 0, len(index))}
+	for c := range index {
+		t.cats = append(t.cats, c)
 	}
-	sort.Strings(cats)
-	return out, cats, nil
+	sort.Strings(t.cats)
+	for k, c := range t.cats {
+		index[c] = k
+	}
+	n := len(t.cats)
+	t.counts = make([]float64, len(ratings)*n)
+	for i, item := range ratings {
+		for _, v := range item {
+			if v != "" {
+				t.counts[i*n+index[v]]++
+			}
+		}
+	}
+	return t, nil
 }
 
 // Pairs turns two raters' labels into the per-item rating lists that
@@ -159,14 +162,14 @@ func Pairs(a, b []string) ([][]string, error) {
 // P̄_e = Σ p_k², κ = (P̄ − P̄_e)/(1 − P̄_e)
 // (statsmodels.stats.inter_rater.fleiss_kappa, method="fleiss").
 func FleissKappa(ratings [][]string) (float64, error) {
-	counts, cats, err := tally(ratings)
+	t, err := tally(ratings)
 	if err != nil {
 		return math.NaN(), err
 	}
 	m := -1.0
-	for i, c := range counts {
+	for i := range ratings {
 		r := 0.0
-		for _, v := range c {
+		for _, v := range t.item(i) {
 			r += v
 		}
 		if m < 0 {
@@ -178,12 +181,12 @@ func FleissKappa(ratings [][]string) (float64, error) {
 	if m < 2 {
 		return math.NaN(), fmt.Errorf("stats: Fleiss' κ needs at least two ratings per item")
 	}
-	N := float64(len(counts))
+	N := float64(len(ratings))
 	pbar := 0.0
-	pk := map[string]float64{}
-	for _, c := range counts {
+	pk := make([]float64, len(t.cats))
+	for i := range ratings {
 		s := 0.0
-		for k, v := range c {
+		for k, v := range t.item(i) {
 			s += v * v
 			pk[k] += v
 		}
@@ -191,7 +194,7 @@ func FleissKappa(ratings [][]string) (float64, error) {
 	}
 	pbar /= N
 	pe := 0.0
-	for _, k := range cats {
+	for k := range t.cats {
 		p := pk[k] / (N * m)
 		pe += p * p
 	}
@@ -212,29 +215,11 @@ type Agreement struct {
 // RawAgreement returns raw and category-specific agreement of two raters
 // (SPEC C.8: PSA_A = 2n_AA/(n_A· + n_·A)).
 func RawAgreement(a, b []string) (Agreement, error) {
-	if len(a) != len(b) {
-		return Agreement{}, ErrLength
+	t, err := NewTwoRaters(a, b)
+	if err != nil {
+		return Agreement{}, err
 	}
-	if len(a) == 0 {
-		return Agreement{}, ErrEmpty
-	}
-	diag, ra, rb := map[string]float64{}, map[string]float64{}, map[string]float64{}
-	same := 0.0
-	for i := range a {
-		ra[a[i]]++
-		rb[b[i]]++
-		if a[i] == b[i] {
-			diag[a[i]]++
-			same++
-		}
-	}
-	res := Agreement{Raw: same / float64(len(a)), Specific: map[string]float64{}, N: len(a)}
-	for _, m := range []map[string]float64{ra, rb} {
-		for k := range m {
-			res.Specific[k] = 2 * diag[k] / (ra[k] + rb[k])
-		}
-	}
-	return res, nil
+	return t.Raw(), nil
 }
 
 // Prevalence is the share of all non-missing ratings equal to label (for two
@@ -268,4 +253,182 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TwoRaters is the contingency table of two raters' labels over the same
+// items: every two-rater statistic is a function of it, so a field rated on
+// 24,000 items is counted once and each statistic is read off a k × k table.
+type TwoRaters struct {
+	Cats   []string    // the labels either rater used, sorted ("" included)
+	Counts [][]float64 // Counts[i][j]: items rater A labelled Cats[i], B Cats[j]
+	N      int
+}
+
+// NewTwoRaters counts two raters' labels item by item.
+func NewTwoRaters(a, b []string) (TwoRaters, error) {
+	if len(a) != len(b) {
+		return TwoRaters{}, ErrLength
+	}
+	if len(a) == 0 {
+		return TwoRaters{}, ErrEmpty
+	}
+	// Labels are few: a linear search of the last ones seen beats a map.
+	var labels []string
+	find := func(s string) int {
+		for i, l := range labels {
+			if l == s {
+				return i
+			}
+		}
+		labels = append(labels, s)
+		return len(labels) - 1
+	}
+	type pair struct{ i, j int }
+	raw := map[pair]float64{}
+	lastA, lastB, ia, ib := "", "", -1, -1
+	for n := range a {
+		if ia < 0 || a[n] != lastA {
+			lastA, ia = a[n], find(a[n])
+		}
+		if ib < 0 || b[n] != lastB {
+			lastB, ib = b[n], find(b[n])
+		}
+		raw[pair{ia, ib}]++
+	}
+	t := TwoRaters{Cats: append([]string(nil), labels...), N: len(a)}
+	sort.Strings(t.Cats)
+	pos := make([]int, len(labels))
+	for i, l := range labels {
+		pos[i] = sort.SearchStrings(t.Cats, l)
+	}
+	t.Counts = make([][]float64, len(t.Cats))
+	for i := range t.Counts {
+		t.Counts[i] = make([]float64, len(t.Cats))
+	}
+	for p, c := range raw {
+		t.Counts[pos[p.i]][pos[p.j]] = c
+	}
+	return t, nil
+}
+
+func (t TwoRaters) margins() (ra, rb []float64, diag float64) {
+	ra, rb = make([]float64, len(t.Cats)), make([]float64, len(t.Cats))
+	for i := range t.Cats {
+		for j, c := range t.Counts[i] {
+			ra[i] += c
+			rb[j] += c
+		}
+		diag += t.Counts[i][i]
+	}
+	return ra, rb, diag
+}
+
+// Kappa is Cohen's κ of the table (as CohenKappa).
+func (t TwoRaters) Kappa() Kappa {
+	ra, rb, agree := t.margins()
+	n := float64(t.N)
+	k := Kappa{N: t.N, Po: agree / n}
+	for i := range t.Cats {
+		k.Pe += ra[i] / n * rb[i] / n
+	}
+	if k.Pe >= 1-1e-15 {
+		k.Kappa, k.Reason = math.NaN(), "undefined: expected agreement is 1 (both raters used a single category)"
+		return k
+	}
+	k.Kappa = (k.Po - k.Pe) / (1 - k.Pe)
+	return k
+}
+
+// Raw is raw and category-specific agreement (as RawAgreement).
+func (t TwoRaters) Raw() Agreement {
+	ra, rb, same := t.margins()
+	res := Agreement{Raw: same / float64(t.N), Specific: map[string]float64{}, N: t.N}
+	for i, c := range t.Cats {
+		if ra[i]+rb[i] > 0 {
+			res.Specific[c] = 2 * t.Counts[i][i] / (ra[i] + rb[i])
+		}
+	}
+	return res
+}
+
+// AC1 is Gwet's AC1 of the two raters, "" counting as missing (as GwetAC1
+// on Pairs(a, b)).
+func (t TwoRaters) AC1(q int) (AC1, error) {
+	var cats []string
+	for _, c := range t.Cats {
+		if c != "" {
+			cats = append(cats, c)
+		}
+	}
+	if q == 0 {
+		q = len(cats)
+	}
+	if q < 2 || q < len(cats) {
+		return AC1{}, fmt.Errorf("stats: AC1 needs q ≥ 2 and ≥ the %d categories observed, got %d", len(cats), q)
+	}
+	res := AC1{Pi: map[string]float64{}}
+	pi := make([]float64, len(t.Cats))
+	var rated, agree float64
+	for i, ci := range t.Cats {
+		for j, cj := range t.Counts[i] {
+			if cj == 0 {
+				continue
+			}
+			switch {
+			case t.Cats[i] != "" && t.Cats[j] != "":
+				res.Items += int(cj)
+				rated += cj
+				pi[i] += cj / 2
+				pi[j] += cj / 2
+				if i == j {
+					agree += cj
+				}
+			case ci != "":
+				rated += cj
+				pi[i] += cj
+			case t.Cats[j] != "":
+				rated += cj
+				pi[j] += cj
+			}
+		}
+	}
+	if res.Items == 0 {
+		return AC1{}, fmt.Errorf("stats: AC1 needs an item with at least two ratings")
+	}
+	res.Pa = agree / float64(res.Items)
+	for i, c := range t.Cats {
+		if c == "" {
+			continue
+		}
+		p := pi[i] / rated
+		res.Pi[c] = p
+		res.Pe += p * (1 - p)
+	}
+	res.Pe /= float64(q - 1)
+	if res.Pe >= 1 {
+		res.AC1, res.Reason = math.NaN(), "undefined: expected agreement is 1"
+		return res, nil
+	}
+	res.AC1 = (res.Pa - res.Pe) / (1 - res.Pe)
+	return res, nil
+}
+
+// Prevalence is the share of both raters' non-missing labels equal to label
+// (as Prevalence on Pairs(a, b)).
+func (t TwoRaters) Prevalence(label string) float64 {
+	ra, rb, _ := t.margins()
+	var k, n float64
+	for i, c := range t.Cats {
+		if c == "" {
+			continue
+		}
+		n += ra[i] + rb[i]
+		if c == label {
+			k += ra[i] + rb[i]
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return k / n
 }

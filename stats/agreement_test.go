@@ -125,3 +125,43 @@ func TestRawAndSpecificAgreement(t *testing.T) {
 	close9(t, "psa A", ag.Specific["A"], 2*1.0/(3+1))
 	close9(t, "psa B", ag.Specific["B"], 2*2.0/(2+4))
 }
+
+// TestTwoRatersEqualsItemwise: AC1 and prevalence read off the two-rater
+// table equal, to the last bit, GwetAC1 and Prevalence over the items, on
+// every reference case and with missing ("") labels on either side.
+func TestTwoRatersEqualsItemwise(t *testing.T) {
+	cases := [][2][]string{}
+	for _, r := range refs.Kappa {
+		cases = append(cases, [2][]string{r.A, r.B})
+	}
+	cases = append(cases, [2][]string{{"1", "", "0", "1", "", "0", "1"}, {"1", "0", "", "1", "", "1", "1"}})
+	for n, c := range cases {
+		tab, err := NewTwoRaters(c[0], c[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs, _ := Pairs(c[0], c[1])
+		want, err := GwetAC1(pairs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tab.AC1(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.AC1 != want.AC1 || got.Pa != want.Pa || got.Pe != want.Pe || got.Items != want.Items || len(got.Pi) != len(want.Pi) {
+			t.Fatalf("case %d: %+v, want %+v", n, got, want)
+		}
+		for k, v := range want.Pi {
+			if got.Pi[k] != v {
+				t.Fatalf("case %d π[%s] %v, want %v", n, k, got.Pi[k], v)
+			}
+		}
+		for _, lab := range tab.Cats {
+			wp, _ := Prevalence(pairs, lab)
+			if gp := tab.Prevalence(lab); gp != wp && !(math.IsNaN(gp) && math.IsNaN(wp)) {
+				t.Fatalf("case %d prevalence %s: %v, want %v", n, lab, gp, wp)
+			}
+		}
+	}
+}

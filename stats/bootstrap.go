@@ -222,3 +222,30 @@ func (c ClusterCounts) Rate(w []int) (float64, bool) {
 	}
 	return k / n, true
 }
+
+// Nonzero lists the clusters a resample drew, in ascending order, for
+// RateOf: with many groups per resample it skips the undrawn third.
+func Nonzero(w []int) []int {
+	nz := make([]int, 0, len(w))
+	for i, wi := range w {
+		if wi != 0 {
+			nz = append(nz, i)
+		}
+	}
+	return nz
+}
+
+// RateOf is Rate(w) summed over the drawn clusters nz = Nonzero(w) only;
+// the result is the same to the last bit.
+func (c ClusterCounts) RateOf(w, nz []int) (float64, bool) {
+	var k, n float64
+	for _, i := range nz {
+		wi := float64(w[i])
+		k += wi * c.K[i]
+		n += wi * c.N[i]
+	}
+	if n == 0 {
+		return math.NaN(), false
+	}
+	return k / n, true
+}

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"testing"
@@ -226,5 +227,28 @@ func TestPermutationExactEnumeration(t *testing.T) {
 	}
 	if want := float64(1+mc.Count) / float64(1+20000); mc.P != want {
 		t.Fatalf("p = (1+#≥)/(1+B) not used: %v vs %v", mc.P, want)
+	}
+}
+
+// TestRateOfEqualsRate: the rate over the drawn clusters only is Rate to the
+// last bit, on random counts and weights.
+func TestRateOfEqualsRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 500 {
+		n := 1 + rng.IntN(100)
+		c := ClusterCounts{K: make([]float64, n), N: make([]float64, n)}
+		w := make([]int, n)
+		for i := range n {
+			c.N[i] = float64(rng.IntN(40))
+			c.K[i] = float64(rng.IntN(int(c.N[i])+1)) + 0.5*float64(rng.IntN(2))
+		}
+		for range n {
+			w[rng.IntN(n)]++
+		}
+		a, okA := c.Rate(w)
+		b, okB := c.RateOf(w, Nonzero(w))
+		if okA != okB || (okA && a != b) {
+			t.Fatalf("Rate %v %v, RateOf %v %v", a, okA, b, okB)
+		}
 	}
 }

@@ -27,7 +27,16 @@ type Row struct {
 	Claim    int        // cluster index of the claim
 	Cons     [8]float64 // consensus per field; NaN when undefined
 	Judges   int        // judges with a parsed row
-	PerJudge map[string]map[string]int
+	// frame is frameLabel(Gen), computed once; scores holds each judge's
+	// fields in the order of the prepared judges (ok false: no parsed row).
+	frame  string
+	scores []judgeScores
+}
+
+// judgeScores is one judge's eight fields on one row, in Fields order.
+type judgeScores struct {
+	ok bool
+	v  [8]int
 }
 
 // has reports whether field f is defined and its value.
@@ -119,43 +128,53 @@ type prepared struct {
 	claims     []string
 	errors     map[string]int // model → excluded ERROR generations
 	attempted  map[string]int
-	evalsOK    map[string]map[string]Eval // gen → judge → first parsed eval
-	evalRows   map[string][]Eval          // judge → all rows (audit)
+	evalRows   map[string][]*Eval // judge → all rows (audit)
 	unjudged   int
 	unjudgedBy map[string]int
 	samples    int
+	byModel    map[string][]*Row // rows per model, in row order
 }
 
 func prepare(d Dataset, opt Options) (*prepared, error) {
-	p := &prepared{opt: opt, errors: map[string]int{}, attempted: map[string]int{}, evalsOK: map[string]map[string]Eval{}, evalRows: map[string][]Eval{}, unjudgedBy: map[string]int{}}
-	judges := map[string]bool{}
-	for _, e := range d.Evals {
-		judges[e.JudgeModel] = true
+	p := &prepared{opt: opt, errors: map[string]int{}, attempted: map[string]int{}, evalRows: map[string][]*Eval{}, unjudgedBy: map[string]int{}}
+	for i := range d.Evals {
+		e := &d.Evals[i]
+		if p.evalRows[e.JudgeModel] == nil {
+			p.judges = append(p.judges, e.JudgeModel)
+		}
 		p.evalRows[e.JudgeModel] = append(p.evalRows[e.JudgeModel], e)
+	}
+	sort.Strings(p.judges)
+	judgeIdx := make(map[string]int, len(p.judges))
+	for i, j := range p.judges {
+		judgeIdx[j] = i
+	}
+	// gen → the first parsed eval of each judge, in judge order.
+	evalsOK := make(map[string][]*Eval, len(d.Gens))
+	for i := range d.Evals {
+		e := &d.Evals[i]
 		if e.ParseError != 0 {
 			continue
 		}
-		m := p.evalsOK[e.GenID]
+		m := evalsOK[e.GenID]
 		if m == nil {
-			m = map[string]Eval{}
-			p.evalsOK[e.GenID] = m
+			m = make([]*Eval, len(p.judges))
+			evalsOK[e.GenID] = m
 		}
-		if _, dup := m[e.JudgeModel]; !dup { // first row per (gen, judge)
-			m[e.JudgeModel] = e
+		if j := judgeIdx[e.JudgeModel]; m[j] == nil { // first row per (gen, judge)
+			m[j] = e
 		}
 	}
-	for j := range judges {
-		p.judges = append(p.judges, j)
-	}
-	sort.Strings(p.judges)
 	claimIdx := map[string]int{}
 	models := map[string]bool{}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(d.Gens))
 	// Work in gen_id order so results do not depend on input order.
-	gens := append([]Generation(nil), d.Gens...)
+	gens := make([]*Generation, len(d.Gens))
+	for i := range d.Gens {
+		gens[i] = &d.Gens[i]
+	}
 	sort.Slice(gens, func(i, j int) bool { return gens[i].GenID < gens[j].GenID })
-	for i := range gens {
-		g := &gens[i]
+	for _, g := range gens {
 		if seen[g.GenID] {
 			return nil, fmt.Errorf("generation %s appears twice", g.GenID)
 		}
@@ -171,16 +190,22 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 			p.errors[g.Model]++
 			continue
 		}
-		r := &Row{Gen: g, Claim: claimIdx[g.ClaimID], PerJudge: map[string]map[string]int{}}
-		for j, e := range p.evalsOK[g.GenID] {
-			r.PerJudge[j] = e.Scores
+		r := &Row{Gen: g, Claim: claimIdx[g.ClaimID], frame: frameLabel(g), scores: make([]judgeScores, len(p.judges))}
+		for i, e := range evalsOK[g.GenID] {
+			if e != nil {
+				r.Judges++
+				r.scores[i].ok = true
+				for f, name := range Fields {
+					r.scores[i].v[f] = e.Scores[name]
+				}
+			}
 		}
-		r.Judges = len(r.PerJudge)
-		for f, name := range Fields {
-			var vals []int
-			for _, j := range p.judges {
-				if s, ok := r.PerJudge[j]; ok {
-					vals = append(vals, s[name])
+		vals := make([]int, 0, len(p.judges))
+		for f := range Fields {
+			vals = vals[:0]
+			for _, s := range r.scores {
+				if s.ok {
+					vals = append(vals, s.v[f])
 				}
 			}
 			v, ok := judge.Combine(vals, opt.Mode)
@@ -198,6 +223,7 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 		}
 		p.rows = append(p.rows, r)
 	}
+	p.byModel = groupRows(p.rows, func(r *Row) (string, bool) { return r.Gen.Model, true })
 	for m := range models {
 		p.models = append(p.models, m)
 	}
@@ -206,6 +232,18 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 		return nil, fmt.Errorf("no generations to analyse")
 	}
 	return p, nil
+}
+
+// groupRows buckets rows by key, keeping their order within each bucket;
+// rows whose key is not ok are left out.
+func groupRows(rows []*Row, key func(*Row) (string, bool)) map[string][]*Row {
+	out := map[string][]*Row{}
+	for _, r := range rows {
+		if k, ok := key(r); ok {
+			out[k] = append(out[k], r)
+		}
+	}
+	return out
 }
 
 // Rows returns the analysed generations with their consensus scores, and the
@@ -233,13 +271,16 @@ func (r *Row) Value(field string) (float64, bool) {
 
 // Disagree reports whether two judges gave different valid values on any field.
 func (r *Row) Disagree() bool {
-	if len(r.PerJudge) < 2 {
+	if r.Judges < 2 {
 		return false
 	}
-	for _, f := range Fields {
+	for f := range Fields {
 		seen := -2
-		for _, s := range r.PerJudge {
-			v := s[f]
+		for _, s := range r.scores {
+			if !s.ok {
+				continue
+			}
+			v := s.v[f]
 			if v == judge.Missing {
 				continue
 			}

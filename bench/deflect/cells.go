@@ -80,8 +80,9 @@ func (c *cells) run(B int, seed uint64) error {
 	var err error
 	c.reps, err = stats.ClusterBootstrap(c.nClusters, B, seed, func(w []int) ([]float64, bool) {
 		out := make([]float64, nc+len(c.contrasts))
+		nz := stats.Nonzero(w)
 		for i, cc := range c.counts {
-			v, ok := cc.Rate(w)
+			v, ok := cc.RateOf(w, nz)
 			if !ok {
 				v = math.NaN()
 			}

@@ -1,13 +1,11 @@
 package deflect
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/judge"
 )
 
@@ -181,42 +179,27 @@ func GenID(claimID, promptID, model string, run int) string {
 
 // ReadGenerations reads an upstream generations JSONL file.
 func ReadGenerations(data []byte, name string) ([]Generation, error) {
-	return readJSONL[Generation](data, name, func(g Generation) error {
-		if g.GenID == "" {
-			return fmt.Errorf("field gen_id: required")
-		}
-		if g.ClaimID == "" || g.PromptID == "" || g.Model == "" {
-			return fmt.Errorf("fields claim_id, prompt_id and model are required")
-		}
-		return nil
-	})
+	return readLines(data, name, generationLine)
 }
 
 // ReadEvals reads an upstream evals JSONL file.
-func ReadEvals(data []byte, name string) ([]Eval, error) {
-	return readJSONL[Eval](data, name, func(e Eval) error {
-		if e.GenID == "" || e.JudgeModel == "" {
-			return fmt.Errorf("fields gen_id and judge_model are required")
-		}
-		return nil
-	})
+func ReadEvals(data []byte, name string) ([]Eval, error) { return readEvals(data, name, evalDecoder) }
+
+// ReadEvalScores reads an upstream evals JSONL file for analysis only: the
+// judge's reasoning and raw answer, about half the file and never used by
+// Analyze, are checked but not kept.
+func ReadEvalScores(data []byte, name string) ([]Eval, error) {
+	return readEvals(data, name, evalScoresDecoder)
 }
 
-func readJSONL[T any](data []byte, name string, check func(T) error) ([]T, error) {
-	var out []T
-	for n, line := range bytes.Split(decode.StripBOM(data), []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		var v T
-		if err := json.Unmarshal(line, &v); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, n+1, decode.Explain(err, v))
-		}
-		if err := check(v); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, n+1, err)
-		}
-		out = append(out, v)
+func readEvals(data []byte, name string, d lineDecoder[evalLine]) ([]Eval, error) {
+	lines, err := readLines(data, name, d)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Eval, len(lines))
+	for i := range lines {
+		out[i] = lines[i].eval()
 	}
 	return out, nil
 }
@@ -225,24 +208,45 @@ func readJSONL[T any](data []byte, name string, check func(T) error) ([]T, error
 // each (gen_id, judge), as upstream's loaders do, and says how many of each
 // it dropped. Reports from files and from an import are then the same.
 func Dedupe(d Dataset) (Dataset, int, int) {
-	var out Dataset
-	seenGen := make(map[string]bool, len(d.Gens))
+	seenGen := make(map[string]struct{}, len(d.Gens))
+	seenEval := make(map[[2]string]struct{}, len(d.Evals))
+	dupGen, dupEval := false, false
 	for _, g := range d.Gens {
-		if !seenGen[g.GenID] {
-			seenGen[g.GenID] = true
-			out.Gens = append(out.Gens, g)
+		if _, dup := seenGen[g.GenID]; dup {
+			dupGen = true
+			break
 		}
+		seenGen[g.GenID] = struct{}{}
 	}
-	seenEval := make(map[[2]string]bool, len(d.Evals))
 	for _, e := range d.Evals {
 		k := [2]string{e.GenID, e.JudgeModel}
-		if !seenEval[k] {
-			seenEval[k] = true
-			out.Evals = append(out.Evals, e)
+		if _, dup := seenEval[k]; dup {
+			dupEval = true
+			break
+		}
+		seenEval[k] = struct{}{}
+	}
+	out := d
+	if dupGen {
+		clear(seenGen)
+		out.Gens = nil
+		for _, g := range d.Gens {
+			if _, dup := seenGen[g.GenID]; !dup {
+				seenGen[g.GenID] = struct{}{}
+				out.Gens = append(out.Gens, g)
+			}
 		}
 	}
-	if d.Evals == nil {
+	if dupEval {
+		clear(seenEval)
 		out.Evals = nil
+		for _, e := range d.Evals {
+			k := [2]string{e.GenID, e.JudgeModel}
+			if _, dup := seenEval[k]; !dup {
+				seenEval[k] = struct{}{}
+				out.Evals = append(out.Evals, e)
+			}
+		}
 	}
 	return out, len(d.Gens) - len(out.Gens), len(d.Evals) - len(out.Evals)
 }

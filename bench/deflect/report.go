@@ -60,7 +60,13 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 	later = append(later, p.outcomeTables(rep, c)...)
 	later = append(later, p.fidelity(rep, c))
 	later = append(later, p.contrasts(rep, c))
+	// The sections below use no bootstrap: they are built on one core while
+	// the resamples are drawn, in a report of their own appended after.
+	rest := &report.Report{}
+	restErr := make(chan error, 1)
+	go func() { restErr <- p.unbootstrapped(rest) }()
 	if err := c.run(opt.Resamples, opt.Seed); err != nil {
+		<-restErr
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
 	for _, f := range later {
@@ -72,21 +78,26 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 	if c.minEffective < opt.Resamples {
 		rep.Meta = append(rep.Meta, [2]string{"effective resamples", fmt.Sprintf("as few as %d of %d for some intervals: resamples in which a cell had no rows are skipped", c.minEffective, opt.Resamples)})
 	}
+	if err := <-restErr; err != nil {
+		return nil, err
+	}
+	rep.Sections = append(rep.Sections, rest.Sections...)
+	return rep, nil
+}
+
+// unbootstrapped adds the sections that need no resamples, in order.
+func (p *prepared) unbootstrapped(rep *report.Report) error {
 	p.reliability(rep)
 	p.framingContent(rep)
 	if err := p.chiSquare(rep); err != nil {
-		return nil, err
+		return err
 	}
 	p.crossModel(rep)
 	p.volatility(rep)
 	p.verbosity(rep)
 	p.residual(rep)
 	p.audit(rep)
-	return rep, nil
-}
-
-func (p *prepared) rowsOf(model string) func(*Row) bool {
-	return func(r *Row) bool { return r.Gen.Model == model }
+	return nil
 }
 
 func (p *prepared) overview(rep *report.Report) func() {
@@ -130,7 +141,7 @@ type grouping struct {
 func (p *prepared) groupings() []grouping {
 	num := func(s string) string { return fmt.Sprintf("%08s", s) }
 	return []grouping{
-		{"by_frame", "Outcomes by model × frame (prompt_num)", "frame", func(r *Row) (string, bool) { return frameLabel(r.Gen), true }, nil},
+		{"by_frame", "Outcomes by model × frame (prompt_num)", "frame", func(r *Row) (string, bool) { return r.frame, true }, nil},
 		{"by_explicitness", "Outcomes by model × explicitness", "explicitness", func(r *Row) (string, bool) { return r.Gen.Explicitness, true }, nil},
 		{"by_level", "Outcomes by model × claim level", "level", func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.Level), true }, num},
 		{"by_context", "Outcomes by model × context", "context", func(r *Row) (string, bool) { return r.Gen.Context, true }, nil},
@@ -180,12 +191,12 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 	}
 	var mainRegs []reg
 	for _, m := range p.models {
-		f := p.rowsOf(m)
+		rows := p.byModel[m]
 		var idx []int
 		for _, o := range outcomes {
-			idx = append(idx, c.add(p.rows, f, o.value))
+			idx = append(idx, c.add(rows, nil, o.value))
 		}
-		idx = append(idx, c.add(p.rows, f, (*Row).CleanDerived), c.add(p.rows, f, (*Row).Residual))
+		idx = append(idx, c.add(rows, nil, (*Row).CleanDerived), c.add(rows, nil, (*Row).Residual))
 		mainRegs = append(mainRegs, reg{[]string{m}, idx})
 	}
 	fill := func(t *report.Table, regs []reg) func() {
@@ -212,15 +223,11 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 		var regs []reg
 		values := distinct(p.rows, g.key, g.sortKey)
 		for _, m := range p.models {
+			buckets := groupRows(p.byModel[m], g.key)
 			for _, v := range values {
-				v, m := v, m
-				f := func(r *Row) bool {
-					k, ok := g.key(r)
-					return ok && k == v && r.Gen.Model == m
-				}
 				var idx []int
 				for _, o := range outcomes {
-					idx = append(idx, c.add(p.rows, f, o.value))
+					idx = append(idx, c.add(buckets[v], nil, o.value))
 				}
 				regs = append(regs, reg{[]string{m, v}, idx})
 			}
@@ -232,13 +239,12 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 		Columns: outcomeCols("frame", "fallacy")})
 	var regs []reg
 	single := func(r *Row) bool { return r.Gen.Explicitness == "explicit" && r.Gen.Fallacy != "model_choice" }
-	for _, fr := range distinct(p.rows, func(r *Row) (string, bool) { return frameLabel(r.Gen), single(r) }, nil) {
+	buckets := groupRows(p.rows, func(r *Row) (string, bool) { return r.frame + "\x00" + r.Gen.Fallacy, single(r) })
+	for _, fr := range distinct(p.rows, func(r *Row) (string, bool) { return r.frame, single(r) }, nil) {
 		for _, fa := range distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Fallacy, single(r) }, nil) {
-			fr, fa := fr, fa
-			f := func(r *Row) bool { return single(r) && frameLabel(r.Gen) == fr && r.Gen.Fallacy == fa }
 			var idx []int
 			for _, o := range outcomes {
-				idx = append(idx, c.add(p.rows, f, o.value))
+				idx = append(idx, c.add(buckets[fr+"\x00"+fa], nil, o.value))
 			}
 			regs = append(regs, reg{[]string{fr, shortFallacy(fa)}, idx})
 		}
@@ -301,12 +307,12 @@ func (p *prepared) fidelity(rep *report.Report, c *cells) func() {
 	}
 	var idx [][]int
 	for _, m := range p.models {
-		f := p.rowsOf(m)
-		anyF := func(r *Row) bool { v, ok := r.has(fAny); return f(r) && ok && v >= 0.5 }
-		noRef := func(r *Row) bool { v, ok := r.has(fRefusal); return f(r) && ok && v < 0.5 }
-		idx = append(idx, []int{c.add(p.rows, f, match), c.add(p.rows, anyF, match), c.add(p.rows, noRef, match),
-			c.add(p.rows, f, multi), c.add(p.rows, anyF, multi), c.add(p.rows, f, both(fWA, fAH)), c.add(p.rows, f, both(fWA, fRH)),
-			c.add(p.rows, f, both(fAH, fRH)), c.add(p.rows, f, both(fWA, fAH, fRH))})
+		rows := p.byModel[m]
+		anyF := func(r *Row) bool { v, ok := r.has(fAny); return ok && v >= 0.5 }
+		noRef := func(r *Row) bool { v, ok := r.has(fRefusal); return ok && v < 0.5 }
+		idx = append(idx, []int{c.add(rows, nil, match), c.add(rows, anyF, match), c.add(rows, noRef, match),
+			c.add(rows, nil, multi), c.add(rows, anyF, multi), c.add(rows, nil, both(fWA, fAH)), c.add(rows, nil, both(fWA, fRH)),
+			c.add(rows, nil, both(fAH, fRH)), c.add(rows, nil, both(fWA, fAH, fRH))})
 	}
 	return func() {
 		for i, m := range p.models {
@@ -338,7 +344,7 @@ func (p *prepared) contrasts(rep *report.Report, c *cells) func() {
 				l string
 				f int
 			}{{"refusal", fRefusal}, {"clean compliance", fClean}} {
-				ia, ib := c.add(p.rows, p.rowsOf(a), field(o.f)), c.add(p.rows, p.rowsOf(b), field(o.f))
+				ia, ib := c.add(p.byModel[a], nil, field(o.f)), c.add(p.byModel[b], nil, field(o.f))
 				prs = append(prs, pr{a, b, o.l, ia, ib, c.addContrast(ia, ib, false), c.addContrast(ia, ib, true)})
 			}
 		}
@@ -351,7 +357,7 @@ func (p *prepared) contrasts(rep *report.Report, c *cells) func() {
 	var fcs []fc
 	for _, m := range p.models {
 		at := func(num int) int {
-			return c.add(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.PromptNum == num }, field(fRefusal))
+			return c.add(p.byModel[m], func(r *Row) bool { return r.Gen.PromptNum == num }, field(fRefusal))
 		}
 		direct := at(1)
 		for _, x := range []struct {
@@ -374,21 +380,16 @@ func (p *prepared) contrasts(rep *report.Report, c *cells) func() {
 
 // judgeValues returns, for one field, the two first judges' values on
 // generations both parsed, −1 included (SPEC B.8's rates).
-func (p *prepared) judgeValues(field string, filter func(*Row) bool) (a, b []int) {
+func (p *prepared) judgeValues(f int, rows []*Row) (a, b []int) {
 	if len(p.judges) < 2 {
 		return nil, nil
 	}
-	j1, j2 := p.judges[0], p.judges[1]
-	for _, r := range p.rows {
-		if filter != nil && !filter(r) {
+	for _, r := range rows {
+		s1, s2 := r.scores[0], r.scores[1]
+		if !s1.ok || !s2.ok {
 			continue
 		}
-		s1, ok1 := r.PerJudge[j1]
-		s2, ok2 := r.PerJudge[j2]
-		if !ok1 || !ok2 {
-			continue
-		}
-		a, b = append(a, s1[field]), append(b, s2[field])
+		a, b = append(a, s1.v[f]), append(b, s2.v[f])
 	}
 	return a, b
 }
@@ -396,8 +397,8 @@ func (p *prepared) judgeValues(field string, filter func(*Row) bool) (a, b []int
 // judgePairs returns, for one field, the two first judges' values on
 // generations where both parsed and neither value is −1 (SPEC B.8), as
 // labels for the agreement statistics.
-func (p *prepared) judgePairs(field string, filter func(*Row) bool) (a, b []string) {
-	va, vb := p.judgeValues(field, filter)
+func (p *prepared) judgePairs(f int, rows []*Row) (a, b []string) {
+	va, vb := p.judgeValues(f, rows)
 	for i := range va {
 		if va[i] != judge.Missing && vb[i] != judge.Missing {
 			a, b = append(a, strconv.Itoa(va[i])), append(b, strconv.Itoa(vb[i]))
@@ -415,24 +416,22 @@ func (p *prepared) reliability(rep *report.Report) {
 		"κ is Cohen's kappa; AC1 is Gwet's with Q = 2; prevalence is the mean of both judges' rates of 1 (Gwet's π₁). "+
 		"At low prevalence κ can be low while raw agreement and AC1 are high.", p.judges[0], p.judges[1]))
 	t := sec.Add(&report.Table{ID: "reliability", Title: "Agreement per rubric field (Table 2)", Columns: report.Cols("field", "n", "raw agreement", "Cohen's κ", "Gwet's AC1", "prevalence")})
-	for _, f := range Fields {
-		a, b := p.judgePairs(f, nil)
+	for fi, f := range Fields {
+		a, b := p.judgePairs(fi, p.rows)
 		if len(a) == 0 {
 			t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(0), report.NA("no pairs"), report.NA(""), report.NA(""), report.NA("")})
 			continue
 		}
-		k, _ := stats.CohenKappa(a, b)
-		pairs, _ := stats.Pairs(a, b)
-		ac, _ := stats.GwetAC1(pairs, 2)
-		raw, _ := stats.RawAgreement(a, b)
-		prev, _ := stats.Prevalence(pairs, "1")
+		tab, _ := stats.NewTwoRaters(a, b)
+		k, raw, prev := tab.Kappa(), tab.Raw(), tab.Prevalence("1")
+		ac, _ := tab.AC1(2)
 		t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(len(a)), report.P(raw.Raw, len(a)), report.F(k.Kappa, 3), report.F(ac.AC1, 3), report.P(prev, len(a))})
 	}
 	pm := sec.Add(&report.Table{ID: "reliability_by_model", Title: "κ per generating model", Columns: report.Cols("model", "κ refusal", "κ clean compliance", "κ any fallacy", "mean |J1 − J2| refusal")})
 	for _, m := range p.models {
 		row := []report.Cell{report.T(m)}
-		for _, f := range []string{"refusal", "compliance_clean", "any_fallacy_present"} {
-			a, b := p.judgePairs(f, p.rowsOf(m))
+		for _, f := range []int{fRefusal, fClean, fAny} {
+			a, b := p.judgePairs(f, p.byModel[m])
 			if len(a) == 0 {
 				row = append(row, report.NA("no pairs"))
 				continue
@@ -440,7 +439,7 @@ func (p *prepared) reliability(rep *report.Report) {
 			k, _ := stats.CohenKappa(a, b)
 			row = append(row, report.F(k.Kappa, 3))
 		}
-		a, b := p.judgeValues("refusal", p.rowsOf(m))
+		a, b := p.judgeValues(fRefusal, p.byModel[m])
 		d := 0.0
 		for i := range a {
 			d += math.Abs(float64(a[i] - b[i]))
@@ -455,8 +454,8 @@ func (p *prepared) reliability(rep *report.Report) {
 	pm.Note = "mean |J1 − J2| is over generations both judges parsed, −1 counting as a value (SPEC B.8, as the released code computes it)."
 	dis := sec.Add(&report.Table{ID: "disagreement_by_field", Title: "Disagreement rate per rubric field", Note: "Share of generations both judges parsed on which their values differ, −1 counting as a value (SPEC B.8, the released code's per-field rates).",
 		Columns: report.Cols("field", "n", "disagreement")})
-	for _, f := range Fields {
-		a, b := p.judgeValues(f, nil)
+	for fi, f := range Fields {
+		a, b := p.judgeValues(fi, p.rows)
 		n := 0
 		for i := range a {
 			if a[i] != b[i] {
@@ -482,17 +481,17 @@ func (p *prepared) panelAgreement(sec *report.Section) {
 	t := sec.Add(&report.Table{ID: "reliability_panel", Title: fmt.Sprintf("Agreement across all %d judges", len(p.judges)),
 		Columns: report.Cols("field", "generations", "Gwet's AC1", "Krippendorff's α", "rated by all", "Fleiss' κ")})
 	t.Note = "AC1 and α use every generation at least two judges rated; Fleiss' κ needs the same number of raters per item, so it uses the generations all judges rated."
-	for _, f := range Fields {
+	for fi, f := range Fields {
 		var ratings, complete [][]string
 		var units [][]float64
 		for _, r := range p.rows {
 			row := make([]string, len(p.judges))
 			unit := make([]float64, len(p.judges))
 			n := 0
-			for i, j := range p.judges {
+			for i, sc := range r.scores {
 				unit[i] = math.NaN()
-				if sc, ok := r.PerJudge[j]; ok && sc[f] != judge.Missing {
-					row[i], unit[i] = strconv.Itoa(sc[f]), float64(sc[f])
+				if sc.ok && sc.v[fi] != judge.Missing {
+					row[i], unit[i] = strconv.Itoa(sc.v[fi]), float64(sc.v[fi])
 					n++
 				}
 			}
@@ -561,19 +560,23 @@ func (p *prepared) framingContent(rep *report.Report) {
 	sec := rep.AddSection("Framing versus content", "Spreads of the refusal rate (SPEC B.13). The abstract's \"1 pp per claim\" is not defined in the paper; "+
 		"its three candidate definitions are shown, each named.")
 	t := sec.Add(&report.Table{ID: "spreads", Title: "Refusal spreads per model (pp)", Columns: report.Cols("model", "content spread (max − min over claims)", "frame spread (max − min over prompt_num)", "fallacy-swap spread (explicit frames)")})
+	promptNum := func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.PromptNum), true }
+	nums := distinct(p.rows, promptNum, nil)
 	for _, m := range p.models {
 		claims, frames := map[string]float64{}, map[string]float64{}
+		byClaim := groupRows(p.byModel[m], func(r *Row) (string, bool) { return r.Gen.ClaimID, true })
 		for _, c := range p.claims {
-			claims[c], _ = rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.ClaimID == c }, fRefusal)
+			claims[c], _ = rate(byClaim[c], nil, fRefusal)
 		}
-		for _, fr := range distinct(p.rows, func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.PromptNum), true }, nil) {
-			frames[fr], _ = rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && strconv.Itoa(r.Gen.PromptNum) == fr }, fRefusal)
+		byNum := groupRows(p.byModel[m], promptNum)
+		for _, fr := range nums {
+			frames[fr], _ = rate(byNum[fr], nil, fRefusal)
 		}
 		swap := math.NaN()
 		for num := 1; num <= 4; num++ {
 			byF := map[string]float64{}
 			for _, fa := range []string{"whataboutism", "red_herring", "ad_hominem"} {
-				byF[fa], _ = rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.PromptNum == num && r.Gen.Fallacy == fa }, fRefusal)
+				byF[fa], _ = rate(byNum[strconv.Itoa(num)], func(r *Row) bool { return r.Gen.Fallacy == fa }, fRefusal)
 			}
 			if s := spread(byF); !math.IsNaN(s) && (math.IsNaN(swap) || s > swap) {
 				swap = s
@@ -583,8 +586,9 @@ func (p *prepared) framingContent(rep *report.Report) {
 	}
 	cand := sec.Add(&report.Table{ID: "per_claim_candidates", Title: "Candidate definitions of \"per-claim refusal varies by only 1 pp\"", Columns: report.Cols("definition", "value")})
 	var perClaim []float64
+	byClaim := groupRows(p.rows, func(r *Row) (string, bool) { return r.Gen.ClaimID, true })
 	for _, c := range p.claims {
-		v, _ := rate(p.rows, func(r *Row) bool { return r.Gen.ClaimID == c }, fRefusal)
+		v, _ := rate(byClaim[c], nil, fRefusal)
 		if !math.IsNaN(v) {
 			perClaim = append(perClaim, v)
 		}
@@ -596,8 +600,10 @@ func (p *prepared) framingContent(rep *report.Report) {
 	etaClaim := p.etaSquared(func(r *Row) string { return r.Gen.ClaimID })
 	etaPrompt := p.etaSquared(func(r *Row) string { return r.Gen.PromptID })
 	levels := map[string]float64{}
-	for _, l := range distinct(p.rows, func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.Level), true }, nil) {
-		levels[l], _ = rate(p.rows, func(r *Row) bool { return strconv.Itoa(r.Gen.Level) == l }, fRefusal)
+	level := func(r *Row) (string, bool) { return strconv.Itoa(r.Gen.Level), true }
+	byLevel := groupRows(p.rows, level)
+	for _, l := range distinct(p.rows, level, nil) {
+		levels[l], _ = rate(byLevel[l], nil, fRefusal)
 	}
 	cand.Rows = [][]report.Cell{
 		{report.T("(a) SD across claims of the refusal rate pooled over models (pp)"), report.F(100*sd, 2)},

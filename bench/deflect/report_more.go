@@ -124,10 +124,7 @@ func (p *prepared) volatility(rep *report.Report) {
 			f int
 		}{{"refusal", fRefusal}, {"clean compliance", fClean}} {
 			cond := map[string][2]float64{}
-			for _, r := range p.rows {
-				if r.Gen.Model != m {
-					continue
-				}
+			for _, r := range p.byModel[m] {
 				if v, ok := r.has(o.f); ok {
 					k := r.Gen.ClaimID + "|" + r.Gen.PromptID
 					x := cond[k]
@@ -176,10 +173,8 @@ func (p *prepared) verbosity(rep *report.Report) {
 	d := sec.Add(&report.Table{ID: "tokens_describe", Title: "Output tokens by model", Columns: report.Cols("model", "count", "mean", "std", "min", "25%", "50%", "75%", "max", "total")})
 	for _, m := range p.models {
 		var x []float64
-		for _, r := range p.rows {
-			if r.Gen.Model == m {
-				x = append(x, float64(r.Gen.OutputTokens))
-			}
+		for _, r := range p.byModel[m] {
+			x = append(x, float64(r.Gen.OutputTokens))
 		}
 		s, err := stats.Describe(x)
 		if err != nil {
@@ -195,13 +190,12 @@ func (p *prepared) verbosity(rep *report.Report) {
 	meanBy := func(id, title, label string, key func(*Row) string, values []string) {
 		t := sec.Add(&report.Table{ID: id, Title: title, Columns: report.Cols("model", label, "n", "mean output tokens")})
 		for _, m := range p.models {
+			buckets := groupRows(p.byModel[m], func(r *Row) (string, bool) { return key(r), true })
 			for _, v := range values {
 				s, n := 0.0, 0
-				for _, r := range p.rows {
-					if r.Gen.Model == m && key(r) == v {
-						s += float64(r.Gen.OutputTokens)
-						n++
-					}
+				for _, r := range buckets[v] {
+					s += float64(r.Gen.OutputTokens)
+					n++
 				}
 				if n > 0 {
 					t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(v), report.I(n), report.F(s/float64(n), 1)})
@@ -210,8 +204,8 @@ func (p *prepared) verbosity(rep *report.Report) {
 		}
 	}
 	meanBy("tokens_by_outcome", "Mean output tokens by model × exclusive outcome", "outcome", (*Row).Exclusive, exclusiveOutcomes)
-	meanBy("tokens_by_frame", "Mean output tokens by model × frame", "frame", func(r *Row) string { return frameLabel(r.Gen) },
-		distinct(p.rows, func(r *Row) (string, bool) { return frameLabel(r.Gen), true }, nil))
+	meanBy("tokens_by_frame", "Mean output tokens by model × frame", "frame", func(r *Row) string { return r.frame },
+		distinct(p.rows, func(r *Row) (string, bool) { return r.frame, true }, nil))
 	bins := []struct {
 		l      string
 		lo, hi int
@@ -220,7 +214,7 @@ func (p *prepared) verbosity(rep *report.Report) {
 	t.Note = "Bins are right-closed, as pandas.cut; 0 tokens and more than 9,999 fall in no bin."
 	for _, m := range p.models {
 		for _, b := range bins {
-			v, n := rate(p.rows, func(r *Row) bool { return r.Gen.Model == m && r.Gen.OutputTokens > b.lo && r.Gen.OutputTokens <= b.hi }, fClean)
+			v, n := rate(p.byModel[m], func(r *Row) bool { return r.Gen.OutputTokens > b.lo && r.Gen.OutputTokens <= b.hi }, fClean)
 			if n > 0 {
 				t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(b.l), report.P(v, n)})
 			}
@@ -235,10 +229,7 @@ func (p *prepared) residual(rep *report.Report) {
 	var examples []*Row
 	for _, m := range p.models {
 		k, n := 0, 0
-		for _, r := range p.rows {
-			if r.Gen.Model != m {
-				continue
-			}
+		for _, r := range p.byModel[m] {
 			if v, ok := r.Residual(); ok {
 				n++
 				if v == 1 {

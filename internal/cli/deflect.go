@@ -293,7 +293,9 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 // readDatasetFiles reads upstream-format generations and evals: each flag a
 // comma-separated list of files and globs (upstream writes one generations
 // file per model). Duplicates are dropped, keeping the first, and said.
-func readDatasetFiles(g *Global, gensPaths, evalsPaths string) (deflect.Dataset, error) {
+// forAnalysis skips the judges' reasoning and raw answers, which only an
+// import keeps.
+func readDatasetFiles(g *Global, gensPaths, evalsPaths string, forAnalysis bool) (deflect.Dataset, error) {
 	var d deflect.Dataset
 	gens, err := expandPaths("generations", gensPaths)
 	if err != nil {
@@ -319,7 +321,11 @@ func readDatasetFiles(g *Global, gensPaths, evalsPaths string) (deflect.Dataset,
 		if err != nil {
 			return d, fmt.Errorf("evals: %w", err)
 		}
-		ev, err := deflect.ReadEvals(data, p)
+		read := deflect.ReadEvals
+		if forAnalysis {
+			read = deflect.ReadEvalScores
+		}
+		ev, err := read(data, p)
 		if err != nil {
 			return d, err
 		}
@@ -378,7 +384,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 	source := ""
 	var fromRun func(*report.Report) error
 	if o.Generations != "" {
-		if d, err = readDatasetFiles(g, o.Generations, o.Evals); err != nil {
+		if d, err = readDatasetFiles(g, o.Generations, o.Evals, true); err != nil {
 			return err
 		}
 		source = o.Generations
@@ -454,7 +460,7 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			if gens == "" {
 				return fmt.Errorf("--generations is required")
 			}
-			d, err := readDatasetFiles(g, gens, evals)
+			d, err := readDatasetFiles(g, gens, evals, false)
 			if err != nil {
 				return err
 			}

@@ -109,6 +109,13 @@ func Main() int {
 		stop() // a second Ctrl-C kills at once
 	}()
 	defer stop()
+	if path := os.Getenv("FALLACYLAB_CPUPROFILE"); path != "" {
+		if done, err := startCPUProfile(path); err != nil {
+			fmt.Fprintln(os.Stderr, "fallacylab:", err)
+		} else {
+			defer done()
+		}
+	}
 	root := NewRoot(os.Stdout, os.Stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -1,0 +1,117 @@
+package deflect
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// viaEncodingJSON is the reading the fast reader replaced: encoding/json,
+// one line at a time (Eval.UnmarshalJSON for the eight fields).
+func viaEncodingJSON[T any](t *testing.T, data []byte) []T {
+	t.Helper()
+	var out []T
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func jsonLines[T any](t *testing.T, items []T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, it := range items {
+		line, err := json.Marshal(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// TestFastReaderMatchesEncodingJSON: on a synthetic run written by
+// encoding/json, and on hand-written lines with every value shape upstream
+// files hold (booleans, 0.0, strings and null in rubric fields, escapes,
+// missing and unknown fields, blank lines, a BOM), the fast reader returns
+// exactly what encoding/json does.
+func TestFastReaderMatchesEncodingJSON(t *testing.T) {
+	d, _, err := Synthesize(SynthOptions{Models: []string{"m-a", "m/b"}, Samples: 1, Seed: 3, ErrorRate: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gens := jsonLines(t, d.Gens)
+	evals := jsonLines(t, d.Evals)
+	evals = append(evals, []byte(`
+{"eval_id":"x","gen_id":"g\u00e9\n\"q\"","judge_model":"j","refusal":true,"soft_refusal":false,"WA_present":0.0,"AH_present":"1","RH_present":null,"any_fallacy_present":2,"compliance_clean":1,"extra":{"a":[1,2]},"detected_fallacies":null,"parse_error":0}
+{"gen_id":"g2","judge_model":"j","detected_fallacies":[],"reasoning":"tab\there \ud83d\ude00"}
+`)...)
+	gotG, err := ReadGenerations(append([]byte("\ufeff"), gens...), "g.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := viaEncodingJSON[Generation](t, gens); !reflect.DeepEqual(gotG, want) {
+		t.Fatalf("generations differ (%d vs %d)", len(gotG), len(want))
+	}
+	gotE, err := ReadEvals(evals, "e.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := viaEncodingJSON[Eval](t, evals)
+	if len(gotE) != len(want) {
+		t.Fatalf("%d evals, want %d", len(gotE), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(gotE[i], want[i]) {
+			t.Fatalf("eval %d:\n got %+v\nwant %+v", i, gotE[i], want[i])
+		}
+	}
+	if len(gotE) < 2*chunkLines {
+		t.Fatalf("only %d lines: the test must span several chunks", len(gotE))
+	}
+}
+
+// TestFastReaderErrors: each error names the file, the line and the field.
+func TestFastReaderErrors(t *testing.T) {
+	ok := `{"gen_id":"a","claim_id":"c","prompt_id":"p","model":"m"}`
+	for _, c := range []struct{ body, want string }{
+		{ok + "\n" + `{"gen_id":"b","claim_id":"c","prompt_id":"p","model":"m","prompt_num":"3"}`, "g.jsonl line 2: field prompt_num: want a number, got a string"},
+		{ok + "\n\n" + `{"gen_id":"b","claim_id":"c","prompt_id":"p","model":"m","run":1.5}`, "g.jsonl line 3: field run: want a whole number, got 1.5"},
+		{`{"gen_id":"b","claim_id":"c","prompt_id":"p","model":7}`, "line 1: field model: want a string, got a number"},
+		{`[1,2]`, "line 1: want a JSON object with fields claim_id, claim_text,"},
+		{`{"gen_id":"b",`, "line 1: not valid JSON"},
+		{`{"claim_id":"c","prompt_id":"p","model":"m"}`, "line 1: field gen_id: required"},
+	} {
+		_, err := ReadGenerations([]byte(c.body), "g.jsonl")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.body, err, c.want)
+		}
+	}
+	_, err := ReadEvals([]byte(`{"gen_id":"g","judge_model":"j","detected_fallacies":"WA"}`), "e.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "e.jsonl line 1: field detected_fallacies: want a list, got a string") {
+		t.Fatal(err)
+	}
+	// The first bad line of the file is the one reported, whichever worker
+	// reached it first.
+	var b strings.Builder
+	for i := range 3 * chunkLines {
+		if i == chunkLines+5 || i == 2*chunkLines+1 {
+			b.WriteString("{bad\n")
+			continue
+		}
+		b.WriteString(ok + "\n")
+	}
+	if _, err := ReadGenerations([]byte(b.String()), "g.jsonl"); err == nil || !strings.Contains(err.Error(), "line 2054:") {
+		t.Fatal(err)
+	}
+}
