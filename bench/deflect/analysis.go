@@ -23,10 +23,10 @@ const (
 
 // Row is one valid generation with its consensus scores.
 type Row struct {
-	Gen      *Generation
-	Claim    int        // cluster index of the claim
-	Cons     [8]float64 // consensus per field; NaN when undefined
-	Judges   int        // judges with a parsed row
+	Gen    *Generation
+	Claim  int        // cluster index of the claim
+	Cons   [8]float64 // consensus per field; NaN when undefined
+	Judges int        // judges with a parsed row
 	// frame is frameLabel(Gen), computed once; scores holds each judge's
 	// fields in the order of the prepared judges (ok false: no parsed row).
 	frame  string
