@@ -3,6 +3,7 @@ package deflect
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"runtime"
 	"sort"
 	"strings"
@@ -21,81 +22,128 @@ import (
 // level). Errors keep encoding/json's meaning in the file's terms: the line,
 // the field, what it should be.
 
-// chunkLines is how many lines one worker decodes at a time.
-const chunkLines = 2048
+// blockSize is how many bytes of the file one worker decodes at a time
+// (cut at a line end); a few blocks are in memory at once, never the file.
+const blockSize = 1 << 20
 
 // lineDecoder decodes one JSON object, one field at a time.
 type lineDecoder[T any] struct {
 	fields string // the fields, for "want a JSON object with fields …"
 	field  func(v *T, key []byte, val *fastjson.Value, in *interner) error
+	finish func(v *T, in *interner) // after the last field (may be nil)
 	check  func(T) error
 }
 
-// readLines decodes every non-blank line of data with d, on every CPU, in
-// file order. An error names the file, line and field.
-func readLines[T any](data []byte, name string, d lineDecoder[T]) ([]T, error) {
-	data = decode.StripBOM(data)
-	var starts []int // byte offset of each line
-	for off := 0; off < len(data); {
-		starts = append(starts, off)
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			break
+// block is a run of whole lines of the file, from line first (1-based).
+type block struct {
+	n     int // the block's place in the file
+	first int
+	data  []byte
+}
+
+// readLines decodes every non-blank line of r with d, on every CPU, in file
+// order, holding a few blocks of the file at a time. An error names the
+// file, line and field; the first bad line of the file is the one named.
+func readLines[T any](r io.Reader, name string, d lineDecoder[T]) ([]T, error) {
+	workers := runtime.GOMAXPROCS(0)
+	blocks := make(chan block, workers)
+	var (
+		mu      sync.Mutex
+		results [][]T
+		errs    []error
+	)
+	put := func(n int, v []T, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for len(results) <= n {
+			results, errs = append(results, nil), append(errs, nil)
 		}
-		off += i + 1
+		results[n], errs[n] = v, err
 	}
-	line := func(n int) []byte {
-		end := len(data)
-		if n+1 < len(starts) {
-			end = starts[n+1]
-		}
-		return bytes.TrimSpace(data[starts[n]:end])
-	}
-	out := make([]T, len(starts))
-	keep := make([]bool, len(starts))
-	chunks := (len(starts) + chunkLines - 1) / chunkLines
-	errs := make([]error, chunks)
-	next := make(chan int, chunks)
-	for c := range chunks {
-		next <- c
-	}
-	close(next)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(chunks, 1)) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var p fastjson.Parser
 			in := &interner{m: map[string]string{}}
-			for c := range next {
-				for n := c * chunkLines; n < min(len(starts), (c+1)*chunkLines); n++ {
-					b := line(n)
-					if len(b) == 0 {
-						continue
+			for b := range blocks {
+				var out []T
+				var err error
+				line, data := b.first, b.data
+				for len(data) > 0 {
+					end := bytes.IndexByte(data, '\n')
+					if end < 0 {
+						end = len(data)
 					}
-					v, err := d.decode(&p, b, in)
-					if err != nil {
-						errs[c] = fmt.Errorf("%s line %d: %w", name, n+1, err)
-						break
+					if text := bytes.TrimSpace(data[:end]); len(text) > 0 {
+						v, derr := d.decode(&p, text, in)
+						if derr != nil {
+							err = fmt.Errorf("%s line %d: %w", name, line, derr)
+							break
+						}
+						out = append(out, v)
 					}
-					out[n], keep[n] = v, true
+					data = data[min(end+1, len(data)):]
+					line++
 				}
+				put(b.n, out, err)
 			}
 		}()
 	}
+	readErr := splitBlocks(r, blocks)
+	close(blocks)
 	wg.Wait()
-	for _, err := range errs { // the first bad line in the file
+	if readErr != nil {
+		return nil, fmt.Errorf("%s: %w", name, readErr)
+	}
+	total := 0
+	for i, err := range errs {
 		if err != nil {
 			return nil, err
 		}
+		total += len(results[i])
 	}
-	kept := out[:0]
-	for n := range out {
-		if keep[n] {
-			kept = append(kept, out[n])
+	out := make([]T, 0, total)
+	for _, v := range results {
+		out = append(out, v...)
+	}
+	return out, nil
+}
+
+// splitBlocks reads r in blocks of whole lines, the first without a
+// byte-order mark, numbering their first lines.
+func splitBlocks(r io.Reader, blocks chan<- block) error {
+	var carry []byte
+	line, n := 1, 0
+	for first := true; ; first = false {
+		buf := make([]byte, len(carry), len(carry)+blockSize)
+		copy(buf, carry)
+		m, err := io.ReadFull(r, buf[len(carry):cap(buf)])
+		buf = buf[:len(carry)+m]
+		if first {
+			buf = decode.StripBOM(buf)
+		}
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			return err
+		}
+		cut := len(buf)
+		if !eof {
+			if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+				cut = i + 1
+			}
+		}
+		carry = append([]byte(nil), buf[cut:]...)
+		if cut > 0 {
+			blocks <- block{n: n, first: line, data: buf[:cut]}
+			n++
+			line += bytes.Count(buf[:cut], []byte("\n"))
+		}
+		if eof {
+			return nil
 		}
 	}
-	return kept[:len(kept):len(kept)], nil
 }
 
 func (d lineDecoder[T]) decode(p *fastjson.Parser, b []byte, in *interner) (T, error) {
@@ -108,6 +156,7 @@ func (d lineDecoder[T]) decode(p *fastjson.Parser, b []byte, in *interner) (T, e
 	if err != nil {
 		return v, fmt.Errorf("want a JSON object with fields %s, got %s", d.fields, kindOf(val))
 	}
+	in.seen = [8]bool{}
 	obj.Visit(func(key []byte, x *fastjson.Value) {
 		if err == nil {
 			err = d.field(&v, key, x, in)
@@ -116,12 +165,20 @@ func (d lineDecoder[T]) decode(p *fastjson.Parser, b []byte, in *interner) (T, e
 	if err != nil {
 		return v, err
 	}
+	if d.finish != nil {
+		d.finish(&v, in)
+	}
 	return v, d.check(v)
 }
 
-// interner shares the bytes of repeated values (model, claim, prompt text)
-// between records: a full run repeats each prompt text twenty times.
-type interner struct{ m map[string]string }
+// interner is one worker's state: it shares the bytes of repeated values
+// (model, claim, prompt text) between records — a full run repeats each
+// prompt text twenty times — and collects an eval's eight rubric fields.
+type interner struct {
+	m      map[string]string
+	scores [8]int
+	seen   [8]bool
+}
 
 func (in *interner) str(b []byte) string {
 	if s, ok := in.m[string(b)]; ok {
@@ -248,17 +305,9 @@ var fieldIndex = func() map[string]int {
 	return m
 }()
 
-// evalLine decodes an eval record; the eight rubric fields are collected
-// in a fixed array while decoding and become Scores at the end.
-type evalLine struct {
-	Eval
-	scores [8]int
-	seen   [8]bool
-}
-
-var evalDecoder = lineDecoder[evalLine]{
+var evalDecoder = lineDecoder[Eval]{
 	fields: strings.Join(sortedStrings(append(decode.Fields(Eval{}, "json"), Fields...)), ", "),
-	field: func(e *evalLine, key []byte, v *fastjson.Value, in *interner) error {
+	field: func(e *Eval, key []byte, v *fastjson.Value, in *interner) error {
 		switch string(key) {
 		case "eval_id":
 			return str(&e.EvalID, key, v, in, false)
@@ -294,12 +343,22 @@ var evalDecoder = lineDecoder[evalLine]{
 			}
 			return fmt.Errorf("field %s: want a list, got %s", key, kindOf(v))
 		}
-		if i, ok := fieldIndex[string(key)]; ok && !e.seen[i] {
-			e.scores[i], e.seen[i] = binaryOf(v), true
+		if i, ok := fieldIndex[string(key)]; ok && !in.seen[i] {
+			in.scores[i], in.seen[i] = binaryOf(v), true
 		}
 		return nil
 	},
-	check: func(e evalLine) error {
+	finish: func(e *Eval, in *interner) {
+		e.Scores = make(map[string]int, len(Fields))
+		for i, f := range Fields {
+			if in.seen[i] {
+				e.Scores[f] = in.scores[i]
+			} else {
+				e.Scores[f] = judge.Missing
+			}
+		}
+	},
+	check: func(e Eval) error {
 		if e.GenID == "" || e.JudgeModel == "" {
 			return fmt.Errorf("fields gen_id and judge_model are required")
 		}
@@ -309,10 +368,10 @@ var evalDecoder = lineDecoder[evalLine]{
 
 // evalScoresDecoder is evalDecoder without the judge's reasoning and raw
 // answer (for analysis: Analyze never reads them).
-var evalScoresDecoder = func() lineDecoder[evalLine] {
+var evalScoresDecoder = func() lineDecoder[Eval] {
 	d := evalDecoder
 	full := d.field
-	d.field = func(e *evalLine, key []byte, v *fastjson.Value, in *interner) error {
+	d.field = func(e *Eval, key []byte, v *fastjson.Value, in *interner) error {
 		switch string(key) {
 		case "reasoning", "raw_judge_response":
 			var skip string
@@ -341,19 +400,6 @@ func binaryOf(v *fastjson.Value) int {
 		}
 	}
 	return judge.Missing
-}
-
-func (e evalLine) eval() Eval {
-	out := e.Eval
-	out.Scores = make(map[string]int, len(Fields))
-	for i, f := range Fields {
-		if e.seen[i] {
-			out.Scores[f] = e.scores[i]
-		} else {
-			out.Scores[f] = judge.Missing
-		}
-	}
-	return out
 }
 
 func sortedStrings(s []string) []string {

@@ -3,6 +3,7 @@ package deflect
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -76,8 +77,8 @@ func TestFastReaderMatchesEncodingJSON(t *testing.T) {
 			t.Fatalf("eval %d:\n got %+v\nwant %+v", i, gotE[i], want[i])
 		}
 	}
-	if len(gotE) < 2*chunkLines {
-		t.Fatalf("only %d lines: the test must span several chunks", len(gotE))
+	if len(evals) < 2*blockSize {
+		t.Fatalf("only %d bytes: the test must span several blocks", len(evals))
 	}
 }
 
@@ -103,15 +104,23 @@ func TestFastReaderErrors(t *testing.T) {
 	}
 	// The first bad line of the file is the one reported, whichever worker
 	// reached it first.
+	// Lines of 1,000 bytes: blocks hold about a thousand each.
+	long := `{"gen_id":"a","claim_id":"c","prompt_id":"p","model":"m","response":"` + strings.Repeat("x", 1000-len(ok)-14) + `"}`
 	var b strings.Builder
-	for i := range 3 * chunkLines {
-		if i == chunkLines+5 || i == 2*chunkLines+1 {
+	lines := 3 * blockSize / len(long)
+	for i := range lines {
+		if i == lines/2 || i == lines-3 {
 			b.WriteString("{bad\n")
 			continue
 		}
-		b.WriteString(ok + "\n")
+		b.WriteString(long + "\n")
 	}
-	if _, err := ReadGenerations([]byte(b.String()), "g.jsonl"); err == nil || !strings.Contains(err.Error(), "line 2054:") {
-		t.Fatal(err)
+	want := fmt.Sprintf("g.jsonl line %d:", lines/2+1)
+	if _, err := ReadGenerations([]byte(b.String()), "g.jsonl"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%v, want %q", err, want)
+	}
+	got, err := ReadGenerations([]byte(strings.ReplaceAll(b.String(), "{bad\n", "\n")), "g.jsonl")
+	if err != nil || len(got) != lines-2 {
+		t.Fatalf("%d generations, %v; want %d", len(got), err, lines-2)
 	}
 }

@@ -49,19 +49,23 @@ func BenchmarkReportFromJSONL(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		gb, err := os.ReadFile(gens)
-		if err != nil {
-			b.Fatal(err)
-		}
 		var d Dataset
-		if d.Gens, err = ReadGenerations(gb, gens); err != nil {
-			b.Fatal(err)
-		}
-		eb, err := os.ReadFile(evals)
+		gf, err := os.Open(gens)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if d.Evals, err = ReadEvals(eb, evals); err != nil {
+		d.Gens, err = ReadGenerationsFrom(gf, gens)
+		gf.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ef, err := os.Open(evals)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.Evals, err = ReadEvalsFrom(ef, evals, true)
+		ef.Close()
+		if err != nil {
 			b.Fatal(err)
 		}
 		d, _, _ = Dedupe(d)

@@ -1,8 +1,10 @@
 package deflect
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -179,29 +181,37 @@ func GenID(claimID, promptID, model string, run int) string {
 
 // ReadGenerations reads an upstream generations JSONL file.
 func ReadGenerations(data []byte, name string) ([]Generation, error) {
-	return readLines(data, name, generationLine)
+	return ReadGenerationsFrom(bytes.NewReader(data), name)
+}
+
+// ReadGenerationsFrom reads an upstream generations JSONL stream.
+func ReadGenerationsFrom(r io.Reader, name string) ([]Generation, error) {
+	return readLines(r, name, generationLine)
 }
 
 // ReadEvals reads an upstream evals JSONL file.
-func ReadEvals(data []byte, name string) ([]Eval, error) { return readEvals(data, name, evalDecoder) }
+func ReadEvals(data []byte, name string) ([]Eval, error) {
+	return readEvals(bytes.NewReader(data), name, evalDecoder)
+}
+
+// ReadEvalsFrom reads an upstream evals JSONL stream; scoresOnly skips the
+// judge's reasoning and raw answer, as ReadEvalScores does.
+func ReadEvalsFrom(r io.Reader, name string, scoresOnly bool) ([]Eval, error) {
+	if scoresOnly {
+		return readEvals(r, name, evalScoresDecoder)
+	}
+	return readEvals(r, name, evalDecoder)
+}
 
 // ReadEvalScores reads an upstream evals JSONL file for analysis only: the
 // judge's reasoning and raw answer, about half the file and never used by
 // Analyze, are checked but not kept.
 func ReadEvalScores(data []byte, name string) ([]Eval, error) {
-	return readEvals(data, name, evalScoresDecoder)
+	return readEvals(bytes.NewReader(data), name, evalScoresDecoder)
 }
 
-func readEvals(data []byte, name string, d lineDecoder[evalLine]) ([]Eval, error) {
-	lines, err := readLines(data, name, d)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Eval, len(lines))
-	for i := range lines {
-		out[i] = lines[i].eval()
-	}
-	return out, nil
+func readEvals(r io.Reader, name string, d lineDecoder[Eval]) ([]Eval, error) {
+	return readLines(r, name, d)
 }
 
 // Dedupe keeps the first generation of each gen_id and the first eval of

@@ -384,6 +384,7 @@ func (p *prepared) judgeValues(f int, rows []*Row) (a, b []int) {
 	if len(p.judges) < 2 {
 		return nil, nil
 	}
+	a, b = make([]int, 0, len(rows)), make([]int, 0, len(rows))
 	for _, r := range rows {
 		s1, s2 := r.scores[0], r.scores[1]
 		if !s1.ok || !s2.ok {
@@ -399,6 +400,7 @@ func (p *prepared) judgeValues(f int, rows []*Row) (a, b []int) {
 // labels for the agreement statistics.
 func (p *prepared) judgePairs(f int, rows []*Row) (a, b []string) {
 	va, vb := p.judgeValues(f, rows)
+	a, b = make([]string, 0, len(va)), make([]string, 0, len(va))
 	for i := range va {
 		if va[i] != judge.Missing && vb[i] != judge.Missing {
 			a, b = append(a, strconv.Itoa(va[i])), append(b, strconv.Itoa(vb[i]))

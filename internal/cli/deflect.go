@@ -302,11 +302,7 @@ func readDatasetFiles(g *Global, gensPaths, evalsPaths string, forAnalysis bool)
 		return d, err
 	}
 	for _, p := range gens {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return d, fmt.Errorf("generations: %w", err)
-		}
-		got, err := deflect.ReadGenerations(data, p)
+		got, err := readFileWith(p, func(r io.Reader) ([]deflect.Generation, error) { return deflect.ReadGenerationsFrom(r, p) })
 		if err != nil {
 			return d, err
 		}
@@ -317,15 +313,7 @@ func readDatasetFiles(g *Global, gensPaths, evalsPaths string, forAnalysis bool)
 		return d, err
 	}
 	for _, p := range evals {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return d, fmt.Errorf("evals: %w", err)
-		}
-		read := deflect.ReadEvals
-		if forAnalysis {
-			read = deflect.ReadEvalScores
-		}
-		ev, err := read(data, p)
+		ev, err := readFileWith(p, func(r io.Reader) ([]deflect.Eval, error) { return deflect.ReadEvalsFrom(r, p, forAnalysis) })
 		if err != nil {
 			return d, err
 		}
@@ -339,6 +327,16 @@ func readDatasetFiles(g *Global, gensPaths, evalsPaths string, forAnalysis bool)
 		fmt.Fprintf(g.Stderr, "read %d generations files (%d generations)\n", len(gens), len(d.Gens))
 	}
 	return d, nil
+}
+
+// readFileWith opens path and reads it with read.
+func readFileWith[T any](path string, read func(io.Reader) ([]T, error)) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f)
 }
 
 // expandPaths splits a comma-separated list of files and globs; a glob that
