@@ -244,11 +244,17 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 // loadRun reads a DeflectBench run's records (runID 0: the newest run); a
 // run that did not finish is refused unless allowIncomplete.
 func loadRun(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
+	return loadRunWith(ctx, st, runID, allowIncomplete, records.LoadDeflect)
+}
+
+// loadRunWith is loadRun with the reader of the records.
+func loadRunWith(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool,
+	load func(context.Context, records.Store, int64) (deflect.Dataset, error)) (deflect.Dataset, int64, error) {
 	r, err := pick(ctx, st, deflect.Definition, deflect.Definition.Title, runID, allowIncomplete, nil, "fallacylab deflect run` or `deflect import")
 	if err != nil {
 		return deflect.Dataset{}, 0, err
 	}
-	d, err := records.LoadDeflect(ctx, st, r.ID)
+	d, err := load(ctx, st, r.ID)
 	return d, r.ID, err
 }
 
@@ -393,7 +399,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		}
 		defer s.Close()
 		var runID int64
-		if d, runID, err = loadRun(ctx, s.st, o.Run, o.AllowIncomplete); err != nil {
+		if d, runID, err = loadRunWith(ctx, s.st, o.Run, o.AllowIncomplete, records.LoadDeflectScores); err != nil {
 			return err
 		}
 		source = fmt.Sprintf("run %d in %s", runID, g.DBPath)

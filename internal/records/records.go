@@ -19,6 +19,8 @@ import (
 type Store interface {
 	PutDeflect(ctx context.Context, runID int64, gens []deflect.Generation, evals []deflect.Eval) error
 	Deflect(ctx context.Context, runID int64) (deflect.Dataset, error)
+	// DeflectScores is Deflect without the texts the analysis never reads.
+	DeflectScores(ctx context.Context, runID int64) (deflect.Dataset, error)
 	PutAudits(ctx context.Context, runID int64, audits []foils.AuditRecord) error
 	Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, error)
 	PutReconstruction(ctx context.Context, runID int64, r missci.Record) error
@@ -53,7 +55,17 @@ func SaveDeflectEvals(ctx context.Context, st Store, runID int64, evals []deflec
 
 // LoadDeflect reads a DeflectBench run's records.
 func LoadDeflect(ctx context.Context, st Store, runID int64) (deflect.Dataset, error) {
-	d, err := st.Deflect(ctx, runID)
+	return loadDeflect(ctx, runID, st.Deflect)
+}
+
+// LoadDeflectScores reads a DeflectBench run's records for deflect.Analyze:
+// without claim and prompt texts, the judges' reasoning and raw answers.
+func LoadDeflectScores(ctx context.Context, st Store, runID int64) (deflect.Dataset, error) {
+	return loadDeflect(ctx, runID, st.DeflectScores)
+}
+
+func loadDeflect(ctx context.Context, runID int64, read func(context.Context, int64) (deflect.Dataset, error)) (deflect.Dataset, error) {
+	d, err := read(ctx, runID)
 	if err != nil {
 		return d, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
@@ -106,66 +107,133 @@ func putJudgements(tx *sql.Tx, runID int64, evals []deflect.Eval) error {
 
 // Deflect reads a run's DeflectBench records in the order they were stored.
 func (s *Store) Deflect(ctx context.Context, runID int64) (deflect.Dataset, error) {
+	return s.deflect(ctx, runID, true)
+}
+
+// DeflectScores reads a run's records for analysis: as Deflect, without the
+// texts DeflectBench's analysis never reads (claim and prompt texts, the
+// judges' reasoning, raw answers and detected fallacies, timestamps). The
+// generations and the judgements are read at the same time.
+func (s *Store) DeflectScores(ctx context.Context, runID int64) (deflect.Dataset, error) {
+	return s.deflect(ctx, runID, false)
+}
+
+func (s *Store) deflect(ctx context.Context, runID int64, full bool) (deflect.Dataset, error) {
 	var d deflect.Dataset
-	rows, err := s.db.QueryContext(ctx, `SELECT g.gen_id, g.model, g.claim_id, g.claim_text, g.level, g.context, g.domain, g.fallacy,
-		g.explicitness, g.frame, g.prompt_num, g.prompt_id, g.prompt_text, g.sample, COALESCE(g.call_key, ''),
+	var gensErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Gens, gensErr = s.generations(ctx, runID, full)
+	}()
+	evals, err := s.judgements(ctx, runID, full)
+	<-done
+	if gensErr != nil {
+		return deflect.Dataset{}, gensErr
+	}
+	if err != nil {
+		return deflect.Dataset{}, err
+	}
+	d.Evals = evals
+	return d, nil
+}
+
+// texts picks a text column (or the join that brings it) in full reads,
+// and ” (nothing) otherwise.
+func texts(full bool, col string) string {
+	switch {
+	case full:
+		return col
+	case strings.HasPrefix(col, "LEFT JOIN"):
+		return ""
+	}
+	return "''"
+}
+
+func (s *Store) generations(ctx context.Context, runID int64, full bool) ([]deflect.Generation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT g.gen_id, g.model, g.claim_id, `+texts(full, "g.claim_text")+`, g.level, g.context, g.domain, g.fallacy,
+		g.explicitness, g.frame, g.prompt_num, g.prompt_id, `+texts(full, "g.prompt_text")+`, g.sample, COALESCE(g.call_key, ''),
 		CASE WHEN g.call_key IS NULL THEN g.response ELSE json_extract(c.response, '$.text') END,
-		g.input_tokens, g.output_tokens, g.is_error, g.timestamp
+		g.input_tokens, g.output_tokens, g.is_error, `+texts(full, "g.timestamp")+`
 		FROM generations g LEFT JOIN calls c ON c.key = g.call_key WHERE g.run_id = ? ORDER BY g.rowid`, runID)
 	if err != nil {
-		return d, fmt.Errorf("generations of run %d: %w", runID, err)
+		return nil, fmt.Errorf("generations of run %d: %w", runID, err)
 	}
 	defer rows.Close()
+	var out []deflect.Generation
+	in := interner{}
 	for rows.Next() {
 		var g deflect.Generation
 		var resp sql.NullString
-		if err := rows.Scan(&g.GenID, &g.Model, &g.ClaimID, &g.ClaimText, &g.Level, &g.Context, &g.Domain, &g.Fallacy, &g.Explicitness,
-			&g.Frame, &g.PromptNum, &g.PromptID, &g.PromptText, &g.Run, &g.CallKey, &resp, &g.InputTokens, &g.OutputTokens,
+		var model, claim, claimText, ctxt, domain, fallacy, expl, frame, prompt, promptText sql.RawBytes
+		if err := rows.Scan(&g.GenID, &model, &claim, &claimText, &g.Level, &ctxt, &domain, &fallacy, &expl,
+			&frame, &g.PromptNum, &prompt, &promptText, &g.Run, &g.CallKey, &resp, &g.InputTokens, &g.OutputTokens,
 			&g.IsError, &g.Timestamp); err != nil {
-			return d, fmt.Errorf("generations of run %d: %w", runID, err)
+			return nil, fmt.Errorf("generations of run %d: %w", runID, err)
 		}
+		g.Model, g.ClaimID, g.ClaimText, g.Context, g.Domain = in.str(model), in.str(claim), in.str(claimText), in.str(ctxt), in.str(domain)
+		g.Fallacy, g.Explicitness, g.Frame, g.PromptID, g.PromptText = in.str(fallacy), in.str(expl), in.str(frame), in.str(prompt), in.str(promptText)
 		if !resp.Valid {
-			return d, fmt.Errorf("run %d generation %s: its answer (call %s) is not in the store", runID, g.GenID, g.CallKey)
+			return nil, fmt.Errorf("run %d generation %s: its answer (call %s) is not in the store", runID, g.GenID, g.CallKey)
 		}
 		g.Response = resp.String
-		d.Gens = append(d.Gens, g)
+		out = append(out, g)
 	}
-	if err := rows.Err(); err != nil {
-		return d, err
-	}
-	rows.Close()
-	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, j.reasoning, j.refusal, j.soft_refusal,
+	return out, rows.Err()
+}
+
+func (s *Store) judgements(ctx context.Context, runID int64, full bool) ([]deflect.Eval, error) {
+	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, `+texts(full, "j.reasoning")+`, j.refusal, j.soft_refusal,
 		j.wa_present, j.ah_present, j.rh_present, j.any_fallacy_present, j.compliance_clean, j.fallacy_labeled, j.parse_error,
-		j.detected_fallacies, j.consistency_flag, j.timestamp, COALESCE(j.call_key, ''),
-		CASE WHEN j.call_key IS NULL THEN j.raw ELSE json_extract(c.response, '$.text') END
-		FROM judgements j LEFT JOIN calls c ON c.key = j.call_key WHERE j.run_id = ? ORDER BY j.rowid`, runID)
+		`+texts(full, "j.detected_fallacies")+`, j.consistency_flag, `+texts(full, "j.timestamp")+`, COALESCE(j.call_key, ''),
+		`+texts(full, "CASE WHEN j.call_key IS NULL THEN j.raw ELSE json_extract(c.response, '$.text') END")+`
+		FROM judgements j `+texts(full, "LEFT JOIN calls c ON c.key = j.call_key")+` WHERE j.run_id = ? ORDER BY j.rowid`, runID)
 	if err != nil {
-		return d, fmt.Errorf("judgements of run %d: %w", runID, err)
+		return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
 	}
 	defer erows.Close()
+	var out []deflect.Eval
+	in := interner{}
 	for erows.Next() {
 		var e deflect.Eval
 		var v [8]int
 		var det string
 		var raw sql.NullString
-		if err := erows.Scan(&e.GenID, &e.JudgeModel, &e.EvalID, &e.GenModel, &e.Reasoning, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		var judge, genModel sql.RawBytes
+		if err := erows.Scan(&e.GenID, &judge, &e.EvalID, &genModel, &e.Reasoning, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
 			&v[6], &v[7], &e.ParseError, &det, &e.ConsistencyFlag, &e.Timestamp, &e.CallKey, &raw); err != nil {
-			return d, fmt.Errorf("judgements of run %d: %w", runID, err)
+			return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
 		}
+		e.JudgeModel, e.GenModel = in.str(judge), in.str(genModel)
 		if !raw.Valid {
-			return d, fmt.Errorf("run %d judgement %s: its answer (call %s) is not in the store", runID, e.EvalID, e.CallKey)
+			return nil, fmt.Errorf("run %d judgement %s: its answer (call %s) is not in the store", runID, e.EvalID, e.CallKey)
 		}
 		e.RawJudgeResponse = raw.String
 		e.Scores = make(map[string]int, len(deflect.Fields))
 		for i, f := range deflect.Fields {
 			e.Scores[f] = v[i]
 		}
-		if err := json.Unmarshal([]byte(det), &e.DetectedFallacies); err != nil {
-			return d, fmt.Errorf("run %d judgement %s: detected_fallacies: %w", runID, e.EvalID, err)
+		if full {
+			if err := json.Unmarshal([]byte(det), &e.DetectedFallacies); err != nil {
+				return nil, fmt.Errorf("run %d judgement %s: detected_fallacies: %w", runID, e.EvalID, err)
+			}
 		}
-		d.Evals = append(d.Evals, e)
+		out = append(out, e)
 	}
-	return d, erows.Err()
+	return out, erows.Err()
+}
+
+// interner shares the bytes of values repeated across rows (model, claim,
+// frame), which the driver hands over as fresh copies each time.
+type interner map[string]string
+
+func (in interner) str(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	in[s] = s
+	return s
 }
 
 // PutAudits replaces a run's Scheme Foils audits and their detections, in

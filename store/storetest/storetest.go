@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -244,6 +245,24 @@ func testDeflectRecords(t *testing.T, st Store) {
 		d.Evals[0].Scores["soft_refusal"] != 1 || len(d.Evals[0].Scores) != len(deflect.Fields) || d.Evals[1].ParseError != 1 ||
 		d.Evals[1].RawJudgeResponse != "not json" || d.Evals[1].DetectedFallacies == nil || d.Evals[0].DetectedFallacies[0] != "whataboutism" {
 		t.Fatalf("judgements: %+v", d.Evals)
+	}
+	// The analysis read has every field the analysis uses, and no texts.
+	lean, err := st.DeflectScores(ctx, id)
+	must(t, err)
+	if len(lean.Gens) != len(d.Gens) || len(lean.Evals) != len(d.Evals) {
+		t.Fatalf("analysis read: %d gens, %d evals", len(lean.Gens), len(lean.Evals))
+	}
+	for i, g := range d.Gens {
+		g.ClaimText, g.PromptText, g.Timestamp = "", "", ""
+		if !reflect.DeepEqual(lean.Gens[i], g) {
+			t.Fatalf("analysis read of generation %d:\n got %+v\nwant %+v", i, lean.Gens[i], g)
+		}
+	}
+	for i, e := range d.Evals {
+		e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", nil, ""
+		if !reflect.DeepEqual(lean.Evals[i], e) {
+			t.Fatalf("analysis read of judgement %d:\n got %+v\nwant %+v", i, lean.Evals[i], e)
+		}
 	}
 	// nil keeps; a slice replaces the run's records of its kind.
 	must(t, st.PutDeflect(ctx, id, nil, evals[:1]))
