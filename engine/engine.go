@@ -17,11 +17,16 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Limits bound one provider's traffic. Zero RPM or TPM means unlimited.
+// Limits bound the traffic of each model on one provider (providers limit
+// per model). Zero RPM or TPM means none set: the engine still learns the
+// provider's own limits from its answers.
 type Limits struct {
-	Concurrency int
-	RPM         float64
-	TPM         float64
+	// Concurrency is where each model's concurrency limit starts (default
+	// 8). MaxConcurrency, when larger, is how far it may grow while the
+	// provider keeps up; otherwise Concurrency is also the ceiling.
+	Concurrency, MaxConcurrency int
+	RPM                         float64
+	TPM                         float64
 }
 
 // Resolver returns the provider for a provider name.
@@ -118,6 +123,10 @@ type Progress struct {
 	Retries                              int // attempts after the first, over all jobs
 	RateLimited                          int // answers that were rate limits (429 and the like)
 	Started                              time.Time
+	// Requests is how many requests were sent (every attempt); InFlight
+	// how many are now; Concurrency the sum of the models' present
+	// concurrency limits, which adapt to the providers.
+	Requests, InFlight, Concurrency int
 }
 
 // Summary is the final Progress plus the failures and how the run ended.
@@ -142,6 +151,7 @@ type Engine struct {
 	// ingested (by key), guarded by progMu.
 	batchReserved map[string]float64
 	stopping      atomic.Bool
+	sent          atomic.Int64 // requests sent (attempts), for progress
 	failures      []Failure
 	flights       singleflight.Group // identical jobs in flight share one call
 	pool          *pool              // workers of the Run in progress, guarded by mu
@@ -149,16 +159,63 @@ type Engine struct {
 	call func(ctx, callCtx context.Context, l *lane, j Job) attempts
 }
 
+// lane is one provider: its client, its token estimates, its permanent
+// failures, and the limits of each of its models.
 type lane struct {
 	p   llm.Provider
-	sem *aimd
-	rpm *rate.Limiter
-	tpm *rate.Limiter
+	lim Limits
 	est *estimator
 
 	mu         sync.Mutex
 	fatal      error            // stops every job of the lane (bad key)
 	fatalModel map[string]error // stops one model's jobs (not found)
+	models     map[string]*modelLimits
+	grown      func() // the engine's pool follows the sum of the ceilings
+}
+
+// modelLimits bound one model's calls: its adaptive concurrency, the
+// configured requests/min and tokens/min, and the gate that learns the
+// provider's own limits.
+type modelLimits struct {
+	sem  *adaptive
+	rpm  *rate.Limiter
+	tpm  *rate.Limiter
+	gate *gate
+}
+
+// model returns the limits of one of the lane's models, made on first use.
+func (l *lane) model(name string) *modelLimits {
+	l.mu.Lock()
+	m, ok := l.models[name]
+	if !ok {
+		m = &modelLimits{sem: newAdaptive(l.lim.Concurrency, l.lim.MaxConcurrency), gate: newGate()}
+		if l.lim.RPM > 0 {
+			m.rpm = rate.NewLimiter(rate.Limit(l.lim.RPM/60), 1)
+		}
+		if l.lim.TPM > 0 {
+			m.tpm = rate.NewLimiter(rate.Limit(l.lim.TPM/60), max(1, int(l.lim.TPM/10)))
+		}
+		if l.models == nil {
+			l.models = map[string]*modelLimits{}
+		}
+		l.models[name] = m
+	}
+	l.mu.Unlock()
+	if !ok && l.grown != nil {
+		l.grown()
+	}
+	return m
+}
+
+// ceilings is the sum of the lane's models' concurrency ceilings.
+func (l *lane) ceilings() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.models {
+		n += m.sem.ceiling()
+	}
+	return n
 }
 
 // New builds an engine.
@@ -211,29 +268,40 @@ func (e *Engine) lane(name string) (*lane, error) {
 	if lim.Concurrency <= 0 {
 		lim.Concurrency = 8
 	}
-	l := &lane{p: p, sem: newAIMD(lim.Concurrency), est: newEstimator()}
-	defer func() {
-		total := 0
-		for _, x := range e.lanes {
-			total += x.sem.ceiling()
-		}
-		e.pool.grow(total)
-	}()
-	if lim.RPM > 0 {
-		l.rpm = rate.NewLimiter(rate.Limit(lim.RPM/60), 1)
-	}
-	if lim.TPM > 0 {
-		l.tpm = rate.NewLimiter(rate.Limit(lim.TPM/60), max(1, int(lim.TPM/10)))
-	}
+	lim.MaxConcurrency = max(lim.MaxConcurrency, lim.Concurrency)
+	l := &lane{p: p, lim: lim, est: newEstimator(), grown: e.growPool}
 	e.lanes[name] = l
 	return l, nil
+}
+
+// growPool starts workers to cover the concurrency ceilings of every model
+// opened so far.
+func (e *Engine) growPool() {
+	total := e.laneConcurrency()
+	e.mu.Lock()
+	p := e.pool
+	e.mu.Unlock()
+	p.grow(total)
 }
 
 // Progress returns a snapshot of the plan being run.
 func (e *Engine) Progress() Progress {
 	e.progMu.Lock()
-	defer e.progMu.Unlock()
-	return e.prog
+	p := e.prog
+	e.progMu.Unlock()
+	p.Requests = int(e.sent.Load())
+	e.mu.Lock()
+	for _, l := range e.lanes {
+		l.mu.Lock()
+		for _, m := range l.models {
+			lim, in := m.sem.current()
+			p.Concurrency += lim
+			p.InFlight += in
+		}
+		l.mu.Unlock()
+	}
+	e.mu.Unlock()
+	return p
 }
 
 // pool is the set of workers of one Run. It starts with enough workers to
@@ -323,13 +391,17 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 	return e.summary(ctx), nil
 }
 
-// laneConcurrency is the sum of the open lanes' concurrency limits.
+// laneConcurrency is the sum of the open models' concurrency ceilings.
 func (e *Engine) laneConcurrency() int {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := 0
+	lanes := make([]*lane, 0, len(e.lanes))
 	for _, l := range e.lanes {
-		n += l.sem.ceiling()
+		lanes = append(lanes, l)
+	}
+	e.mu.Unlock()
+	n := 0
+	for _, l := range lanes {
+		n += l.ceilings()
 	}
 	return n
 }
@@ -337,6 +409,7 @@ func (e *Engine) laneConcurrency() int {
 func (e *Engine) reset(plan Plan) {
 	e.progMu.Lock()
 	e.prog = Progress{Total: plan.Len, Started: time.Now()}
+	e.sent.Store(0)
 	e.spent = 0
 	e.batchReserved = nil
 	e.failures = nil
@@ -567,8 +640,13 @@ func (e *Engine) backoff(attempt int, err error) time.Duration {
 	}
 	d := time.Duration(rand.Int64N(int64(ceil) + 1))
 	var le *llm.Error
-	if errors.As(err, &le) && le.RetryAfter > 0 {
+	switch {
+	case errors.As(err, &le) && le.RetryAfter > 0:
 		d = le.RetryAfter + time.Duration(rand.Int64N(int64(le.RetryAfter)/10+1))
+	case le != nil && le.Hinted:
+		// "Retry-After: 0": the server says now; a little jitter keeps
+		// the retries of one moment apart.
+		d = time.Duration(rand.Int64N(int64(e.opt.BaseDelay)/10 + 1))
 	}
 	return d
 }

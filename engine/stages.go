@@ -61,38 +61,55 @@ func (e *Engine) budgeted(next stage) stage {
 	}
 }
 
-// limited holds one of the lane's concurrency slots (adaptive: halved on a
-// rate limit) and waits for its requests/min and tokens/min before next; it
-// learns the lane's token estimates from the answer.
+// limited holds one of the model's concurrency slots (adaptive: it grows
+// while the provider keeps up and shrinks in proportion to its push-back),
+// waits for the configured requests/min and tokens/min and for the gate
+// (the provider's own limits, learned from its answers) before next, and
+// learns from the answer: latency, push-back, rate-limit headers, tokens.
 func (e *Engine) limited(next stage) stage {
 	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
-		if err := l.sem.acquire(ctx); err != nil {
+		m := l.model(j.Spec.Model)
+		if err := m.sem.acquire(ctx); err != nil {
 			return llm.Response{}, nil, err
 		}
 		estIn, estOut := l.est.estimate(j.Request)
-		if l.rpm != nil {
-			if err := l.rpm.Wait(ctx); err != nil {
-				l.sem.release(false, false)
+		if m.rpm != nil {
+			if err := m.rpm.Wait(ctx); err != nil {
+				m.sem.release(unsent, 0)
 				return llm.Response{}, nil, err
 			}
 		}
-		if l.tpm != nil {
-			if err := l.tpm.WaitN(ctx, min(int(estIn+estOut), l.tpm.Burst())); err != nil {
-				l.sem.release(false, false)
+		if m.tpm != nil {
+			if err := m.tpm.WaitN(ctx, min(int(estIn+estOut), m.tpm.Burst())); err != nil {
+				m.sem.release(unsent, 0)
 				return llm.Response{}, nil, err
 			}
 		}
-		resp, cost, err := next(ctx, callCtx, l, j)
+		t, err := m.gate.wait(ctx, estIn+estOut)
 		if err != nil {
-			var le *llm.Error
-			l.sem.release(false, errors.As(err, &le) && le.RateLimit)
+			m.sem.release(unsent, 0)
+			return llm.Response{}, nil, err
+		}
+		sinkCtx, sink := llm.WithQuotaSink(callCtx)
+		e.sent.Add(1)
+		resp, cost, err := next(ctx, sinkCtx, l, j)
+		quota, hasQuota := sink.Quota()
+		m.gate.done(t, err, quota, hasQuota)
+		switch {
+		case err == nil:
+			m.sem.release(answered, time.Since(t.sent))
+		case isPushback(err):
+			m.sem.release(pushback, 0)
+		default:
+			m.sem.release(failed, 0)
+		}
+		if err != nil {
 			return resp, cost, err
 		}
-		l.sem.release(true, false)
 		l.est.observe(j.Request, resp.Usage)
-		if l.tpm != nil {
+		if m.tpm != nil {
 			if extra := int(resp.Usage.Total() - (estIn + estOut)); extra > 0 {
-				l.tpm.ReserveN(time.Now(), min(extra, l.tpm.Burst())) // pay the underestimate forward
+				m.tpm.ReserveN(time.Now(), min(extra, m.tpm.Burst())) // pay the underestimate forward
 			}
 		}
 		return resp, cost, nil

@@ -13,7 +13,9 @@ import (
 
 // Each stage of the live path, alone, over a scripted next stage.
 
-func testLane() *lane { return &lane{sem: newAIMD(4), est: newEstimator()} }
+func testLane() *lane {
+	return &lane{lim: Limits{Concurrency: 4, MaxConcurrency: 4}, est: newEstimator()}
+}
 
 func testJob() Job {
 	return Job{ID: "j", Spec: llm.Spec{Provider: "p", Model: "m"}, Request: llm.UserPrompt("", "hello there")}
@@ -88,20 +90,24 @@ func TestLimitedStage(t *testing.T) {
 	if p := peak.Load(); p != 4 {
 		t.Fatalf("peak %d calls in flight through a limit of 4", p)
 	}
-	// A rate limit halves the concurrency; the answer's usage teaches the estimator.
+	// A window of answers all pushed back cuts the concurrency by half;
+	// the answers' usage taught the estimator.
 	limited := func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
-		return llm.Response{}, nil, &llm.Error{Retryable: true, RateLimit: true}
-	}
-	e.limited(limited)(context.Background(), context.Background(), l, testJob())
-	if got := l.sem.current(); got != 2 {
-		t.Fatalf("limit after a 429: %d, want 2", got)
+		return llm.Response{}, nil, &llm.Error{Retryable: true, RateLimit: true, Hinted: true}
 	}
 	if in, _ := l.est.estimate(testJob().Request); in < 20 {
 		t.Fatalf("input estimate %d did not learn from 40-token answers", in)
 	}
+	l = testLane()
+	for range 8 {
+		e.limited(limited)(context.Background(), context.Background(), l, testJob())
+	}
+	if got, _ := l.model("m").sem.current(); got != 2 {
+		t.Fatalf("limit after a window of 429s: %d, want 2", got)
+	}
 	// Requests per minute: the second call waits for the bucket.
 	l = testLane()
-	l.rpm = rate.NewLimiter(rate.Limit(20), 1) // one request per 50 ms
+	l.model("m").rpm = rate.NewLimiter(rate.Limit(20), 1) // one request per 50 ms
 	start := time.Now()
 	for range 3 {
 		e.limited(next)(context.Background(), context.Background(), l, testJob())

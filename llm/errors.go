@@ -23,9 +23,13 @@ type Error struct {
 	Retryable  bool
 	RateLimit  bool          // a 429: the engine also lowers its concurrency
 	RetryAfter time.Duration // from the Retry-After header, when sent
-	Message    string
-	Hint       string
-	Err        error
+	// Hinted is true when the server said when to retry: a Retry-After
+	// header (even "0") or the reset of an exhausted rate limit. A 429
+	// without a hint is how a per-minute limit with no headers shows.
+	Hinted  bool
+	Message string
+	Hint    string
+	Err     error
 }
 
 // Error renders "401 from anthropic: invalid x-api-key: set ANTHROPIC_API_KEY".
@@ -90,6 +94,12 @@ func ClassifyHTTP(provider string, status int, header http.Header, msg, keyEnv s
 	}
 	if header != nil {
 		e.RetryAfter = parseRetryAfter(header)
+		e.Hinted = header.Get("Retry-After") != "" || header.Get("Retry-After-Ms") != ""
+		if e.RateLimit && !e.Hinted {
+			if d := resetHint(header); d > 0 {
+				e.RetryAfter, e.Hinted = d, true
+			}
+		}
 	}
 	return e
 }

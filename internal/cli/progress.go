@@ -31,19 +31,21 @@ func startProgress(g *Global, eng *engine.Engine) (stop func()) {
 		defer wg.Done()
 		t := time.NewTicker(every)
 		defer t.Stop()
+		var r rateMeter
 		for {
 			select {
 			case <-done:
 				if g.TTY {
-					fmt.Fprintf(g.Stderr, "\r%s\n", progressLine(eng.Progress(), true))
+					p := eng.Progress()
+					fmt.Fprintf(g.Stderr, "\r%s\x1b[K\n", progressLine(p, r.rate(p), true))
 				}
 				return
 			case <-t.C:
 				p := eng.Progress()
 				if g.TTY {
-					fmt.Fprintf(g.Stderr, "\r%s", progressLine(p, true))
+					fmt.Fprintf(g.Stderr, "\r%s\x1b[K", progressLine(p, r.rate(p), true))
 				} else if p.Done > 0 {
-					fmt.Fprintf(g.Stderr, "%s progress %s\n", time.Now().Format("15:04:05"), progressLine(p, false))
+					fmt.Fprintf(g.Stderr, "%s progress %s\n", time.Now().Format("15:04:05"), progressLine(p, r.rate(p), false))
 				}
 			}
 		}
@@ -51,7 +53,32 @@ func startProgress(g *Global, eng *engine.Engine) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-func progressLine(p engine.Progress, bar bool) string {
+// rateMeter turns the engine's count of requests sent into requests per
+// second over the last few seconds.
+type rateMeter struct {
+	at   []time.Time
+	sent []int
+}
+
+func (m *rateMeter) rate(p engine.Progress) float64 {
+	now := time.Now()
+	m.at, m.sent = append(m.at, now), append(m.sent, p.Requests)
+	for len(m.at) > 2 && now.Sub(m.at[0]) > 5*time.Second {
+		m.at, m.sent = m.at[1:], m.sent[1:]
+	}
+	if len(m.at) < 2 {
+		if el := now.Sub(p.Started).Seconds(); el > 0 {
+			return float64(p.Requests) / el
+		}
+		return 0
+	}
+	return float64(m.sent[len(m.sent)-1]-m.sent[0]) / now.Sub(m.at[0]).Seconds()
+}
+
+// progressLine says where a run stands and, when calls are being made, how
+// fast and why not faster: requests/s, calls in flight against the present
+// concurrency limit (which adapts to the provider), retries and 429s.
+func progressLine(p engine.Progress, rps float64, bar bool) string {
 	var b strings.Builder
 	if bar && p.Total > 0 {
 		const width = 24
@@ -64,6 +91,12 @@ func progressLine(p engine.Progress, bar bool) string {
 	}
 	fmt.Fprintf(&b, "%d/%s done, %d cached, %d failed, %s tokens, %s", p.Done, total, p.Cached, p.Failed,
 		humanCount(p.Usage.Total()), money(p.Cost, p.Unpriced))
+	if p.Requests > 0 {
+		fmt.Fprintf(&b, ", %.1f req/s, %d in flight (limit %d)", rps, p.InFlight, p.Concurrency)
+	}
+	if p.Retries > 0 {
+		fmt.Fprintf(&b, ", %d retries (%d rate-limited)", p.Retries, p.RateLimited)
+	}
 	if eta := etaOf(p); eta > 0 {
 		fmt.Fprintf(&b, ", ETA %s", eta.Round(time.Second))
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +26,6 @@ type session struct {
 	g       *Global
 	cfg     *config.Config
 	st      *sqlite.Store
-	client  *http.Client // nil: the SDK default
 	log     *slog.Logger // nil without --log
 	logFile *os.File
 }
@@ -112,8 +110,17 @@ func (s *session) resolver() engine.Resolver {
 	if s.g.DryRun {
 		return func(name string) (llm.Provider, error) { return engine.Offline{Provider: name}, nil }
 	}
-	return func(name string) (llm.Provider, error) { return s.cfg.Provider(name, s.client) }
+	return func(name string) (llm.Provider, error) {
+		// One HTTP transport per endpoint, whose idle pool covers the
+		// calls in flight: connections are reused, not re-handshaken.
+		lim := s.limits(name)
+		return s.cfg.Provider(name, llm.NewHTTPClient(max(lim.Concurrency, lim.MaxConcurrency)))
+	}
 }
+
+// maxConcurrency is how far a model's concurrency may ramp up when
+// --concurrency and the config leave it unset.
+const maxConcurrency = 128
 
 // checkSpecs resolves every provider up front so a missing key or unknown
 // provider fails the command before any work starts.
@@ -142,6 +149,11 @@ func (s *session) limits(provider string) engine.Limits {
 	out := engine.Limits{Concurrency: l.Concurrency, RPM: l.RPM, TPM: l.TPM}
 	if s.g.Concurrency > 0 {
 		out.Concurrency = s.g.Concurrency
+	}
+	if out.Concurrency == 0 {
+		// Not set: start at 8 per model and let the engine ramp up while
+		// the provider keeps up (it backs off when it pushes back).
+		out.Concurrency, out.MaxConcurrency = 8, maxConcurrency
 	}
 	if s.g.RPM > 0 {
 		out.RPM = s.g.RPM

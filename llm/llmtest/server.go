@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -83,8 +84,15 @@ type Options struct {
 	Seed uint64
 	// Latency returns the delay before answering; nil means none.
 	Latency func(r *rand.Rand) time.Duration
-	// RetryAfter is sent with injected 429s (default 1s).
-	RetryAfter time.Duration
+	// RetryAfter is sent with injected 429s (default 1s); RetryAfterZero
+	// sends "Retry-After: 0" instead, RetryAfterNone no header at all.
+	RetryAfter                     time.Duration
+	RetryAfterZero, RetryAfterNone bool
+	// Window enforces a sliding-window limit per key: at most Window.N
+	// admitted requests in any Window.Per (0: none). Refusals are 429s
+	// with no Retry-After; with Window.Headers every answer carries
+	// OpenAI's x-ratelimit-{limit,remaining,reset}-requests.
+	Window WindowLimit
 	// RPM enforces a per-key limit of requests per minute (0: none), as a token
 	// bucket holding one second of requests.
 	RPM float64
@@ -102,6 +110,13 @@ type Options struct {
 	// and then answered by a dropped connection: the batch exists, but the
 	// client never hears its id.
 	LoseBatchCreates int
+}
+
+// WindowLimit is a sliding-window rate limit.
+type WindowLimit struct {
+	N       int
+	Per     time.Duration
+	Headers bool
 }
 
 // Entry is one request in the ledger.
@@ -129,6 +144,47 @@ type Server struct {
 	seq     int
 	closing chan struct{}
 	once    sync.Once
+	window  map[string][]time.Time // admitted times per key (Window)
+	conns   int                    // connections accepted
+}
+
+// Conns is how many TCP connections the server has accepted.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
+}
+
+// windowAdmit applies the sliding-window limit: ok false refuses the
+// request. It sets the rate-limit headers when asked to.
+func (s *Server) windowAdmit(w http.ResponseWriter, key string) bool {
+	wl := s.opts.Window
+	if wl.N <= 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	times := s.window[key]
+	for len(times) > 0 && now.Sub(times[0]) >= wl.Per {
+		times = times[1:]
+	}
+	ok := len(times) < wl.N
+	if ok {
+		times = append(times, now)
+	}
+	s.window[key] = times
+	if wl.Headers {
+		// As OpenAI's: the time until the limit is full again.
+		reset := time.Duration(0)
+		if len(times) > 0 {
+			reset = times[len(times)-1].Add(wl.Per).Sub(now)
+		}
+		w.Header().Set("x-ratelimit-limit-requests", fmt.Sprint(wl.N))
+		w.Header().Set("x-ratelimit-remaining-requests", fmt.Sprint(wl.N-len(times)))
+		w.Header().Set("x-ratelimit-reset-requests", reset.Round(time.Millisecond).String())
+	}
+	return ok
 }
 
 // New starts a server; Close it when done.
@@ -147,6 +203,7 @@ func New(opts Options) *Server {
 		batches: map[string]*batch{},
 		cached:  map[string]bool{},
 		closing: make(chan struct{}),
+		window:  map[string][]time.Time{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
@@ -164,7 +221,15 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1beta/batches", s.geminiBatchList)
 	mux.HandleFunc("GET /v1/models", s.openaiModels)
 	mux.HandleFunc("POST /v1/embeddings", s.openaiEmbeddings)
-	s.Server = httptest.NewServer(mux)
+	s.Server = httptest.NewUnstartedServer(mux)
+	s.Server.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
+	s.Server.Start()
 	return s
 }
 
@@ -280,7 +345,7 @@ func (s *Server) admit(ctx context.Context, c Call) (Fault, int, time.Duration) 
 			f = Reset
 		}
 	}
-	if s.opts.Latency != nil {
+	if s.opts.Latency != nil && f != RateLimited { // a provider refuses at once
 		lat = s.opts.Latency(s.rng)
 	}
 	s.mu.Unlock()
@@ -309,11 +374,22 @@ func (s *Server) admit(ctx context.Context, c Call) (Fault, int, time.Duration) 
 // serve runs the shared request life cycle: admit, inject, answer, record.
 // errBody renders a protocol-specific error body; ok renders the success body.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c Call, errBody func(status int, msg string) any, ok func(Reply) any) {
-	fault, status, retry := s.admit(r.Context(), c)
+	var fault Fault
+	var status int
+	var retry time.Duration
+	if s.windowAdmit(w, c.APIKey) { // a refusal is at once, before latency
+		fault, status, retry = s.admit(r.Context(), c)
+	} else {
+		fault, status, retry = RateLimited, http.StatusTooManyRequests, -1
+	}
 	entry := Entry{Time: time.Now(), Call: c, Fault: fault, Status: status}
 	switch {
 	case status != 0:
-		if retry > 0 {
+		switch {
+		case retry < 0 || (status == http.StatusTooManyRequests && s.opts.RetryAfterNone):
+		case status == http.StatusTooManyRequests && s.opts.RetryAfterZero:
+			w.Header().Set("Retry-After", "0")
+		case retry > 0:
 			secs := int(retry.Seconds() + 0.999)
 			w.Header().Set("Retry-After", fmt.Sprint(secs))
 			w.Header().Set("Retry-After-Ms", fmt.Sprint(retry.Milliseconds()))

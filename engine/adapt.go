@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// adaptive is the concurrency limit of one model on one provider. It finds
+// the provider's capacity by itself, the way TCP finds a path's:
+//
+//   - slow start: while the limit is in use, latency holds and the provider
+//     does not push back, the limit doubles once per window (a window is as
+//     many answers as the limit, about one round trip), up to the ceiling;
+//   - after that, a window in which the limit was in use adds √limit;
+//   - a window whose median latency is more than twice the baseline (the
+//     provider queues) cuts it by 10 % and adds nothing;
+//   - pushed-back answers (429, 529, 503) cut it in proportion to their
+//     share s of the window: limit × (1 − s/2). An isolated 429 costs a few
+//     percent, not half; under a steady 30 % of random 429s the limit settles
+//     where 0.15·limit = √limit (44, or the ceiling if lower: at 16 the
+//     growth outweighs the cut), and a provider refusing everything above N
+//     concurrent calls holds it near N + 2√N.
+//
+// The hand-written parts are these rules: Go's golang.org/x/time/rate and
+// the concurrency-limit libraries (Netflix's, in Java) do not fit the
+// streaming engine's acquire/release shape.
+type adaptive struct {
+	mu       sync.Mutex
+	limit    float64
+	ceil     float64
+	inflight int
+	changed  chan struct{}
+
+	slowStart bool
+	busy      bool // the window reached the limit: growing it would be used
+	answers   int  // in this window
+	pushed    int
+	lat       []float64 // seconds, successes of this window
+	base      float64   // baseline median latency (seconds), 0: none yet
+}
+
+func newAdaptive(start, ceiling int) *adaptive {
+	start = max(start, 1)
+	ceiling = max(ceiling, start)
+	return &adaptive{limit: float64(start), ceil: float64(ceiling), changed: make(chan struct{}), slowStart: ceiling > start}
+}
+
+func (a *adaptive) acquire(ctx context.Context) error {
+	for {
+		a.mu.Lock()
+		if a.inflight < int(a.limit) {
+			a.inflight++
+			if a.inflight >= int(a.limit) {
+				a.busy = true
+			}
+			a.mu.Unlock()
+			return nil
+		}
+		a.busy = true
+		ch := a.changed
+		a.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// outcome is what became of one call made under the limit.
+type outcome int
+
+const (
+	unsent   outcome = iota // given back before sending (cancelled while waiting)
+	answered                // an answer, with its latency
+	pushback                // 429, 529, 503: the provider says slow down
+	failed                  // any other failure: says nothing about capacity
+)
+
+// release frees a slot and learns from the call's outcome.
+func (a *adaptive) release(o outcome, latency time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inflight--
+	switch o {
+	case answered:
+		a.answers++
+		a.lat = append(a.lat, latency.Seconds())
+	case pushback:
+		a.answers++
+		a.pushed++
+	}
+	if a.answers >= max(8, int(a.limit)) {
+		a.endWindow()
+	}
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
+
+func (a *adaptive) endWindow() {
+	share := float64(a.pushed) / float64(a.answers)
+	med := math.NaN()
+	if len(a.lat) >= 4 {
+		slices.Sort(a.lat)
+		med = a.lat[len(a.lat)/2]
+	}
+	grow := 0.0
+	if a.busy {
+		grow = math.Sqrt(a.limit)
+		if a.slowStart && a.pushed == 0 {
+			grow = a.limit
+		}
+	}
+	if !math.IsNaN(med) && a.base > 0 && med > 2*a.base {
+		a.limit *= 0.9
+		a.slowStart, grow = false, 0
+	}
+	if a.pushed > 0 {
+		a.limit *= 1 - share/2
+		a.slowStart = false
+	}
+	a.limit = max(1, min(a.ceil, a.limit+grow))
+	if !math.IsNaN(med) {
+		if a.base == 0 {
+			a.base = med
+		} else {
+			a.base = 0.95*a.base + 0.05*med
+		}
+	}
+	a.answers, a.pushed, a.busy, a.lat = 0, 0, false, a.lat[:0]
+}
+
+// current is the present limit and the calls in flight (for progress).
+func (a *adaptive) current() (limit, inflight int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int(a.limit), a.inflight
+}
+
+// ceiling is the most the limit may reach.
+func (a *adaptive) ceiling() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int(a.ceil)
+}

@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+)
+
+// gate holds a model's calls back when its provider's rate limit is spent,
+// learning the limit as the run goes:
+//
+//   - from rate-limit headers (OpenAI's x-ratelimit-*, Anthropic's
+//     anthropic-ratelimit-*): what remains of the requests and tokens, and
+//     when they reset; a call is held once either runs out, until the reset;
+//   - from Retry-After on a 429: every call of the model waits that long,
+//     not only the one that was refused;
+//   - from 429s that say nothing (no Retry-After, no headers: a per-minute
+//     limit in a plain proxy): once at least 16 of the last 20 answers were
+//     such 429s (a provider that is over its limit refuses nearly every
+//     call; random 429s do not look like that), the limit is taken to be the
+//     calls it admitted in the last minute. One probe call at a time then
+//     finds when the provider has room again (probes 1 s apart, the gap
+//     doubling to 8 s while they are refused); the time from the oldest of
+//     those admitted calls to the first admitted probe is the window. Calls
+//     are then sent only while fewer than the limit were admitted in a
+//     sliding window, which grows by 5 % on any later hintless 429.
+//
+// No library learns a limit from answers like this; x/time/rate enforces a
+// known one (the engine uses it for --rpm and --tpm).
+type gate struct {
+	mu      sync.Mutex
+	changed chan struct{}
+
+	req, tok headerQuota
+	pause    time.Time // Retry-After: no call before this
+
+	recent    [20]bool // the last answers: true = a 429 with no hint
+	nRecent   int
+	learned   bool
+	measuring bool      // learned, window not yet measured
+	oldest    time.Time // the oldest admitted call when the limit was learned
+	limit     int
+	window    time.Duration
+	admitted  []time.Time // send times of admitted calls, sorted, within window
+	inflight  int
+	probing   bool
+	probeGap  time.Duration
+	nextTry   time.Time
+}
+
+// headerQuota is one limit as the headers last told it.
+type headerQuota struct {
+	known     bool
+	limit     int64
+	remaining int64
+	reset     time.Time
+	span      time.Duration // the last reset the headers gave
+}
+
+func newGate() *gate {
+	return &gate{changed: make(chan struct{}), window: maxWindow, probeGap: time.Second}
+}
+
+// maxWindow is the longest window the gate assumes (providers limit per
+// minute) and the first it counts admitted calls over.
+const maxWindow = time.Minute
+
+// ticket is one call let through the gate.
+type ticket struct {
+	sent  time.Time
+	probe bool
+}
+
+// wait blocks until a call with about tokens tokens may be sent.
+func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
+	for {
+		g.mu.Lock()
+		now := time.Now()
+		delay, probe := g.delay(now)
+		if delay <= 0 {
+			g.inflight++
+			if g.req.known {
+				g.req.remaining--
+			}
+			if g.tok.known {
+				g.tok.remaining -= tokens
+			}
+			if probe {
+				g.probing = true
+				g.nextTry = now.Add(g.probeGap)
+			}
+			g.mu.Unlock()
+			return ticket{sent: now, probe: probe}, nil
+		}
+		ch := g.changed
+		g.mu.Unlock()
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ch:
+		case <-ctx.Done():
+			t.Stop()
+			return ticket{}, ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// delay is how long a call must still wait (≤ 0: send now), and whether it
+// goes as a probe of a shorter window.
+func (g *gate) delay(now time.Time) (time.Duration, bool) {
+	var d time.Duration
+	if now.Before(g.pause) {
+		d = g.pause.Sub(now)
+	}
+	for _, q := range []*headerQuota{&g.req, &g.tok} {
+		if !q.known {
+			continue
+		}
+		if !now.Before(q.reset) {
+			// Reset: full again (OpenAI's reset is the time to the full
+			// limit); the next answers say more.
+			q.remaining, q.reset = q.limit-int64(g.inflight), now.Add(max(q.span, time.Second))
+		}
+		if q.remaining <= 0 {
+			d = max(d, q.reset.Sub(now))
+		}
+	}
+	if g.learned {
+		g.prune(now)
+		if g.measuring || len(g.admitted)+g.inflight >= g.limit {
+			if d <= 0 && g.measuring && !g.probing && !now.Before(g.nextTry) {
+				return 0, true
+			}
+			wait := 100 * time.Millisecond // an answer in flight may free room
+			if !g.measuring && len(g.admitted) > 0 {
+				wait = max(time.Millisecond, g.admitted[0].Add(g.window).Sub(now))
+			}
+			if g.measuring {
+				wait = max(time.Millisecond, g.nextTry.Sub(now))
+			}
+			d = max(d, wait)
+		}
+	}
+	return d, false
+}
+
+func (g *gate) prune(now time.Time) {
+	i := sort.Search(len(g.admitted), func(i int) bool { return now.Sub(g.admitted[i]) < g.window })
+	g.admitted = g.admitted[i:]
+}
+
+// done records the answer to a call the gate let through: err is its
+// error (nil: answered), quota its rate-limit headers, if any.
+func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	g.inflight--
+	var le *llm.Error
+	limited := errors.As(err, &le) && le.RateLimit
+	hintless := limited && !le.Hinted && !hasQuota
+	if t.probe {
+		g.probing = false
+	}
+	admitted := !limited && (err == nil || (le != nil && le.Status != 0))
+	if admitted {
+		i := sort.Search(len(g.admitted), func(i int) bool { return g.admitted[i].After(t.sent) })
+		g.admitted = slices.Insert(g.admitted, i, t.sent)
+		if t.probe && g.measuring {
+			g.window = min(maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
+			g.measuring = false
+		}
+	}
+	if t.probe && limited {
+		g.probeGap = min(2*g.probeGap, 8*time.Second)
+		g.nextTry = now.Add(g.probeGap)
+	}
+	if limited && le.RetryAfter > 0 {
+		if p := now.Add(le.RetryAfter); p.After(g.pause) {
+			g.pause = p
+		}
+	}
+	if hasQuota {
+		for _, x := range []struct {
+			q *headerQuota
+			a llm.Allowance
+		}{{&g.req, quota.Requests}, {&g.tok, quota.Tokens}} {
+			if x.a.Known() {
+				// Calls sent since this one was admitted are not in its count.
+				x.q.known, x.q.limit, x.q.remaining = true, x.a.Limit, x.a.Remaining-int64(g.inflight)
+				x.q.reset, x.q.span = now.Add(x.a.Reset), x.a.Reset
+			}
+		}
+	}
+	g.recent[g.nRecent%len(g.recent)] = hintless
+	g.nRecent++
+	g.prune(now)
+	switch {
+	case hintless && !g.learned && g.nRecent >= len(g.recent) && g.count() >= 16:
+		g.learned, g.measuring, g.limit = true, true, max(1, len(g.admitted))
+		if len(g.admitted) > 0 {
+			g.oldest = g.admitted[0]
+		} else {
+			g.oldest = now
+		}
+		g.nextTry = now.Add(g.probeGap)
+	case hintless && g.learned && !g.measuring && !t.probe:
+		g.window = min(maxWindow, g.window*105/100)
+	case admitted && g.measuring && len(g.admitted) > g.limit:
+		// Answers admitted before the limit was learned arrive late.
+		g.limit = len(g.admitted)
+	}
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+func (g *gate) count() int {
+	n := 0
+	for _, x := range g.recent {
+		if x {
+			n++
+		}
+	}
+	return n
+}
+
+
+// isPushback reports whether err is the provider asking to slow down.
+func isPushback(err error) bool {
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		return false
+	}
+	return le.RateLimit || le.Status == 529 || le.Status == http.StatusServiceUnavailable
+}
