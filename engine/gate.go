@@ -231,7 +231,6 @@ func (g *gate) count() int {
 	return n
 }
 
-
 // isPushback reports whether err is the provider asking to slow down.
 func isPushback(err error) bool {
 	var le *llm.Error

@@ -246,14 +246,6 @@ func Prevalence(ratings [][]string, label string) (float64, error) {
 	return k / n, nil
 }
 
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TwoRaters is the contingency table of two raters' labels over the same
 // items: every two-rater statistic is a function of it, so a field rated on
