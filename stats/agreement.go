@@ -246,7 +246,6 @@ func Prevalence(ratings [][]string, label string) (float64, error) {
 	return k / n, nil
 }
 
-
 // TwoRaters is the contingency table of two raters' labels over the same
 // items: every two-rater statistic is a function of it, so a field rated on
 // 24,000 items is counted once and each statistic is read off a k × k table.
