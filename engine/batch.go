@@ -347,15 +347,16 @@ func (e *Engine) ingest(ctx context.Context, b llm.Batcher, rec store.Batch, wai
 			}
 			res.Response, res.Cost = &resp, c.Cost
 		}
+		j, mine := waiting[it.Key]
+		if mine {
+			c.RunID, c.Job = e.opt.RunID, j.ID // linked in the same write
+		}
 		if err := e.opt.Store.PutCall(ctx, c); err != nil {
 			return err
 		}
 		e.settleBatch(it.Key, c.Cost)
-		if j, mine := waiting[it.Key]; mine {
+		if mine {
 			res.Job = j
-			if err := e.opt.Store.LinkRun(ctx, e.opt.RunID, it.Key, j.ID, false); err != nil {
-				return err
-			}
 			delete(waiting, it.Key)
 			emit(res)
 		}

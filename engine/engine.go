@@ -617,19 +617,17 @@ func (e *Engine) logFailure(j Job, attempts int, err error) {
 	}
 }
 
-// commit stores a call's outcome and links it to the run.
+// commit stores a call's outcome and links it to the run, in one write.
 func (e *Engine) commit(ctx context.Context, r Result) error {
 	c := store.Call{Key: r.Key, Namespace: r.Job.Namespace, Provider: r.Job.Spec.Provider, Model: r.Job.Spec.Model,
-		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.opt.Cache == CacheRefresh}
+		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.opt.Cache == CacheRefresh,
+		RunID: e.opt.RunID, Job: r.Job.ID}
 	if r.Err != nil {
 		c.Status, c.Error = store.StatusError, r.Err.Error()
 	} else {
 		c.Status, c.Response, c.Usage, c.Latency = store.StatusOK, r.Response, r.Response.Usage, r.Response.Latency
 	}
-	if err := e.opt.Store.PutCall(ctx, c); err != nil {
-		return err
-	}
-	return e.opt.Store.LinkRun(ctx, e.opt.RunID, r.Key, r.Job.ID, false)
+	return e.opt.Store.PutCall(ctx, c) // and links it to the run: one write
 }
 
 // backoff is exponential with full jitter, at least the server's Retry-After.

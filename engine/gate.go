@@ -49,6 +49,7 @@ type gate struct {
 	window    time.Duration
 	admitted  []time.Time // send times of admitted calls, sorted, within window
 	inflight  int
+	flying    []time.Time // send times of the calls in flight, sorted
 	probing   bool
 	probeGap  time.Duration
 	nextTry   time.Time
@@ -61,6 +62,7 @@ type headerQuota struct {
 	remaining int64
 	reset     time.Time
 	span      time.Duration // the last reset the headers gave
+	epoch     time.Time     // when the present period began (at a reset)
 }
 
 func newGate() *gate {
@@ -85,6 +87,7 @@ func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
 		delay, probe := g.delay(now)
 		if delay <= 0 {
 			g.inflight++
+			g.flying = append(g.flying, now) // now is never before the last
 			if g.req.known {
 				g.req.remaining--
 			}
@@ -126,7 +129,7 @@ func (g *gate) delay(now time.Time) (time.Duration, bool) {
 		if !now.Before(q.reset) {
 			// Reset: full again (OpenAI's reset is the time to the full
 			// limit); the next answers say more.
-			q.remaining, q.reset = q.limit-int64(g.inflight), now.Add(max(q.span, time.Second))
+			q.remaining, q.reset, q.epoch = q.limit-int64(g.inflight), now.Add(max(q.span, time.Second)), now
 		}
 		if q.remaining <= 0 {
 			d = max(d, q.reset.Sub(now))
@@ -163,6 +166,11 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	defer g.mu.Unlock()
 	now := time.Now()
 	g.inflight--
+	if i, ok := slices.BinarySearchFunc(g.flying, t.sent, func(a, b time.Time) int { return a.Compare(b) }); ok {
+		g.flying = slices.Delete(g.flying, i, i+1)
+	}
+	// Calls sent after this one are not in its headers' count.
+	later := int64(len(g.flying) - sort.Search(len(g.flying), func(i int) bool { return g.flying[i].After(t.sent) }))
 	var le *llm.Error
 	limited := errors.As(err, &le) && le.RateLimit
 	hintless := limited && !le.Hinted && !hasQuota
@@ -192,10 +200,16 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 			q *headerQuota
 			a llm.Allowance
 		}{{&g.req, quota.Requests}, {&g.tok, quota.Tokens}} {
-			if x.a.Known() {
-				// Calls sent since this one was admitted are not in its count.
-				x.q.known, x.q.limit, x.q.remaining = true, x.a.Limit, x.a.Remaining-int64(g.inflight)
-				x.q.reset, x.q.span = now.Add(x.a.Reset), x.a.Reset
+			if x.a.Known() && !t.sent.Before(x.q.epoch) { // older calls tell of the last period
+				// The reset is a little after the one the headers
+				// give (they are rounded, the clocks differ by a trip).
+				remaining := x.a.Remaining - later
+				reset := now.Add(x.a.Reset + x.a.Reset/50 + 10*time.Millisecond)
+				if x.q.known && now.Before(x.q.reset) {
+					// Answers arrive out of order: an older one knows less.
+					remaining, reset = min(remaining, x.q.remaining), maxTime(reset, x.q.reset)
+				}
+				x.q.known, x.q.limit, x.q.remaining, x.q.reset, x.q.span = true, x.a.Limit, remaining, reset, x.a.Reset
 			}
 		}
 	}
@@ -219,6 +233,13 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	}
 	close(g.changed)
 	g.changed = make(chan struct{})
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (g *gate) count() int {

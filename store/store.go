@@ -60,6 +60,10 @@ type Call struct {
 	// Replace, on a put, replaces a stored answer (--cache refresh); by
 	// default a stored answer is never replaced.
 	Replace bool `json:"-"`
+	// RunID and Job, on a put, also link the call to that run in the same
+	// write (0: not linked), as LinkRun would: one commit per answer.
+	RunID int64  `json:"-"`
+	Job   string `json:"-"`
 }
 
 // Call status values.

@@ -68,6 +68,11 @@ func (s *Store) PutCall(ctx context.Context, c store.Call) error {
 		if err != nil {
 			return fmt.Errorf("put call %s: %w", c.Key, err)
 		}
+		if c.RunID != 0 {
+			if err := linkRun(tx, c.RunID, c.Key, c.Job, false); err != nil {
+				return fmt.Errorf("link call %s to run %d: %w", c.Key, c.RunID, err)
+			}
+		}
 		return nil
 	})
 }
@@ -135,11 +140,13 @@ func (s *Store) LinkRun(ctx context.Context, runID int64, key, job string, cache
 	if runID == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO run_calls (run_id, key, cached, job) VALUES (?,?,?,?)
-			ON CONFLICT(run_id, key) DO NOTHING`, runID, key, cached, job)
-		return err
-	})
+	return s.write(ctx, func(tx *sql.Tx) error { return linkRun(tx, runID, key, job, cached) })
+}
+
+func linkRun(tx *sql.Tx, runID int64, key, job string, cached bool) error {
+	_, err := tx.Exec(`INSERT INTO run_calls (run_id, key, cached, job) VALUES (?,?,?,?)
+		ON CONFLICT(run_id, key) DO NOTHING`, runID, key, cached, job)
+	return err
 }
 
 // CountCalls returns the number of stored calls with the given status ("" for all).

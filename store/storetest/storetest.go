@@ -180,13 +180,17 @@ func testRuns(t *testing.T, st Store) {
 	if r.Calls != 1 || r.Cached != 0 {
 		t.Fatalf("linked calls %d (%d cached), want 1 (0)", r.Calls, r.Cached)
 	}
+	// A put with a run links the call in the same write.
+	linked := okCall("k2", "y", 1)
+	linked.RunID, linked.Job = id1, "job-2"
+	must(t, st.PutCall(ctx, linked))
 	var seen []store.RunCall
 	must(t, st.RunCalls(ctx, id1, func(c store.RunCall) error { seen = append(seen, c); return nil }))
-	if len(seen) != 1 || seen[0].Job != "job-1" || seen[0].Response.Text != "x" {
+	if len(seen) != 2 || seen[0].Job != "job-1" || seen[0].Response.Text != "x" || seen[1].Job != "job-2" || seen[1].Cached {
 		t.Fatalf("run calls: %+v", seen)
 	}
 	stats, err := st.RunModelStats(ctx, id1)
-	if err != nil || len(stats) != 1 || stats[0].Calls != 1 {
+	if err != nil || len(stats) != 1 || stats[0].Calls != 2 {
 		t.Fatalf("model stats: %+v %v", stats, err)
 	}
 }
