@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -218,5 +220,86 @@ func TestFollowsRateLimitHeaders(t *testing.T) {
 		Latency: lognormal(20*time.Millisecond, 0.5).draw}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}}.run(t)
 	if o.failed != 0 || o.share429 > 0.05 || o.wall > 7*time.Second {
 		t.Fatalf("wall %s (ideal 4 s), %d failed, 429 share %.3f (%d)", o.wall, o.failed, o.share429, o.limited)
+	}
+}
+
+// benchJobs is the size of the engine benchmarks (the 1,200;
+// FALLACYLAB_BENCH_JOBS changes it).
+func benchJobs() int {
+	if n, err := strconv.Atoi(os.Getenv("FALLACYLAB_BENCH_JOBS")); err == nil && n > 0 {
+		return n
+	}
+	return 1200
+}
+
+// BenchmarkDefaultFlags is the figure: the engine at its default
+// limits against an OpenAI-compatible server with lognormal latency (mean
+// 500 ms, σ 1.0), beside the ideal pools on the same latency draws:
+// upstream's client (a pool of 10 inside batches of 50), a fixed pool of 8
+// (fallacylab's old default) and a fixed pool as large as the engine's peak.
+func BenchmarkDefaultFlags(b *testing.B) {
+	for range b.N {
+		draws := lognormal(500*time.Millisecond, 1)
+		n := benchJobs()
+		o := scenario{jobs: n, srv: llmtest.Options{Seed: 7}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}, draws: draws}.run(b)
+		perSec := func(d time.Duration) float64 { return float64(n) / d.Seconds() }
+		b.ReportMetric(o.reqPerSec, "req/s")
+		b.ReportMetric(perSec(idealPool(draws.got, 10, 50)), "upstream-ideal-req/s")
+		b.ReportMetric(perSec(idealPool(draws.got, 8, 0)), "pool8-ideal-req/s")
+		b.ReportMetric(perSec(idealPool(draws.got, o.peak, 0)), "pool-at-peak-ideal-req/s")
+		b.ReportMetric(float64(o.peak), "peak-limit")
+		b.ReportMetric(float64(o.failed), "failed")
+	}
+}
+
+// BenchmarkIsolated429s is the figure: --concurrency 16 on the
+// same latency, clean and with 5 % and 30 % of requests answered 429
+// (Retry-After: 0): failed jobs and wall time against the clean run.
+func BenchmarkIsolated429s(b *testing.B) {
+	for range b.N {
+		lim := engine.Limits{Concurrency: 16}
+		run := func(share float64) outcome {
+			return scenario{jobs: benchJobs(), srv: llmtest.Options{Seed: 8, Latency: lognormal(500*time.Millisecond, 1).draw,
+				Rates: llmtest.Rates{RateLimit: share}, RetryAfterZero: true}, limits: lim}.run(b)
+		}
+		clean := run(0)
+		b.ReportMetric(clean.wall.Seconds(), "clean-s")
+		for _, share := range []float64{0.05, 0.3} {
+			o := run(share)
+			tag := strconv.Itoa(int(100 * share))
+			b.ReportMetric(o.wall.Seconds(), tag+"%429-s")
+			b.ReportMetric(o.wall.Seconds()/clean.wall.Seconds(), tag+"%429-x-clean")
+			b.ReportMetric(float64(o.failed), tag+"%429-failed")
+		}
+	}
+}
+
+// BenchmarkWindowWithoutHints is the figure: a server limited to
+// 600 requests per sliding 60 s that sends no Retry-After and no rate-limit
+// headers, at default limits: failed jobs, share of 429s, and the rate
+// achieved against the limit (the ideal for 1,200 jobs is 600 at once and
+// 600 a minute later: 60 s).
+func BenchmarkWindowWithoutHints(b *testing.B) {
+	for range b.N {
+		n := benchJobs()
+		o := scenario{jobs: n, srv: llmtest.Options{Seed: 9, Window: llmtest.WindowLimit{N: 600, Per: time.Minute}, RetryAfterNone: true,
+			Latency: lognormal(500*time.Millisecond, 1).draw}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}}.run(b)
+		ideal := time.Duration((n-1)/600) * time.Minute
+		b.ReportMetric(float64(o.failed), "failed")
+		b.ReportMetric(100*o.share429, "%429")
+		b.ReportMetric(o.wall.Seconds(), "wall-s")
+		b.ReportMetric(100*ideal.Seconds()/o.wall.Seconds(), "%of-limit")
+	}
+}
+
+// BenchmarkConnections is the figure: 10,000 requests at
+// concurrency 64 through one endpoint's client, and the TCP connections the
+// server accepted.
+func BenchmarkConnections(b *testing.B) {
+	for range b.N {
+		o := scenario{jobs: 10000, srv: llmtest.Options{Seed: 10, Latency: func(r *rand.Rand) time.Duration { return time.Duration(r.IntN(2000)) * time.Microsecond }},
+			limits: engine.Limits{Concurrency: 64}}.run(b)
+		b.ReportMetric(float64(o.conns), "connections")
+		b.ReportMetric(o.reqPerSec, "req/s")
 	}
 }

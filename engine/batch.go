@@ -121,7 +121,7 @@ func (e *Engine) reserveBatch(j Job, key string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	in, out := l.est.estimate(j.Request)
+	in, out := l.est.estimateJob(j)
 	amount, err := e.reserve(j.Spec, in, out, e.opt.BatchDiscount)
 	if errors.Is(err, ErrBudget) {
 		return false, nil

@@ -17,7 +17,10 @@ type ModelEstimate struct {
 	OutputTokens int64
 	// Learned is how many stored answers of this model (same namespace) the
 	// output estimate starts from; 0 means MaxTokens or DefaultOutputGuess.
-	Learned    int
+	Learned int
+	// Schema is true when, with no stored answers, the output estimate
+	// came from the requests' answer schema (SchemaOutputGuess).
+	Schema     bool
 	Cost       float64
 	PriceKnown bool
 }
@@ -71,7 +74,10 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 			out.Cached++
 			continue
 		}
-		in, o := est[ek].estimate(j.Request)
+		in, o := est[ek].estimateJob(j)
+		if (j.Request.Schema != nil || j.Shape != nil) && m.Learned == 0 {
+			m.Schema = true
+		}
 		m.InputTokens += in
 		m.OutputTokens += o
 	}

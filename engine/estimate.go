@@ -31,6 +31,16 @@ func rawInputTokens(r llm.Request) float64 {
 	return float64(n)/4 + 8
 }
 
+// estimateJob is estimate, with the job's answer shape standing in for a
+// schema the request does not enforce.
+func (e *estimator) estimateJob(j Job) (in, out int64) {
+	r := j.Request
+	if r.Schema == nil && j.Shape != nil {
+		r.Schema = &llm.Schema{Schema: j.Shape}
+	}
+	return e.estimate(r)
+}
+
 // estimate returns the predicted input and output tokens.
 func (e *estimator) estimate(r llm.Request) (in, out int64) {
 	e.mu.Lock()
@@ -39,14 +49,50 @@ func (e *estimator) estimate(r llm.Request) (in, out int64) {
 	switch {
 	case r.MaxTokens > 0 && e.outCount > 0:
 		out = int64(min(float64(r.MaxTokens), e.outMean) + 0.5)
-	case r.MaxTokens > 0:
-		out = int64(r.MaxTokens)
 	case e.outCount > 0:
 		out = int64(e.outMean + 0.5)
+	case r.Schema != nil:
+		out = SchemaOutputGuess(r.Schema.Schema)
+		if r.MaxTokens > 0 {
+			out = min(out, int64(r.MaxTokens))
+		}
+	case r.MaxTokens > 0:
+		out = int64(r.MaxTokens)
 	default:
 		out = DefaultOutputGuess
 	}
 	return in, out
+}
+
+// SchemaOutputGuess is the output tokens of an answer shaped by a JSON
+// schema, before any such answer was seen: each property's key and
+// punctuation (about len/4 + 3 tokens), a token for a number, boolean or
+// enum value, 60 for a free-text string (a judge's reasoning is a sentence
+// or three), 20 for a list, nested objects alike. An 8-field rubric with
+// its reasoning comes to about 125 tokens, where the flat default is 512.
+func SchemaOutputGuess(schema map[string]any) int64 {
+	var value func(v map[string]any) int64
+	value = func(v map[string]any) int64 {
+		if _, ok := v["enum"]; ok {
+			return 1
+		}
+		switch v["type"] {
+		case "string":
+			return 60
+		case "array":
+			return 20
+		case "object":
+			n := int64(4)
+			props, _ := v["properties"].(map[string]any)
+			for k, p := range props {
+				pm, _ := p.(map[string]any)
+				n += int64(len(k))/4 + 3 + value(pm)
+			}
+			return n
+		}
+		return 1
+	}
+	return value(schema)
 }
 
 // seed starts the output estimate from n earlier answers with the given mean.

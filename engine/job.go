@@ -34,6 +34,11 @@ type Job struct {
 	// built-in address (its normalised base URL): the same model elsewhere
 	// is another call. The engine sets it (Options.Endpoint); plans leave it.
 	Endpoint string
+	// Shape is the JSON schema of the answer the prompt asks for when the
+	// request does not enforce one (a judge told to answer in JSON): it
+	// shapes the output estimate before any answer is stored, and does
+	// not enter the cache key.
+	Shape map[string]any
 }
 
 // keyDoc is the canonical document hashed into a cache key. Changing its

@@ -50,7 +50,7 @@ func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response,
 // budget is never sent (ErrBudget).
 func (e *Engine) budgeted(next stage) stage {
 	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
-		in, out := l.est.estimate(j.Request)
+		in, out := l.est.estimateJob(j)
 		reserved, err := e.reserve(j.Spec, in, out, 1)
 		if err != nil {
 			return llm.Response{}, nil, err
@@ -72,7 +72,7 @@ func (e *Engine) limited(next stage) stage {
 		if err := m.sem.acquire(ctx); err != nil {
 			return llm.Response{}, nil, err
 		}
-		estIn, estOut := l.est.estimate(j.Request)
+		estIn, estOut := l.est.estimateJob(j)
 		if m.rpm != nil {
 			if err := m.rpm.Wait(ctx); err != nil {
 				m.sem.release(unsent, 0)
@@ -127,11 +127,23 @@ type attempts struct {
 
 // retried runs next until it answers, fails for good or MaxAttempts is
 // reached, waiting with exponential backoff and full jitter (at least the
-// server's Retry-After) between attempts.
+// server's Retry-After) between attempts. A push-back (429, 529, 503) is
+// "not yet", not a failure: it does not use up MaxAttempts; up to
+// maxPushbacks of them are retried within maxPushbackWait of the first
+// attempt (a 30 % share of random 429s gives six in a row to one job in
+// 1,400, which must not fail it).
 func (e *Engine) retried(next stage) func(ctx, callCtx context.Context, l *lane, j Job) attempts {
 	return func(ctx, callCtx context.Context, l *lane, j Job) attempts {
+		start := time.Now()
+		failures, pushbacks := 0, 0
 		for n := 1; ; n++ {
 			resp, cost, err := next(ctx, callCtx, l, j)
+			pushed := isPushback(err)
+			if pushed {
+				pushbacks++
+			} else if err != nil {
+				failures++
+			}
 			switch {
 			case err == nil:
 				return attempts{resp: resp, cost: cost, n: n}
@@ -141,10 +153,12 @@ func (e *Engine) retried(next stage) func(ctx, callCtx context.Context, l *lane,
 				return attempts{n: n, abandoned: true}
 			case !llm.IsRetryable(err):
 				return attempts{n: n, err: err}
-			case n >= e.opt.MaxAttempts:
+			case pushed && (pushbacks >= maxPushbacks || time.Since(start) > maxPushbackWait):
+				return attempts{n: n, err: fmt.Errorf("gave up after %d attempts (%d pushed back by the provider over %s): %w", n, pushbacks, time.Since(start).Round(time.Second), err)}
+			case !pushed && failures >= e.opt.MaxAttempts:
 				return attempts{n: n, err: fmt.Errorf("gave up after %d attempts: %w", n, err)}
 			}
-			wait := e.backoff(n, err)
+			wait := e.backoff(min(n, max(failures, 1)+pushbacks/4), err)
 			e.noteRetry(j, n, wait, err)
 			if !sleep(ctx, wait) {
 				return attempts{n: n, abandoned: true}
@@ -152,6 +166,13 @@ func (e *Engine) retried(next stage) func(ctx, callCtx context.Context, l *lane,
 		}
 	}
 }
+
+// How long a job keeps retrying push-backs (429, 529, 503) from its
+// provider, which say "not yet" rather than "no".
+const (
+	maxPushbacks    = 50
+	maxPushbackWait = 15 * time.Minute
+)
 
 // reserve books the estimated cost of a call, times factor (the batch
 // discount, or 1), against the budget. Shared by the live and batch paths.

@@ -123,6 +123,9 @@ type evalMeta struct {
 	GenID, Judge string
 }
 
+// rubricShape is the answer the judge prompt asks for, for estimates.
+var rubricShape = Rubric.Schema()
+
 // JudgePlan sends every valid generation to every judge (SPEC B.2).
 func (b *Benchmark) JudgePlan(gens []Generation, o JudgeOptions) (engine.Plan, error) {
 	if len(o.Judges) == 0 {
@@ -148,7 +151,8 @@ func (b *Benchmark) JudgePlan(gens []Generation, o JudgeOptions) (engine.Plan, e
 				req := llm.UserPrompt(b.JudgeSystem, prompt)
 				req.Temperature, req.MaxTokens, req.Schema = o.Temperature, 512, schema
 				id := g.GenID + "__judge_" + Slug(j.String())
-				if !yield(engine.Job{ID: id, Namespace: NSJudge, Spec: j, Request: req, Sample: judgeSample(req, g.GenID), Meta: evalMeta{g.GenID, j.String()}}) {
+				if !yield(engine.Job{ID: id, Namespace: NSJudge, Spec: j, Request: req, Sample: judgeSample(req, g.GenID), Meta: evalMeta{g.GenID, j.String()},
+					Shape: rubricShape}) {
 					return
 				}
 			}

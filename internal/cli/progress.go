@@ -190,6 +190,9 @@ func printEstimate(w io.Writer, e engine.Estimate) {
 		basis := ""
 		if m.Jobs > m.Cached {
 			basis = "  (out: max_tokens or 512 each)"
+			if m.Schema {
+				basis = "  (out: from the answer schema's shape)"
+			}
 			if m.Learned > 0 {
 				basis = fmt.Sprintf("  (out: mean of %d stored answers)", m.Learned)
 			}
