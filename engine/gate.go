@@ -21,13 +21,15 @@ import (
 //   - from Retry-After on a 429: every call of the model waits that long,
 //     not only the one that was refused;
 //   - from 429s that say nothing (no Retry-After, no headers: a per-minute
-//     limit in a plain proxy): once at least 16 of the last 20 answers were
-//     such 429s (a provider that is over its limit refuses nearly every
-//     call; random 429s do not look like that), the limit is taken to be the
+//     limit in a plain proxy): once 16 calls in a row, in the order they
+//     were sent, were such 429s (a provider over its limit refuses every
+//     call sent after it filled up, while the answers to calls sent before
+//     are still arriving; random 429s are not 16 in a row), the limit is the
 //     calls it admitted in the last minute. One probe call at a time then
-//     finds when the provider has room again (probes 1 s apart, the gap
-//     doubling to 8 s while they are refused); the time from the oldest of
-//     those admitted calls to the first admitted probe is the window. Calls
+//     finds when the provider has room again: probes go when the oldest of
+//     those admitted calls is 1, 1.5, 2, 3 … 55, 58, 59.5, 60.5, 62 … s old
+//     (probeAges: finer near the usual one-minute window), and the age at
+//     the first admitted probe is the window. Calls
 //     are then sent only while fewer than the limit were admitted in a
 //     sliding window, which grows by 5 % on any later hintless 429.
 //
@@ -40,8 +42,10 @@ type gate struct {
 	req, tok headerQuota
 	pause    time.Time // Retry-After: no call before this
 
-	recent    [20]bool // the last answers: true = a 429 with no hint
-	nRecent   int
+	// refused are the send times of hintless 429s sent after the last
+	// admitted call (lastAdmit): a streak in send order.
+	refused   []time.Time
+	lastAdmit time.Time
 	learned   bool
 	measuring bool      // learned, window not yet measured
 	oldest    time.Time // the oldest admitted call when the limit was learned
@@ -51,7 +55,6 @@ type gate struct {
 	inflight  int
 	flying    []time.Time // send times of the calls in flight, sorted
 	probing   bool
-	probeGap  time.Duration
 	nextTry   time.Time
 }
 
@@ -66,7 +69,7 @@ type headerQuota struct {
 }
 
 func newGate() *gate {
-	return &gate{changed: make(chan struct{}), window: maxWindow, probeGap: time.Second}
+	return &gate{changed: make(chan struct{}), window: maxWindow}
 }
 
 // maxWindow is the longest window the gate assumes (providers limit per
@@ -96,7 +99,6 @@ func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
 			}
 			if probe {
 				g.probing = true
-				g.nextTry = now.Add(g.probeGap)
 			}
 			g.mu.Unlock()
 			return ticket{sent: now, probe: probe}, nil
@@ -187,8 +189,7 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		}
 	}
 	if t.probe && limited {
-		g.probeGap = min(2*g.probeGap, 8*time.Second)
-		g.nextTry = now.Add(g.probeGap)
+		g.nextTry = nextProbe(g.oldest, now)
 	}
 	if limited && le.RetryAfter > 0 {
 		if p := now.Add(le.RetryAfter); p.After(g.pause) {
@@ -213,18 +214,25 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 			}
 		}
 	}
-	g.recent[g.nRecent%len(g.recent)] = hintless
-	g.nRecent++
+	if admitted && t.sent.After(g.lastAdmit) {
+		g.lastAdmit = t.sent
+		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(t.sent) })
+		g.refused = g.refused[i:]
+	}
+	if hintless && t.sent.After(g.lastAdmit) {
+		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(t.sent) })
+		g.refused = slices.Insert(g.refused, i, t.sent)
+	}
 	g.prune(now)
 	switch {
-	case hintless && !g.learned && g.nRecent >= len(g.recent) && g.count() >= 16:
+	case hintless && !g.learned && len(g.refused) >= 16:
 		g.learned, g.measuring, g.limit = true, true, max(1, len(g.admitted))
 		if len(g.admitted) > 0 {
 			g.oldest = g.admitted[0]
 		} else {
 			g.oldest = now
 		}
-		g.nextTry = now.Add(g.probeGap)
+		g.nextTry = nextProbe(g.oldest, now)
 	case hintless && g.learned && !g.measuring && !t.probe:
 		g.window = min(maxWindow, g.window*105/100)
 	case admitted && g.measuring && len(g.admitted) > g.limit:
@@ -235,21 +243,29 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	g.changed = make(chan struct{})
 }
 
+// probeAges are the ages of the oldest admitted call at which the gate
+// probes for room: the window is the age at the first admitted probe, so
+// the steps bound how much it overshoots (a quarter for short windows, a
+// second or so for the usual minute).
+var probeAges = []time.Duration{1000, 1500, 2000, 3000, 4000, 5000, 6500, 8000, 10000, 12500, 15000, 20000, 25000, 30000,
+	40000, 50000, 55000, 58000, 59500, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
+
+// nextProbe is when to probe next: the next probe age past now (at least a
+// quarter second away), then every 30 s.
+func nextProbe(oldest, now time.Time) time.Time {
+	for _, a := range probeAges {
+		if t := oldest.Add(a * time.Millisecond); t.After(now.Add(250 * time.Millisecond)) {
+			return t
+		}
+	}
+	return now.Add(30 * time.Second)
+}
+
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
 	}
 	return b
-}
-
-func (g *gate) count() int {
-	n := 0
-	for _, x := range g.recent {
-		if x {
-			n++
-		}
-	}
-	return n
 }
 
 // isPushback reports whether err is the provider asking to slow down.

@@ -114,7 +114,7 @@ func (s *QuotaSink) Quota() (Quota, bool) {
 // request context's QuotaSink.
 func NewHTTPClient(conns int) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 0 // no cap over all hosts
+	t.MaxIdleConns = 0                      // no cap over all hosts
 	t.MaxIdleConnsPerHost = max(2*conns, 2) // room for a call that starts as another ends
 	t.ForceAttemptHTTP2 = true
 	return &http.Client{Transport: quotaTransport{t}}

@@ -121,10 +121,11 @@ type WindowLimit struct {
 
 // Entry is one request in the ledger.
 type Entry struct {
-	Time   time.Time
-	Call   Call
-	Status int   // HTTP status sent (0 for reset/hang)
-	Fault  Fault // injected fault, if any
+	Time    time.Time // when it was answered
+	Arrived time.Time // when the request arrived
+	Call    Call
+	Status  int   // HTTP status sent (0 for reset/hang)
+	Fault   Fault // injected fault, if any
 }
 
 // Answered reports whether the entry delivered a model answer.
@@ -374,6 +375,7 @@ func (s *Server) admit(ctx context.Context, c Call) (Fault, int, time.Duration) 
 // serve runs the shared request life cycle: admit, inject, answer, record.
 // errBody renders a protocol-specific error body; ok renders the success body.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c Call, errBody func(status int, msg string) any, ok func(Reply) any) {
+	arrived := time.Now()
 	var fault Fault
 	var status int
 	var retry time.Duration
@@ -382,7 +384,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c Call, errBody f
 	} else {
 		fault, status, retry = RateLimited, http.StatusTooManyRequests, -1
 	}
-	entry := Entry{Time: time.Now(), Call: c, Fault: fault, Status: status}
+	entry := Entry{Time: time.Now(), Arrived: arrived, Call: c, Fault: fault, Status: status}
 	switch {
 	case status != 0:
 		switch {
