@@ -100,3 +100,6 @@ func withStates(runs []store.Run) []store.Run {
 	}
 	return runs
 }
+
+// withState is withStates for one run.
+func withState(r store.Run) store.Run { return withStates([]store.Run{r})[0] }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -11,7 +12,9 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 var funcs = template.FuncMap{
@@ -43,10 +46,15 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 500, err)
 		return
 	}
-	data := map[string]any{"Run": d.run, "Report": d.rep, "About": about}
-	if d.rep != nil {
+	rep, err := d.report()
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	data := map[string]any{"Run": d.run, "Report": rep, "About": about}
+	if rep != nil {
 		var charts []chartView
-		for _, t := range d.rep.Tables() {
+		for _, t := range rep.Tables() {
 			if t.ID == "outcomes_by_frame" {
 				for _, o := range outcomeFields {
 					o := o
@@ -132,6 +140,9 @@ type genView struct {
 }
 
 func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
+	if s.firstPage(w, r) {
+		return
+	}
 	_, d, ok := s.runFrom(w, r)
 	if !ok {
 		return
@@ -162,11 +173,76 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 		match = append(match, row)
 	}
 	p := paginate(r, len(match))
+	s.renderGenerations(w, r, d.run, match[p.From:p.To], d.evals, d.judges, p)
+}
+
+// firstPage answers a plain generations page (no filter) of a DeflectBench
+// run that is still loading straight from the store, one page of records,
+// so a large run's first page does not wait for the whole run. It reports
+// whether it answered.
+func (s *Server) firstPage(w http.ResponseWriter, r *http.Request) bool {
+	for k := range r.URL.Query() {
+		if k != "page" {
+			return false
+		}
+	}
+	id, err := runID(r)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	d := s.cache[id]
+	s.mu.Unlock()
+	if d != nil && d.isReady() {
+		return false
+	}
+	run, ok, err := s.st.Run(r.Context(), id)
+	if err != nil || !ok || run.Benchmark != deflect.Definition.Name {
+		return false
+	}
+	// The whole run loads after this page is read, not against it.
+	defer s.entry(context.WithoutCancel(r.Context()), id)
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	page = max(page, 1)
+	ds, total, err := s.st.DeflectPage(r.Context(), id, (page-1)*PageSize, PageSize)
+	if err != nil {
+		return false
+	}
+	rows, judges, err := deflect.Rows(ds, judge.Any)
+	if err != nil && len(ds.Gens) > 0 {
+		return false
+	}
+	p := paginate(r, total)
+	if p.Page != page { // past the last page: the full list answers
+		return false
+	}
+	s.renderGenerations(w, r, withState(run), rows, evalsByGen(ds.Evals), judges, p)
+	return true
+}
+
+// evalsByGen indexes evals by generation and judge, keeping the first.
+func evalsByGen(evals []deflect.Eval) map[string]map[string]deflect.Eval {
+	out := map[string]map[string]deflect.Eval{}
+	for _, e := range evals {
+		if out[e.GenID] == nil {
+			out[e.GenID] = map[string]deflect.Eval{}
+		}
+		if _, dup := out[e.GenID][e.JudgeModel]; !dup {
+			out[e.GenID][e.JudgeModel] = e
+		}
+	}
+	return out
+}
+
+// renderGenerations renders one page of generations with their judges.
+func (s *Server) renderGenerations(w http.ResponseWriter, r *http.Request, run store.Run, rows []*deflect.Row,
+	evals map[string]map[string]deflect.Eval, judges []string, p pager) {
+	q := r.URL.Query()
 	var views []genView
-	for _, row := range match[p.From:p.To] {
+	for _, row := range rows {
 		v := genView{Gen: row.Gen, Frame: deflect.FrameLabel(row.Gen), Disagree: row.Disagree()}
-		for _, j := range d.judges {
-			e, ok := d.evals[row.Gen.GenID][j]
+		for _, j := range judges {
+			e, ok := evals[row.Gen.GenID][j]
 			jv := judgeView{Judge: j, Parsed: ok && e.ParseError == 0}
 			if ok {
 				jv.Reasoning = e.Reasoning
@@ -183,8 +259,8 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 		}
 		views = append(views, v)
 	}
-	s.render(w, "generations.html", map[string]any{"Run": d.run, "Rows": views, "Pager": p, "Model": model, "Frame": frame,
-		"Outcome": outcome, "Disagree": disagree, "Q": q.Get("q"), "Outcomes": outcomeFields})
+	s.render(w, "generations.html", map[string]any{"Run": run, "Rows": views, "Pager": p, "Model": q.Get("model"), "Frame": q.Get("frame"),
+		"Outcome": q.Get("outcome"), "Disagree": q.Get("disagree") == "1", "Q": q.Get("q"), "Outcomes": outcomeFields})
 }
 
 func (s *Server) items(w http.ResponseWriter, r *http.Request) {

@@ -45,20 +45,56 @@ type Server struct {
 	cache map[int64]*runData
 	// Resamples for DeflectBench reports computed by the viewer.
 	Resamples int
+	// Refresh is how often, at most, a run in progress is loaded and
+	// analysed again as it moves on (default 3 s): watching a live run
+	// costs one analysis per Refresh, not one per request.
+	Refresh time.Duration
+
+	hold chan struct{} // tests: loads wait for this to close
 }
 
-// runData is a run loaded once and kept in memory.
+// runData is a run loaded once and kept in memory. It is loaded in the
+// background; ready closes when it is. The DeflectBench report is
+// analysed apart (analyze), once, after the load: pages that list records
+// do not wait for it.
 type runData struct {
-	stamp  string
-	once   sync.Once
-	err    error
-	run    store.Run
-	rows   []*deflect.Row
-	judges []string
-	evals  map[string]map[string]deflect.Eval // gen → judge → eval
-	rep    *report.Report
-	preds  []records.Prediction
-	missci *missciData
+	stamp    string
+	status   string // the run's status when the load began
+	bench    string
+	loadedAt time.Time
+	ready    chan struct{}
+	err      error
+	run      store.Run
+	rows     []*deflect.Row
+	judges   []string
+	evals    map[string]map[string]deflect.Eval // gen → judge → eval
+	rep      *report.Report
+	preds    []records.Prediction
+	missci   *missciData
+
+	analyze func() (*report.Report, error) // nil: rep is set by the load
+	repOnce sync.Once
+	repErr  error
+}
+
+// report is the run's report, analysed on first use.
+func (d *runData) report() (*report.Report, error) {
+	d.repOnce.Do(func() {
+		if d.analyze != nil {
+			d.rep, d.repErr = d.analyze()
+		}
+	})
+	return d.rep, d.repErr
+}
+
+// isReady reports whether the load has finished.
+func (d *runData) isReady() bool {
+	select {
+	case <-d.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 // missciData is a Missci reconstruction run joined with its gold arguments.
@@ -74,7 +110,7 @@ func New(st *sqlite.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("viewer templates: %w", err)
 	}
-	return &Server{st: st, tmpl: t, cache: map[int64]*runData{}, Resamples: 1000}, nil
+	return &Server{st: st, tmpl: t, cache: map[int64]*runData{}, Resamples: 1000, Refresh: 3 * time.Second}, nil
 }
 
 // Handler returns the viewer's routes for loopback use only (see
@@ -121,39 +157,80 @@ func (s *Server) fail(w http.ResponseWriter, status int, err error) {
 	s.tmpl.ExecuteTemplate(w, "error.html", map[string]any{"Status": status, "Err": err.Error()})
 }
 
-// load returns a run's data, loading it on first use and again whenever the
-// run has moved on (new status, calls or records), so a run in progress can
-// be watched.
+// load returns a run's data once it is loaded (see entry).
 func (s *Server) load(ctx context.Context, id int64) (*runData, error) {
-	stamp, err := s.stamp(ctx, id)
+	d, err := s.entry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-d.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return d, d.err
+}
+
+// entry returns a run's data, loaded or loading: the load starts on first
+// use and again when the run has moved on (new status, calls or records) —
+// for a run still running, at most once per Refresh — so a run in progress
+// can be watched. Once loaded, the report is analysed in the background.
+func (s *Server) entry(ctx context.Context, id int64) (*runData, error) {
+	stamp, r, err := s.stamp(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	d := s.cache[id]
-	if d == nil || d.stamp != stamp {
-		d = &runData{stamp: stamp}
-		s.cache[id] = d
+	if d != nil && d.stamp != stamp && !s.stillFresh(d, r.Status) {
+		d = nil
 	}
-	s.mu.Unlock()
-	d.once.Do(func() { d.err = s.fill(context.WithoutCancel(ctx), id, d) })
-	return d, d.err
+	if d == nil {
+		d = &runData{stamp: stamp, status: r.Status, bench: r.Benchmark, ready: make(chan struct{})}
+		s.cache[id] = d
+		go func() {
+			if s.hold != nil {
+				<-s.hold
+			}
+			d.err = s.fill(context.Background(), id, d)
+			d.loadedAt = time.Now()
+			close(d.ready)
+			if d.err == nil {
+				d.report() // ready when the run page is asked for
+			}
+		}()
+	}
+	return d, nil
+}
+
+// stillFresh reports whether d, loaded for a running run, may still be
+// shown although the run has moved on: both then and now running, and
+// loading (or loaded) less than Refresh ago.
+func (s *Server) stillFresh(d *runData, status string) bool {
+	if d.status != store.RunRunning || status != store.RunRunning {
+		return false
+	}
+	if !d.isReady() {
+		return true // the load under way is the newest there is
+	}
+	return time.Since(d.loadedAt) < s.Refresh
 }
 
 // stamp summarises what makes a run's loaded data stale.
-func (s *Server) stamp(ctx context.Context, id int64) (string, error) {
+func (s *Server) stamp(ctx context.Context, id int64) (string, store.Run, error) {
 	r, ok, err := s.st.Run(ctx, id)
 	if err != nil {
-		return "", err
+		return "", r, err
 	}
 	if !ok {
-		return "missing", nil
+		return "missing", r, nil
 	}
 	n, err := s.st.CountRecords(ctx, id)
 	if err != nil {
-		return "", err
+		return "", r, err
 	}
-	return fmt.Sprintf("%s/%d/%d/%d", r.Status, r.Calls, r.Cached, n), nil
+	return fmt.Sprintf("%s/%d/%d/%d", r.Status, r.Calls, r.Cached, n), r, nil
 }
 
 func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
@@ -199,17 +276,11 @@ func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
 	if d.rows, d.judges, err = deflect.Rows(ds, judge.Any); err != nil {
 		return err
 	}
-	d.evals = map[string]map[string]deflect.Eval{}
-	for _, e := range ds.Evals {
-		if d.evals[e.GenID] == nil {
-			d.evals[e.GenID] = map[string]deflect.Eval{}
-		}
-		if _, dup := d.evals[e.GenID][e.JudgeModel]; !dup {
-			d.evals[e.GenID][e.JudgeModel] = e
-		}
+	d.evals = evalsByGen(ds.Evals)
+	d.analyze = func() (*report.Report, error) {
+		return deflect.Analyze(ds, deflect.Options{Seed: 20260101, Resamples: s.Resamples})
 	}
-	d.rep, err = deflect.Analyze(ds, deflect.Options{Seed: 20260101, Resamples: s.Resamples})
-	return err
+	return nil
 }
 
 func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {

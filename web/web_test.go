@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
@@ -82,12 +83,15 @@ func get(t *testing.T, h http.Handler, path string) (int, string, http.Header) {
 	return rec.Code, string(b), rec.Header()
 }
 
-func viewer(t testing.TB, st *sqlite.Store) http.Handler {
+func viewer(t testing.TB, st *sqlite.Store, set ...func(*web.Server)) http.Handler {
 	v, err := web.New(st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.Resamples = 50
+	for _, f := range set {
+		f(v)
+	}
 	return v.Handler()
 }
 
@@ -267,9 +271,9 @@ func TestRunInProgressIsReloaded(t *testing.T) {
 	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals[:half]); err != nil {
 		t.Fatal(err)
 	}
-	h := viewer(t, st)
+	h := viewer(t, st, func(v *web.Server) { v.Refresh = 0 })
 	rows := func() string {
-		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations", id))
+		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=", id))
 		i := strings.Index(body, `class="pager">`)
 		if i < 0 {
 			t.Fatalf("no pager:\n%.300s", body)
@@ -284,5 +288,40 @@ func TestRunInProgressIsReloaded(t *testing.T) {
 	after := rows()
 	if before == after || after != fmt.Sprint(len(d.Gens)) {
 		t.Fatalf("rows before %s, after %s; want all %d after the judging finished", before, after, len(d.Gens))
+	}
+}
+
+// TestRunInProgressIsThrottled: a running run is loaded again at most once
+// per Refresh, however often it is asked for; once it ends, at once.
+func TestRunInProgressIsThrottled(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"model-a"}, Samples: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := st.StartRun(ctx, store.Run{Name: "live", Benchmark: "deflect", Version: "test"})
+	half := len(d.Evals) / 2
+	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals[:half]); err != nil {
+		t.Fatal(err)
+	}
+	h := viewer(t, st, func(v *web.Server) { v.Refresh = time.Hour })
+	total := func() string {
+		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=", id))
+		i := strings.Index(body, `class="pager">`)
+		return strings.Fields(body[i+len(`class="pager">`):])[0]
+	}
+	before := total()
+	if err := records.SaveDeflect(ctx, st, id, nil, d.Evals); err != nil {
+		t.Fatal(err)
+	}
+	if got := total(); got != before {
+		t.Fatalf("reloaded within Refresh: %s rows, then %s", before, got)
+	}
+	if err := st.EndRun(ctx, id, store.RunDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := total(); got != fmt.Sprint(len(d.Gens)) {
+		t.Fatalf("after the run ended: %s rows, want %d", got, len(d.Gens))
 	}
 }

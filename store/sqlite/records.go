@@ -151,11 +151,31 @@ func texts(full bool, col string) string {
 }
 
 func (s *Store) generations(ctx context.Context, runID int64, full bool) ([]deflect.Generation, error) {
+	return s.generationsWhere(ctx, runID, full, nil)
+}
+
+// inIDs is " AND <col> IN (?,…)" for the ids (none: ""), with its arguments.
+func inIDs(col string, ids map[string]bool) (string, []any) {
+	if ids == nil {
+		return "", nil
+	}
+	var args []any
+	marks := make([]string, 0, len(ids))
+	for id := range ids {
+		args = append(args, id)
+		marks = append(marks, "?")
+	}
+	return " AND " + col + " IN (" + strings.Join(marks, ",") + ")", args
+}
+
+// generationsWhere reads the run's generations (only ids, when not nil).
+func (s *Store) generationsWhere(ctx context.Context, runID int64, full bool, ids map[string]bool) ([]deflect.Generation, error) {
+	only, args := inIDs("g.gen_id", ids)
 	rows, err := s.db.QueryContext(ctx, `SELECT g.gen_id, g.model, g.claim_id, `+texts(full, "g.claim_text")+`, g.level, g.context, g.domain, g.fallacy,
 		g.explicitness, g.frame, g.prompt_num, g.prompt_id, `+texts(full, "g.prompt_text")+`, g.sample, COALESCE(g.call_key, ''),
 		CASE WHEN g.call_key IS NULL THEN g.response ELSE json_extract(c.response, '$.text') END,
 		g.input_tokens, g.output_tokens, g.is_error, `+texts(full, "g.timestamp")+`
-		FROM generations g LEFT JOIN calls c ON c.key = g.call_key WHERE g.run_id = ? ORDER BY g.rowid`, runID)
+		FROM generations g LEFT JOIN calls c ON c.key = g.call_key WHERE g.run_id = ?`+only+` ORDER BY g.rowid`, append([]any{runID}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("generations of run %d: %w", runID, err)
 	}
@@ -183,11 +203,18 @@ func (s *Store) generations(ctx context.Context, runID int64, full bool) ([]defl
 }
 
 func (s *Store) judgements(ctx context.Context, runID int64, full bool) ([]deflect.Eval, error) {
+	return s.judgementsWhere(ctx, runID, full, nil)
+}
+
+// judgementsWhere reads the run's judgements (of the ids' generations only,
+// when not nil).
+func (s *Store) judgementsWhere(ctx context.Context, runID int64, full bool, ids map[string]bool) ([]deflect.Eval, error) {
+	only, args := inIDs("j.gen_id", ids)
 	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, `+texts(full, "j.reasoning")+`, j.refusal, j.soft_refusal,
 		j.wa_present, j.ah_present, j.rh_present, j.any_fallacy_present, j.compliance_clean, j.fallacy_labeled, j.parse_error,
 		`+texts(full, "j.detected_fallacies")+`, j.consistency_flag, `+texts(full, "j.timestamp")+`, COALESCE(j.call_key, ''),
 		`+texts(full, "CASE WHEN j.call_key IS NULL THEN j.raw ELSE json_extract(c.response, '$.text') END")+`
-		FROM judgements j `+texts(full, "LEFT JOIN calls c ON c.key = j.call_key")+` WHERE j.run_id = ? ORDER BY j.rowid`, runID)
+		FROM judgements j `+texts(full, "LEFT JOIN calls c ON c.key = j.call_key")+` WHERE j.run_id = ?`+only+` ORDER BY j.rowid`, append([]any{runID}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
 	}
@@ -431,4 +458,54 @@ func sortedKeys(p missci.Predictions) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// DeflectPage reads one page of a run's analysable generations — valid
+// (not an API error) and scored by at least one judge, in gen_id order, as
+// deflect.Rows lists them under the default consensus — with all their
+// judgements, and how many such generations the run has. The viewer shows
+// a run's first page from it while the whole run loads.
+func (s *Store) DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error) {
+	const analysable = `FROM generations g LEFT JOIN calls c ON c.key = g.call_key
+		WHERE g.run_id = ? AND g.is_error = 0
+		AND substr(CASE WHEN g.call_key IS NULL THEN g.response ELSE json_extract(c.response, '$.text') END, 1, 6) <> 'ERROR:'
+		AND EXISTS (SELECT 1 FROM judgements j WHERE j.run_id = g.run_id AND j.gen_id = g.gen_id AND j.parse_error = 0)`
+	rows, err := s.db.QueryContext(ctx, `SELECT g.gen_id, COUNT(*) OVER () `+analysable+` ORDER BY g.gen_id LIMIT ? OFFSET ?`, runID, limit, offset)
+	if err != nil {
+		return deflect.Dataset{}, 0, fmt.Errorf("generations of run %d: %w", runID, err)
+	}
+	ids := map[string]bool{}
+	total := 0
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &total); err != nil {
+			rows.Close()
+			return deflect.Dataset{}, 0, err
+		}
+		ids[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return deflect.Dataset{}, 0, err
+	}
+	if len(ids) == 0 && offset > 0 { // past the end: the count alone
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) `+analysable, runID).Scan(&total); err != nil {
+			return deflect.Dataset{}, 0, fmt.Errorf("generations of run %d: %w", runID, err)
+		}
+	}
+	var d deflect.Dataset
+	if len(ids) == 0 {
+		return d, total, nil
+	}
+	// The page's records, read with the same code as Deflect.
+	gens, err := s.generationsWhere(ctx, runID, true, ids)
+	if err != nil {
+		return d, 0, err
+	}
+	evals, err := s.judgementsWhere(ctx, runID, true, ids)
+	if err != nil {
+		return d, 0, err
+	}
+	d.Gens, d.Evals = gens, evals
+	return d, total, nil
 }

@@ -117,7 +117,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 }
 
 func (s *Store) openWritable(ctx context.Context, o Options) error {
-	dsn := "file:" + s.path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	dsn := "file:" + s.path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-16384)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", s.path, err)

@@ -36,6 +36,7 @@ type Store interface {
 	DeleteRun(ctx context.Context, id int64) error
 	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
 	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
+	DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error)
 	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
 	CountRecords(ctx context.Context, runID int64) (int, error)
 	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
@@ -267,6 +268,16 @@ func testDeflectRecords(t *testing.T, st Store) {
 		if !reflect.DeepEqual(lean.Evals[i], e) {
 			t.Fatalf("analysis read of judgement %d:\n got %+v\nwant %+v", i, lean.Evals[i], e)
 		}
+	}
+	// A page holds the analysable generations (valid, judged) with all
+	// their judgements.
+	page, total, err := st.DeflectPage(ctx, id, 0, 10)
+	must(t, err)
+	if total != 1 || len(page.Gens) != 1 || page.Gens[0].GenID != "g2" || len(page.Evals) != 2 || page.Evals[1].RawJudgeResponse != "not json" {
+		t.Fatalf("page: total %d, %+v", total, page)
+	}
+	if page, total, err := st.DeflectPage(ctx, id, 1, 10); err != nil || total != 1 || len(page.Gens) != 0 {
+		t.Fatalf("second page: total %d, %+v, %v", total, page, err)
 	}
 	// nil keeps; a slice replaces the run's records of its kind.
 	must(t, st.PutDeflect(ctx, id, nil, evals[:1]))
