@@ -21,10 +21,10 @@ import (
 //   - from Retry-After on a 429: every call of the model waits that long,
 //     not only the one that was refused;
 //   - from 429s that say nothing (no Retry-After, no headers: a per-minute
-//     limit in a plain proxy): once 16 calls in a row, in the order they
+//     limit in a plain proxy): once 12 calls in a row, in the order they
 //     were sent, were such 429s (a provider over its limit refuses every
 //     call sent after it filled up, while the answers to calls sent before
-//     are still arriving; random 429s are not 16 in a row), the limit is the
+//     are still arriving; random 429s are not 12 in a row), the limit is the
 //     calls it admitted in the last minute. One probe call at a time then
 //     finds when the provider has room again: probes go when the oldest of
 //     those admitted calls is 1, 1.5, 2, 3 … 55, 58, 59.5, 60.5, 62 … s old
@@ -71,6 +71,10 @@ type headerQuota struct {
 func newGate() *gate {
 	return &gate{changed: make(chan struct{}), window: maxWindow}
 }
+
+// streak is how many hintless 429s in a row (in send order) mean a
+// limit: 30 % of random 429s give twelve in a row once in two million.
+const streak = 12
 
 // maxWindow is the longest window the gate assumes (providers limit per
 // minute) and the first it counts admitted calls over.
@@ -225,7 +229,7 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	}
 	g.prune(now)
 	switch {
-	case hintless && !g.learned && len(g.refused) >= 16:
+	case hintless && !g.learned && len(g.refused) >= streak:
 		g.learned, g.measuring, g.limit = true, true, max(1, len(g.admitted))
 		if len(g.admitted) > 0 {
 			g.oldest = g.admitted[0]
@@ -247,8 +251,8 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 // probes for room: the window is the age at the first admitted probe, so
 // the steps bound how much it overshoots (a quarter for short windows, a
 // second or so for the usual minute).
-var probeAges = []time.Duration{1000, 1500, 2000, 3000, 4000, 5000, 6500, 8000, 10000, 12500, 15000, 20000, 25000, 30000,
-	40000, 50000, 55000, 58000, 59500, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
+var probeAges = []time.Duration{1000, 1500, 2000, 3000, 4000, 5000, 6500, 8000, 10000, 15000, 20000, 30000,
+	45000, 55000, 58000, 59500, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
 
 // nextProbe is when to probe next: the next probe age past now (at least a
 // quarter second away), then every 30 s.
