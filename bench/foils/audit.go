@@ -64,10 +64,20 @@ type cond struct {
 	asSrc []float64 // 1[ŷ = src] (M, WS)
 	asTgt []float64 // 1[ŷ = tgt] (WS)
 	src   []string
+	srcT  []int // the place of src in Types (−1: none of them)
 	tgt   []string
 	text  []string
 	skip  int
 }
+
+// typeIndex is each type's place in Types.
+var typeIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, t := range Types {
+		m[t] = i
+	}
+	return m
+}()
 
 func condOf(foils []Foil, preds []string) cond {
 	var c cond
@@ -81,6 +91,11 @@ func condOf(foils []Foil, preds []string) cond {
 		c.asSrc = append(c.asSrc, b2f(p == f.Source))
 		c.asTgt = append(c.asTgt, b2f(f.Target != "" && p == f.Target))
 		c.src, c.tgt, c.text = append(c.src, f.Source), append(c.tgt, f.Target), append(c.text, f.Text)
+		t, ok := typeIndex[f.Source]
+		if !ok {
+			t = -1
+		}
+		c.srcT = append(c.srcT, t)
 	}
 	return c
 }
@@ -114,20 +129,32 @@ func meanIdx(x []float64, idx []int) float64 {
 // typeRates returns, per type, the share of items of that source type the
 // detector called that type, over an index set (NaN for a type without items).
 func typeRates(c cond, idx []int) map[string]float64 {
-	k, n := map[string]float64{}, map[string]float64{}
-	for _, i := range idx {
-		n[c.src[i]]++
-		k[c.src[i]] += c.asSrc[i]
-	}
-	out := map[string]float64{}
-	for _, t := range Types {
-		if n[t] == 0 {
-			out[t] = math.NaN()
-		} else {
-			out[t] = k[t] / n[t]
-		}
+	r := typeRateList(c, idx)
+	out := make(map[string]float64, len(Types))
+	for i, t := range Types {
+		out[t] = r[i]
 	}
 	return out
+}
+
+// typeRateList is typeRates in the order of Types, counted in arrays: the
+// bootstrap calls it a thousand times per condition.
+func typeRateList(c cond, idx []int) []float64 {
+	k, n := make([]float64, len(Types)), make([]float64, len(Types))
+	for _, i := range idx {
+		if t := c.srcT[i]; t >= 0 {
+			n[t]++
+			k[t] += c.asSrc[i]
+		}
+	}
+	for t := range k {
+		if n[t] == 0 {
+			k[t] = math.NaN()
+		} else {
+			k[t] /= n[t]
+		}
+	}
+	return k
 }
 
 // separation is (1/8)·Σ_τ (M_τ − W_τ) over types present in both (SPEC C.4).
@@ -210,9 +237,9 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		return nil, sum, err
 	}
 	mReps, err := resampleMeans(len(M.flag), o.Resamples, seeds[1], func(idx []int) []float64 {
-		r := typeRates(M, idx)
+		r := typeRateList(M, idx)
 		out := []float64{meanIdx(M.flag, idx), meanIdx(M.asSrc, idx)}
-		for _, t := range Types {
+		for t := range Types {
 			out = append(out, r[t])
 		}
 		return out
@@ -221,9 +248,9 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		return nil, sum, err
 	}
 	wReps, err := resampleMeans(len(W.flag), o.Resamples, seeds[2], func(idx []int) []float64 {
-		r := typeRates(W, idx)
+		r := typeRateList(W, idx)
 		out := []float64{meanIdx(W.asSrc, idx), meanIdx(W.asTgt, idx)}
-		for _, t := range Types {
+		for t := range Types {
 			out = append(out, r[t])
 		}
 		return out
