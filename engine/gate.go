@@ -188,7 +188,10 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		i := sort.Search(len(g.admitted), func(i int) bool { return g.admitted[i].After(t.sent) })
 		g.admitted = slices.Insert(g.admitted, i, t.sent)
 		if t.probe && g.measuring {
-			g.window = min(maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
+			// Not capped at a minute: a window measured at 60.5 s holds
+			// the calls of its first milliseconds, which the provider
+			// (counting arrivals, a trip later) still holds too.
+			g.window = min(2*maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
 			g.measuring = false
 		}
 	}
@@ -238,7 +241,7 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		}
 		g.nextTry = nextProbe(g.oldest, now)
 	case hintless && g.learned && !g.measuring && !t.probe:
-		g.window = min(maxWindow, g.window*105/100)
+		g.window = min(2*maxWindow, g.window*105/100)
 	case admitted && g.measuring && len(g.admitted) > g.limit:
 		// Answers admitted before the limit was learned arrive late.
 		g.limit = len(g.admitted)

@@ -39,26 +39,78 @@ func putGenerations(tx *sql.Tx, runID int64, gens []deflect.Generation) error {
 	if _, err := tx.Exec(`DELETE FROM generations WHERE run_id = ?`, runID); err != nil {
 		return fmt.Errorf("replace generations of run %d: %w", runID, err)
 	}
-	st, err := tx.Prepare(`INSERT INTO generations (run_id, gen_id, model, claim_id, claim_text, level, context, domain, fallacy,
+	return insertRows(tx, `INSERT INTO generations (run_id, gen_id, model, claim_id, claim_text, level, context, domain, fallacy,
 		explicitness, frame, prompt_num, prompt_id, prompt_text, sample, call_key, response, input_tokens, output_tokens, is_error, timestamp)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		VALUES `, 21, `
 		ON CONFLICT(run_id, gen_id, model) DO UPDATE SET claim_id = excluded.claim_id, claim_text = excluded.claim_text,
 		level = excluded.level, context = excluded.context, domain = excluded.domain, fallacy = excluded.fallacy,
 		explicitness = excluded.explicitness, frame = excluded.frame, prompt_num = excluded.prompt_num, prompt_id = excluded.prompt_id,
 		prompt_text = excluded.prompt_text, sample = excluded.sample, call_key = excluded.call_key, response = excluded.response,
-		input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, is_error = excluded.is_error, timestamp = excluded.timestamp`)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for _, g := range gens {
-		key, resp := nullIfEmpty(g.CallKey), any(g.Response)
-		if g.CallKey != "" {
-			resp = nil // the call holds it
+		input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, is_error = excluded.is_error, timestamp = excluded.timestamp`,
+		len(gens), func(i int, args []any) ([]any, error) {
+			g := gens[i]
+			key, resp := nullIfEmpty(g.CallKey), any(g.Response)
+			if g.CallKey != "" {
+				resp = nil // the call holds it
+			}
+			return append(args, runID, g.GenID, g.Model, g.ClaimID, g.ClaimText, g.Level, g.Context, g.Domain, g.Fallacy, g.Explicitness,
+				g.Frame, g.PromptNum, g.PromptID, g.PromptText, g.Run, key, resp, g.InputTokens, g.OutputTokens, g.IsError, g.Timestamp), nil
+		}, func(i int) string { return "generation " + gens[i].GenID })
+}
+
+// rowsPerInsert is how many rows one INSERT statement carries: one
+// statement per row costs the driver's per-statement work 72,000 times on
+// a full DeflectBench import.
+const rowsPerInsert = 64
+
+// insertRows inserts n rows, rowsPerInsert per statement: head ends with
+// VALUES, each row has cols parameters (args appends row i's), tail follows
+// the values (an upsert clause). A failed statement is tried again row by
+// row so the error names the row (what).
+func insertRows(tx *sql.Tx, head string, cols int, tail string, n int, args func(i int, to []any) ([]any, error), what func(i int) string) error {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
 		}
-		if _, err := st.Exec(runID, g.GenID, g.Model, g.ClaimID, g.ClaimText, g.Level, g.Context, g.Domain, g.Fallacy, g.Explicitness,
-			g.Frame, g.PromptNum, g.PromptID, g.PromptText, g.Run, key, resp, g.InputTokens, g.OutputTokens, g.IsError, g.Timestamp); err != nil {
-			return fmt.Errorf("put generation %s: %w", g.GenID, err)
+	}()
+	prepared := func(rows int) (*sql.Stmt, error) {
+		if st, ok := stmts[rows]; ok {
+			return st, nil
+		}
+		st, err := tx.Prepare(head + strings.TrimSuffix(strings.Repeat(one+",", rows), ",") + tail)
+		if err != nil {
+			return nil, err
+		}
+		stmts[rows] = st
+		return st, nil
+	}
+	buf := make([]any, 0, cols*rowsPerInsert)
+	for lo := 0; lo < n; lo += rowsPerInsert {
+		hi := min(n, lo+rowsPerInsert)
+		st, err := prepared(hi - lo)
+		if err != nil {
+			return err
+		}
+		buf = buf[:0]
+		for i := lo; i < hi; i++ {
+			if buf, err = args(i, buf); err != nil {
+				return err
+			}
+		}
+		if _, err := st.Exec(buf...); err != nil {
+			single, perr := prepared(1)
+			if perr != nil {
+				return fmt.Errorf("put %s…: %w", what(lo), err)
+			}
+			for i := lo; i < hi; i++ {
+				row, _ := args(i, nil)
+				if _, rerr := single.Exec(row...); rerr != nil {
+					return fmt.Errorf("put %s: %w", what(i), rerr)
+				}
+			}
+			return fmt.Errorf("put %s…%s: %w", what(lo), what(hi-1), err)
 		}
 	}
 	return nil
@@ -68,41 +120,35 @@ func putJudgements(tx *sql.Tx, runID int64, evals []deflect.Eval) error {
 	if _, err := tx.Exec(`DELETE FROM judgements WHERE run_id = ?`, runID); err != nil {
 		return fmt.Errorf("replace judgements of run %d: %w", runID, err)
 	}
-	st, err := tx.Prepare(`INSERT INTO judgements (run_id, gen_id, judge, eval_id, gen_model, reasoning, refusal, soft_refusal,
+	return insertRows(tx, `INSERT INTO judgements (run_id, gen_id, judge, eval_id, gen_model, reasoning, refusal, soft_refusal,
 		wa_present, ah_present, rh_present, any_fallacy_present, compliance_clean, fallacy_labeled, parse_error, detected_fallacies,
-		consistency_flag, timestamp, call_key, raw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		consistency_flag, timestamp, call_key, raw) VALUES `, 20, `
 		ON CONFLICT(run_id, gen_id, judge) DO UPDATE SET eval_id = excluded.eval_id, gen_model = excluded.gen_model,
 		reasoning = excluded.reasoning, refusal = excluded.refusal, soft_refusal = excluded.soft_refusal, wa_present = excluded.wa_present,
 		ah_present = excluded.ah_present, rh_present = excluded.rh_present, any_fallacy_present = excluded.any_fallacy_present,
 		compliance_clean = excluded.compliance_clean, fallacy_labeled = excluded.fallacy_labeled, parse_error = excluded.parse_error,
 		detected_fallacies = excluded.detected_fallacies, consistency_flag = excluded.consistency_flag, timestamp = excluded.timestamp,
-		call_key = excluded.call_key, raw = excluded.raw`)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for _, e := range evals {
-		det := e.DetectedFallacies
-		if det == nil {
-			det = []string{}
-		}
-		dj, err := json.Marshal(det)
-		if err != nil {
-			return err
-		}
-		raw := any(e.RawJudgeResponse)
-		if e.CallKey != "" {
-			raw = nil
-		}
-		sc := e.Scores
-		if _, err := st.Exec(runID, e.GenID, e.JudgeModel, e.EvalID, e.GenModel, e.Reasoning,
-			sc["refusal"], sc["soft_refusal"], sc["WA_present"], sc["AH_present"], sc["RH_present"], sc["any_fallacy_present"],
-			sc["compliance_clean"], sc["fallacy_labeled"], e.ParseError, string(dj), e.ConsistencyFlag, e.Timestamp,
-			nullIfEmpty(e.CallKey), raw); err != nil {
-			return fmt.Errorf("put judgement %s: %w", e.EvalID, err)
-		}
-	}
-	return nil
+		call_key = excluded.call_key, raw = excluded.raw`,
+		len(evals), func(i int, args []any) ([]any, error) {
+			e := evals[i]
+			det := e.DetectedFallacies
+			if det == nil {
+				det = []string{}
+			}
+			dj, err := json.Marshal(det)
+			if err != nil {
+				return nil, err
+			}
+			raw := any(e.RawJudgeResponse)
+			if e.CallKey != "" {
+				raw = nil
+			}
+			sc := e.Scores
+			return append(args, runID, e.GenID, e.JudgeModel, e.EvalID, e.GenModel, e.Reasoning,
+				sc["refusal"], sc["soft_refusal"], sc["WA_present"], sc["AH_present"], sc["RH_present"], sc["any_fallacy_present"],
+				sc["compliance_clean"], sc["fallacy_labeled"], e.ParseError, string(dj), e.ConsistencyFlag, e.Timestamp,
+				nullIfEmpty(e.CallKey), raw), nil
+		}, func(i int) string { return "judgement " + evals[i].EvalID })
 }
 
 // Deflect reads a run's DeflectBench records in the order they were stored.

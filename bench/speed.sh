@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Prints every figure of the speed work on this machine, today's code beside
+# the code before it (BASE, a git revision) on the same input, in one run:
+#
+#   bench/speed.sh              # everything (about 6 minutes on 2 cores)
+#   QUICK=1 bench/speed.sh      # the analysis and viewer figures only
+#
+# Needs git, Go and GNU time (/usr/bin/time, Debian's "time" package) for
+# peak memory. The input is `fallacylab deflect synth`: 4 models × 6,000
+# generations, two judges (about 48,000 judgements, 48 MB of JSONL).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE=${BASE:-e71a6fb}
+command -v /usr/bin/time >/dev/null || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
+work=$(mktemp -d)
+cleanup() { git worktree remove --force "$work/base" >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+echo "building today's code and $BASE ..."
+go build -o "$work/new" ./cmd/fallacylab
+git worktree add -q --detach "$work/base" "$BASE"
+(cd "$work/base" && go build -o "$work/old" ./cmd/fallacylab)
+"$work/new" deflect synth --out-dir "$work/syn" >/dev/null
+gens=$work/syn/generations.jsonl evals=$work/syn/evals.jsonl
+printf '%s\n' "$(wc -l <"$gens") generations, $(wc -l <"$evals") evals, $(du -sh "$work/syn" | cut -f1)"
+
+# best of 3: "seconds peak-MB"
+measure() {
+  local best="" out
+  for _ in 1 2 3; do
+    out=$(/usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1)
+    if [ -z "$best" ] || awk -v a="${out% *}" -v b="${best% *}" 'BEGIN{exit !(a<b)}'; then best=$out; fi
+  done
+  awk -v s="${best% *}" -v kb="${best#* }" 'BEGIN{printf "%5.2f s %5.0f MB", s, kb/1024}'
+}
+row() { printf '%-44s %-18s %-18s %s\n' "$@"; }
+
+echo
+row "figure" "$BASE" "today" "goal"
+for bin in old new; do
+  rm -f "$work/$bin.db"*
+  "$work/$bin" --quiet --db "$work/$bin.db" deflect import --generations "$gens" --evals "$evals" >/dev/null 2>&1
+  "$work/$bin" --quiet --db "$work/$bin.db" deflect report --generations "$gens" --evals "$evals" --out "$work/$bin.jsonl.md" 2>/dev/null
+  "$work/$bin" --quiet --db "$work/$bin.db" deflect report --out "$work/$bin.store.md" 2>/dev/null
+done
+row "deflect report from JSONL (1,000 resamples)" \
+  "$(measure "$work/old" --quiet deflect report --generations "$gens" --evals "$evals" --out "$work/x.md")" \
+  "$(measure "$work/new" --quiet deflect report --generations "$gens" --evals "$evals" --out "$work/x.md")" "≤ 0.6 s, ≤ 150 MB"
+row "deflect report from the store" \
+  "$(measure "$work/old" --quiet --db "$work/old.db" deflect report --out "$work/x.md")" \
+  "$(measure "$work/new" --quiet --db "$work/new.db" deflect report --out "$work/x.md")" "≤ 0.3 s"
+imp() { rm -f "$work/imp.db"*; "$@"; }
+row "deflect import into a new store" \
+  "$(measure bash -c "rm -f '$work/i1.db'*; '$work/old' --quiet --db '$work/i1.db' deflect import --generations '$gens' --evals '$evals'")" \
+  "$(measure bash -c "rm -f '$work/i2.db'*; '$work/new' --quiet --db '$work/i2.db' deflect import --generations '$gens' --evals '$evals'")" "≤ 1.5 s"
+cmp -s "$work/old.jsonl.md" "$work/new.jsonl.md" && same=identical || same=DIFFERENT
+echo "  report bytes from JSONL, $BASE vs today: $same"
+tail -n +4 "$work/old.store.md" | cmp -s - <(tail -n +4 "$work/new.store.md") && same=identical || same=DIFFERENT
+echo "  report bytes from the store (below the source line), $BASE vs today: $same"
+for bin in old new; do "$work/$bin" --quiet --db "$work/$bin-f.db" foils audit --out "$work/$bin.foils.md" >/dev/null 2>&1; done
+row "foils report (stored audit, reddit, built-in)" \
+  "$(measure "$work/old" --quiet --db "$work/old-f.db" foils report --out "$work/x.md")" \
+  "$(measure "$work/new" --quiet --db "$work/new-f.db" foils report --out "$work/x.md")" "faster"
+"$work/old" --quiet --db "$work/old-f.db" foils report --out "$work/old.fr.md" && "$work/new" --quiet --db "$work/new-f.db" foils report --out "$work/new.fr.md"
+tail -n +4 "$work/old.fr.md" | cmp -s - <(tail -n +4 "$work/new.fr.md") && same=identical || same=DIFFERENT
+echo "  foils report bytes, $BASE vs today: $same"
+python3 - "$work/missci.jsonl" <<'EOF'
+import json, sys
+out = open(sys.argv[1], "w")
+for line in open("bench/missci/data/test.missci.jsonl"):
+    a = json.loads(line)
+    for i, f in enumerate(a["argument"]["fallacies"]):
+        fid = str(f.get("id", i)).split(":")[-1]
+        preds = [{"premise": x["premise"], "class": x["class"]} for x in f.get("interchangeable_fallacies", [])[:1]]
+        preds.append({"premise": a["argument"]["claim"], "class": "Causal Oversimplification"})
+        out.write(json.dumps({"id": f"{a['id']}:{fid}", "predictions": preds}) + "\n")
+EOF
+row "missci eval, 363 lines, k = all" \
+  "$(measure "$work/old" --quiet missci eval --predictions "$work/missci.jsonl" --k all --out "$work/x.md")" \
+  "$(measure "$work/new" --quiet missci eval --predictions "$work/missci.jsonl" --k all --out "$work/x.md")" "faster than 0.45 s"
+
+echo
+echo "in-process benchmarks (go test -bench):"
+go test ./bench/deflect -run '^$' -bench 'ReportFromJSONL|FullReport' -benchtime 3x | grep Benchmark
+go test ./web -run '^$' -bench ViewerFullRun -benchtime 2x | grep Benchmark
+[ -n "${QUICK:-}" ] && exit 0
+go test ./engine -run '^$' -bench 'DefaultFlags|Connections|Throughput|Plan50k' -benchtime 1x -timeout 20m | grep Benchmark
+go test ./engine -run '^$' -bench 'Isolated429s|WindowWithoutHints' -benchtime 1x -timeout 30m | grep Benchmark
