@@ -255,6 +255,9 @@ func (s *Store) judgements(ctx context.Context, runID int64, full bool) ([]defle
 // judgementsWhere reads the run's judgements (of the ids' generations only,
 // when not nil).
 func (s *Store) judgementsWhere(ctx context.Context, runID int64, full bool, ids map[string]bool) ([]deflect.Eval, error) {
+	if !full && ids == nil {
+		return s.judgementScores(ctx, runID)
+	}
 	only, args := inIDs("j.gen_id", ids)
 	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, `+texts(full, "j.reasoning")+`, j.refusal, j.soft_refusal,
 		j.wa_present, j.ah_present, j.rh_present, j.any_fallacy_present, j.compliance_clean, j.fallacy_labeled, j.parse_error,
@@ -294,6 +297,49 @@ func (s *Store) judgementsWhere(ctx context.Context, runID int64, full bool, ids
 		out = append(out, e)
 	}
 	return out, erows.Err()
+}
+
+// packedScores is the eight rubric fields of a judgement in one integer,
+// base 3 (each −1, 0 or 1, plus one), refusal first; NULL if a field is
+// outside −1…1. Scanning one column instead of eight is most of what makes
+// the analysis read of 48,000 judgements fast on the pure-Go driver.
+const packedScores = `CASE WHEN j.refusal BETWEEN -1 AND 1 AND j.soft_refusal BETWEEN -1 AND 1 AND j.wa_present BETWEEN -1 AND 1
+	AND j.ah_present BETWEEN -1 AND 1 AND j.rh_present BETWEEN -1 AND 1 AND j.any_fallacy_present BETWEEN -1 AND 1
+	AND j.compliance_clean BETWEEN -1 AND 1 AND j.fallacy_labeled BETWEEN -1 AND 1 THEN
+	(j.refusal+1) + 3*(j.soft_refusal+1) + 9*(j.wa_present+1) + 27*(j.ah_present+1) + 81*(j.rh_present+1)
+	+ 243*(j.any_fallacy_present+1) + 729*(j.compliance_clean+1) + 2187*(j.fallacy_labeled+1) END`
+
+// judgementScores reads a run's judgements for analysis: generation, judge,
+// eval id, the rubric fields, parse error and consistency flag.
+func (s *Store) judgementScores(ctx context.Context, runID int64) ([]deflect.Eval, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, `+packedScores+`, j.parse_error, j.consistency_flag,
+		COALESCE(j.call_key, '') FROM judgements j WHERE j.run_id = ? ORDER BY j.rowid`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []deflect.Eval
+	in := interner{}
+	for rows.Next() {
+		var e deflect.Eval
+		var judge, genModel sql.RawBytes
+		var packed sql.NullInt64
+		if err := rows.Scan(&e.GenID, &judge, &e.EvalID, &genModel, &packed, &e.ParseError, &e.ConsistencyFlag, &e.CallKey); err != nil {
+			return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
+		}
+		if !packed.Valid {
+			return nil, fmt.Errorf("run %d judgement %s: a rubric field outside −1…1", runID, e.EvalID)
+		}
+		e.JudgeModel, e.GenModel = in.str(judge), in.str(genModel)
+		e.Scores = make(map[string]int, len(deflect.Fields))
+		v := packed.Int64
+		for _, f := range deflect.Fields {
+			e.Scores[f] = int(v%3) - 1
+			v /= 3
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // interner shares the bytes of values repeated across rows (model, claim,
