@@ -89,13 +89,18 @@ func GwetAC1(ratings [][]string, q int) (AC1, error) {
 		res.Pi[lab] = pi[k]
 		res.Pe += pi[k] * (1 - pi[k])
 	}
+	return res.finish(q), nil
+}
+
+// finish divides the summed chance agreement by q − 1 and computes AC1.
+func (res AC1) finish(q int) AC1 {
 	res.Pe /= float64(q - 1)
 	if res.Pe >= 1 {
 		res.AC1, res.Reason = math.NaN(), "undefined: expected agreement is 1"
-		return res, nil
+		return res
 	}
 	res.AC1 = (res.Pa - res.Pe) / (1 - res.Pe)
-	return res, nil
+	return res
 }
 
 // tallied holds each item's count per category, densely: one row of
@@ -395,13 +400,7 @@ func (t TwoRaters) AC1(q int) (AC1, error) {
 		res.Pi[c] = p
 		res.Pe += p * (1 - p)
 	}
-	res.Pe /= float64(q - 1)
-	if res.Pe >= 1 {
-		res.AC1, res.Reason = math.NaN(), "undefined: expected agreement is 1"
-		return res, nil
-	}
-	res.AC1 = (res.Pa - res.Pe) / (1 - res.Pe)
-	return res, nil
+	return res.finish(q), nil
 }
 
 // Prevalence is the share of both raters' non-missing labels equal to label

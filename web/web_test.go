@@ -259,7 +259,9 @@ func TestRunAboutBlock(t *testing.T) {
 
 // TestRunInProgressIsReloaded: the viewer shows records saved after its first
 // look at a run (the judging phase of a run in progress, say).
-func TestRunInProgressIsReloaded(t *testing.T) {
+// liveRun is a running DeflectBench run holding all its generations and
+// half its evals, and the whole dataset.
+func liveRun(t *testing.T) (*sqlite.Store, int64, deflect.Dataset) {
 	st, _, _ := seed(t, []string{"model-a"}, 1)
 	ctx := context.Background()
 	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"model-a"}, Samples: 1, Seed: 5})
@@ -267,10 +269,15 @@ func TestRunInProgressIsReloaded(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, _ := st.StartRun(ctx, store.Run{Name: "live", Benchmark: "deflect", Version: "test"})
-	half := len(d.Evals) / 2
-	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals[:half]); err != nil {
+	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals[:len(d.Evals)/2]); err != nil {
 		t.Fatal(err)
 	}
+	return st, id, d
+}
+
+func TestRunInProgressIsReloaded(t *testing.T) {
+	st, id, d := liveRun(t)
+	ctx := context.Background()
 	h := viewer(t, st, func(v *web.Server) { v.Refresh = 0 })
 	rows := func() string {
 		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=", id))
@@ -294,17 +301,8 @@ func TestRunInProgressIsReloaded(t *testing.T) {
 // TestRunInProgressIsThrottled: a running run is loaded again at most once
 // per Refresh, however often it is asked for; once it ends, at once.
 func TestRunInProgressIsThrottled(t *testing.T) {
-	st, _, _ := seed(t, []string{"model-a"}, 1)
+	st, id, d := liveRun(t)
 	ctx := context.Background()
-	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"model-a"}, Samples: 1, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, _ := st.StartRun(ctx, store.Run{Name: "live", Benchmark: "deflect", Version: "test"})
-	half := len(d.Evals) / 2
-	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals[:half]); err != nil {
-		t.Fatal(err)
-	}
 	h := viewer(t, st, func(v *web.Server) { v.Refresh = time.Hour })
 	total := func() string {
 		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=", id))
