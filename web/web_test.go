@@ -257,8 +257,6 @@ func TestRunAboutBlock(t *testing.T) {
 	}
 }
 
-// TestRunInProgressIsReloaded: the viewer shows records saved after its first
-// look at a run (the judging phase of a run in progress, say).
 // liveRun is a running DeflectBench run holding all its generations and
 // half its evals, and the whole dataset.
 func liveRun(t *testing.T) (*sqlite.Store, int64, deflect.Dataset) {
@@ -275,6 +273,8 @@ func liveRun(t *testing.T) (*sqlite.Store, int64, deflect.Dataset) {
 	return st, id, d
 }
 
+// TestRunInProgressIsReloaded: the viewer shows records saved after its first
+// look at a run (the judging phase of a run in progress, say).
 func TestRunInProgressIsReloaded(t *testing.T) {
 	st, id, d := liveRun(t)
 	ctx := context.Background()
