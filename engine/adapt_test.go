@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -76,6 +77,9 @@ func (s scenario) run(t testing.TB) outcome {
 			return openai.New(openai.Config{BaseURL: srv.OpenAIURL(), APIKey: "k", HTTPClient: client}), nil
 		},
 		Limits: func(string) engine.Limits { return s.limits }}
+	if os.Getenv("FALLACYLAB_BENCH_LOG") != "" { // what the gates learned, on stderr
+		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	e := engine.New(opts)
 	jobs := make([]engine.Job, s.jobs)
 	for i := range jobs {

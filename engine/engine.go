@@ -171,6 +171,18 @@ type lane struct {
 	fatalModel map[string]error // stops one model's jobs (not found)
 	models     map[string]*modelLimits
 	grown      func() // the engine's pool follows the sum of the ceilings
+	log        *slog.Logger
+	name       string
+}
+
+// note returns how a model's gate tells the log what it learned.
+func (l *lane) note(model string) func(string, ...any) {
+	if l.log == nil {
+		return nil
+	}
+	return func(msg string, args ...any) {
+		l.log.Info(msg, append([]any{"model", l.name + ":" + model}, args...)...)
+	}
 }
 
 // modelLimits bound one model's calls: its adaptive concurrency, the
@@ -188,7 +200,7 @@ func (l *lane) model(name string) *modelLimits {
 	l.mu.Lock()
 	m, ok := l.models[name]
 	if !ok {
-		m = &modelLimits{sem: newAdaptive(l.lim.Concurrency, l.lim.MaxConcurrency), gate: newGate()}
+		m = &modelLimits{sem: newAdaptive(l.lim.Concurrency, l.lim.MaxConcurrency), gate: newGate(l.note(name))}
 		if l.lim.RPM > 0 {
 			m.rpm = rate.NewLimiter(rate.Limit(l.lim.RPM/60), 1)
 		}
@@ -269,7 +281,7 @@ func (e *Engine) lane(name string) (*lane, error) {
 		lim.Concurrency = 8
 	}
 	lim.MaxConcurrency = max(lim.MaxConcurrency, lim.Concurrency)
-	l := &lane{p: p, lim: lim, est: newEstimator(), grown: e.growPool}
+	l := &lane{p: p, lim: lim, est: newEstimator(), grown: e.growPool, log: e.opt.Log, name: name}
 	e.lanes[name] = l
 	return l, nil
 }

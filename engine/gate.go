@@ -24,7 +24,8 @@ import (
 //     limit in a plain proxy): once 12 calls in a row, in the order they
 //     were sent, were such 429s (a provider over its limit refuses every
 //     call sent after it filled up, while the answers to calls sent before
-//     are still arriving; random 429s are not 12 in a row), the limit is the
+//     are still arriving; random 429s are not 12 in a row; while a streak
+//     grows, calls go one at a time), the limit is the
 //     calls it admitted in the last minute. One probe call at a time then
 //     finds when the provider has room again: probes go when the oldest of
 //     those admitted calls is 1, 1.5, 2, 3 … 55, 58, 59.5, 60.5, 62 … s old
@@ -53,9 +54,11 @@ type gate struct {
 	window    time.Duration
 	admitted  []time.Time // send times of admitted calls, sorted, within window
 	inflight  int
+	suspects  int         // calls in flight sent while a bare-429 streak grew
 	flying    []time.Time // send times of the calls in flight, sorted
 	probing   bool
 	nextTry   time.Time
+	note      func(msg string, args ...any) // what the gate learned (nil: nothing said)
 }
 
 // headerQuota is one limit as the headers last told it.
@@ -68,8 +71,8 @@ type headerQuota struct {
 	epoch     time.Time     // when the present period began (at a reset)
 }
 
-func newGate() *gate {
-	return &gate{changed: make(chan struct{}), window: maxWindow}
+func newGate(note func(msg string, args ...any)) *gate {
+	return &gate{changed: make(chan struct{}), window: maxWindow, note: note}
 }
 
 // streak is how many hintless 429s in a row (in send order) mean a
@@ -82,8 +85,9 @@ const maxWindow = time.Minute
 
 // ticket is one call let through the gate.
 type ticket struct {
-	sent  time.Time
-	probe bool
+	sent    time.Time
+	probe   bool
+	suspect bool // sent one at a time while a streak of bare 429s grew
 }
 
 // wait blocks until a call with about tokens tokens may be sent.
@@ -92,7 +96,18 @@ func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
 		g.mu.Lock()
 		now := time.Now()
 		delay, probe := g.delay(now)
+		// A bare 429 not yet answered by a later admission: the provider
+		// may be full, and refusals come back at once, so until the
+		// streak decides, calls go one at a time — not a burst of
+		// doomed ones through every free slot.
+		suspect := !g.learned && len(g.refused) > 0
+		if suspect && g.suspects > 0 && delay <= 0 {
+			delay = 5 * time.Millisecond
+		}
 		if delay <= 0 {
+			if suspect {
+				g.suspects++
+			}
 			g.inflight++
 			g.flying = append(g.flying, now) // now is never before the last
 			if g.req.known {
@@ -105,7 +120,7 @@ func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
 				g.probing = true
 			}
 			g.mu.Unlock()
-			return ticket{sent: now, probe: probe}, nil
+			return ticket{sent: now, probe: probe, suspect: suspect}, nil
 		}
 		ch := g.changed
 		g.mu.Unlock()
@@ -183,10 +198,16 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	if t.probe {
 		g.probing = false
 	}
+	if t.suspect {
+		g.suspects--
+	}
 	admitted := !limited && (err == nil || (le != nil && le.Status != 0))
 	if admitted {
 		i := sort.Search(len(g.admitted), func(i int) bool { return g.admitted[i].After(t.sent) })
 		g.admitted = slices.Insert(g.admitted, i, t.sent)
+		if t.probe && g.measuring && g.note != nil {
+			g.note("rate limit learned", "limit", g.limit, "window", t.sent.Sub(g.oldest).Round(time.Millisecond).String())
+		}
 		if t.probe && g.measuring {
 			// Not capped at a minute: a window measured at 60.5 s holds
 			// the calls of its first milliseconds, which the provider
@@ -240,8 +261,15 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 			g.oldest = now
 		}
 		g.nextTry = nextProbe(g.oldest, now)
+		if g.note != nil {
+			g.note("rate limited without a hint: holding calls", "admitted_last_minute", g.limit)
+		}
 	case hintless && g.learned && !g.measuring && !t.probe:
 		g.window = min(2*maxWindow, g.window*105/100)
+		if g.note != nil {
+			g.note("refused past the learned limit: window widened", "limit", g.limit, "admitted_in_window", len(g.admitted),
+				"in_flight", g.inflight, "window", g.window.Round(time.Millisecond).String(), "sent", now.Sub(t.sent).Round(time.Millisecond).String()+" ago")
+		}
 	case admitted && g.measuring && len(g.admitted) > g.limit:
 		// Answers admitted before the limit was learned arrive late.
 		g.limit = len(g.admitted)
