@@ -12,6 +12,15 @@ type Prediction struct {
 	Class   string `json:"class"`
 }
 
+// PredictionLine is one line of a predictions file for `missci eval`
+// (docs/schemas/missci-predictions.schema.json): ranked predictions, or
+// the model's raw answer to parse.
+type PredictionLine struct {
+	ID          string       `json:"id"`
+	Predictions []Prediction `json:"predictions"`
+	Answer      *string      `json:"answer"`
+}
+
 var (
 	reL1   = regexp.MustCompile(`(?i)^.*fallacious premise( 3\.?\d?)?: (.+)[;\."] applied fallacy class: (.+)$`)
 	reL2   = regexp.MustCompile(`(?i)^.*fallacious premise( 3\.?\d?)?: (.+)[;\."] applied fallacy: (.+)$`)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/spf13/cobra"
 )
@@ -72,14 +73,6 @@ func newMissciBaselineCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-// predLine is one line of a predictions file: ranked predictions, or a raw
-// model answer to parse.
-type predLine struct {
-	ID          string              `json:"id"`
-	Predictions []missci.Prediction `json:"predictions"`
-	Answer      *string             `json:"answer"`
-}
-
 func newMissciEvalCmd(g *Global) *cobra.Command {
 	var split, file, ks, format, out, embedder, scorer string
 	var strict bool
@@ -116,9 +109,13 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 				if strings.TrimSpace(sc.Text()) == "" {
 					continue
 				}
-				var pl predLine
-				if err := json.Unmarshal(sc.Bytes(), &pl); err != nil {
-					return fmt.Errorf("%s line %d: %w", file, n, err)
+				var pl missci.PredictionLine
+				line := sc.Bytes()
+				if n == 1 {
+					line = decode.StripBOM(line)
+				}
+				if err := json.Unmarshal(line, &pl); err != nil {
+					return fmt.Errorf("%s line %d: %w", file, n, decode.Explain(err, pl))
 				}
 				if pl.ID == "" {
 					return fmt.Errorf("%s line %d: field id: required", file, n)
