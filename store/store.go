@@ -126,6 +126,9 @@ type Run struct {
 	Heartbeat time.Time
 	// Reason says why a run that is not done ended as it did.
 	Reason string
+	// RecordsVersion changes whenever the run's records are written: an
+	// analysis of them is current while it stays the same.
+	RecordsVersion int64
 }
 
 // Run statuses.

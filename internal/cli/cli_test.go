@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/internal/cli"
+	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -16,6 +17,15 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("FALLACYLAB_BE_CLI") == "1" { // the kill test runs the CLI as a subprocess
 		os.Exit(cli.Main())
+	}
+	// Reports cached by the tests go to a folder of their own, not the
+	// user's cache.
+	if os.Getenv(reportcache.Env) == "" {
+		dir, err := os.MkdirTemp("", "fallacylab-report-cache-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv(reportcache.Env, dir) // testscript.Main exits: the folder stays in the temp folder
 	}
 	testscript.Main(m, map[string]func(){"fallacylab": func() { os.Exit(cli.Main()) }})
 }
@@ -62,6 +72,7 @@ func TestScripts(t *testing.T) {
 				env.Setenv(k, "test-key")
 			}
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".xdg"))
+			env.Setenv(reportcache.Env, filepath.Join(env.WorkDir, ".report-cache"))
 			if repo, err := filepath.Abs("../.."); err == nil {
 				env.Setenv("REPO", repo) // for scripts that check files of the repository (docs/examples)
 			}

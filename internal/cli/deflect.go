@@ -14,11 +14,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
@@ -244,18 +246,17 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 // loadRun reads a DeflectBench run's records (runID 0: the newest run); a
 // run that did not finish is refused unless allowIncomplete.
 func loadRun(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
-	return loadRunWith(ctx, st, runID, allowIncomplete, records.LoadDeflect)
-}
-
-// loadRunWith is loadRun with the reader of the records.
-func loadRunWith(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool,
-	load func(context.Context, records.Store, int64) (deflect.Dataset, error)) (deflect.Dataset, int64, error) {
-	r, err := pick(ctx, st, deflect.Definition, deflect.Definition.Title, runID, allowIncomplete, nil, "fallacylab deflect run` or `deflect import")
+	r, err := pickDeflect(ctx, st, runID, allowIncomplete)
 	if err != nil {
 		return deflect.Dataset{}, 0, err
 	}
-	d, err := load(ctx, st, r.ID)
+	d, err := records.LoadDeflect(ctx, st, r.ID)
 	return d, r.ID, err
+}
+
+// pickDeflect is the DeflectBench run to read (runID 0: the newest).
+func pickDeflect(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool) (store.Run, error) {
+	return pick(ctx, st, deflect.Definition, deflect.Definition.Title, runID, allowIncomplete, nil, "fallacylab deflect run` or `deflect import")
 }
 
 type deflectReportOptions struct {
@@ -384,33 +385,52 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 	if err != nil {
 		return err
 	}
-	var d deflect.Dataset
+	if o.MinClusters == 0 {
+		o.MinClusters = -1 // 0 means no minimum here, as negative does
+	}
+	opts := deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters}
+	var rep *report.Report
 	source := ""
 	var fromRun func(*report.Report) error
 	if o.Generations != "" {
-		if d, err = readDatasetFiles(g, o.Generations, o.Evals, true); err != nil {
+		d, err := readDatasetFiles(g, o.Generations, o.Evals, true)
+		if err != nil {
 			return err
 		}
 		source = o.Generations
+		if rep, err = deflect.Analyze(d, opts); err != nil {
+			return err
+		}
 	} else {
 		s, err := openBrowse(g)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		var runID int64
-		if d, runID, err = loadRunWith(ctx, s.st, o.Run, o.AllowIncomplete, records.LoadDeflectScores); err != nil {
+		r, err := pickDeflect(ctx, s.st, o.Run, o.AllowIncomplete)
+		if err != nil {
 			return err
 		}
-		source = fmt.Sprintf("run %d in %s", runID, g.DBPath)
-		fromRun = func(rep *report.Report) error { return addUnusable(ctx, s.st, runID, rep) }
-	}
-	if o.MinClusters == 0 {
-		o.MinClusters = -1 // 0 means no minimum here, as negative does
-	}
-	rep, err := deflect.Analyze(d, deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters})
-	if err != nil {
-		return err
+		// The analysis of these records with these options may be cached
+		// (outside the store): the same report again, or in another
+		// format, is read back.
+		abs, _ := filepath.Abs(g.DBPath)
+		key := reportcache.Key("deflect", abs, r.ID, r.Started.UnixNano(), r.RecordsVersion, opts.Mode, opts.Seed, opts.Resamples, opts.MinClusters)
+		var hit bool
+		if rep, hit = reportcache.Get(key); !hit {
+			d, err := records.LoadDeflectScores(ctx, s.st, r.ID)
+			if err != nil {
+				return err
+			}
+			if rep, err = deflect.Analyze(d, opts); err != nil {
+				return err
+			}
+			if err := reportcache.Put(key, rep); err != nil {
+				fmt.Fprintf(g.Stderr, "note: report cache: %v (the report is not kept)\n", err)
+			}
+		}
+		source = fmt.Sprintf("run %d in %s", r.ID, g.DBPath)
+		fromRun = func(rep *report.Report) error { return addUnusable(ctx, s.st, r.ID, rep) }
 	}
 	rep.Meta = append([][2]string{{"source", source}, {"fallacylab", Version()}}, rep.Meta...)
 	if fromRun != nil {

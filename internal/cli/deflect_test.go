@@ -14,6 +14,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/internal/cli"
+	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/stats"
 )
@@ -182,5 +183,50 @@ func TestDeflectEndToEnd(t *testing.T) {
 		if out, _, err := runCLI(t, dir, "deflect", "report", "--format", f, "--resamples", "50"); err != nil || len(out) < 1000 {
 			t.Fatalf("%s: %v (%d bytes)", f, err, len(out))
 		}
+	}
+}
+
+// TestReportCache: a report from the store is analysed once; asked for
+// again (in any format) it is read back, byte for byte the same; records
+// written again make a new analysis, never the old one.
+func TestReportCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv(reportcache.Env, cache)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644)
+	syn := filepath.Join(dir, "syn")
+	if _, stderr, err := runCLI(t, dir, "deflect", "synth", "--models", "m-a,m-b", "--samples", "1", "--out-dir", syn); err != nil {
+		t.Fatal(err, stderr)
+	}
+	imp := []string{"deflect", "import", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", filepath.Join(syn, "evals.jsonl")}
+	if _, stderr, err := runCLI(t, dir, imp...); err != nil {
+		t.Fatal(err, stderr)
+	}
+	entries := func() int { e, _ := os.ReadDir(cache); return len(e) }
+	report := func(format string) string {
+		out, stderr, err := runCLI(t, dir, "deflect", "report", "--resamples", "50", "--format", format)
+		if err != nil {
+			t.Fatal(err, stderr)
+		}
+		return out
+	}
+	first := report("md")
+	if entries() != 1 {
+		t.Fatalf("%d cache entries after one report", entries())
+	}
+	if again := report("md"); again != first {
+		t.Fatal("the report read back differs")
+	}
+	report("json")
+	if entries() != 1 {
+		t.Fatalf("another format analysed again: %d entries", entries())
+	}
+	// The same records imported again (a new version): a new analysis.
+	if _, stderr, err := runCLI(t, dir, append(imp, "--name", "again")...); err != nil {
+		t.Fatal(err, stderr)
+	}
+	report("md")
+	if entries() != 2 {
+		t.Fatalf("%d entries after new records", entries())
 	}
 }

@@ -13,6 +13,15 @@ import (
 	"github.com/fallacylab/fallacylab/bench/missci"
 )
 
+// bumpRecords moves a run's records version on, in the transaction that
+// writes its records.
+func bumpRecords(tx *sql.Tx, runID int64) error {
+	if _, err := tx.Exec(`UPDATE runs SET records_version = records_version + 1 WHERE id = ?`, runID); err != nil {
+		return fmt.Errorf("records version of run %d: %w", runID, err)
+	}
+	return nil
+}
+
 // Records are typed rows in their own tables (migration 003). A record made
 // from a model call stores the call's key, not its text: the answer is
 // stored once, in calls, and joined back on read.
@@ -21,6 +30,9 @@ import (
 // non-nil slice replaces the run's records of its kind (nil keeps them).
 func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
 	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		if err := bumpRecords(tx, runID); err != nil {
+			return err
+		}
 		if gens != nil {
 			if err := putGenerations(tx, runID, gens); err != nil {
 				return err
@@ -359,6 +371,9 @@ func (in interner) str(b []byte) string {
 // one transaction.
 func (s *Store) PutAudits(ctx context.Context, runID int64, audits []foils.AuditRecord) error {
 	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		if err := bumpRecords(tx, runID); err != nil {
+			return err
+		}
 		for _, q := range []string{`DELETE FROM detections WHERE run_id = ?`, `DELETE FROM audits WHERE run_id = ?`} {
 			if _, err := tx.Exec(q, runID); err != nil {
 				return fmt.Errorf("replace audits of run %d: %w", runID, err)
@@ -468,6 +483,9 @@ func (s *Store) PutReconstruction(ctx context.Context, runID int64, r missci.Rec
 		return err
 	}
 	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		if err := bumpRecords(tx, runID); err != nil {
+			return err
+		}
 		for _, q := range []string{`DELETE FROM reconstructions WHERE run_id = ?`, `DELETE FROM reconstruction_runs WHERE run_id = ?`} {
 			if _, err := tx.Exec(q, runID); err != nil {
 				return fmt.Errorf("replace reconstructions of run %d: %w", runID, err)

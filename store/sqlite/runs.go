@@ -85,7 +85,7 @@ func (s *Store) Runs(ctx context.Context) ([]store.Run, error) {
 func (s *Store) runs(ctx context.Context, where string, args ...any) ([]store.Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.name, r.benchmark, r.config, r.version, r.started_at,
 		COALESCE(r.ended_at,''), r.status, COUNT(rc.key), COALESCE(SUM(rc.cached),0),
-		r.fingerprint, r.pid, r.host, COALESCE(r.heartbeat_at,''), r.reason
+		r.fingerprint, r.pid, r.host, COALESCE(r.heartbeat_at,''), r.reason, r.records_version
 		FROM runs r LEFT JOIN run_calls rc ON rc.run_id = r.id `+where+` GROUP BY r.id ORDER BY r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -96,7 +96,7 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]store.Ru
 		var r store.Run
 		var cfg, started, ended, beat string
 		if err := rows.Scan(&r.ID, &r.Name, &r.Benchmark, &cfg, &r.Version, &started, &ended, &r.Status, &r.Calls, &r.Cached,
-			&r.Fingerprint, &r.PID, &r.Host, &beat, &r.Reason); err != nil {
+			&r.Fingerprint, &r.PID, &r.Host, &beat, &r.Reason, &r.RecordsVersion); err != nil {
 			return nil, err
 		}
 		r.Heartbeat, _ = time.Parse(time.RFC3339Nano, beat)

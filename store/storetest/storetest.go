@@ -251,6 +251,12 @@ func testDeflectRecords(t *testing.T, st Store) {
 		d.Evals[1].RawJudgeResponse != "not json" || d.Evals[1].DetectedFallacies == nil || d.Evals[0].DetectedFallacies[0] != "whataboutism" {
 		t.Fatalf("judgements: %+v", d.Evals)
 	}
+	// Every write of a run's records moves its records version on.
+	v0, _, _ := st.Run(ctx, id)
+	must(t, st.PutDeflect(ctx, id, gens, evals))
+	if v1, _, _ := st.Run(ctx, id); v1.RecordsVersion <= v0.RecordsVersion {
+		t.Fatalf("records version %d after a write, was %d", v1.RecordsVersion, v0.RecordsVersion)
+	}
 	// The analysis read has every field the analysis uses, and no texts.
 	lean, err := st.DeflectScores(ctx, id)
 	must(t, err)

@@ -1,0 +1,162 @@
+// Package reportcache keeps reports analysed from a stored run's records
+// outside the store — browsing commands never write to a store — in the
+// user's cache folder, so the same report again, or in another format, is
+// read back instead of analysed again (a full DeflectBench analysis reads
+// 72,000 records and draws 1,000 resamples).
+//
+// An entry's key holds everything the report depends on: the store file,
+// the run (id, start and records version, which every write of its records
+// moves on), the analysis options, and the running program itself (a hash
+// of its executable), so new records, a run id used again or a changed
+// fallacylab never meet an old entry. FALLACYLAB_REPORT_CACHE names another
+// folder, or "off".
+package reportcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// Env names the cache folder, or "off".
+const Env = "FALLACYLAB_REPORT_CACHE"
+
+// maxAge is how long an unused entry is kept.
+const maxAge = 30 * 24 * time.Hour
+
+// dir is the cache folder ("" when off).
+func dir() string {
+	switch v := os.Getenv(Env); v {
+	case "off":
+		return ""
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(base, "fallacylab", "reports")
+	default:
+		return v
+	}
+}
+
+var (
+	exeOnce sync.Once
+	exeHash string
+)
+
+// program identifies the running executable by its contents ("" when it
+// cannot be read: then nothing is cached).
+func program() string {
+	exeOnce.Do(func() {
+		path, err := os.Executable()
+		if err != nil {
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err == nil {
+			exeHash = hex.EncodeToString(h.Sum(nil))
+		}
+	})
+	return exeHash
+}
+
+// Key is the entry key of a report made from parts ("" when caching is off).
+func Key(parts ...any) string {
+	if dir() == "" || program() == "" {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "v1\x00%s", program())
+	for _, p := range parts {
+		fmt.Fprintf(h, "\x00%v", p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Get returns the report stored under key, if any. A damaged entry is a
+// miss (and removed).
+func Get(key string) (*report.Report, bool) {
+	if key == "" {
+		return nil, false
+	}
+	path := filepath.Join(dir(), key+".gob")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	var r report.Report
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&r); err != nil {
+		os.Remove(path)
+		return nil, false
+	}
+	now := time.Now()
+	os.Chtimes(path, now, now) // recently used: kept
+	return &r, true
+}
+
+// Put stores a report under key, atomically; failing to is not an error
+// of the command (the report was made), so it is only returned.
+func Put(key string, r *report.Report) error {
+	if key == "" {
+		return nil
+	}
+	d := dir()
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(r); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(d, ".put-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(d, key+".gob")); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	prune(d)
+	return nil
+}
+
+// prune removes entries unused for maxAge.
+func prune(d string) {
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".gob") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > maxAge {
+			os.Remove(filepath.Join(d, e.Name()))
+		}
+	}
+}
