@@ -79,6 +79,10 @@ func newGate(note func(msg string, args ...any)) *gate {
 // limit: 30 % of random 429s give twelve in a row once in two million.
 const streak = 12
 
+// reorder is how far apart two calls' send times may be while they still
+// reach the provider in the other order.
+const reorder = 50 * time.Millisecond
+
 // maxWindow is the longest window the gate assumes (providers limit per
 // minute) and the first it counts admitted calls over.
 const maxWindow = time.Minute
@@ -243,11 +247,14 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		}
 	}
 	if admitted && t.sent.After(g.lastAdmit) {
+		// Calls overtake each other on the way (a new connection, a busy
+		// one): an admitted call clears only the refusals sent well before.
 		g.lastAdmit = t.sent
-		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(t.sent) })
+		cut := t.sent.Add(-reorder)
+		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(cut) })
 		g.refused = g.refused[i:]
 	}
-	if hintless && t.sent.After(g.lastAdmit) {
+	if hintless && t.sent.After(g.lastAdmit.Add(-reorder)) {
 		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(t.sent) })
 		g.refused = slices.Insert(g.refused, i, t.sent)
 	}
