@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -277,8 +279,18 @@ func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
 		return err
 	}
 	d.evals = evalsByGen(ds.Evals)
+	opts := deflect.Options{Mode: judge.Any, Seed: 20260101, Resamples: s.Resamples, MinClusters: 5} // as `deflect report`: one cache entry
+	abs, _ := filepath.Abs(s.st.Path())
+	key := reportcache.Key("deflect", abs, id, d.run.Started.UnixNano(), d.run.RecordsVersion, opts.Mode, opts.Seed, opts.Resamples, opts.MinClusters)
 	d.analyze = func() (*report.Report, error) {
-		return deflect.Analyze(ds, deflect.Options{Seed: 20260101, Resamples: s.Resamples})
+		if rep, ok := reportcache.Get(key); ok { // analysed before, by the viewer or `deflect report`
+			return rep, nil
+		}
+		rep, err := deflect.Analyze(ds, opts)
+		if err == nil {
+			reportcache.Put(key, rep) // a failure only costs the next viewer the analysis
+		}
+		return rep, err
 	}
 	return nil
 }
