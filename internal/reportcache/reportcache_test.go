@@ -57,8 +57,9 @@ func TestRoundTripRendersTheSameBytes(t *testing.T) {
 func TestKeysAndOff(t *testing.T) {
 	d := t.TempDir()
 	t.Setenv(Env, d)
-	if Key("a", 1) == Key("a", 2) || Key("a", 1) != Key("a", 1) {
-		t.Fatal("keys")
+	first, again := Key("a", 1), Key("a", 1)
+	if first == Key("a", 2) || first != again {
+		t.Fatal("keys: other parts must differ, the same parts agree")
 	}
 	rep := &report.Report{Title: "t"}
 	if err := Put(Key("a", 1), rep); err != nil {
