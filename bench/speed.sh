@@ -46,9 +46,15 @@ done
 row "deflect report from JSONL (1,000 resamples)" \
   "$(measure "$work/old" --quiet deflect report --generations "$gens" --evals "$evals" --out "$work/x.md")" \
   "$(measure "$work/new" --quiet deflect report --generations "$gens" --evals "$evals" --out "$work/x.md")" "≤ 0.6 s, ≤ 150 MB"
-row "deflect report from the store" \
+export FALLACYLAB_REPORT_CACHE=off
+row "deflect report from the store (analysed)" \
   "$(measure "$work/old" --quiet --db "$work/old.db" deflect report --out "$work/x.md")" \
   "$(measure "$work/new" --quiet --db "$work/new.db" deflect report --out "$work/x.md")" "≤ 0.3 s"
+export FALLACYLAB_REPORT_CACHE=$work/report-cache
+"$work/new" --quiet --db "$work/new.db" deflect report --out "$work/x.md"
+row "  again, or in another format (cached)" "" \
+  "$(measure "$work/new" --quiet --db "$work/new.db" deflect report --format html --out "$work/x.html")" "≤ 0.3 s"
+export FALLACYLAB_REPORT_CACHE=off
 row "deflect import into a new store" \
   "$(measure bash -c "rm -f '$work/i1.db'*; '$work/old' --quiet --db '$work/i1.db' deflect import --generations '$gens' --evals '$evals'")" \
   "$(measure bash -c "rm -f '$work/i2.db'*; '$work/new' --quiet --db '$work/i2.db' deflect import --generations '$gens' --evals '$evals'")" "≤ 1.5 s"
