@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 BASE=${BASE:-e71a6fb}
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
 work=$(mktemp -d)
+export FALLACYLAB_REPORT_CACHE=off # analyses are measured, not read back (but see below)
 cleanup() { git worktree remove --force "$work/base" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 
