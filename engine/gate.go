@@ -80,8 +80,11 @@ func newGate(note func(msg string, args ...any)) *gate {
 const streak = 12
 
 // reorder is how far apart two calls' send times may be while they still
-// reach the provider in the other order.
-const reorder = 50 * time.Millisecond
+// reach the provider in the other order (at a ramp-up's burst of new
+// connections, 100 ms and more). It also means twelve random bare 429s
+// within 200 ms look like a limit: providers that refuse at random say
+// when to retry (a hint), and those 429s never count.
+const reorder = 200 * time.Millisecond
 
 // maxWindow is the longest window the gate assumes (providers limit per
 // minute) and the first it counts admitted calls over.
