@@ -164,8 +164,8 @@ func (h *durHeap) Pop() any {
 // TestRampsUpWhileTheProviderKeepsUp: at its default limits (from 8, up to
 // 128) against a server whose latency does not grow with load, the engine
 // ramps up and answers at least 4× as fast as an ideal fixed pool of 10 on
-// the same latency draws, over at most about as many connections as its
-// ceiling.
+// the same latency draws, over about as many connections as its ceiling
+// (at most a quarter more).
 func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
@@ -177,7 +177,7 @@ func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 	if o.failed != 0 || o.peak < 64 || o.wall > ideal10/3 {
 		t.Fatalf("wall %s (ideal pool of 10: %s), peak limit %d, %d failed", o.wall, ideal10, o.peak, o.failed)
 	}
-	if o.conns > 140 {
+	if o.conns > 160 { // a call may start just before another's connection is back in the pool
 		t.Fatalf("%d connections for a ceiling of 128", o.conns)
 	}
 }
