@@ -163,7 +163,7 @@ func (h *durHeap) Pop() any {
 
 // TestRampsUpWhileTheProviderKeepsUp: at its default limits (from 8, up to
 // 128) against a server whose latency does not grow with load, the engine
-// ramps up and answers at least 4× as fast as an ideal fixed pool of 10 on
+// ramps up and answers at least twice as fast as an ideal fixed pool of 10 on
 // the same latency draws, over about as many connections as its ceiling
 // (at most a quarter more).
 func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
@@ -174,7 +174,7 @@ func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 	o := scenario{jobs: 1200, srv: llmtest.Options{Seed: 1}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}, draws: draws}.run(t)
 	ideal10, ideal128 := idealPool(draws.got, 10, 0), idealPool(draws.got, 128, 0)
 	t.Logf("wall %s; ideal pools on the same draws: 10 %s, 128 %s; peak limit %d; %d connections", o.wall, ideal10, ideal128, o.peak, o.conns)
-	if o.failed != 0 || o.peak < 64 || o.wall > ideal10/3 {
+	if o.failed != 0 || o.peak < 64 || o.wall > ideal10/2 { // about 4× on a quiet machine
 		t.Fatalf("wall %s (ideal pool of 10: %s), peak limit %d, %d failed", o.wall, ideal10, o.peak, o.failed)
 	}
 	if o.conns > 160 { // a call may start just before another's connection is back in the pool
@@ -184,7 +184,8 @@ func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 
 // TestIsolated429sKeepThroughput: with 30 % of requests answered 429
 // (Retry-After: 0) at --concurrency 16, no job fails and the run takes at
-// most 1.3× a clean run (the goal; 1.5× here for a busy CI machine).
+// most 1.3× a clean run (the goal, measured by BenchmarkIsolated429s;
+// 1.8× here for a busy CI machine — halving on each 429 took 2.7×).
 func TestIsolated429sKeepThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
@@ -192,7 +193,7 @@ func TestIsolated429sKeepThroughput(t *testing.T) {
 	lim := engine.Limits{Concurrency: 16}
 	clean := scenario{jobs: 400, srv: llmtest.Options{Seed: 2, Latency: lognormal(50*time.Millisecond, 1).draw}, limits: lim}.run(t)
 	noisy := scenario{jobs: 400, srv: llmtest.Options{Seed: 2, Latency: lognormal(50*time.Millisecond, 1).draw, Rates: llmtest.Rates{RateLimit: 0.3}, RetryAfterZero: true}, limits: lim}.run(t)
-	if noisy.failed != 0 || noisy.limited < 100 || noisy.wall > clean.wall*3/2 {
+	if noisy.failed != 0 || noisy.limited < 100 || noisy.wall > clean.wall*9/5 {
 		t.Fatalf("30 %% 429s: %s and %d failed (%d 429s); clean %s", noisy.wall, noisy.failed, noisy.limited, clean.wall)
 	}
 }
