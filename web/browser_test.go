@@ -131,3 +131,59 @@ func TestBrowserHTMLReportEscapes(t *testing.T) {
 		t.Fatalf("dialog %v, injected %d", dialog.Load(), injected)
 	}
 }
+
+// TestBrowserGenerationPages: the list and a generation's page fit the
+// window at 1280 and 1920 px even with a 12,000-character unbroken answer,
+// and a row where the judges disagree is visibly marked (its computed
+// background differs from an ordinary row's).
+func TestBrowserGenerationPages(t *testing.T) {
+	st, id1, _ := seed(t, []string{"model-a", "model-b"}, 1)
+	ctx := context.Background()
+	d, err := st.Deflect(ctx, id1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := d.Gens[1].GenID
+	d.Gens[1].Response = strings.Repeat("x", 12000)
+	d.Gens[1].CallKey = ""
+	if err := st.PutDeflect(ctx, id1, d.Gens, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(viewer(t, st))
+	defer srv.Close()
+	bctx, dialog := browser(t)
+	_, list, _ := get(t, viewer(t, st), fmt.Sprintf("/runs/%d/generations?disagree=1", id1))
+	i := strings.Index(list, fmt.Sprintf(`href="/runs/%d/generations/`, id1))
+	if i < 0 {
+		t.Fatal("no disagreeing generation")
+	}
+	disagreeing := strings.SplitN(list[i+len(`href="`):], `"`, 2)[0]
+	for _, width := range []int64{1280, 1920} {
+		for name, path := range map[string]string{
+			"list":         fmt.Sprintf("/runs/%d/generations", id1),
+			"long-answer":  fmt.Sprintf("/runs/%d/generations/%s", id1, long),
+			"disagreement": disagreeing,
+		} {
+			if err := chromedp.Do(bctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(srv.URL+path), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
+				t.Fatal(err)
+			}
+			scroll := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)))
+			inner := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`window.innerWidth`)))
+			artifact(t, fmt.Sprintf("viewer-generation-%s-%d.png", name, width), must(chromedp.Run(bctx, chromedp.FullScreenshot(100)))) // 100: PNG
+			if scroll > inner {
+				t.Errorf("%s at %d px: the page is %d px wide", name, width, scroll)
+			}
+			if name == "disagreement" {
+				marked := must(chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => {
+					const d = document.querySelector('#rubric tr.disagree > th'), n = document.querySelector('#rubric tr:not(.disagree) > th');
+					return !!d && !!n && getComputedStyle(d).backgroundColor !== getComputedStyle(n).backgroundColor })()`)))
+				if !marked {
+					t.Errorf("a disagreeing field is not visibly marked")
+				}
+			}
+		}
+	}
+	if dialog.Load() {
+		t.Fatal("a dialog opened")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
@@ -144,7 +145,7 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, d, ok := s.runFrom(w, r)
-	if !ok {
+	if !ok || !s.isBench(w, d, deflect.Definition.Name, "generations") {
 		return
 	}
 	q := r.URL.Query()
@@ -174,6 +175,15 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 	}
 	p := paginate(r, len(match))
 	s.renderGenerations(w, r, d.run, match[p.From:p.To], d.evals, d.judges, p)
+}
+
+// isBench answers 404 for a page a run of another benchmark does not have.
+func (s *Server) isBench(w http.ResponseWriter, d *runData, bench, page string) bool {
+	if d.run.Benchmark == bench {
+		return true
+	}
+	s.fail(w, 404, fmt.Errorf("run %d is a %s run: it has no %s", d.run.ID, d.run.Benchmark, page))
+	return false
 }
 
 // firstPage answers a plain generations page (no filter) of a DeflectBench
@@ -265,7 +275,7 @@ func (s *Server) renderGenerations(w http.ResponseWriter, r *http.Request, run s
 
 func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	_, d, ok := s.runFrom(w, r)
-	if !ok {
+	if !ok || !s.isBench(w, d, foils.Definition.Name, "items") {
 		return
 	}
 	q := r.URL.Query()

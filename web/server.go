@@ -127,6 +127,7 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/generations", s.generations)
+	mux.HandleFunc("GET /runs/{id}/generations/{gen}", s.generation)
 	mux.HandleFunc("GET /runs/{id}/items", s.items)
 	mux.HandleFunc("GET /runs/{id}/arguments", s.arguments)
 	mux.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
@@ -352,8 +353,11 @@ func (s *Server) loadFoils(ctx context.Context, id int64, d *runData) error {
 
 func runID(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
+	if err != nil {
 		return 0, fmt.Errorf("run id %q is not a number", r.PathValue("id"))
+	}
+	if id <= 0 {
+		return 0, fmt.Errorf("no run %d: run ids start at 1", id)
 	}
 	return id, nil
 }

@@ -323,3 +323,42 @@ func TestRunInProgressIsThrottled(t *testing.T) {
 		t.Fatalf("after the run ended: %s rows, want %d", got, len(d.Gens))
 	}
 }
+
+// TestGenerationPage: one generation's page has its prompt, whole answer,
+// each judge's raw answer, and marks the rubric fields the judges disagree
+// on; pages a run of another benchmark does not have are 404s.
+func TestGenerationPage(t *testing.T) {
+	st, id1, id2 := seed(t, []string{"model-a", "model-b"}, 1)
+	h := viewer(t, st)
+	_, list, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?disagree=1&model=model-b", id1))
+	i := strings.Index(list, fmt.Sprintf(`href="/runs/%d/generations/`, id1))
+	if i < 0 {
+		t.Fatalf("the list does not link its generations:\n%.500s", list)
+	}
+	link := list[i+len(`href="`):]
+	link = link[:strings.Index(link, `"`)]
+	code, body, _ := get(t, h, link)
+	if code != 200 {
+		t.Fatalf("%s: %d", link, code)
+	}
+	for _, want := range []string{`id="prompt"`, `id="answer"`, `<tr class="disagree"><th>soft_refusal</th>`, "raw answer", "judges disagree"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("%s lacks %q:\n%.3000s", link, want, body)
+		}
+	}
+	for _, x := range hostile {
+		if strings.Contains(body, x) {
+			t.Fatalf("raw %q on the generation page", x)
+		}
+	}
+	for path, want := range map[string]int{
+		fmt.Sprintf("/runs/%d/generations/no-such-gen", id1): 404,
+		fmt.Sprintf("/runs/%d/generations", id2):             404, // a Scheme Foils run
+		fmt.Sprintf("/runs/%d/items", id1):                   404, // a DeflectBench run
+		"/runs/-1":                                           400,
+	} {
+		if code, body, _ := get(t, h, path); code != want || (path == "/runs/-1" && !strings.Contains(body, "no run -1")) {
+			t.Errorf("%s: %d, want %d", path, code, want)
+		}
+	}
+}
