@@ -9,9 +9,9 @@ import (
 
 // fieldView is one rubric field across the judges of one generation.
 type fieldView struct {
-	Field    string
-	Values   []string // per judge: 1, 0, −1 (invalid) or "" (no parsed row)
-	Disagree bool     // two judges gave different valid values
+	Field     string
+	Values    []string // per judge: 1, 0, −1 (invalid) or "" (no parsed row)
+	Disagree  bool     // two judges gave different valid values
 	Consensus string
 }
 
