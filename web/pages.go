@@ -22,6 +22,34 @@ var funcs = template.FuncMap{
 	"plain": func(c report.Cell) string { return c.Plain() },
 	"isNum": func(c report.Cell) bool { return c.Kind != report.Text },
 	"add":   func(a, b int) int { return a + b },
+	// clip is the first n characters of a long text (an answer in a list).
+	"clip": func(s string, n int) string {
+		r := []rune(s)
+		if len(r) <= n {
+			return s
+		}
+		return string(r[:n])
+	},
+	"long": func(s string) bool { return len(s) > clipAt*4/3 },
+}
+
+// clipAt is how many characters of an answer a list shows before "show all".
+const clipAt = 600
+
+// filterMatch is a list filter: a value of the run itself (from a link, a
+// heatmap cell) matches exactly; anything else typed matches as a
+// case-insensitive substring ("gpt", "direct").
+func filterMatch(rows []*deflect.Row, key func(*deflect.Row) string, filter string) func(*deflect.Row) bool {
+	if filter == "" {
+		return func(*deflect.Row) bool { return true }
+	}
+	for _, r := range rows {
+		if key(r) == filter {
+			return func(r *deflect.Row) bool { return key(r) == filter }
+		}
+	}
+	f := strings.ToLower(filter)
+	return func(r *deflect.Row) bool { return strings.Contains(strings.ToLower(key(r)), f) }
 }
 
 // outcomeFields maps the heatmap outcomes to rubric fields and the column
@@ -152,12 +180,11 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 	model, frame, outcome := q.Get("model"), q.Get("frame"), q.Get("outcome")
 	disagree := q.Get("disagree") == "1"
 	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	byModel := filterMatch(d.rows, func(r *deflect.Row) string { return r.Gen.Model }, model)
+	byFrame := filterMatch(d.rows, func(r *deflect.Row) string { return deflect.FrameLabel(r.Gen) }, frame)
 	var match []*deflect.Row
 	for _, row := range d.rows {
-		if model != "" && row.Gen.Model != model {
-			continue
-		}
-		if frame != "" && deflect.FrameLabel(row.Gen) != frame {
+		if !byModel(row) || !byFrame(row) {
 			continue
 		}
 		if outcome != "" {

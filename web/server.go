@@ -233,7 +233,7 @@ func (s *Server) stamp(ctx context.Context, id int64) (string, store.Run, error)
 	if err != nil {
 		return "", r, err
 	}
-	return fmt.Sprintf("%s/%d/%d/%d", r.Status, r.Calls, r.Cached, n), r, nil
+	return fmt.Sprintf("%s/%d/%d/%d/%d", r.Status, r.Calls, r.Cached, n, r.RecordsVersion), r, nil
 }
 
 func (s *Server) fill(ctx context.Context, id int64, d *runData) error {

@@ -362,3 +362,31 @@ func TestGenerationPage(t *testing.T) {
 		}
 	}
 }
+
+// TestListFilters: a typed filter matches as a substring, case aside; a
+// value of the run (a heatmap link) matches exactly; a long answer is
+// clipped in the list with "show all".
+func TestListFilters(t *testing.T) {
+	st, id1, _ := seed(t, []string{"model-a", "model-ab"}, 1)
+	h := viewer(t, st)
+	total := func(q string) string {
+		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?%s", id1, q))
+		i := strings.Index(body, `class="pager">`)
+		return strings.Fields(body[i+len(`class="pager">`):])[0]
+	}
+	all, exact, sub := total("model="), total("model=model-a"), total("model=MODEL")
+	if exact == all || sub != all {
+		t.Fatalf("all %s, model=model-a %s (exact), model=MODEL %s (substring)", all, exact, sub)
+	}
+	if d, f := total("frame=direct"), total("frame="); d == "0" || d == f {
+		t.Fatalf("frame=direct: %s of %s", d, f)
+	}
+	ctx := context.Background()
+	d, _ := st.Deflect(ctx, id1)
+	d.Gens[0].Response, d.Gens[0].CallKey = strings.Repeat("word ", 400)+"END", ""
+	st.PutDeflect(ctx, id1, d.Gens, nil)
+	_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?q=END", id1))
+	if !strings.Contains(body, "show all (2003 bytes)") {
+		t.Fatalf("a long answer is not clipped:\n%.2000s", body)
+	}
+}
