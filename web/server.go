@@ -13,7 +13,9 @@ import (
 	"html/template"
 	"net/http"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -362,13 +364,53 @@ func runID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
+// runRow is a line of the run list: the run, the models it called and
+// what it spent ("n/a" for a run that called none, an import say).
+type runRow struct {
+	store.Run
+	Models string
+	Spend  string
+}
+
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	runs, err := s.st.Runs(r.Context())
 	if err != nil {
 		s.fail(w, 500, err)
 		return
 	}
-	s.render(w, "index.html", map[string]any{"Runs": withStates(runs), "DB": s.st.Path(), "Now": time.Now()})
+	bench := r.URL.Query().Get("bench")
+	benches := map[string]bool{}
+	var rows []runRow
+	for _, run := range withStates(runs) {
+		benches[run.Benchmark] = true
+		if bench != "" && run.Benchmark != bench {
+			continue
+		}
+		stats, err := s.st.RunModelStats(r.Context(), run.ID)
+		if err != nil {
+			s.fail(w, 500, err)
+			return
+		}
+		row := runRow{Run: run, Spend: "n/a"}
+		var names []string
+		var cost float64
+		unpriced := 0
+		for _, m := range stats {
+			names = append(names, m.Provider+":"+m.Model)
+			cost += m.Cost
+			unpriced += m.UnpricedCalls
+		}
+		if len(stats) > 0 {
+			row.Models, row.Spend = strings.Join(names, ", "), spend(cost, unpriced)
+		}
+		rows = append(rows, row)
+	}
+	var names []string
+	for b := range benches {
+		names = append(names, b)
+	}
+	sort.Strings(names)
+	s.render(w, "index.html", map[string]any{"Runs": rows, "DB": s.st.Path(), "Now": time.Now(), "Bench": bench, "Benches": names})
 }
 
 // auditFallback is the report of an audit whose measurements cannot be made

@@ -390,3 +390,18 @@ func TestListFilters(t *testing.T) {
 		t.Fatalf("a long answer is not clipped:\n%.2000s", body)
 	}
 }
+
+// TestRunList: the list names each run's models and spend (n/a for a run
+// that called no model) and filters by benchmark.
+func TestRunList(t *testing.T) {
+	st, id1, id2 := seed(t, []string{"model-a"}, 1)
+	h := viewer(t, st)
+	_, body, _ := get(t, h, "/")
+	if !strings.Contains(body, "<th>spend</th>") || !strings.Contains(body, ">n/a</td>") || !strings.Contains(body, `href="/?bench=deflect"`) {
+		t.Fatalf("run list:\n%.3000s", body)
+	}
+	_, only, _ := get(t, h, "/?bench=deflect")
+	if !strings.Contains(only, fmt.Sprintf(`href="/runs/%d"`, id1)) || strings.Contains(only, fmt.Sprintf(`href="/runs/%d"`, id2)) {
+		t.Fatalf("?bench=deflect lists:\n%.3000s", only)
+	}
+}
