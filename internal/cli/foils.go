@@ -28,6 +28,9 @@ type foilsOptions struct {
 	Matched, Wrong            string
 	Seeds                     string
 	Limit                     int
+	// Brief prints the verdict and the key figures instead of the whole
+	// report: on a terminal, with neither --format nor --out.
+	Brief bool
 }
 
 func newFoilsCmd(g *Global) *cobra.Command {
@@ -195,7 +198,10 @@ URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
   fallacylab foils audit --corpus cocolofa --data-dir ../shared/data --detector llm:anthropic:claude-haiku-4-5:typed
   fallacylab foils audit --detector file:preds.csv --format json --out audit.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return foilsAudit(cmd.Context(), g, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Brief = g.StdoutTTY && o.Out == "" && !cmd.Flags().Changed("format")
+			return foilsAudit(cmd.Context(), g, o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Corpus, "corpus", o.Corpus, "reddit (embedded) or cocolofa (needs --data-dir)")
@@ -293,11 +299,15 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if err := auditProvenance(ctx, s, run.ID, rep); err != nil {
 		return err
 	}
+	// A run that ended with failed detector calls still shows its report
+	// (those items are unparsed), then exits with the run's code.
+	if o.Brief {
+		auditBrief(g.Stdout, rep, sum, run.ID)
+		return ferr
+	}
 	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
 		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
 		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)
-	// A run that ended with failed detector calls still shows its report
-	// (those items are unparsed), then exits with the run's code.
 	if werr := writeReport(g, rep, format, o.Out); werr != nil {
 		return werr
 	}

@@ -46,6 +46,7 @@ type Global struct {
 
 	Stdout, Stderr io.Writer
 	TTY            bool // stderr is a terminal: draw a progress bar
+	StdoutTTY      bool // stdout is a terminal: a person reads it, not a program
 }
 
 // NewRoot builds the command tree writing to the given streams.
@@ -53,6 +54,9 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	g := &Global{Stdout: stdout, Stderr: stderr}
 	if f, ok := stderr.(*os.File); ok {
 		g.TTY = term.IsTerminal(int(f.Fd()))
+	}
+	if f, ok := stdout.(*os.File); ok {
+		g.StdoutTTY = term.IsTerminal(int(f.Fd()))
 	}
 	root := &cobra.Command{
 		Use:   "fallacylab",

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// auditBrief is what a person at a terminal sees after `foils audit`: the
+// verdict first, the figures it rests on, and where the whole report is —
+// not 160 lines of Markdown ending with the verdict.
+func auditBrief(w io.Writer, rep *report.Report, sum foils.Summary, runID int64) {
+	fmt.Fprintf(w, "%s\n\n", rep.Title)
+	for _, sec := range rep.Sections {
+		if sec.Title == "Verdict" && sec.Intro != "" {
+			fmt.Fprintf(w, "%s\n\n", wrap(sec.Intro, 96))
+		}
+	}
+	prop := func(p float64, lo, hi float64, n int) string {
+		return fmt.Sprintf("%5.1f %%  [%.1f, %.1f]  (%d items)", 100*p, 100*lo, 100*hi, n)
+	}
+	pp := func(v, lo, hi float64) string { return fmt.Sprintf("%+5.1f pp [%.1f, %.1f]", 100*v, 100*lo, 100*hi) }
+	rows := [][2]string{
+		{"false positives on native none", prop(sum.NativeFPR.Estimate, sum.NativeFPR.Lo, sum.NativeFPR.Hi, sum.NativeFPR.N)},
+		{"false positives on scheme-matched", prop(sum.MatchedFPR.Estimate, sum.MatchedFPR.Lo, sum.MatchedFPR.Hi, sum.MatchedFPR.N)},
+		{"flags on wrong-scheme", prop(sum.WrongFlag.Estimate, sum.WrongFlag.Lo, sum.WrongFlag.Hi, sum.WrongFlag.N)},
+		{"type-specific separation", pp(sum.Sep, sum.SepLo, sum.SepHi)},
+		{"τ′ margin on wrong-scheme", pp(sum.Margin, sum.MarginLo, sum.MarginHi)},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-34s %s\n", r[0], r[1])
+	}
+	if sum.Unparsed > 0 {
+		fmt.Fprintf(w, "  %-34s %d\n", "unparsed predictions", sum.Unparsed)
+	}
+	fmt.Fprintf(w, "\nThe whole report, %d tables: fallacylab foils report --run %d\n  (--format md, html, csv, json or tex; --out FILE)\n",
+		len(rep.Tables()), runID)
+}
+
+// wrap breaks text at spaces into lines of at most width characters.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		l := len([]rune(word))
+		if i > 0 && n+1+l > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += l
+	}
+	return b.String()
+}
