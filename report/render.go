@@ -350,7 +350,10 @@ th{background:#f3f5f8;font-weight:600}.note{color:#5b6474;font-size:.9em}dl{disp
 dt{font-weight:600}svg.chart{display:block;margin:.6rem 0;font-size:11px}svg .ct{font-weight:600;font-size:12px}
 svg .bl{text-anchor:end}svg .bv,svg .lg{text-anchor:start}svg .cv{text-anchor:middle}svg .bar{fill:#4a7fd1}svg .whisker{stroke:#1d2330;fill:none}
 svg .axis{stroke:#9aa3b2}svg a .cell rect:hover{stroke:#1d2330;stroke-width:2}
-.resp{white-space:pre-wrap;max-width:38rem}.pager a,.pager span{margin-right:.6rem}form.filters{margin:.6rem 0}`
+.resp{white-space:pre-wrap;max-width:38rem}.pager a,.pager span{margin-right:.6rem}form.filters{margin:.6rem 0}
+div.tbl{overflow-x:auto;max-width:100%}div.tbl>table th:first-child,div.tbl>table td:first-child{position:sticky;left:0;background:#fff}
+div.tbl>table th:first-child{background:#f3f5f8}nav.toc{border:1px solid #e6e9ef;border-radius:4px;padding:.3rem 1rem;margin:1rem 0}
+nav.toc ol{margin:.2rem 0;padding-left:1.4rem}nav.toc>ol>li{margin:.15rem 0}nav.toc ol ol{font-size:.92em;color:#5b6474}`
 
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"charts": func(t *Table) template.HTML {
@@ -378,11 +381,12 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 <h1>{{.Title}}</h1>
 <dl>{{range .Meta}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
 <p class="note">Proportions are percentages with 95 % confidence intervals in brackets and the number of rows in parentheses.</p>
-{{range .Sections}}<section><h2>{{.Title}}</h2>{{if .Intro}}<p>{{.Intro}}</p>{{end}}
+{{if gt (len .Sections) 1}}<nav class="toc"><strong>Contents</strong><ol>{{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a>{{if $s.Tables}}<ol>{{range $s.Tables}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ol>{{end}}</li>{{end}}</ol></nav>
+{{end}}{{range $i, $s := .Sections}}<section id="section-{{$i}}"><h2>{{.Title}}</h2>{{if .Intro}}<p>{{.Intro}}</p>{{end}}
 {{range .Tables}}<h3 id="{{.ID}}">{{.Title}}</h3>{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{charts .}}
-<table><thead><tr>{{range .Columns}}<th>{{.Label}}</th>{{end}}</tr></thead><tbody>
+<div class="tbl"><table><thead><tr>{{range .Columns}}<th>{{.Label}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}{{if isNum .}}<td class="n">{{plain .}}{{with bar .}}<span class="b" style="width:{{.}}%"></span>{{end}}</td>{{else}}<td>{{plain .}}</td>{{end}}{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 {{end}}</section>
 {{end}}</body></html>
 `))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/report"
 )
 
@@ -185,5 +186,38 @@ func TestBrowserGenerationPages(t *testing.T) {
 	}
 	if dialog.Load() {
 		t.Fatal("a dialog opened")
+	}
+}
+
+// TestBrowserHTMLReportFits: the full DeflectBench HTML report (four
+// models) opens with a table of contents whose every link has its target,
+// and at 1280 px no table widens the page: wide tables scroll in their own
+// box.
+func TestBrowserHTMLReportFits(t *testing.T) {
+	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"claude-opus-4-7", "deepseek-v4-pro", "gpt-5.5", "grok-4.3"}, Samples: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := deflect.Analyze(d, deflect.Options{Seed: 1, Resamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, rep, report.HTML); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	ctx, _ := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.CSS(`nav.toc`))); err != nil {
+		t.Fatal(err)
+	}
+	scroll := must(chromedp.Run(ctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)))
+	inner := must(chromedp.Run(ctx, chromedp.Evaluate[int64](`window.innerWidth`)))
+	links := must(chromedp.Run(ctx, chromedp.Evaluate[int64](`document.querySelectorAll('nav.toc a').length`)))
+	broken := must(chromedp.Run(ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll('nav.toc a')].filter(a => !document.getElementById(a.getAttribute('href').slice(1))).length`)))
+	artifact(t, "report-deflect-1280.png", must(chromedp.Run(ctx, chromedp.CaptureScreenshot())))
+	if scroll > inner || links < 20 || broken != 0 {
+		t.Fatalf("page %d px wide in a %d px window; %d contents links, %d without a target", scroll, inner, links, broken)
 	}
 }
