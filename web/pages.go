@@ -101,8 +101,20 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 				}
 				continue
 			}
+			var link report.LinkFunc
+			if t.ID == "confusion" && d.run.Benchmark == foils.Definition.Name {
+				link = func(gold, pred string) string { // the test-set items of that cell
+					cond := foils.TestCondition
+					if gold == foils.None {
+						cond = foils.Native
+					}
+					q := url.Values{"cond": {cond}, "label": {gold}, "pred": {pred}}
+					return fmt.Sprintf("/runs/%d/items?%s", id, q.Encode())
+				}
+			}
 			for _, c := range t.Charts {
-				charts = append(charts, chartView{SVG: template.HTML(c.SVG(t, nil))})
+				// Safe: Chart.SVG escapes every text and URL it writes.
+				charts = append(charts, chartView{SVG: template.HTML(c.SVG(t, link))})
 			}
 		}
 		data["Charts"] = charts

@@ -340,7 +340,7 @@ func (s *Server) loadFoils(ctx context.Context, id int64, d *runData) error {
 		var err error
 		switch t.ID {
 		case "confusion":
-			err = addChart(t, "heatmap", "Confusion matrix (row shares)", "share", "gold", "predicted")
+			err = addChart(t, "heatmap", "Confusion matrix on the test set: rows = gold, columns = predicted, row shares (click a cell for its items)", "share", "gold", "predicted")
 		case "per_type":
 			err = addChart(t, "bars", "Type-specific separation M_τ − W_τ (pp)", "gap_pp", "type")
 		case "flag_rates":

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +19,8 @@ import (
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/web"
 )
 
 const judgeSystemStart = "You are an expert rhetorical annotator."
@@ -228,5 +232,54 @@ func TestReportCache(t *testing.T) {
 	report("md")
 	if entries() != 2 {
 		t.Fatalf("%d entries after new records", entries())
+	}
+}
+
+// TestFoilsHeatmapLinks: in the viewer, the Scheme Foils confusion heatmap
+// names its axes and its cells link to the test-set items of that cell: the
+// link lists items of the cell's condition.
+func TestFoilsHeatmapLinks(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644)
+	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "60", "--out", filepath.Join(dir, "a.md")); err != nil {
+		t.Fatal(err, stderr)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := v.Handler()
+	get := func(path string) string {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", path, nil)
+		req.Host = "127.0.0.1"
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d", path, rec.Code)
+		}
+		return rec.Body.String()
+	}
+	page := get("/runs/1")
+	if !strings.Contains(page, "rows = gold, columns = predicted") {
+		t.Fatal("the confusion heatmap does not name its axes")
+	}
+	i := strings.Index(page, `<a href="/runs/1/items?cond=`)
+	if i < 0 {
+		t.Fatal("no heatmap cell links to its items")
+	}
+	link := strings.ReplaceAll(strings.SplitN(page[i+len(`<a href="`):], `"`, 2)[0], "&amp;", "&")
+	u, _ := url.Parse(link)
+	items := get(link)
+	if !strings.Contains(items, "rows") || strings.Contains(items, "0 rows") {
+		t.Fatalf("%s lists no items", link)
+	}
+	q := u.Query()
+	if got := strings.Count(items, "<td>"+q.Get("cond")+"</td>"); got == 0 {
+		t.Fatalf("%s: no row of condition %s", link, q.Get("cond"))
 	}
 }
