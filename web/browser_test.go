@@ -139,6 +139,7 @@ func TestBrowserHTMLReportEscapes(t *testing.T) {
 // background differs from an ordinary row's).
 func TestBrowserGenerationPages(t *testing.T) {
 	st, id1, _ := seed(t, []string{"model-a", "model-b"}, 1)
+	missci := missciRun(t, st)
 	ctx := context.Background()
 	d, err := st.Deflect(ctx, id1)
 	if err != nil {
@@ -161,6 +162,9 @@ func TestBrowserGenerationPages(t *testing.T) {
 	disagreeing := strings.SplitN(list[i+len(`href="`):], `"`, 2)[0]
 	for _, width := range []int64{1280, 1920} {
 		for name, path := range map[string]string{
+			"run":          fmt.Sprintf("/runs/%d", id1),
+			"missci":       fmt.Sprintf("/runs/%d", missci),
+			"missci-args":  fmt.Sprintf("/runs/%d/arguments", missci),
 			"list":         fmt.Sprintf("/runs/%d/generations", id1),
 			"long-answer":  fmt.Sprintf("/runs/%d/generations/%s", id1, long),
 			"disagreement": disagreeing,

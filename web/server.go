@@ -309,16 +309,21 @@ func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {
 	}
 	md := &missciData{args: args, preds: m.Preds, split: m.Split}
 	d.missci = md
-	res, err := missci.EvaluateReconstruction(args, md.preds, 1)
-	if err != nil {
+	// The report `missci report` makes: every cut-off k, per-class scores,
+	// Arg@t and METEOR (no embedder or scorer: the viewer calls nothing).
+	if d.rep, err = missci.ReconstructionReport(args, md.preds, 1, m.Split, m.Source, m.Unknown, missci.Scorers{}); err != nil {
 		return err
 	}
-	d.rep = &report.Report{Title: "Missci", Benchmark: "missci"}
-	sec := d.rep.AddSection("Reconstruction", "")
-	sec.Add(missci.ReconstructionTable("reconstruction", "Reconstruction at k = 1", []string{m.Source}, []missci.Reconstruction{res}))
-	pc := sec.Add(missci.PerClassTable(res))
-	if err := addChart(pc, "bars", "Per-class F1", "f1", "class"); err != nil {
-		return err
+	for _, t := range d.rep.Tables() {
+		switch t.ID {
+		case "per_class":
+			err = addChart(t, "bars", "Per-class F1", "f1", "class")
+		case "arg_t":
+			err = addChart(t, "bars", "Arg@t", "arg_t", "t")
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -191,8 +191,10 @@ func BenchmarkGenerationsPage(b *testing.B) {
 	}
 }
 
-func TestMissciPages(t *testing.T) {
-	st, _, _ := seed(t, []string{"model-a"}, 1)
+// missciRun stores a Missci reconstruction run on the dev split: half the
+// lines with the gold class, half Other, every premise hostile text.
+func missciRun(t *testing.T, st *sqlite.Store) int64 {
+	t.Helper()
 	ctx := context.Background()
 	id, _ := st.StartRun(ctx, store.Run{Name: "missci", Benchmark: "missci", Version: "test"})
 	args, _ := missci.Load("dev")
@@ -209,10 +211,22 @@ func TestMissciPages(t *testing.T) {
 	if err := records.SaveMissci(ctx, st, id, m); err != nil {
 		t.Fatal(err)
 	}
+	return id
+}
+
+func TestMissciPages(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	id := missciRun(t, st)
 	h := viewer(t, st)
 	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d", id))
 	if code != 200 || !strings.Contains(body, "Per-class F1") || !strings.Contains(body, `id="arguments"`) {
 		t.Fatalf("missci page %d", code)
+	}
+	// The page shows what `missci report` shows: every cut-off, Arg@t, METEOR.
+	for _, want := range []string{`id="arg_t"`, "METEOR all", "Reconstruction by cut-off k"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("missci page lacks %q", want)
+		}
 	}
 	_, body, _ = get(t, h, fmt.Sprintf("/runs/%d/arguments?wrong=1", id))
 	if !strings.Contains(body, "15 rows") || strings.Contains(body, hostile[0]) || !strings.Contains(body, "&lt;script&gt;") {
