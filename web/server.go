@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -283,17 +282,10 @@ func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
 	}
 	d.evals = evalsByGen(ds.Evals)
 	opts := deflect.Options{Mode: judge.Any, Seed: 20260101, Resamples: s.Resamples, MinClusters: 5} // as `deflect report`: one cache entry
-	abs, _ := filepath.Abs(s.st.Path())
-	key := reportcache.Key("deflect", abs, id, d.run.Started.UnixNano(), d.run.RecordsVersion, opts.Mode, opts.Seed, opts.Resamples, opts.MinClusters)
+	key := reportcache.DeflectKey(s.st.Path(), d.run, opts)                                          // shared with `deflect report`
 	d.analyze = func() (*report.Report, error) {
-		if rep, ok := reportcache.Get(key); ok { // analysed before, by the viewer or `deflect report`
-			return rep, nil
-		}
-		rep, err := deflect.Analyze(ds, opts)
-		if err == nil {
-			reportcache.Put(key, rep) // a failure only costs the next viewer the analysis
-		}
-		return rep, err
+		// A failed store only costs the next viewer the analysis.
+		return reportcache.GetOrMake(key, func() (*report.Report, error) { return deflect.Analyze(ds, opts) }, nil)
 	}
 	return nil
 }

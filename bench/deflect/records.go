@@ -195,19 +195,12 @@ func ReadEvals(data []byte, name string) ([]Eval, error) {
 }
 
 // ReadEvalsFrom reads an upstream evals JSONL stream; scoresOnly skips the
-// judge's reasoning and raw answer, as ReadEvalScores does.
+// judge's reasoning and raw answer, which only an import keeps (Analyze never reads them).
 func ReadEvalsFrom(r io.Reader, name string, scoresOnly bool) ([]Eval, error) {
 	if scoresOnly {
 		return readEvals(r, name, evalScoresDecoder)
 	}
 	return readEvals(r, name, evalDecoder)
-}
-
-// ReadEvalScores reads an upstream evals JSONL file for analysis only: the
-// judge's reasoning and raw answer, about half the file and never used by
-// Analyze, are checked but not kept.
-func ReadEvalScores(data []byte, name string) ([]Eval, error) {
-	return readEvals(bytes.NewReader(data), name, evalScoresDecoder)
 }
 
 func readEvals(r io.Reader, name string, d lineDecoder[Eval]) ([]Eval, error) {

@@ -414,20 +414,15 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		// The analysis of these records with these options may be cached
 		// (outside the store): the same report again, or in another
 		// format, is read back.
-		abs, _ := filepath.Abs(g.DBPath)
-		key := reportcache.Key("deflect", abs, r.ID, r.Started.UnixNano(), r.RecordsVersion, opts.Mode, opts.Seed, opts.Resamples, opts.MinClusters)
-		var hit bool
-		if rep, hit = reportcache.Get(key); !hit {
+		rep, err = reportcache.GetOrMake(reportcache.DeflectKey(g.DBPath, r, opts), func() (*report.Report, error) {
 			d, err := records.LoadDeflectScores(ctx, s.st, r.ID)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if rep, err = deflect.Analyze(d, opts); err != nil {
-				return err
-			}
-			if err := reportcache.Put(key, rep); err != nil {
-				fmt.Fprintf(g.Stderr, "note: report cache: %v (the report is not kept)\n", err)
-			}
+			return deflect.Analyze(d, opts)
+		}, func(err error) { fmt.Fprintf(g.Stderr, "note: report cache: %v (the report is not kept)\n", err) })
+		if err != nil {
+			return err
 		}
 		source = fmt.Sprintf("run %d in %s", r.ID, g.DBPath)
 		fromRun = func(rep *report.Report) error { return addUnusable(ctx, s.st, r.ID, rep) }

@@ -25,7 +25,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // Env names the cache folder, or "off".
@@ -159,4 +161,31 @@ func prune(d string) {
 			os.Remove(filepath.Join(d, e.Name()))
 		}
 	}
+}
+
+// DeflectKey is the key of a DeflectBench report analysed from a stored run
+// with opts: `deflect report` and the viewer ask with the same key, so one
+// analysis serves both.
+func DeflectKey(storePath string, run store.Run, opts deflect.Options) string {
+	abs, err := filepath.Abs(storePath)
+	if err != nil {
+		abs = storePath
+	}
+	return Key("deflect", abs, run.ID, run.Started.UnixNano(), run.RecordsVersion, opts.Mode, opts.Seed, opts.Resamples, opts.MinClusters)
+}
+
+// GetOrMake returns the report stored under key, or analyses and stores it.
+// A failed store does not fail the report: it goes to putFailed (may be nil).
+func GetOrMake(key string, analyse func() (*report.Report, error), putFailed func(error)) (*report.Report, error) {
+	if rep, ok := Get(key); ok {
+		return rep, nil
+	}
+	rep, err := analyse()
+	if err != nil {
+		return nil, err
+	}
+	if err := Put(key, rep); err != nil && putFailed != nil {
+		putFailed(err)
+	}
+	return rep, nil
 }

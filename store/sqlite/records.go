@@ -261,21 +261,21 @@ func (s *Store) generationsWhere(ctx context.Context, runID int64, full bool, id
 }
 
 func (s *Store) judgements(ctx context.Context, runID int64, full bool) ([]deflect.Eval, error) {
-	return s.judgementsWhere(ctx, runID, full, nil)
-}
-
-// judgementsWhere reads the run's judgements (of the ids' generations only,
-// when not nil).
-func (s *Store) judgementsWhere(ctx context.Context, runID int64, full bool, ids map[string]bool) ([]deflect.Eval, error) {
-	if !full && ids == nil {
+	if !full {
 		return s.judgementScores(ctx, runID)
 	}
+	return s.judgementsWhere(ctx, runID, nil)
+}
+
+// judgementsWhere reads the run's judgements with their texts (of the ids'
+// generations only, when not nil).
+func (s *Store) judgementsWhere(ctx context.Context, runID int64, ids map[string]bool) ([]deflect.Eval, error) {
 	only, args := inIDs("j.gen_id", ids)
-	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, `+texts(full, "j.reasoning")+`, j.refusal, j.soft_refusal,
+	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, j.reasoning, j.refusal, j.soft_refusal,
 		j.wa_present, j.ah_present, j.rh_present, j.any_fallacy_present, j.compliance_clean, j.fallacy_labeled, j.parse_error,
-		`+texts(full, "j.detected_fallacies")+`, j.consistency_flag, `+texts(full, "j.timestamp")+`, COALESCE(j.call_key, ''),
-		`+texts(full, "CASE WHEN j.call_key IS NULL THEN j.raw ELSE json_extract(c.response, '$.text') END")+`
-		FROM judgements j `+texts(full, "LEFT JOIN calls c ON c.key = j.call_key")+` WHERE j.run_id = ?`+only+` ORDER BY j.rowid`, append([]any{runID}, args...)...)
+		j.detected_fallacies, j.consistency_flag, j.timestamp, COALESCE(j.call_key, ''),
+		CASE WHEN j.call_key IS NULL THEN j.raw ELSE json_extract(c.response, '$.text') END
+		FROM judgements j LEFT JOIN calls c ON c.key = j.call_key WHERE j.run_id = ?`+only+` ORDER BY j.rowid`, append([]any{runID}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
 	}
@@ -301,10 +301,8 @@ func (s *Store) judgementsWhere(ctx context.Context, runID int64, full bool, ids
 		for i, f := range deflect.Fields {
 			e.Scores[f] = v[i]
 		}
-		if full {
-			if err := json.Unmarshal([]byte(det), &e.DetectedFallacies); err != nil {
-				return nil, fmt.Errorf("run %d judgement %s: detected_fallacies: %w", runID, e.EvalID, err)
-			}
+		if err := json.Unmarshal([]byte(det), &e.DetectedFallacies); err != nil {
+			return nil, fmt.Errorf("run %d judgement %s: detected_fallacies: %w", runID, e.EvalID, err)
 		}
 		out = append(out, e)
 	}
@@ -612,7 +610,7 @@ func (s *Store) DeflectPage(ctx context.Context, runID int64, offset, limit int)
 	if err != nil {
 		return d, 0, err
 	}
-	evals, err := s.judgementsWhere(ctx, runID, true, ids)
+	evals, err := s.judgementsWhere(ctx, runID, ids)
 	if err != nil {
 		return d, 0, err
 	}
