@@ -130,9 +130,9 @@ func splitBlocks(r io.Reader, blocks chan<- block) error {
 		}
 		cut := len(buf)
 		if !eof {
-			if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-				cut = i + 1
-			}
+			// Up to the last line end; a line longer than a block is
+			// carried whole into the next read.
+			cut = bytes.LastIndexByte(buf, '\n') + 1
 		}
 		carry = append([]byte(nil), buf[cut:]...)
 		if cut > 0 {

@@ -123,4 +123,10 @@ func TestFastReaderErrors(t *testing.T) {
 	if err != nil || len(got) != lines-2 {
 		t.Fatalf("%d generations, %v; want %d", len(got), err, lines-2)
 	}
+	// A line longer than several blocks (a 3 MB answer) is one line.
+	huge := `{"gen_id":"h","claim_id":"c","prompt_id":"p","model":"m","response":"` + strings.Repeat("y", 3*blockSize) + `"}`
+	got, err = ReadGenerations([]byte(ok+"\n"+huge+"\n"+ok+"\n"), "g.jsonl")
+	if err != nil || len(got) != 3 || len(got[1].Response) != 3*blockSize {
+		t.Fatalf("a 3 MB line: %d generations, %v", len(got), err)
+	}
 }
