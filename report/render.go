@@ -348,23 +348,20 @@ td.n{text-align:right;white-space:nowrap;position:relative}
 td.n span.b{position:absolute;left:0;bottom:0;height:3px;background:#7aa5e6}
 th{background:#f3f5f8;font-weight:600}.note{color:#5b6474;font-size:.9em}dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}
 dt{font-weight:600}svg.chart{display:block;margin:.6rem 0;font-size:11px}svg .ct{font-weight:600;font-size:12px}
-svg .bl{text-anchor:end}svg .bv,svg .lg{text-anchor:start}svg .cv{text-anchor:middle}svg .bar{fill:#4a7fd1}svg .whisker{stroke:#1d2330;fill:none}
-svg .axis{stroke:#9aa3b2}svg a .cell rect:hover{stroke:#1d2330;stroke-width:2}
+svg .bl{text-anchor:end}svg .bv,svg .lg{text-anchor:start}svg .cv{text-anchor:middle}svg .cv.hi{fill:#fff}svg .bar{fill:#4a7fd1}svg .whisker{stroke:#1d2330;fill:none}
+svg .axis{stroke:#9aa3b2}svg .grid{stroke:#e6e9ef}svg .tk,svg .hl{text-anchor:middle}svg .at{font-style:italic;fill:#5b6474}svg .tk{fill:#5b6474}
+svg text.at:not(.bl){text-anchor:start}svg a .cell rect:hover{stroke:#1d2330;stroke-width:2}
+div.pair{display:flex;flex-wrap:wrap;gap:0 2rem;align-items:flex-start}div.pair>div.tbl{flex:1 1 26rem;min-width:0}details.long>summary{cursor:pointer;color:#5b6474}
 .resp{white-space:pre-wrap;max-width:38rem}.pager a,.pager span{margin-right:.6rem}form.filters{margin:.6rem 0}
 div.tbl{overflow-x:auto;max-width:100%}div.tbl>table th:first-child,div.tbl>table td:first-child{position:sticky;left:0;background:#fff}
-div.tbl>table th:first-child{background:#f3f5f8}nav.toc{border:1px solid #e6e9ef;border-radius:4px;padding:.3rem 1rem;margin:1rem 0}
-nav.toc ol{margin:.2rem 0;padding-left:1.4rem}nav.toc>ol>li{margin:.15rem 0}nav.toc ol ol{font-size:.92em;color:#5b6474}`
+div.tbl>table th:first-child{background:#f3f5f8}div.tbl>table td:first-child{min-width:12rem}nav.toc{border:1px solid #e6e9ef;border-radius:4px;padding:.3rem 1rem;margin:1rem 0}
+nav.toc ol{margin:.2rem 0;padding-left:1.4rem}nav.toc>ol>li{margin:.15rem 0}nav.toc ol ol{font-size:.92em;color:#5b6474}
+/* dark mode: last, so it wins */@media (prefers-color-scheme:dark){body{background:#15181e;color:#dfe3ea}th{background:#222733}th,td{border-bottom-color:#2c3240}
+a{color:#8cb4ff}.note,svg .at,svg .tk{color:#9aa3b2;fill:#9aa3b2}h2{border-bottom-color:#2c3240}svg text{fill:#dfe3ea}svg .cv{fill:#15181e}svg .cv.hi{fill:#fff}
+svg .grid{stroke:#2c3240}svg .whisker{stroke:#dfe3ea}svg .bar{fill:#5b8fe0}div.tbl>table td:first-child{background:#15181e}div.tbl>table th:first-child{background:#222733}
+nav.toc{border-color:#2c3240}td.n span.b{background:#3d68a8}}`
 
-var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
-	"charts": func(t *Table) template.HTML {
-		var b strings.Builder
-		for _, c := range t.Charts {
-			b.WriteString(c.SVG(t, nil))
-		}
-		// Safe: the SVG is built by this package and escapes every text it holds.
-		return template.HTML(b.String())
-	},
-	"css":   func() template.CSS { return template.CSS(CSS) },
+var htmlFuncs = template.FuncMap{
 	"plain": func(c Cell) string { return c.Plain() },
 	"isNum": func(c Cell) bool { return c.Kind != Text },
 	"bar": func(c Cell) string {
@@ -373,6 +370,82 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return strconv.FormatFloat(math.Max(0, math.Min(100, 100*c.Value)), 'f', 1, 64)
 	},
+}
+
+// htmlSections lays out the sections: a table of contents, then each table
+// with its charts beside it (they wrap below on a narrow window). A table
+// whose every column heatmaps draw is shown as those matrices, its long
+// form folded away.
+var htmlSections = template.Must(template.New("sections").Funcs(htmlFuncs).Parse(`{{if gt (len .) 1}}<nav class="toc"><strong>Contents</strong><ol>{{range $i, $s := .}}<li><a href="#section-{{$i}}">{{$s.Title}}</a>{{if $s.Tables}}<ol>{{range $s.Tables}}<li><a href="#{{.T.ID}}">{{.T.Title}}</a></li>{{end}}</ol>{{end}}</li>{{end}}</ol></nav>
+{{end}}{{range $i, $s := .}}<section id="section-{{$i}}"><h2>{{.Title}}</h2>{{if .Intro}}<p>{{.Intro}}</p>{{end}}
+{{range .Tables}}<h3 id="{{.T.ID}}">{{.T.Title}}</h3>{{if .T.Note}}<p class="note">{{.T.Note}}</p>{{end}}{{if .Heat}}{{.Charts}}
+<details class="long"><summary>the table ({{len .T.Rows}} rows)</summary>{{template "table" .T}}</details>{{else if .Charts}}<div class="pair"><div class="charts">{{.Charts}}</div>{{template "table" .T}}</div>{{else}}{{template "table" .T}}{{end}}
+{{end}}</section>
+{{end}}{{define "table"}}<div class="tbl"><table><thead><tr>{{range .Columns}}<th>{{.Label}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}{{if isNum .}}<td class="n">{{plain .}}{{with bar .}}<span class="b" style="width:{{.}}%"></span>{{end}}</td>{{else}}<td>{{plain .}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody></table></div>{{end}}`))
+
+// sectionView and tableView are what htmlSections lays out.
+type sectionView struct {
+	Title, Intro string
+	Tables       []tableView
+}
+
+type tableView struct {
+	T      *Table
+	Charts template.HTML
+	Heat   bool // heatmaps draw every column: the matrices are the table
+}
+
+// LinksFunc gives the links of one chart of a table (nil: none).
+type LinksFunc func(t *Table, c Chart) LinkFunc
+
+// SectionsHTML renders a report's sections as an HTML fragment — contents,
+// tables, each table's charts beside it, with links from links (nil for
+// none) — for a page of its own; the HTML format wraps it in a document.
+// Every text is escaped.
+func SectionsHTML(r *Report, links LinksFunc) (template.HTML, error) {
+	var secs []sectionView
+	for _, s := range r.Sections {
+		sv := sectionView{Title: s.Title, Intro: s.Intro}
+		for _, t := range s.Tables {
+			tv := tableView{T: t}
+			var b strings.Builder
+			drawn := map[int]bool{} // columns a heatmap shows, or names
+			for _, c := range t.Charts {
+				var link LinkFunc
+				if links != nil {
+					link = links(t, c)
+				}
+				b.WriteString(c.SVG(t, link))
+				if c.Kind == "heatmap" {
+					drawn[c.Value] = true
+					for _, l := range c.Label {
+						drawn[l] = true
+					}
+				}
+			}
+			tv.Heat = len(drawn) > 0
+			for j := range t.Columns {
+				tv.Heat = tv.Heat && drawn[j]
+			}
+			// Safe: the SVG is built by this package and escapes every text it holds.
+			tv.Charts = template.HTML(b.String())
+			sv.Tables = append(sv.Tables, tv)
+		}
+		secs = append(secs, sv)
+	}
+	var b strings.Builder
+	if err := htmlSections.Execute(&b, secs); err != nil {
+		return "", fmt.Errorf("report sections: %w", err)
+	}
+	// Safe: html/template escaped every text of the fragment.
+	return template.HTML(b.String()), nil
+}
+
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
+	"css":      func() template.CSS { return template.CSS(CSS) },
+	"sections": func(r *Report) (template.HTML, error) { return SectionsHTML(r, nil) },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -381,14 +454,7 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 <h1>{{.Title}}</h1>
 <dl>{{range .Meta}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
 <p class="note">Proportions are percentages with 95 % confidence intervals in brackets and the number of rows in parentheses.</p>
-{{if gt (len .Sections) 1}}<nav class="toc"><strong>Contents</strong><ol>{{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a>{{if $s.Tables}}<ol>{{range $s.Tables}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ol>{{end}}</li>{{end}}</ol></nav>
-{{end}}{{range $i, $s := .Sections}}<section id="section-{{$i}}"><h2>{{.Title}}</h2>{{if .Intro}}<p>{{.Intro}}</p>{{end}}
-{{range .Tables}}<h3 id="{{.ID}}">{{.Title}}</h3>{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{charts .}}
-<div class="tbl"><table><thead><tr>{{range .Columns}}<th>{{.Label}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}{{if isNum .}}<td class="n">{{plain .}}{{with bar .}}<span class="b" style="width:{{.}}%"></span>{{end}}</td>{{else}}<td>{{plain .}}</td>{{end}}{{end}}</tr>
-{{end}}</tbody></table></div>
-{{end}}</section>
-{{end}}</body></html>
+{{sections .}}</body></html>
 `))
 
 func renderHTML(w io.Writer, r *Report) error {

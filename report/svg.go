@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -53,7 +54,7 @@ func (s scale) at(v float64) float64 {
 }
 
 func (c Chart) bars(t *Table, link LinkFunc) string {
-	const labelW, barW, rowH, valW = 260.0, 360.0, 20.0, 150.0
+	const labelW, barW, rowH, valW, axisH = 260.0, 360.0, 20.0, 150.0, 40.0
 	sc := scale{0, 1}
 	isProp := true
 	for _, row := range t.Rows {
@@ -67,20 +68,39 @@ func (c Chart) bars(t *Table, link LinkFunc) string {
 			}
 		}
 	}
+	ticks := niceTicks(sc.lo, sc.hi, 5)
 	if isProp {
-		sc = scale{0, 1}
+		sc, ticks = scale{0, 1}, []float64{0, .25, .5, .75, 1}
+	} else if len(ticks) > 1 {
+		sc = scale{ticks[0], ticks[len(ticks)-1]}
 	}
-	h := rowH*float64(len(t.Rows)) + 30
+	plotH := rowH * float64(len(t.Rows))
+	h := plotH + 22 + axisH
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%g" height="%g" role="img" aria-label="%s">`, labelW+barW+valW, h, esc(c.Title))
 	fmt.Fprintf(&b, `<text x="0" y="12" class="ct">%s</text>`, esc(c.Title))
+	// The value axis: ticks, grid lines and the column's name below.
+	base := 22 + plotH
+	fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" class="axis"/>`, labelW, base, labelW+barW, base)
+	for _, tv := range ticks {
+		x := labelW + barW*sc.at(tv)
+		lbl := num(tv, tickDigits(ticks))
+		if isProp {
+			lbl = strconv.FormatFloat(100*tv, 'f', 0, 64) + " %"
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="18" x2="%.1f" y2="%.1f" class="grid"/><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="axis"/><text x="%.1f" y="%.1f" class="tk">%s</text>`,
+			x, x, base, x, base, x, base+4, x, base+15, esc(lbl))
+	}
+	if c.Value < len(t.Columns) {
+		fmt.Fprintf(&b, `<text x="%g" y="%.1f" class="at">%s</text>`, labelW+barW/2, base+32, esc(t.Columns[c.Value].Label))
+	}
 	zero := labelW + barW*sc.at(0)
-	fmt.Fprintf(&b, `<line x1="%.1f" y1="18" x2="%.1f" y2="%.1f" class="axis"/>`, zero, zero, h)
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="18" x2="%.1f" y2="%.1f" class="axis"/>`, zero, zero, base)
 	for i, row := range t.Rows {
 		y := 22 + rowH*float64(i)
 		v := row[c.Value]
 		label := c.labelOf(row)
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" class="bl">%s</text>`, labelW-6, y+13, esc(truncRunes(label, 40)))
+		fmt.Fprintf(&b, `<text x="%g" y="%.1f" class="bl">%s<title>%s</title></text>`, labelW-6, y+13, esc(truncRunes(label, 40)), esc(label))
 		if v.Kind == Empty || isNaN(v.Value) {
 			continue
 		}
@@ -105,6 +125,69 @@ func (c Chart) bars(t *Table, link LinkFunc) string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// niceTicks are about n round values (steps of 1, 2 or 5 × 10^k) covering
+// [lo, hi]. Written here: a dozen lines, and no plotting library is a
+// dependency of the reports.
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	pow := math.Pow(10, float64(max(0, int(math.Ceil(-math.Log10(step)-1e-9)))))
+	var out []float64
+	for k := math.Floor(lo / step); k <= math.Ceil(hi/step-1e-9); k++ {
+		out = append(out, math.Round(k*step*pow)/pow) // 0.6, not 0.6000000000000001
+	}
+	return out
+}
+
+// tickDigits is how many decimals tell the ticks apart.
+func tickDigits(ticks []float64) int {
+	if len(ticks) < 2 {
+		return 0
+	}
+	step := ticks[1] - ticks[0]
+	return max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+}
+
+// wrapWords breaks a label into lines of at most w runes (a longer word is
+// cut), at most lines of them, the last ending in "…" when text is left.
+func wrapWords(s string, w, lines int) []string {
+	var out []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case len([]rune(cur))+1+len([]rune(word)) <= w:
+			cur += " " + word
+		default:
+			out = append(out, cur)
+			cur = word
+		}
+		for len([]rune(cur)) > w {
+			r := []rune(cur)
+			out = append(out, string(r[:w]))
+			cur = string(r[w:])
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	if len(out) > lines {
+		out = append(out[:lines-1], truncRunes(strings.Join(out[lines-1:], " "), w))
+	}
+	return out
 }
 
 func truncRunes(s string, n int) string {
@@ -143,32 +226,58 @@ func (c Chart) heatmap(t *Table, link LinkFunc) string {
 		}
 		val[[2]string{r, col}] = row[c.Value]
 	}
-	const labelW, cellW, cellH, headH = 200.0, 92.0, 30.0, 60.0
+	const labelW, cellW, cellH, lineH = 200.0, 92.0, 30.0, 12.0
+	colLines := make([][]string, len(cols))
+	most := 1
+	for j, col := range cols {
+		colLines[j] = wrapWords(col, 15, 3)
+		most = max(most, len(colLines[j]))
+	}
+	rowKey, colKey := "", ""
+	if c.Label[0] < len(t.Columns) && c.Label[1] < len(t.Columns) {
+		rowKey, colKey = t.Columns[c.Label[0]].Label, t.Columns[c.Label[1]].Label
+	}
+	headH := 40 + lineH*float64(most)
 	w := labelW + cellW*float64(len(cols)) + 20
 	h := headH + cellH*float64(len(rows)) + 50
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%g" height="%g" role="img" aria-label="%s">`, w, h, esc(c.Title))
 	fmt.Fprintf(&b, `<text x="0" y="12" class="ct">%s</text>`, esc(c.Title))
+	// Axis titles: the column key above the column labels, the row key
+	// above the row labels.
+	fmt.Fprintf(&b, `<text x="%g" y="30" class="at">%s →</text><text x="%g" y="%g" class="bl at">%s ↓</text>`, labelW, esc(colKey), labelW-6, headH-6, esc(rowKey))
 	for j, col := range cols {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%g" class="hl" transform="rotate(-20 %.1f %g)">%s</text>`, labelW+cellW*float64(j)+4, headH-6, labelW+cellW*float64(j)+4, headH-6, esc(truncRunes(col, 18)))
+		x := labelW + cellW*float64(j) + cellW/2 - 1
+		fmt.Fprintf(&b, `<text x="%.1f" y="%g" class="hl">`, x, headH-6-lineH*float64(len(colLines[j])-1))
+		for k, line := range colLines[j] {
+			dy := "0"
+			if k > 0 {
+				dy = fmt.Sprint(lineH)
+			}
+			fmt.Fprintf(&b, `<tspan x="%.1f" dy="%s">%s</tspan>`, x, dy, esc(line))
+		}
+		fmt.Fprintf(&b, `<title>%s</title></text>`, esc(col))
 	}
 	for i, r := range rows {
 		y := headH + cellH*float64(i)
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" class="bl">%s</text>`, labelW-6, y+cellH/2+4, esc(truncRunes(r, 30)))
+		fmt.Fprintf(&b, `<text x="%g" y="%.1f" class="bl">%s<title>%s</title></text>`, labelW-6, y+cellH/2+4, esc(truncRunes(r, 30)), esc(r))
 		for j, col := range cols {
 			x := labelW + cellW*float64(j)
 			cell, ok := val[[2]string{r, col}]
-			fill, txt := "#eeeeee", "–"
+			fill, txt, cv := "#eeeeee", "–", "cv"
 			if ok && cell.Kind != Empty && !isNaN(cell.Value) {
 				fill = heatColor(cell.Value)
+				if cell.Value > 0.6 {
+					cv = "cv hi" // light text on a dark cell
+				}
 				txt = pct(cell.Value)
 				if cell.Kind != Prop {
 					txt = num(cell.Value, max(cell.Digits, 1))
 				}
 			}
 			title := fmt.Sprintf("%s · %s: %s", r, col, cell.Plain())
-			g := fmt.Sprintf(`<g class="cell" data-row="%s" data-col="%s"><rect x="%.1f" y="%.1f" width="%g" height="%g" fill="%s"><title>%s</title></rect><text x="%.1f" y="%.1f" class="cv">%s</text></g>`,
-				esc(r), esc(col), x, y, cellW-2, cellH-2, fill, esc(title), x+cellW/2-1, y+cellH/2+4, esc(txt))
+			g := fmt.Sprintf(`<g class="cell" data-row="%s" data-col="%s"><rect x="%.1f" y="%.1f" width="%g" height="%g" fill="%s"><title>%s</title></rect><text x="%.1f" y="%.1f" class="%s">%s</text></g>`,
+				esc(r), esc(col), x, y, cellW-2, cellH-2, fill, esc(title), x+cellW/2-1, y+cellH/2+4, cv, esc(txt))
 			if link != nil {
 				if u := link(r, col); u != "" {
 					g = fmt.Sprintf(`<a href="%s">%s</a>`, esc(u), g)

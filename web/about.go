@@ -16,11 +16,12 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	`details.about{margin:.6rem 0 1rem;padding:.4rem .7rem;border:1px solid #ddd;border-radius:4px}` +
 	`details.about summary{cursor:pointer}pre.config{max-height:24rem;overflow:auto;background:#f6f6f6;padding:.5rem;font-size:12px}` +
 	// Model output is untrusted and unbounded: it wraps anywhere, never widens the page.
-	`td,th,pre,p,li{overflow-wrap:anywhere}pre.text{white-space:pre-wrap;background:#f6f6f6;padding:.5rem .7rem;border-radius:4px;max-width:100%}` +
+	`td,th,pre,p,li{overflow-wrap:anywhere}div.tbl td,div.tbl th{overflow-wrap:break-word}pre.text{white-space:pre-wrap;background:#f6f6f6;padding:.5rem .7rem;border-radius:4px;max-width:100%}` +
 	`tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#fde8e8}tr.gen.disagree>td:first-child{border-left:4px solid #d64545}` +
 	`span.flag{display:inline-block;background:#e6f0ff;border:1px solid #9bbcf0;border-radius:3px;padding:0 .3rem;margin:.1rem 0;font-size:12px}` +
 	`td.flag{background:#e6f0ff;font-weight:600}td.invalid{background:#fff4e5}.hit{background:#e3f5e1}.miss{background:#fde8e8}` +
-	`table.record th{text-align:left;padding-right:1rem;vertical-align:top}section.judge{border-top:1px solid #ddd;margin-top:.8rem}`
+	`table.record th{text-align:left;padding-right:1rem;vertical-align:top}section.judge{border-top:1px solid #ddd;margin-top:.8rem}` +
+	`@media (prefers-color-scheme:dark){p.unfinished{background:#3a2c14}details.about{border-color:#2c3240}pre.config,pre.text{background:#222733}tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#4a1f24}span.flag{background:#1f3357;border-color:#3d68a8}td.flag{background:#1f3357}td.invalid{background:#3a2c14}.hit{background:#1c3a22}.miss{background:#4a1f24}section.judge{border-top-color:#2c3240}}`
 
 // aboutView is the provenance block of a run page: read fresh on every request
 // so a run in progress shows its current status and spend.
@@ -79,6 +80,9 @@ func (s *Server) about(ctx context.Context, id int64) (*aboutView, error) {
 		unpriced += m.UnpricedCalls
 	}
 	a.Total.Spend = spend(cost, unpriced)
+	if len(stats) == 0 {
+		a.Total.Spend = "n/a (no model calls)"
+	}
 	var cfg bytes.Buffer
 	if json.Indent(&cfg, run.Config, "", "  ") != nil {
 		cfg.Reset()

@@ -61,10 +61,6 @@ var outcomeFields = []struct {
 	{"clean compliance", "compliance_clean", "clean_compliance"}, {"any fallacy", "any_fallacy_present", "any_fallacy"},
 }
 
-type chartView struct {
-	SVG template.HTML
-}
-
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	id, d, ok := s.runFrom(w, r)
 	if !ok {
@@ -82,48 +78,52 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 	data := map[string]any{"Run": d.run, "Report": rep, "About": about}
 	if rep != nil {
-		var charts []chartView
-		for _, t := range rep.Tables() {
-			if t.ID == "outcomes_by_frame" {
-				for _, o := range outcomeFields {
-					o := o
-					link := func(model, frame string) string {
-						q := url.Values{"model": {model}, "frame": {frame}, "outcome": {o.Field}}
-						return fmt.Sprintf("/runs/%d/generations?%s", id, q.Encode())
-					}
-					c, err := report.ChartOf(t, "heatmap", strings.ToUpper(o.Label[:1])+o.Label[1:]+": model × frame (click a cell)", o.Column, "model", "frame")
-					if err != nil {
-						s.fail(w, 500, err)
-						return
-					}
-					// Safe: Chart.SVG escapes every text and URL it writes.
-					charts = append(charts, chartView{SVG: template.HTML(c.SVG(t, link))})
-				}
-				continue
-			}
-			var link report.LinkFunc
-			if t.ID == "confusion" && d.run.Benchmark == foils.Definition.Name {
-				link = func(gold, pred string) string { // the test-set items of that cell
-					cond := foils.TestCondition
-					if gold == foils.None {
-						cond = foils.Native
-					}
-					q := url.Values{"cond": {cond}, "label": {gold}, "pred": {pred}}
-					return fmt.Sprintf("/runs/%d/items?%s", id, q.Encode())
-				}
-			}
-			for _, c := range t.Charts {
-				// Safe: Chart.SVG escapes every text and URL it writes.
-				charts = append(charts, chartView{SVG: template.HTML(c.SVG(t, link))})
-			}
+		// The report's own layout (every chart beside its table, as in the
+		// HTML report) with the viewer's links on the charts.
+		if data["Sections"], err = report.SectionsHTML(rep, chartLinks(id, d.run.Benchmark)); err != nil {
+			s.fail(w, 500, err)
+			return
 		}
-		data["Charts"] = charts
 	}
 	tpl := "run.html"
 	if v, ok := views[d.run.Benchmark]; ok {
 		tpl = v.template
 	}
 	s.render(w, tpl, data)
+}
+
+// chartLinks links chart elements to the records behind them: a
+// DeflectBench model × frame cell to its generations with that outcome, a
+// Scheme Foils confusion cell to its test-set items.
+func chartLinks(id int64, bench string) report.LinksFunc {
+	return func(t *report.Table, c report.Chart) report.LinkFunc {
+		switch {
+		case bench == deflect.Definition.Name && t.ID == "outcomes_by_frame" && c.Kind == "heatmap":
+			field := ""
+			for _, o := range outcomeFields {
+				if c.Value < len(t.Columns) && t.Columns[c.Value].Key == o.Column {
+					field = o.Field
+				}
+			}
+			if field == "" {
+				return nil
+			}
+			return func(model, frame string) string {
+				q := url.Values{"model": {model}, "frame": {frame}, "outcome": {field}}
+				return fmt.Sprintf("/runs/%d/generations?%s", id, q.Encode())
+			}
+		case bench == foils.Definition.Name && t.ID == "confusion":
+			return func(gold, pred string) string {
+				cond := foils.TestCondition
+				if gold == foils.None {
+					cond = foils.Native
+				}
+				q := url.Values{"cond": {cond}, "label": {gold}, "pred": {pred}}
+				return fmt.Sprintf("/runs/%d/items?%s", id, q.Encode())
+			}
+		}
+		return nil
+	}
 }
 
 // runFrom loads the run named in the path, answering 400 or 404 itself.

@@ -306,17 +306,6 @@ func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {
 	if d.rep, err = missci.ReconstructionReport(args, md.preds, 1, m.Split, m.Source, m.Unknown, missci.Scorers{}); err != nil {
 		return err
 	}
-	for _, t := range d.rep.Tables() {
-		switch t.ID {
-		case "per_class":
-			err = addChart(t, "bars", "Per-class F1", "f1", "class")
-		case "arg_t":
-			err = addChart(t, "bars", "Arg@t", "arg_t", "t")
-		}
-		if err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -330,20 +319,6 @@ func (s *Server) loadFoils(ctx context.Context, id int64, d *runData) error {
 		// The items can still be browsed: show the report an older
 		// store kept, or say why there is none.
 		if d.rep, err = auditFallback(audits[0], err); err != nil {
-			return err
-		}
-	}
-	for _, t := range d.rep.Tables() {
-		var err error
-		switch t.ID {
-		case "confusion":
-			err = addChart(t, "heatmap", "Confusion matrix on the test set: rows = gold, columns = predicted, row shares (click a cell for its items)", "share", "gold", "predicted")
-		case "per_type":
-			err = addChart(t, "bars", "Type-specific separation M_τ − W_τ (pp)", "gap_pp", "type")
-		case "flag_rates":
-			err = addChart(t, "bars", "Flag rate by condition", "rate", "condition")
-		}
-		if err != nil {
 			return err
 		}
 	}
@@ -415,20 +390,14 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 // a report that says why.
 func auditFallback(a foils.AuditRecord, why error) (*report.Report, error) {
 	if len(a.Report) > 0 {
-		return report.FromJSON(a.Report)
+		rep, err := report.FromJSON(a.Report)
+		if err == nil {
+			foils.AddCharts(rep)
+		}
+		return rep, err
 	}
 	rep := &report.Report{Title: "Scheme Foils audit: " + a.Corpus + " — " + a.Detector, Benchmark: "schemefoils",
 		Meta: [][2]string{{"corpus", a.Corpus}, {"detector", a.Detector}}}
 	rep.AddSection("No measurements", "The audit's measurements cannot be made from its detections: "+why.Error()+". Its items can still be browsed.")
 	return rep, nil
-}
-
-// addChart sets a table's chart from its column keys.
-func addChart(t *report.Table, kind, title, value string, labels ...string) error {
-	c, err := report.ChartOf(t, kind, title, value, labels...)
-	if err != nil {
-		return err
-	}
-	t.Charts = []report.Chart{c}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
@@ -217,8 +218,9 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 	for _, g := range p.groupings() {
 		t := sec.Add(&report.Table{ID: "outcomes_" + g.id, Title: g.title, Columns: outcomeCols("model", g.label)})
 		if g.id == "by_frame" {
-			t.Charts = []report.Chart{{Kind: "heatmap", Title: "Refusal: model × frame", Label: []int{0, 1}, Value: 2},
-				{Kind: "heatmap", Title: "Clean compliance: model × frame", Label: []int{0, 1}, Value: 5}}
+			for i, o := range outcomes { // one matrix per outcome
+				t.Charts = append(t.Charts, report.Chart{Kind: "heatmap", Title: strings.ToUpper(o.label[:1]) + o.label[1:] + ": model × frame", Label: []int{0, 1}, Value: 2 + i})
+			}
 		}
 		var regs []reg
 		values := distinct(p.rows, g.key, g.sortKey)

@@ -3,6 +3,7 @@ package foils
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/report"
@@ -275,6 +276,16 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	ci := func(x []float64) (float64, float64) {
 		return stats.Replicates{Values: column(x)}.Percentile(0, o.Level)
 	}
+	// typeGapCI is the percentile interval of gap_τ = M_τ − W_τ over the
+	// same resamples (SPEC G.5: CIs of gaps are item bootstraps).
+	typeGapCI := func(t string) (float64, float64) {
+		i := slices.Index(Types, t)
+		x := make([]float64, o.Resamples)
+		for b := range o.Resamples {
+			x[b] = mReps[b][2+i] - wReps[b][2+i]
+		}
+		return ci(x)
+	}
 	mRates, wRates := typeRates(M, all(len(M.flag))), typeRates(W, all(len(W.flag)))
 	sum.Gap = sum.MatchedFPR.Estimate - sum.NativeFPR.Estimate
 	sum.GapLo, sum.GapHi = ci(gapR)
@@ -309,7 +320,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	sec := rep.AddSection("Verdict", verdict)
 	flagTable(sec, sum, false)
 	gaps := sec.Add(&report.Table{ID: "gaps", Title: "Gaps (percentage points)", Columns: report.Cols("measure", "value (pp)"),
-		Charts: []report.Chart{{Kind: "bars", Title: "Gaps in pp (bootstrap 95 % CI)", Label: []int{0}, Value: 1}}})
+		Charts: charts["gaps"]})
 	gaps.Rows = [][]report.Cell{
 		{report.T("N→M gap: matched FPR − native FPR"), report.NCI(100*sum.Gap, 100*sum.GapLo, 100*sum.GapHi, 1)},
 		{report.T("type-specific separation (macro over types, SPEC C.4)"), report.NCI(100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi, 1)},
@@ -319,7 +330,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	per := rep.AddSection("Per type", "M_τ and W_τ are the shares of matched and wrong-scheme items from source type τ that the detector calls τ; "+
 		"T′ groups wrong-scheme items by their new type τ′, T by their source type.")
 	pt := per.Add(&report.Table{ID: "per_type", Title: "Per-type rates", Columns: report.Cols("type", "M_τ", "W_τ (= T by source)", "gap (pp)", "T′ by target"),
-		Charts: []report.Chart{{Kind: "bars", Title: "Type-specific separation M_τ − W_τ (pp)", Label: []int{0}, Value: 3}}})
+		Charts: charts["per_type"]})
 	byTgt := func(c cond) map[string][2]float64 {
 		m := map[string][2]float64{}
 		for i := range c.asTgt {
@@ -332,8 +343,9 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		mk, mn := countType(M, t)
 		wk, wn := countType(W, t)
 		tg := byTgt[t]
+		lo, hi := typeGapCI(t)
 		row := []report.Cell{report.T(t), report.P(ratio(mk, mn), int(mn)), report.P(ratio(wk, wn), int(wn)),
-			report.F(100*(ratio(mk, mn)-ratio(wk, wn)), 1), report.P(ratio(tg[0], tg[1]), int(tg[1]))}
+			report.NCI(100*(ratio(mk, mn)-ratio(wk, wn)), 100*lo, 100*hi, 1), report.P(ratio(tg[0], tg[1]), int(tg[1]))}
 		pt.Rows = append(pt.Rows, row)
 	}
 	confusion(rep, in)
@@ -344,6 +356,24 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		return nil, sum, err
 	}
 	return rep, sum, nil
+}
+
+// charts are the audit report's charts, by table id.
+var charts = map[string][]report.Chart{
+	"gaps":       {{Kind: "bars", Title: "Gaps in pp (bootstrap 95 % CI)", Label: []int{0}, Value: 1}},
+	"per_type":   {{Kind: "bars", Title: "Type-specific separation M_τ − W_τ (pp, bootstrap 95 % CI)", Label: []int{0}, Value: 3}},
+	"flag_rates": {{Kind: "bars", Title: "Flag rate by condition (Wilson 95 % CI)", Label: []int{0}, Value: 3}},
+	"confusion":  {{Kind: "heatmap", Title: "Confusion matrix (row shares)", Label: []int{0, 1}, Value: 2}},
+}
+
+// AddCharts gives the tables of an audit report read back from JSON (which
+// keeps no charts: an older store's) the charts an audit draws.
+func AddCharts(rep *report.Report) {
+	for _, t := range rep.Tables() {
+		if c, ok := charts[t.ID]; ok && len(t.Charts) == 0 {
+			t.Charts = c
+		}
+	}
 }
 
 func countType(c cond, t string) (k, n float64) {
@@ -387,7 +417,7 @@ func resampleMeans(n, B int, seed uint64, stat func(idx []int) []float64) ([][]f
 
 func flagTable(sec *report.Section, sum Summary, withGap bool) {
 	flags := sec.Add(&report.Table{ID: "flag_rates", Title: "Flag rates by condition (SPEC C.3)", Columns: report.Cols("condition", "items", "flagged", "rate"),
-		Charts: []report.Chart{{Kind: "bars", Title: "Flag rate by condition (Wilson 95 % CI)", Label: []int{0}, Value: 3}}})
+		Charts: charts["flag_rates"]})
 	flags.Note = "The wrong-scheme rate is a flag rate, not a false-positive rate: only about three quarters of wrong-scheme items were judged valid by humans."
 	for _, r := range []struct {
 		l string
@@ -432,7 +462,7 @@ func AcrossSeeds(rep *report.Report, seeds []string, sums []Summary) {
 func confusion(rep *report.Report, in AuditInput) {
 	sec := rep.AddSection("Confusion matrix", "Unmodified test set: the share of each gold label's items given each predicted label.")
 	t := sec.Add(&report.Table{ID: "confusion", Title: "P(predicted | gold) on the test set", Columns: report.Cols("gold", "predicted", "share"),
-		Charts: []report.Chart{{Kind: "heatmap", Title: "Confusion matrix (row shares)", Label: []int{0, 1}, Value: 2}}})
+		Charts: charts["confusion"]})
 	counts := map[[2]string]int{}
 	totals := map[string]int{}
 	for i, it := range in.Test {

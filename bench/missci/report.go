@@ -26,7 +26,8 @@ func ReconstructionTable(id, title string, names []string, rs []Reconstruction) 
 
 // PerClassTable renders per-class precision, recall and F1.
 func PerClassTable(r Reconstruction) *report.Table {
-	t := &report.Table{ID: "per_class", Title: "Per-class scores", Columns: report.Cols("class", "support", "precision", "recall", "F1")}
+	t := &report.Table{ID: "per_class", Title: "Per-class scores", Columns: report.Cols("class", "support", "precision", "recall", "F1"),
+		Charts: []report.Chart{{Kind: "bars", Title: "Per-class F1", Label: []int{0}, Value: 4}}}
 	for _, c := range r.PerClass {
 		t.Rows = append(t.Rows, []report.Cell{report.T(c.Label), report.I(c.Support), report.F(c.Precision, 4), report.F(c.Recall, 4), report.F(c.F1, 4)})
 	}
@@ -35,7 +36,8 @@ func PerClassTable(r Reconstruction) *report.Table {
 
 // ArgTTable renders Arg@t.
 func ArgTTable(r Reconstruction) *report.Table {
-	t := &report.Table{ID: "arg_t", Title: "Arg@t: share of arguments with at least t of their reasoning lines correct", Columns: report.Cols("t", "Arg@t")}
+	t := &report.Table{ID: "arg_t", Title: "Arg@t: share of arguments with at least t of their reasoning lines correct", Columns: report.Cols("t", "Arg@t"),
+		Charts: []report.Chart{{Kind: "bars", Title: "Arg@t", Label: []int{0}, Value: 1}}}
 	var ts []int
 	for k := range r.ArgT {
 		ts = append(ts, k)

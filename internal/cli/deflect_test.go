@@ -265,7 +265,7 @@ func TestFoilsHeatmapLinks(t *testing.T) {
 		return rec.Body.String()
 	}
 	page := get("/runs/1")
-	if !strings.Contains(page, "rows = gold, columns = predicted") {
+	if !strings.Contains(page, "gold ↓") || !strings.Contains(page, "predicted →") {
 		t.Fatal("the confusion heatmap does not name its axes")
 	}
 	i := strings.Index(page, `<a href="/runs/1/items?cond=`)
