@@ -85,7 +85,7 @@ func TestBrowserHeatmapClickAndXSS(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	pager := must(chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`p.pager`))))
+	pager := must(chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`div.pager`))))
 	rows := must(chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('tr.gen').length`)))
 	allMatch := must(chromedp.Run(ctx, chromedp.Evaluate[bool](`[...document.querySelectorAll('tr.gen')].every(r => r.innerText.includes('explicit_manipulation') && r.innerText.includes('model-a') && r.innerText.includes("I can't"))`)))
 	artifact(t, "viewer-heatmap-click.jpg", must(chromedp.Run(ctx, chromedp.FullScreenshot(80))))

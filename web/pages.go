@@ -2,10 +2,12 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,11 +16,14 @@ import (
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 )
 
 var funcs = template.FuncMap{
+	// seg escapes one path segment (an item id may hold "#" or "/").
+	"seg":   url.PathEscape,
 	"plain": func(c report.Cell) string { return c.Plain() },
 	"isNum": func(c report.Cell) bool { return c.Kind != report.Text },
 	"add":   func(a, b int) int { return a + b },
@@ -141,30 +146,6 @@ func (s *Server) runFrom(w http.ResponseWriter, r *http.Request) (int64, *runDat
 	return id, d, true
 }
 
-type pager struct {
-	Page, Pages, Total, From, To int
-	Prev, Next                   string
-}
-
-func paginate(r *http.Request, total int) pager {
-	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	pages := max(1, (total+PageSize-1)/PageSize)
-	page = min(max(page, 1), pages)
-	p := pager{Page: page, Pages: pages, Total: total, From: (page - 1) * PageSize, To: min(total, page*PageSize)}
-	link := func(n int) string {
-		q := r.URL.Query()
-		q.Set("page", strconv.Itoa(n))
-		return r.URL.Path + "?" + q.Encode()
-	}
-	if page > 1 {
-		p.Prev = link(page - 1)
-	}
-	if page < pages {
-		p.Next = link(page + 1)
-	}
-	return p
-}
-
 type judgeView struct {
 	Judge     string
 	Flags     []string // fields set to 1
@@ -181,22 +162,59 @@ type genView struct {
 }
 
 func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
-	if s.firstPage(w, r) {
+	if r.URL.Query().Get("export") == "" && s.firstPage(w, r) {
 		return
 	}
 	_, d, ok := s.runFrom(w, r)
 	if !ok || !s.isBench(w, d, deflect.Definition.Name, "generations") {
 		return
 	}
-	q := r.URL.Query()
+	match := filterGenerations(d, r.URL.Query())
+	heads := sortRows(r, match, genSort)
+	if exportGenerations(w, r, d, match) {
+		return
+	}
+	p := paginate(r, len(match))
+	s.renderGenerations(w, r, d.run, match[p.From:p.To], d.evals, d.judges, p, heads)
+}
+
+// genSort are the sortable columns of the generations list.
+var genSort = []sortKey[*deflect.Row]{
+	by("id", "id", func(r *deflect.Row) string { return r.Gen.GenID }),
+	by("model", "model", func(r *deflect.Row) string { return r.Gen.Model }),
+	by("frame", "frame", func(r *deflect.Row) string { return deflect.FrameLabel(r.Gen) }),
+	by("claim", "claim", func(r *deflect.Row) string { return r.Gen.ClaimID }),
+	by("length", "answer length", func(r *deflect.Row) int { return len(r.Gen.Response) }),
+	by("disagree", "disagreement", func(r *deflect.Row) int {
+		if r.Disagree() {
+			return 1
+		}
+		return 0
+	}),
+}
+
+// filterGenerations is the generations a list's filters keep: model and
+// frame (substring, or exact for the run's own value), an outcome set,
+// judge disagreement, and text in the answer or prompt.
+func filterGenerations(d *runData, q url.Values) []*deflect.Row {
 	model, frame, outcome := q.Get("model"), q.Get("frame"), q.Get("outcome")
 	disagree := q.Get("disagree") == "1"
 	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	claim := q.Get("claim")
 	byModel := filterMatch(d.rows, func(r *deflect.Row) string { return r.Gen.Model }, model)
 	byFrame := filterMatch(d.rows, func(r *deflect.Row) string { return deflect.FrameLabel(r.Gen) }, frame)
+	byClaim := filterMatch(d.rows, func(r *deflect.Row) string { return r.Gen.ClaimID + " " + r.Gen.ClaimText }, claim)
+	if claim != "" {
+		for _, r := range d.rows {
+			if r.Gen.ClaimID == claim { // a claim id from a link: that claim only
+				byClaim = func(r *deflect.Row) bool { return r.Gen.ClaimID == claim }
+				break
+			}
+		}
+	}
 	var match []*deflect.Row
 	for _, row := range d.rows {
-		if !byModel(row) || !byFrame(row) {
+		if !byModel(row) || !byFrame(row) || !byClaim(row) {
 			continue
 		}
 		if outcome != "" {
@@ -212,8 +230,37 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 		}
 		match = append(match, row)
 	}
-	p := paginate(r, len(match))
-	s.renderGenerations(w, r, d.run, match[p.From:p.To], d.evals, d.judges, p)
+	return match
+}
+
+// exportGenerations answers ?export=csv|jsonl with every filtered
+// generation: its identity, the answer, and the consensus of each field.
+func exportGenerations(w http.ResponseWriter, r *http.Request, d *runData, rows []*deflect.Row) bool {
+	header := []string{"gen_id", "model", "frame", "claim_id", "claim", "requested_fallacy", "prompt_id", "sample", "response", "judges_disagree"}
+	header = append(header, deflect.Fields...)
+	return exported(w, r, fmt.Sprintf("run-%d-generations", d.run.ID), header, func(yield func([]string, any) bool) {
+		for _, row := range rows {
+			g := row.Gen
+			rec := []string{g.GenID, g.Model, deflect.FrameLabel(g), g.ClaimID, g.ClaimText, g.Fallacy, g.PromptID, strconv.Itoa(g.Run), g.Response, strconv.FormatBool(row.Disagree())}
+			cons := map[string]any{}
+			for _, f := range deflect.Fields {
+				v, ok := row.Value(f)
+				if !ok {
+					rec = append(rec, "")
+					cons[f] = nil
+					continue
+				}
+				rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
+				cons[f] = v
+			}
+			obj := map[string]any{"gen_id": g.GenID, "model": g.Model, "frame": deflect.FrameLabel(g), "claim_id": g.ClaimID, "claim": g.ClaimText,
+				"requested_fallacy": g.Fallacy, "prompt_id": g.PromptID, "sample": g.Run, "prompt": g.PromptText, "response": g.Response,
+				"judges_disagree": row.Disagree(), "consensus": cons}
+			if !yield(rec, obj) {
+				return
+			}
+		}
+	})
 }
 
 // isBench answers 404 for a page a run of another benchmark does not have.
@@ -265,7 +312,7 @@ func (s *Server) firstPage(w http.ResponseWriter, r *http.Request) bool {
 	if p.Page != page { // past the last page: the full list answers
 		return false
 	}
-	s.renderGenerations(w, r, withState(run), rows, evalsByGen(ds.Evals), judges, p)
+	s.renderGenerations(w, r, withState(run), rows, evalsByGen(ds.Evals), judges, p, sortRows(r, rows, genSort))
 	return true
 }
 
@@ -285,7 +332,7 @@ func evalsByGen(evals []deflect.Eval) map[string]map[string]deflect.Eval {
 
 // renderGenerations renders one page of generations with their judges.
 func (s *Server) renderGenerations(w http.ResponseWriter, r *http.Request, run store.Run, rows []*deflect.Row,
-	evals map[string]map[string]deflect.Eval, judges []string, p pager) {
+	evals map[string]map[string]deflect.Eval, judges []string, p pager, heads []sortHead) {
 	q := r.URL.Query()
 	var views []genView
 	for _, row := range rows {
@@ -309,7 +356,7 @@ func (s *Server) renderGenerations(w http.ResponseWriter, r *http.Request, run s
 		views = append(views, v)
 	}
 	s.render(w, "generations.html", map[string]any{"Run": run, "Rows": views, "Pager": p, "Model": q.Get("model"), "Frame": q.Get("frame"),
-		"Outcome": q.Get("outcome"), "Disagree": q.Get("disagree") == "1", "Q": q.Get("q"), "Outcomes": outcomeFields})
+		"Outcome": q.Get("outcome"), "Disagree": q.Get("disagree") == "1", "Q": q.Get("q"), "Claim": q.Get("claim"), "Outcomes": outcomeFields, "Sort": heads})
 }
 
 func (s *Server) items(w http.ResponseWriter, r *http.Request) {
@@ -336,20 +383,113 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 		}
 		match = append(match, p)
 	}
+	heads := sortRows(r, match, itemSort)
+	header := []string{"condition", "id", "gold", "source", "target", "pred", "text", "raw"}
+	if exported(w, r, fmt.Sprintf("run-%d-items", d.run.ID), header, func(yield func([]string, any) bool) {
+		for _, p := range match {
+			if !yield([]string{p.Condition, p.ID, p.Gold, p.Source, p.Target, p.Pred, p.Text, p.Raw}, p) {
+				return
+			}
+		}
+	}) {
+		return
+	}
 	pg := paginate(r, len(match))
 	s.render(w, "items.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Cond": cond, "Label": label,
-		"Pred": pred, "Q": q.Get("q"), "Conds": []string{"native", "matched", "wrong_scheme", "test"}})
+		"Pred": pred, "Q": q.Get("q"), "Conds": []string{"native", "matched", "wrong_scheme", "test"}, "Sort": heads})
+}
+
+// itemVerdict says what the detector's label means for an item: on a
+// fallacious test item, right or wrong; on a valid item (native none,
+// matched or wrong-scheme foils), "none" is right and anything else a
+// false positive — named when it is the item's source or new scheme.
+func itemVerdict(p records.Prediction) (string, bool) {
+	switch {
+	case p.Pred == "":
+		return "the detector's answer could not be parsed", false
+	case p.Condition == foils.TestCondition && p.Pred == p.Gold:
+		return "correct: the gold label", true
+	case p.Condition == foils.TestCondition:
+		return "wrong: the gold label is " + p.Gold, false
+	case p.Pred == foils.None:
+		return "correct: a valid argument called none", true
+	case p.Source != "" && p.Pred == p.Source:
+		return "false positive: called by its source scheme τ", false
+	case p.Target != "" && p.Pred == p.Target:
+		return "false positive: called by its new scheme τ′", false
+	}
+	return "false positive: a valid argument called " + p.Pred, false
+}
+
+// itemSort are the sortable columns of the items list.
+var itemSort = []sortKey[records.Prediction]{
+	by("cond", "condition", func(p records.Prediction) string { return p.Condition }),
+	by("id", "id", func(p records.Prediction) string { return p.ID }),
+	by("gold", "gold / source → target", func(p records.Prediction) string { return p.Gold + p.Source + "\x00" + p.Target }),
+	by("pred", "predicted", func(p records.Prediction) string { return p.Pred }),
+	by("length", "text", func(p records.Prediction) int { return len(p.Text) }),
+}
+
+// item is the page of one audited item: its text, gold label or scheme,
+// the detector's label and its raw answer. /runs/ID/items/COND/ITEM_ID.
+func (s *Server) item(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.runFrom(w, r)
+	if !ok || !s.isBench(w, d, foils.Definition.Name, "items") {
+		return
+	}
+	cond, id := r.PathValue("cond"), r.PathValue("item")
+	for _, p := range d.preds {
+		if p.Condition == cond && p.ID == id {
+			verdict, right := itemVerdict(p)
+			s.render(w, "item.html", map[string]any{"Run": d.run, "Item": p, "Verdict": verdict, "Right": right})
+			return
+		}
+	}
+	s.fail(w, 404, fmt.Errorf("run %d has no %s item %q", d.run.ID, cond, id))
 }
 
 type lineView struct {
 	Line    missci.Line
 	Preds   []missci.Prediction
 	Correct bool
+	Prompt  string // the request of the line's call (argument page only)
+	Raw     string // the model's answer
 }
 
 type argView struct {
-	Arg   missci.Argument
-	Lines []lineView
+	Arg     missci.Argument
+	Lines   []lineView
+	Hidden  int     // lines a filter leaves out
+	Correct float64 // share of lines with a right top-1 class
+}
+
+// argLines is an argument with every line's ranked predictions and
+// whether the top-1 class is one of the gold classes.
+func (m *missciData) argLines(a missci.Argument) argView {
+	av := argView{Arg: a}
+	right := 0
+	for _, l := range a.Lines {
+		lv := lineView{Line: l, Preds: m.preds[l.ID]}
+		if len(lv.Preds) > 0 {
+			lv.Correct = slices.Contains(l.Classes(), lv.Preds[0].Class)
+		}
+		if lv.Correct {
+			right++
+		}
+		av.Lines = append(av.Lines, lv)
+	}
+	if len(a.Lines) > 0 {
+		av.Correct = float64(right) / float64(len(a.Lines))
+	}
+	return av
+}
+
+// argSort are the sortable columns of the arguments list.
+var argSort = []sortKey[argView]{
+	by("id", "id", func(a argView) string { return a.Arg.ID }),
+	by("claim", "claim", func(a argView) string { return a.Arg.Claim }),
+	by("lines", "lines", func(a argView) int { return len(a.Arg.Lines) }),
+	by("correct", "share of lines right", func(a argView) float64 { return a.Correct }),
 }
 
 func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
@@ -366,34 +506,110 @@ func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
 	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
 	var match []argView
 	for _, a := range d.missci.args {
-		av := argView{Arg: a}
-		keep := class == "" && !wrong
-		for _, l := range a.Lines {
-			lv := lineView{Line: l, Preds: d.missci.preds[l.ID]}
-			if len(lv.Preds) > 0 {
-				for _, c := range l.Classes() {
-					if c == lv.Preds[0].Class {
-						lv.Correct = true
-					}
+		if search != "" && !strings.Contains(strings.ToLower(a.Claim+" "+a.P0), search) {
+			continue
+		}
+		av := d.missci.argLines(a)
+		// The lines the filters ask for; an argument with none is left out.
+		kept := av.Lines[:0:0]
+		for _, lv := range av.Lines {
+			if (class == "" || slices.Contains(lv.Line.Classes(), class)) && (!wrong || !lv.Correct) {
+				kept = append(kept, lv)
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		av.Hidden, av.Lines = len(av.Lines)-len(kept), kept
+		match = append(match, av)
+	}
+	heads := sortRows(r, match, argSort)
+	header := []string{"argument_id", "line_id", "gold_classes", "gold_premises", "top1_class", "top1_premise", "top1_correct", "predictions"}
+	if exported(w, r, fmt.Sprintf("run-%d-lines", d.run.ID), header, func(yield func([]string, any) bool) {
+		for _, av := range match {
+			for _, lv := range av.Lines {
+				var premises []string
+				for _, f := range lv.Line.Fallacies {
+					premises = append(premises, f.Premise)
+				}
+				top := missci.Prediction{}
+				if len(lv.Preds) > 0 {
+					top = lv.Preds[0]
+				}
+				preds, _ := json.Marshal(lv.Preds)
+				rec := []string{av.Arg.ID, lv.Line.ID, strings.Join(lv.Line.Classes(), "; "), strings.Join(premises, " | "), top.Class, top.Premise, strconv.FormatBool(lv.Correct), string(preds)}
+				obj := map[string]any{"argument_id": av.Arg.ID, "line_id": lv.Line.ID, "gold_classes": lv.Line.Classes(), "gold_premises": premises,
+					"top1_correct": lv.Correct, "predictions": lv.Preds}
+				if !yield(rec, obj) {
+					return
 				}
 			}
-			av.Lines = append(av.Lines, lv)
-			hasClass := false
-			for _, c := range l.Classes() {
-				hasClass = hasClass || c == class
-			}
-			if (class == "" || hasClass) && (!wrong || !lv.Correct) {
-				keep = true
-			}
 		}
-		if search != "" && !strings.Contains(strings.ToLower(a.Claim+" "+a.P0), search) {
-			keep = false
-		}
-		if keep {
-			match = append(match, av)
-		}
+	}) {
+		return
 	}
 	pg := paginate(r, len(match))
 	s.render(w, "arguments.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Class": class, "Wrong": wrong,
-		"Q": q.Get("q"), "Classes": missci.Classes})
+		"Q": q.Get("q"), "Classes": missci.Classes, "Sort": heads})
+}
+
+// argument is the page of one Missci argument: the claim, p0 and every
+// reasoning line with its gold premises, the model's ranked predictions,
+// and the prompt and raw answer of the line's call. /runs/ID/arguments/ARG_ID.
+func (s *Server) argument(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
+		return
+	}
+	if d.missci == nil {
+		s.fail(w, 404, fmt.Errorf("run %d is not a Missci reconstruction run", d.run.ID))
+		return
+	}
+	id := r.PathValue("arg")
+	for _, a := range d.missci.args {
+		if a.ID != id {
+			continue
+		}
+		av := d.missci.argLines(a)
+		for i, lv := range av.Lines {
+			key := d.missci.calls[lv.Line.ID]
+			if key == "" {
+				continue
+			}
+			c, ok, err := s.st.GetCall(r.Context(), key)
+			if err != nil {
+				s.fail(w, 500, err)
+				return
+			}
+			if ok {
+				av.Lines[i].Prompt, av.Lines[i].Raw = callTexts(c)
+			}
+		}
+		s.render(w, "argument.html", map[string]any{"Run": d.run, "A": av, "Source": d.missci.source})
+		return
+	}
+	s.fail(w, 404, fmt.Errorf("run %d has no argument %q", d.run.ID, id))
+}
+
+// callTexts is a stored call's prompt (system and user turns) and answer.
+func callTexts(c store.Call) (prompt, answer string) {
+	var doc struct {
+		Request llm.Request `json:"request"`
+	}
+	if json.Unmarshal(c.Request, &doc) == nil {
+		var parts []string
+		if doc.Request.System != "" {
+			parts = append(parts, "[system]\n"+doc.Request.System)
+		}
+		for _, m := range doc.Request.Messages {
+			parts = append(parts, "["+m.Role+"]\n"+m.Content)
+		}
+		prompt = strings.Join(parts, "\n\n")
+	}
+	if c.Response != nil {
+		answer = c.Response.Text
+	} else if c.Error != "" {
+		answer = "(the call failed: " + c.Error + ")"
+	}
+	return prompt, answer
 }

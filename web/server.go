@@ -102,9 +102,11 @@ func (d *runData) isReady() bool {
 
 // missciData is a Missci reconstruction run joined with its gold arguments.
 type missciData struct {
-	args  []missci.Argument
-	preds missci.Predictions
-	split string
+	args   []missci.Argument
+	preds  missci.Predictions
+	split  string
+	source string            // model and template
+	calls  map[string]string // line → call key
 }
 
 // New builds a viewer over a store.
@@ -130,7 +132,11 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /runs/{id}/generations", s.generations)
 	mux.HandleFunc("GET /runs/{id}/generations/{gen}", s.generation)
 	mux.HandleFunc("GET /runs/{id}/items", s.items)
+	mux.HandleFunc("GET /runs/{id}/items/{cond}/{item}", s.item)
 	mux.HandleFunc("GET /runs/{id}/arguments", s.arguments)
+	mux.HandleFunc("GET /runs/{id}/arguments/{arg}", s.argument)
+	mux.HandleFunc("GET /runs/{id}/compare", s.across)
+	mux.HandleFunc("GET /compare", s.compare)
 	mux.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write([]byte(report.CSS + viewerCSS))
@@ -299,7 +305,7 @@ func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {
 	if err != nil {
 		return err
 	}
-	md := &missciData{args: args, preds: m.Preds, split: m.Split}
+	md := &missciData{args: args, preds: m.Preds, split: m.Split, source: m.Source, calls: m.CallKeys}
 	d.missci = md
 	// The report `missci report` makes: every cut-off k, per-class scores,
 	// Arg@t and METEOR (no embedder or scorer: the viewer calls nothing).

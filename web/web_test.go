@@ -295,11 +295,11 @@ func TestRunInProgressIsReloaded(t *testing.T) {
 	h := viewer(t, st, func(v *web.Server) { v.Refresh = 0 })
 	rows := func() string {
 		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=", id))
-		i := strings.Index(body, `class="pager">`)
+		i := strings.Index(body, `class="pager"><p>`)
 		if i < 0 {
 			t.Fatalf("no pager:\n%.300s", body)
 		}
-		return strings.Fields(body[i+len(`class="pager">`):])[0]
+		return strings.Fields(body[i+len(`class="pager"><p>`):])[0]
 	}
 	before := rows()
 	// The judging phase stores the run's evals as a whole.
@@ -320,8 +320,8 @@ func TestRunInProgressIsThrottled(t *testing.T) {
 	h := viewer(t, st, func(v *web.Server) { v.Refresh = time.Hour })
 	total := func() string {
 		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=", id))
-		i := strings.Index(body, `class="pager">`)
-		return strings.Fields(body[i+len(`class="pager">`):])[0]
+		i := strings.Index(body, `class="pager"><p>`)
+		return strings.Fields(body[i+len(`class="pager"><p>`):])[0]
 	}
 	before := total()
 	if err := records.SaveDeflect(ctx, st, id, nil, d.Evals); err != nil {
@@ -385,8 +385,8 @@ func TestListFilters(t *testing.T) {
 	h := viewer(t, st)
 	total := func(q string) string {
 		_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?%s", id1, q))
-		i := strings.Index(body, `class="pager">`)
-		return strings.Fields(body[i+len(`class="pager">`):])[0]
+		i := strings.Index(body, `class="pager"><p>`)
+		return strings.Fields(body[i+len(`class="pager"><p>`):])[0]
 	}
 	all, exact, sub := total("model="), total("model=model-a"), total("model=MODEL")
 	if exact == all || sub != all {

@@ -1,0 +1,337 @@
+package web
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/bench/missci"
+)
+
+// acrossCell is one model's answers to one claim × frame.
+type acrossCell struct {
+	Model string
+	Gens  []genView
+	Set   map[string]int // outcome field → how many of the answers have it
+}
+
+// across is the page of one DeflectBench claim × frame with every model's
+// answers side by side, one column per model, one row per sample:
+// /runs/ID/compare?claim=CLAIM_ID&frame=FRAME.
+func (s *Server) across(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.runFrom(w, r)
+	if !ok || !s.isBench(w, d, deflect.Definition.Name, "model comparison") {
+		return
+	}
+	claim, frame := r.URL.Query().Get("claim"), r.URL.Query().Get("frame")
+	byModel := map[string]*acrossCell{}
+	var models []string
+	var claimText string
+	for _, row := range d.rows {
+		if row.Gen.ClaimID != claim || deflect.FrameLabel(row.Gen) != frame {
+			continue
+		}
+		claimText = row.Gen.ClaimText
+		c := byModel[row.Gen.Model]
+		if c == nil {
+			c = &acrossCell{Model: row.Gen.Model, Set: map[string]int{}}
+			byModel[row.Gen.Model] = c
+			models = append(models, row.Gen.Model)
+		}
+		c.Gens = append(c.Gens, genView{Gen: row.Gen, Frame: frame, Disagree: row.Disagree()})
+		for _, o := range outcomeFields {
+			if v, ok := row.Value(o.Field); ok && v >= 0.5 {
+				c.Set[o.Field]++
+			}
+		}
+	}
+	if len(models) == 0 {
+		s.fail(w, 404, fmt.Errorf("run %d has no generation for claim %q under frame %q", d.run.ID, claim, frame))
+		return
+	}
+	slices.Sort(models)
+	// Rows: one per requested fallacy and sample; each holds every
+	// model's answer to it (or nothing).
+	type slot struct {
+		fallacy string
+		sample  int
+	}
+	var slots []slot
+	seen := map[slot]bool{}
+	var cells []*acrossCell
+	for _, m := range models {
+		c := byModel[m]
+		cells = append(cells, c)
+		for _, g := range c.Gens {
+			if k := (slot{g.Gen.Fallacy, g.Gen.Run}); !seen[k] {
+				seen[k] = true
+				slots = append(slots, k)
+			}
+		}
+	}
+	slices.SortFunc(slots, func(a, b slot) int { return cmp.Or(cmp.Compare(a.fallacy, b.fallacy), cmp.Compare(a.sample, b.sample)) })
+	type sampleRow struct {
+		Label string
+		Gens  []*genView
+	}
+	var samples []sampleRow
+	for _, k := range slots {
+		sr := sampleRow{Label: joinNonEmpty(" · ", k.fallacy, fmt.Sprintf("sample %d", k.sample))}
+		for _, c := range cells {
+			var found *genView
+			for i := range c.Gens {
+				if c.Gens[i].Gen.Fallacy == k.fallacy && c.Gens[i].Gen.Run == k.sample {
+					found = &c.Gens[i]
+					break
+				}
+			}
+			sr.Gens = append(sr.Gens, found)
+		}
+		samples = append(samples, sr)
+	}
+	// An outcome row is marked where the models do not all agree.
+	type outcomeRow struct {
+		Label, Field string
+		Counts       []string
+		Differ       bool
+	}
+	var outcomes []outcomeRow
+	for _, o := range outcomeFields {
+		or := outcomeRow{Label: o.Label, Field: o.Field}
+		seen := map[float64]bool{}
+		for _, c := range cells {
+			or.Counts = append(or.Counts, fmt.Sprintf("%d of %d", c.Set[o.Field], len(c.Gens)))
+			seen[float64(c.Set[o.Field])/float64(len(c.Gens))] = true
+		}
+		or.Differ = len(seen) > 1
+		outcomes = append(outcomes, or)
+	}
+	s.render(w, "across.html", map[string]any{"Run": d.run, "Claim": claim, "ClaimText": claimText, "Frame": frame,
+		"Cells": cells, "Samples": samples, "Outcomes": outcomes})
+}
+
+// pairRow is one item of a two-run comparison: what each run gave it.
+type pairRow struct {
+	ID, Text   string
+	Link       [2]string // each run's page of the item ("" for none)
+	Values     [2]string
+	Gold       string
+	Right      [2]bool
+	HasGold    bool
+	Different  bool
+	DiffFields []string
+}
+
+// pairSummary is one line of a comparison's summary table.
+type pairSummary struct {
+	Label      string
+	Both, Same int
+	A, B       string // each run's own figure, where one is defined
+}
+
+// Share formats Same/Both.
+func (p pairSummary) Share() string {
+	if p.Both == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(100*float64(p.Same)/float64(p.Both), 'f', 1, 64) + " %"
+}
+
+// compare is two runs of one benchmark side by side on the items they
+// share — two detectors on one corpus, two Missci templates or models, two
+// judge panels on the same generations — with the items where they differ
+// listed and marked: /compare?a=ID&b=ID.
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var ds [2]*runData
+	for i, k := range []string{"a", "b"} {
+		id, err := strconv.ParseInt(q.Get(k), 10, 64)
+		if err != nil || id <= 0 {
+			s.fail(w, 400, fmt.Errorf("compare: %s=%q is not a run id (use /compare?a=ID&b=ID)", k, q.Get(k)))
+			return
+		}
+		if ds[i], err = s.load(r.Context(), id); err != nil {
+			s.fail(w, 404, err)
+			return
+		}
+	}
+	if ds[0].run.Benchmark != ds[1].run.Benchmark {
+		s.fail(w, 400, fmt.Errorf("run %d is a %s run and run %d a %s run: only runs of one benchmark compare", ds[0].run.ID, ds[0].run.Benchmark, ds[1].run.ID, ds[1].run.Benchmark))
+		return
+	}
+	var rows []pairRow
+	var sum []pairSummary
+	switch ds[0].run.Benchmark {
+	case deflect.Definition.Name:
+		rows, sum = compareDeflect(ds)
+	case foils.Definition.Name:
+		rows, sum = compareFoils(ds)
+	case missci.Definition.Name:
+		if ds[0].missci == nil || ds[1].missci == nil {
+			s.fail(w, 400, fmt.Errorf("compare: both runs must be Missci reconstruction runs"))
+			return
+		}
+		rows, sum = compareMissci(ds)
+	default:
+		s.fail(w, 400, fmt.Errorf("compare: %s runs have no records to compare", ds[0].run.Benchmark))
+		return
+	}
+	shared := len(rows)
+	var differ []pairRow
+	for _, x := range rows {
+		if x.Different || q.Get("all") == "1" {
+			differ = append(differ, x)
+		}
+	}
+	pg := paginate(r, len(differ))
+	s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Shared": shared, "Summary": sum,
+		"Rows": differ[pg.From:pg.To], "Pager": pg, "All": q.Get("all") == "1", "Differ": len(differ)})
+}
+
+// compareDeflect joins two DeflectBench runs on the generation (model,
+// claim, prompt, sample) and compares the consensus of every field.
+func compareDeflect(ds [2]*runData) ([]pairRow, []pairSummary) {
+	type key struct {
+		model, claim, prompt string
+		sample               int
+	}
+	keyOf := func(g *deflect.Generation) key { return key{g.Model, g.ClaimID, g.PromptID, g.Run} }
+	other := map[key]*deflect.Row{}
+	for _, row := range ds[1].rows {
+		other[keyOf(row.Gen)] = row
+	}
+	sum := make([]pairSummary, len(deflect.Fields))
+	for i, f := range deflect.Fields {
+		sum[i].Label = f
+	}
+	var rows []pairRow
+	for _, a := range ds[0].rows {
+		b := other[keyOf(a.Gen)]
+		if b == nil {
+			continue
+		}
+		pr := pairRow{ID: a.Gen.GenID, Text: a.Gen.Response,
+			Link: [2]string{fmt.Sprintf("/runs/%d/generations/%s", ds[0].run.ID, url.PathEscape(a.Gen.GenID)), fmt.Sprintf("/runs/%d/generations/%s", ds[1].run.ID, url.PathEscape(b.Gen.GenID))}}
+		var set [2][]string
+		for i, f := range deflect.Fields {
+			va, oka := a.Value(f)
+			vb, okb := b.Value(f)
+			if va >= 0.5 && oka {
+				set[0] = append(set[0], f)
+			}
+			if vb >= 0.5 && okb {
+				set[1] = append(set[1], f)
+			}
+			if !oka || !okb {
+				continue
+			}
+			sum[i].Both++
+			if va == vb {
+				sum[i].Same++
+			} else {
+				pr.DiffFields = append(pr.DiffFields, f)
+			}
+		}
+		pr.Different = len(pr.DiffFields) > 0
+		for i := range 2 {
+			pr.Values[i] = joinNonEmpty(", ", set[i]...)
+		}
+		rows = append(rows, pr)
+	}
+	return rows, sum
+}
+
+// compareFoils joins two audits on the item (condition and id) and compares
+// the detectors' labels, per condition.
+func compareFoils(ds [2]*runData) ([]pairRow, []pairSummary) {
+	type key struct{ cond, id string }
+	other := map[key]int{}
+	for i, p := range ds[1].preds {
+		other[key{p.Condition, p.ID}] = i
+	}
+	conds := []string{foils.Native, foils.Matched, foils.WrongScheme, foils.TestCondition}
+	sum := make([]pairSummary, len(conds))
+	right := make([][2]int, len(conds))
+	for i, c := range conds {
+		sum[i].Label = c
+	}
+	var rows []pairRow
+	for _, a := range ds[0].preds {
+		j, ok := other[key{a.Condition, a.ID}]
+		if !ok {
+			continue
+		}
+		b := ds[1].preds[j]
+		pr := pairRow{ID: a.Condition + "/" + a.ID, Text: a.Text, Values: [2]string{a.Pred, b.Pred}, Gold: cmp.Or(a.Gold, a.Source), HasGold: true,
+			Link: [2]string{fmt.Sprintf("/runs/%d/items/%s/%s", ds[0].run.ID, url.PathEscape(a.Condition), url.PathEscape(a.ID)), fmt.Sprintf("/runs/%d/items/%s/%s", ds[1].run.ID, url.PathEscape(b.Condition), url.PathEscape(b.ID))}}
+		_, pr.Right[0] = itemVerdict(a)
+		_, pr.Right[1] = itemVerdict(b)
+		if a.Condition != foils.TestCondition {
+			pr.Gold = foils.None
+		}
+		pr.Different = a.Pred != b.Pred
+		ci := slices.Index(conds, a.Condition)
+		if ci >= 0 {
+			sum[ci].Both++
+			if !pr.Different {
+				sum[ci].Same++
+			}
+			for k := range 2 {
+				if pr.Right[k] {
+					right[ci][k]++
+				}
+			}
+		}
+		rows = append(rows, pr)
+	}
+	for i := range sum {
+		if sum[i].Both > 0 {
+			sum[i].A = fmt.Sprintf("%d right", right[i][0])
+			sum[i].B = fmt.Sprintf("%d right", right[i][1])
+		}
+	}
+	return rows, sum
+}
+
+// compareMissci joins two reconstruction runs on the reasoning line and
+// compares their top-1 classes.
+func compareMissci(ds [2]*runData) ([]pairRow, []pairSummary) {
+	var rows []pairRow
+	s := pairSummary{Label: "top-1 class"}
+	right := [2]int{}
+	for _, a := range ds[0].missci.args {
+		for _, l := range a.Lines {
+			pa, pb := ds[0].missci.preds[l.ID], ds[1].missci.preds[l.ID]
+			if pa == nil && pb == nil {
+				continue
+			}
+			pr := pairRow{ID: l.ID, Text: a.Claim, Gold: joinNonEmpty(", ", l.Classes()...), HasGold: true,
+				Link: [2]string{fmt.Sprintf("/runs/%d/arguments/%s#%s", ds[0].run.ID, url.PathEscape(a.ID), url.PathEscape(l.ID)), fmt.Sprintf("/runs/%d/arguments/%s#%s", ds[1].run.ID, url.PathEscape(a.ID), url.PathEscape(l.ID))}}
+			for k, p := range [][]missci.Prediction{pa, pb} {
+				if len(p) > 0 {
+					pr.Values[k] = p[0].Class
+					pr.Right[k] = slices.Contains(l.Classes(), p[0].Class)
+				}
+				if pr.Right[k] {
+					right[k]++
+				}
+			}
+			pr.Different = pr.Values[0] != pr.Values[1]
+			s.Both++
+			if !pr.Different {
+				s.Same++
+			}
+			rows = append(rows, pr)
+		}
+	}
+	if s.Both > 0 {
+		s.A = fmt.Sprintf("%d right (%.1f %%)", right[0], 100*float64(right[0])/float64(s.Both))
+		s.B = fmt.Sprintf("%d right (%.1f %%)", right[1], 100*float64(right[1])/float64(s.Both))
+	}
+	return rows, []pairSummary{s}
+}

@@ -1,0 +1,176 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// The generations list sorts by a column, both ways, keeps its filters on
+// the page links, jumps to any page, and exports every filtered row (not
+// one page) as CSV and JSONL.
+func TestGenerationListSortJumpExport(t *testing.T) {
+	st, id, _ := seed(t, []string{"model-a", "model-b"}, 2)
+	h := viewer(t, st)
+	ids := func(body string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`<a href="/runs/\d+/generations/([^"]+)"><code>`).FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	_, up, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&sort=id", id))
+	_, down, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&sort=id&desc=1", id))
+	a, b := ids(up), ids(down)
+	if len(a) != 50 || len(b) != 50 || a[0] >= a[1] || b[0] <= b[1] || a[0] == b[0] {
+		t.Fatalf("sort by id: ascending starts %v, descending %v", a[:2], b[:2])
+	}
+	if !strings.Contains(up, `class="sort current"`) || !strings.Contains(up, "desc=1&amp;model=model-b&amp;sort=id") {
+		t.Fatal("the current sort is not marked, or its link does not reverse it")
+	}
+	// Page links and the jump form carry the filters.
+	if !strings.Contains(up, `<input type="hidden" name="model" value="model-b">`) || !strings.Contains(up, `name="page"`) {
+		t.Fatal("the jump form drops the filters")
+	}
+	_, p3, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&sort=id&page=3", id))
+	if !strings.Contains(p3, `<span class="current">3</span>`) || !strings.Contains(p3, "showing 101–150") {
+		t.Fatal("page 3 is not where the jump lands")
+	}
+	// Export: every filtered row, the whole answer, the consensus.
+	code, body, hdr := get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&export=csv", id))
+	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/csv") || !strings.Contains(hdr.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("csv export: %d %v", code, hdr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := regexp.MustCompile(`(\d+) rows`).FindStringSubmatch(up)[1]
+	if fmt.Sprint(len(recs)-1) != total || recs[0][0] != "gen_id" || recs[0][len(recs[0])-1] != "fallacy_labeled" {
+		t.Fatalf("csv: %d rows for a list of %s; header %v", len(recs)-1, total, recs[0])
+	}
+	for _, r := range recs[1:] {
+		if r[1] != "model-b" {
+			t.Fatalf("csv row of %s in a model-b list", r[1])
+		}
+	}
+	_, body, hdr = get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&export=jsonl", id))
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(body))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var obj struct {
+			Model     string         `json:"model"`
+			Response  string         `json:"response"`
+			Consensus map[string]any `json:"consensus"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &obj); err != nil || obj.Model != "model-b" || len(obj.Consensus) != 8 {
+			t.Fatalf("jsonl line %d: %v %+v", n+1, err, obj)
+		}
+		n++
+	}
+	if fmt.Sprint(n) != total || !strings.HasPrefix(hdr.Get("Content-Type"), "application/x-ndjson") {
+		t.Fatalf("jsonl: %d lines for %s rows", n, total)
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?export=xlsx", id)); code != 400 {
+		t.Fatalf("unknown export format: %d", code)
+	}
+}
+
+// A claim × frame across models shows one column per model, and marks the
+// outcome the models do not share (model-a refuses every manipulation
+// prompt, model-b none).
+func TestAcrossModels(t *testing.T) {
+	st, id, _ := seed(t, []string{"model-a", "model-b"}, 2)
+	h := viewer(t, st)
+	_, list, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?frame=4+explicit+manipulation", id))
+	m := regexp.MustCompile(`href="(/runs/\d+/compare\?[^"]+)"`).FindStringSubmatch(list)
+	if m == nil {
+		t.Fatal("no across-models link on the list")
+	}
+	link := strings.ReplaceAll(m[1], "&amp;", "&")
+	code, body, _ := get(t, h, link)
+	if code != 200 || strings.Count(body, "<th>model-a</th>") != 2 || strings.Count(body, "<th>model-b</th>") != 2 {
+		t.Fatalf("%s: %d\n%.600s", link, code, body)
+	}
+	if m := regexp.MustCompile(`<tr class="disagree"><th>refusal</th><td class="n">(\d+) of (\d+)</td><td class="n">0 of \d+</td>`).FindStringSubmatch(body); m == nil || m[1] != m[2] {
+		t.Fatalf("refusal differs between the models but is not marked:\n%s", body[strings.Index(body, `id="outcomes"`):][:900])
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/compare?claim=nope&frame=x", id)); code != 404 {
+		t.Fatalf("unknown claim: %d", code)
+	}
+}
+
+// Two audits of one corpus compare item by item: the summary counts the
+// shared items per condition, and the list shows only the items whose
+// labels differ, each linked to its item page in both runs.
+func TestCompareTwoAudits(t *testing.T) {
+	st, id1, a := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	b, _ := st.StartRun(ctx, store.Run{Name: "foils 2", Benchmark: "foils", Version: "test"})
+	audits, err := records.LoadFoils(ctx, st, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := audits[0]
+	other.Detections = append([]foils.Detection(nil), other.Detections...)
+	other.Detections[0].Pred = "appeal to nature" // a false positive the first detector did not make
+	if err := records.SaveFoils(ctx, st, b, []foils.AuditRecord{other}); err != nil {
+		t.Fatal(err)
+	}
+	h := viewer(t, st)
+	code, body, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", a, b))
+	if code != 200 || !strings.Contains(body, "3 items in both runs; they differ on 1.") {
+		t.Fatalf("compare: %d\n%.800s", code, body)
+	}
+	if !strings.Contains(body, `<tr class="disagree"><td><code>native/n1</code>`) || !strings.Contains(body, `href="/runs/`+fmt.Sprint(b)+`/items/native/n1"`) {
+		t.Fatal("the differing item is not listed with its links")
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", a, id1)); code != 400 {
+		t.Fatalf("runs of two benchmarks: %d", code)
+	}
+	// The item page: the text, the scheme, the label and what it means.
+	_, page, _ := get(t, h, fmt.Sprintf("/runs/%d/items/matched/%s", a, url.PathEscape("appeal to authority#1")))
+	if !strings.Contains(page, "false positive: called by its source scheme τ") || strings.Contains(page, hostile[1]) {
+		t.Fatalf("item page:\n%.800s", page)
+	}
+	_, items, _ := get(t, h, fmt.Sprintf("/runs/%d/items?cond=matched", a))
+	if !strings.Contains(items, `/items/matched/appeal%20to%20authority%231"`) {
+		t.Fatal("the items list does not link the item's page with its id escaped")
+	}
+}
+
+// Two Missci runs compare line by line; the argument page shows every
+// line; "wrong top-1 only" lists only the wrong lines.
+func TestMissciCompareAndArgument(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	a := missciRun(t, st)
+	b := missciRun(t, st)
+	h := viewer(t, st)
+	code, body, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", a, b))
+	if code != 200 || !strings.Contains(body, "they differ on 0.") || !strings.Contains(body, "100.0 %") {
+		t.Fatalf("identical runs: %d\n%.600s", code, body)
+	}
+	_, wrong, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments?wrong=1", a))
+	if strings.Contains(wrong, `<tr class="hit">`) || !strings.Contains(wrong, `<tr class="miss">`) {
+		t.Fatal("wrong top-1 only still shows right lines")
+	}
+	m := regexp.MustCompile(`href="(/runs/\d+/arguments/[^"]+)"`).FindStringSubmatch(wrong)
+	if m == nil {
+		t.Fatal("no argument page link")
+	}
+	code, page, _ := get(t, h, m[1])
+	if code != 200 || !strings.Contains(page, "Reasoning lines") || !strings.Contains(page, "p0 (the accurate premise)") || strings.Contains(page, hostile[0]) {
+		t.Fatalf("argument page %d", code)
+	}
+}

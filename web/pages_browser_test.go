@@ -1,0 +1,149 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// TestBrowserEveryPageType opens one page of every type the viewer has —
+// the run list, each benchmark's run page, every list, every record page,
+// the compare views — at 1280 and 1920 px in Chromium. On each: a
+// screenshot lands in $FALLACYLAB_ARTIFACTS; the page is no wider than the
+// window; every highlighted element (a disagreement, a flag, a hit, a
+// miss) has a computed background that differs from an ordinary cell's;
+// and every link on it answers 200.
+func TestBrowserEveryPageType(t *testing.T) {
+	st, d, f1 := seed(t, []string{"model-a", "model-b"}, 1)
+	ctx := context.Background()
+	f2, _ := st.StartRun(ctx, store.Run{Name: "foils 2", Benchmark: "foils", Version: "test"})
+	audits, err := records.LoadFoils(ctx, st, f1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := audits[0]
+	other.Detections = append([]foils.Detection(nil), other.Detections...)
+	other.Detections[0].Pred = "appeal to nature"
+	if err := records.SaveFoils(ctx, st, f2, []foils.AuditRecord{other}); err != nil {
+		t.Fatal(err)
+	}
+	st.FinishRun(ctx, f2, store.RunDone)
+	m1, m2 := missciRun(t, st), missciRun(t, st)
+	h := viewer(t, st)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	first := func(path, prefix string) string { // the first link on a page under prefix
+		_, body, _ := get(t, h, path)
+		i := strings.Index(body, `href="`+prefix)
+		if i < 0 {
+			t.Fatalf("%s links to nothing under %s", path, prefix)
+		}
+		return strings.ReplaceAll(strings.SplitN(body[i+len(`href="`):], `"`, 2)[0], "&amp;", "&")
+	}
+	pages := []struct{ name, path string }{
+		{"runs", "/"},
+		{"runs-deflect", "/?bench=deflect"},
+		{"deflect-run", fmt.Sprintf("/runs/%d", d)},
+		{"deflect-generations", fmt.Sprintf("/runs/%d/generations?sort=model", d)},
+		{"deflect-disagreements", fmt.Sprintf("/runs/%d/generations?disagree=1", d)},
+		{"deflect-generation", first(fmt.Sprintf("/runs/%d/generations?disagree=1", d), fmt.Sprintf("/runs/%d/generations/", d))},
+		{"deflect-across-models", first(fmt.Sprintf("/runs/%d/generations", d), fmt.Sprintf("/runs/%d/compare?", d))},
+		{"deflect-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", d, d)},
+		{"foils-run", fmt.Sprintf("/runs/%d", f1)},
+		{"foils-items", fmt.Sprintf("/runs/%d/items", f1)},
+		{"foils-item", first(fmt.Sprintf("/runs/%d/items?cond=matched", f1), fmt.Sprintf("/runs/%d/items/", f1))},
+		{"foils-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", f1, f2)},
+		{"missci-run", fmt.Sprintf("/runs/%d", m1)},
+		{"missci-arguments", fmt.Sprintf("/runs/%d/arguments", m1)},
+		{"missci-argument", first(fmt.Sprintf("/runs/%d/arguments", m1), fmt.Sprintf("/runs/%d/arguments/", m1))},
+		{"missci-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", m1, m2)},
+	}
+	// Pages that must show highlights: disagreements, hits and misses.
+	wantMarks := map[string]bool{"deflect-disagreements": true, "deflect-generation": true, "deflect-across-models": true, "foils-item": true,
+		"foils-compare-runs": true, "missci-arguments": true, "missci-argument": true, "missci-compare-runs": true}
+	bctx, dialog := browser(t)
+	links := map[string]string{} // link → a page that has it
+	for _, p := range pages {
+		for _, width := range []int64{1280, 1920} {
+			if err := chromedp.Do(bctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(srv.URL+p.path), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
+				t.Fatalf("%s: %v", p.name, err)
+			}
+			artifact(t, fmt.Sprintf("page-%s-%d.png", p.name, width), must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+			scroll := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)))
+			if scroll > width {
+				t.Errorf("%s at %d px: the page is %d px wide", p.name, width, scroll)
+			}
+			// Highlights must show: a background unlike an ordinary cell's.
+			marks := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`document.querySelectorAll('tr.disagree > td, tr.disagree > th, td.disagree, span.flag, td.flag, .hit, .miss').length`)))
+			if wantMarks[p.name] && marks == 0 {
+				t.Errorf("%s has nothing highlighted", p.name)
+			}
+			unmarked := must(chromedp.Run(bctx, chromedp.Evaluate[[]string](`(() => {
+				const plain = document.createElement('td'); document.body.appendChild(plain);
+				const base = getComputedStyle(plain).backgroundColor; plain.remove();
+				const bad = [];
+				for (const el of document.querySelectorAll('tr.disagree > td, tr.disagree > th, td.disagree, span.flag, td.flag, .hit, .miss')) {
+					const bg = getComputedStyle(el).backgroundColor;
+					if (bg === base || bg === 'rgba(0, 0, 0, 0)') bad.push(el.tagName + '.' + el.className + ' in ' + (el.parentElement.className || el.parentElement.tagName));
+				}
+				return bad.slice(0, 5) })()`)))
+			if len(unmarked) > 0 {
+				t.Errorf("%s: highlighted elements without a visible style: %v", p.name, unmarked)
+			}
+		}
+		hrefs := must(chromedp.Run(bctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))`)))
+		for _, l := range hrefs {
+			if strings.HasPrefix(l, "#") {
+				continue
+			}
+			u, err := url.Parse(l)
+			if err != nil {
+				t.Errorf("%s: link %q: %v", p.name, l, err)
+				continue
+			}
+			u.Fragment = ""
+			if _, seen := links[u.String()]; !seen {
+				links[u.String()] = p.name
+			}
+		}
+	}
+	if dialog.Load() {
+		t.Fatal("a dialog opened")
+	}
+	// Every link on every page type answers 200 (loopback Host, as a browser sends).
+	var keys []string
+	for l := range links {
+		keys = append(keys, l)
+	}
+	slices.Sort(keys)
+	broken := 0
+	for _, l := range keys {
+		if u, _ := url.Parse(l); u.IsAbs() {
+			t.Errorf("%s links off the viewer: %s", links[l], l)
+			continue
+		}
+		resp, err := http.Get(srv.URL + l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 && broken < 10 {
+			broken++
+			t.Errorf("%s links to %s: %d", links[l], l, resp.StatusCode)
+		}
+	}
+	t.Logf("%d page types, %d distinct links checked", len(pages), len(keys))
+}
