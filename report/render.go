@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -134,6 +135,10 @@ func renderMarkdown(w io.Writer, r *Report) error {
 			if t.Note != "" {
 				fmt.Fprintf(w, "%s\n\n", t.Note)
 			}
+			if t.Matrix != nil {
+				markdownMatrix(w, t)
+				continue
+			}
 			var hdr, sep []string
 			for _, c := range t.Columns {
 				hdr = append(hdr, mdEscape(c.Label))
@@ -151,6 +156,57 @@ func renderMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	return nil
+}
+
+// markdownMatrix writes a long table as its matrix: one line per row key,
+// one column per column key, and n (the rows' count) last when every cell
+// of a line has the same.
+func markdownMatrix(w io.Writer, t *Table) {
+	m := t.Matrix
+	var rows, cols []string
+	cell := map[[2]string]Cell{}
+	for _, r := range t.Rows {
+		rk, ck := r[m.Row].Plain(), r[m.Col].Plain()
+		if !slices.Contains(rows, rk) {
+			rows = append(rows, rk)
+		}
+		if !slices.Contains(cols, ck) {
+			cols = append(cols, ck)
+		}
+		cell[[2]string{rk, ck}] = r[m.Value]
+	}
+	hdr := []string{mdEscape(t.Columns[m.Row].Label + " \\ " + t.Columns[m.Col].Label)}
+	sep := []string{"---"}
+	for _, c := range cols {
+		hdr, sep = append(hdr, mdEscape(c)), append(sep, "---")
+	}
+	fmt.Fprintf(w, "| %s | n |\n| %s | --- |\n", strings.Join(hdr, " | "), strings.Join(sep, " | "))
+	for _, r := range rows {
+		line := []string{mdEscape(r)}
+		n, same := -1, true
+		for _, c := range cols {
+			v, ok := cell[[2]string{r, c}]
+			if !ok {
+				line = append(line, "")
+				continue
+			}
+			txt := v.Plain()
+			if i := strings.Index(txt, " (n="); i > 0 {
+				txt = txt[:i]
+			}
+			line = append(line, mdEscape(txt))
+			if n >= 0 && v.N != n {
+				same = false
+			}
+			n = v.N
+		}
+		nTxt := ""
+		if same && n >= 0 {
+			nTxt = strconv.Itoa(n)
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", strings.Join(line, " | "), nTxt)
+	}
+	fmt.Fprintln(w)
 }
 
 // RenderCSVTable writes one table as CSV. A proportion or number with an

@@ -56,3 +56,22 @@ func TestChartAxes(t *testing.T) {
 		}
 	}
 }
+
+// A table marked as a matrix reads as one in Markdown: a line per row key,
+// a column per column key, n last when a line's cells share it.
+func TestMarkdownMatrix(t *testing.T) {
+	r := &Report{Title: "m"}
+	tb := r.AddSection("s", "").Add(&Table{ID: "c", Title: "confusion", Columns: Cols("gold", "predicted", "share"), Matrix: &Matrix{0, 1, 2}})
+	tb.Rows = [][]Cell{
+		{T("a"), T("a"), P(0.75, 4)}, {T("a"), T("b"), P(0.25, 4)},
+		{T("b"), T("a"), P(0, 2)}, {T("b"), T("b"), P(1, 2)},
+	}
+	var b strings.Builder
+	if err := Render(&b, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	want := "| gold \\ predicted | a | b | n |\n| --- | --- | --- | --- |\n| a | 75.0 | 25.0 | 4 |\n| b | 0.0 | 100.0 | 2 |\n"
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -79,7 +79,15 @@ type Table struct {
 	Rows    [][]Cell `json:"rows"`
 	// Charts are drawn above the table in HTML output.
 	Charts []Chart `json:"-"`
+	// Matrix, when set, has Markdown show the table as a matrix (rows ×
+	// columns of one value) instead of one line per cell; the data formats
+	// (CSV, JSON) keep the long form.
+	Matrix *Matrix `json:"-"`
 }
+
+// Matrix names the columns of a long table that make its matrix: the row
+// key, the column key and the value.
+type Matrix struct{ Row, Col, Value int }
 
 // Cols builds columns whose key is the label in snake form.
 func Cols(labels ...string) []Column {

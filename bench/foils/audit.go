@@ -462,7 +462,7 @@ func AcrossSeeds(rep *report.Report, seeds []string, sums []Summary) {
 func confusion(rep *report.Report, in AuditInput) {
 	sec := rep.AddSection("Confusion matrix", "Unmodified test set: the share of each gold label's items given each predicted label.")
 	t := sec.Add(&report.Table{ID: "confusion", Title: "P(predicted | gold) on the test set", Columns: report.Cols("gold", "predicted", "share"),
-		Charts: charts["confusion"]})
+		Charts: charts["confusion"], Matrix: &report.Matrix{Row: 0, Col: 1, Value: 2}})
 	counts := map[[2]string]int{}
 	totals := map[string]int{}
 	for i, it := range in.Test {

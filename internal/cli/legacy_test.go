@@ -20,7 +20,8 @@ var runInStore = regexp.MustCompile(`(run\W{0,4} \d+) in [^\s|"<]+`)
 // the changes made since on purpose, patched into the files by hand with
 // nothing else touched: the Wald p-value of the Firth table's intercept,
 // which underflowed to 0 before #11, is 4.28e-28 in foils-old.md, its
-// per-type gaps carry the bootstrap intervals #14 added, and
+// per-type gaps carry the bootstrap intervals #14 added and its confusion
+// table is the matrix #14 made of it, and
 // deflect-old.* have #11's per-field disagreement table and the note on
 // mean |J1 − J2| and the "effective resamples" row added (the report is
 // run with --min-clusters -1, as the previous release showed every interval).
