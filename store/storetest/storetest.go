@@ -23,6 +23,7 @@ import (
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/study"
 )
 
 // Store is everything a store implementation offers: what the engine, the
@@ -40,6 +41,7 @@ type Store interface {
 	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
 	CountRecords(ctx context.Context, runID int64) (int, error)
 	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
+	study.Store
 	Close() error
 }
 
@@ -56,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"deflect records", testDeflectRecords},
 		{"audit records", testAuditRecords},
 		{"reconstruction records", testReconstructionRecords},
+		{"studies", testStudies},
 		{"delete run", testDeleteRun},
 		{"batches", testBatches},
 	}
@@ -406,5 +409,54 @@ func testBatches(t *testing.T, st Store) {
 	must(t, st.DropBatch(ctx, "tok2"))
 	if un, _ := st.UnconfirmedBatches(ctx, "openai"); len(un) != 0 {
 		t.Fatal("a dropped batch is still there")
+	}
+}
+
+// testStudies: a study round-trips whole; an annotator's later answer to
+// an item replaces the earlier; studies list by run; a study of a missing
+// run is refused; deleting the run deletes its studies.
+func testStudies(t *testing.T, st Store) {
+	ctx := context.Background()
+	runID, err := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "deflect", Version: "test"})
+	must(t, err)
+	s := study.Study{RunID: runID, Kind: study.DeflectRubric, Name: "pilot", Seed: 3, Overlap: 1, Created: time.Unix(1700000000, 0).UTC(),
+		Questions: []study.Question{{ID: "refusal", Text: "refusal?", Positive: "1", Choices: []study.Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}},
+		Items: []study.Item{{Key: "g1", Text: "answer <b>", Hidden: map[string]string{"model": "m"}}, {Key: "g2", Text: "no", Decoy: true, Known: map[string]string{"refusal": "1"}}},
+		Annotators: []study.Annotator{{Name: "ana", Token: "t1", Order: []string{"g2", "g1"}}}}
+	id, err := st.PutStudy(ctx, s)
+	must(t, err)
+	got, ok, err := st.Study(ctx, id)
+	must(t, err)
+	s.ID = id
+	if !ok || !reflect.DeepEqual(got, s) {
+		t.Fatalf("study round trip:\n got %+v\nwant %+v", got, s)
+	}
+	if _, err := st.PutStudy(ctx, study.Study{RunID: runID + 99, Kind: study.DeflectRubric}); err == nil {
+		t.Fatal("a study of a missing run was stored")
+	}
+	t0 := time.Unix(1700000100, 0).UTC()
+	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: id, Annotator: "ana", Item: "g1", Answers: map[string]string{"refusal": "0"}, At: t0}}))
+	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: id, Annotator: "ana", Item: "g1", Answers: map[string]string{"refusal": "1"}, Comment: "changed my mind", At: t0.Add(time.Second)},
+		{StudyID: id, Annotator: "ana", Item: "g2", Skipped: true, At: t0}}))
+	anns, err := st.Annotations(ctx, id)
+	must(t, err)
+	if len(anns) != 2 || anns[0].Answers["refusal"] != "1" || anns[0].Comment != "changed my mind" || !anns[0].At.Equal(t0.Add(time.Second)) || !anns[1].Skipped {
+		t.Fatalf("annotations: %+v", anns)
+	}
+	list, err := st.Studies(ctx, runID)
+	must(t, err)
+	all, err := st.Studies(ctx, 0)
+	must(t, err)
+	none, err := st.Studies(ctx, runID+1)
+	must(t, err)
+	if len(list) != 1 || list[0].ID != id || len(all) != 1 || len(none) != 0 {
+		t.Fatalf("studies by run: %d, all: %d, other run: %d", len(list), len(all), len(none))
+	}
+	must(t, st.DeleteRun(ctx, runID))
+	if _, ok, _ := st.Study(ctx, id); ok {
+		t.Fatal("the run's study outlived the run")
+	}
+	if anns, _ := st.Annotations(ctx, id); len(anns) != 0 {
+		t.Fatal("the study's annotations outlived the run")
 	}
 }

@@ -1,0 +1,163 @@
+package study
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	mrand "math/rand/v2"
+	"slices"
+	"sort"
+)
+
+// Options say how a study samples and shares its items.
+type Options struct {
+	Name string
+	// N items sampled in all, shared out over the strata in proportion to
+	// their size (largest remainder); PerStratum, when > 0, takes that many
+	// from every stratum instead. Neither: every candidate.
+	N, PerStratum int
+	// Overlap is how many sampled items every annotator sees, for
+	// agreement; the rest are shared out between them. Negative: all.
+	Overlap int
+	// Decoys planted in every annotator's queue.
+	Decoys     int
+	Annotators []string
+	Seed       uint64
+	// Token makes an annotator's secret (default: 128 random bits).
+	Token func() string
+}
+
+// NewToken is 128 random bits in hex.
+func NewToken() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// Plan makes a study: a stratified, seeded sample of the candidates, the
+// overlap set every annotator sees, the rest shared out, the decoys in
+// every queue, and a random order per annotator. The same inputs and seed
+// give the same study (tokens apart).
+func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, error) {
+	if len(o.Annotators) == 0 {
+		return Study{}, fmt.Errorf("a study needs at least one annotator (--annotators a,b)")
+	}
+	seen := map[string]bool{}
+	for _, a := range o.Annotators {
+		if a == "" || seen[a] {
+			return Study{}, fmt.Errorf("--annotators: names must be distinct and not empty (got %q)", o.Annotators)
+		}
+		seen[a] = true
+	}
+	if len(cands) == 0 {
+		return Study{}, fmt.Errorf("the run has no records a %s study can sample", kind)
+	}
+	if o.Decoys > len(decoys) {
+		return Study{}, fmt.Errorf("--decoys %d: the run has only %d records with a known answer to plant", o.Decoys, len(decoys))
+	}
+	rng := mrand.New(mrand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	sample := stratified(cands, o.N, o.PerStratum, rng)
+	rng.Shuffle(len(sample), func(i, j int) { sample[i], sample[j] = sample[j], sample[i] })
+	overlap := o.Overlap
+	if overlap < 0 || overlap > len(sample) {
+		overlap = len(sample)
+	}
+	pool := slices.Clone(decoys)
+	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	planted := pool[:o.Decoys]
+	for i := range planted {
+		planted[i].Decoy = true
+	}
+	token := o.Token
+	if token == nil {
+		token = NewToken
+	}
+	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap}
+	s.Items = append(append(s.Items, sample...), planted...)
+	keys := map[string]bool{}
+	for _, it := range s.Items {
+		if keys[it.Key] {
+			return Study{}, fmt.Errorf("item %q is sampled twice (a decoy among the sample?)", it.Key)
+		}
+		keys[it.Key] = true
+	}
+	for ai, name := range o.Annotators {
+		var order []string
+		for i, it := range sample {
+			if i < overlap || (i-overlap)%len(o.Annotators) == ai {
+				order = append(order, it.Key)
+			}
+		}
+		for _, d := range planted {
+			order = append(order, d.Key)
+		}
+		h := fnv.New64a()
+		h.Write([]byte(name))
+		arng := mrand.New(mrand.NewPCG(o.Seed, h.Sum64()))
+		arng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		s.Annotators = append(s.Annotators, Annotator{Name: name, Token: token(), Order: order})
+	}
+	return s, nil
+}
+
+// stratified draws n items over the strata in proportion to their size
+// (largest remainder, ties to the larger stratum, then by name), or per
+// from each stratum; with neither, all of them. Within a stratum the draw
+// is a seeded shuffle.
+func stratified(cands []Item, n, per int, rng *mrand.Rand) []Item {
+	by := map[string][]Item{}
+	var strata []string
+	for _, c := range cands {
+		if _, ok := by[c.Stratum]; !ok {
+			strata = append(strata, c.Stratum)
+		}
+		by[c.Stratum] = append(by[c.Stratum], c)
+	}
+	sort.Strings(strata)
+	for _, st := range strata {
+		g := by[st]
+		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
+	}
+	take := map[string]int{}
+	switch {
+	case per > 0:
+		for _, st := range strata {
+			take[st] = min(per, len(by[st]))
+		}
+	case n > 0 && n < len(cands):
+		type rem struct {
+			st   string
+			frac float64
+		}
+		var rems []rem
+		left := n
+		for _, st := range strata {
+			exact := float64(n) * float64(len(by[st])) / float64(len(cands))
+			take[st] = int(exact)
+			left -= take[st]
+			rems = append(rems, rem{st, exact - float64(take[st])})
+		}
+		sort.SliceStable(rems, func(i, j int) bool {
+			if rems[i].frac != rems[j].frac {
+				return rems[i].frac > rems[j].frac
+			}
+			return len(by[rems[i].st]) > len(by[rems[j].st])
+		})
+		for i := 0; left > 0; i = (i + 1) % len(rems) {
+			if take[rems[i].st] < len(by[rems[i].st]) {
+				take[rems[i].st]++
+				left--
+			}
+		}
+	default:
+		for _, st := range strata {
+			take[st] = len(by[st])
+		}
+	}
+	var out []Item
+	for _, st := range strata {
+		out = append(out, by[st][:take[st]]...)
+	}
+	return out
+}

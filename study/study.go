@@ -1,0 +1,151 @@
+// Package study is human validation of a run: a study samples a run's
+// records (stratified, seeded), plants decoys with a known answer, gives
+// every annotator an overlap set and a share of the rest in an order of
+// their own, and turns the answers into the papers' statistics —
+// agreement, decoy accuracy, judge validity. It does no I/O: the store
+// keeps studies and annotations, the viewer shows items, the CLI wires.
+package study
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Kind names a kind of study: which records it samples and what it asks.
+type Kind string
+
+// The kinds of study.
+const (
+	// DeflectRubric asks the rubric fields of DeflectBench generations
+	// (yes / no per field) — the fields the paper calls provisional.
+	DeflectRubric Kind = "deflect-rubric"
+	// FoilsValidity asks whether a Scheme Foils negative is a valid
+	// argument (V / I / B, SPEC C.8 §6.7).
+	FoilsValidity Kind = "foils-validity"
+	// FoilsNative codes a corpus' own "none" items A / B / N (SPEC C.8 §6.2).
+	FoilsNative Kind = "foils-native"
+)
+
+// Kinds lists every kind, for help and errors.
+var Kinds = []Kind{DeflectRubric, FoilsValidity, FoilsNative}
+
+// Choice is one answer to a question.
+type Choice struct {
+	Key   string `json:"key"`   // what is stored: "1", "0", "V", "A"…
+	Label string `json:"label"` // what the annotator reads
+	Help  string `json:"help,omitempty"`
+}
+
+// Question is one thing asked of every item.
+type Question struct {
+	ID      string   `json:"id"`
+	Text    string   `json:"text"`
+	Choices []Choice `json:"choices"`
+	// Positive is the choice that counts as "yes" for binary statistics
+	// (positive specific agreement, precision and recall).
+	Positive string `json:"positive"`
+}
+
+// Item is one record put to the annotators. What they read is Context and
+// Text; Hidden holds what they must not see (model, frame, condition,
+// judge labels, the detector's label) for the report.
+type Item struct {
+	Key     string            `json:"key"`
+	Context string            `json:"context,omitempty"` // e.g. the claim a DeflectBench answer is about
+	Text    string            `json:"text"`
+	Stratum string            `json:"stratum,omitempty"`
+	Hidden  map[string]string `json:"hidden,omitempty"`
+	// Decoy marks a planted item with a known answer (Known: question →
+	// choice): excluded from every figure, scored per annotator.
+	Decoy bool              `json:"decoy,omitempty"`
+	Known map[string]string `json:"known,omitempty"`
+}
+
+// Annotator is one person's queue: the items they see, in their order.
+type Annotator struct {
+	Name  string   `json:"name"`
+	Token string   `json:"token"` // their private link's secret
+	Order []string `json:"order"` // item keys
+}
+
+// Study is a study as stored.
+type Study struct {
+	ID         int64       `json:"id"`
+	RunID      int64       `json:"run_id"`
+	Kind       Kind        `json:"kind"`
+	Name       string      `json:"name"`
+	Seed       uint64      `json:"seed"`
+	Questions  []Question  `json:"questions"`
+	Items      []Item      `json:"items"`
+	Annotators []Annotator `json:"annotators"`
+	Overlap    int         `json:"overlap"` // items every annotator sees (decoys apart)
+	Created    time.Time   `json:"created"`
+}
+
+// Annotation is one annotator's answer to one item.
+type Annotation struct {
+	StudyID   int64             `json:"study_id"`
+	Annotator string            `json:"annotator"`
+	Item      string            `json:"item"`
+	Answers   map[string]string `json:"answers"` // question → choice key
+	Comment   string            `json:"comment,omitempty"`
+	Skipped   bool              `json:"skipped,omitempty"`
+	At        time.Time         `json:"at"`
+}
+
+// Item returns the item with key k.
+func (s *Study) Item(k string) (Item, bool) {
+	for _, it := range s.Items {
+		if it.Key == k {
+			return it, true
+		}
+	}
+	return Item{}, false
+}
+
+// Annotator returns the annotator whose token is tok.
+func (s *Study) Annotator(tok string) (Annotator, bool) {
+	for _, a := range s.Annotators {
+		if a.Token != "" && a.Token == tok {
+			return a, true
+		}
+	}
+	return Annotator{}, false
+}
+
+// Validate checks an annotation against the study: a known annotator and
+// item of their queue, and for a saved (not skipped) answer a valid choice
+// for every question.
+func (s *Study) Validate(a Annotation) error {
+	var who *Annotator
+	for i := range s.Annotators {
+		if s.Annotators[i].Name == a.Annotator {
+			who = &s.Annotators[i]
+		}
+	}
+	if who == nil {
+		return fmt.Errorf("study %d has no annotator %q", s.ID, a.Annotator)
+	}
+	if !slices.Contains(who.Order, a.Item) {
+		return fmt.Errorf("item %q is not in %s's queue of study %d", a.Item, a.Annotator, s.ID)
+	}
+	if a.Skipped {
+		return nil
+	}
+	for _, q := range s.Questions {
+		v, ok := a.Answers[q.ID]
+		if !ok || v == "" {
+			return fmt.Errorf("item %q: question %s has no answer", a.Item, q.ID)
+		}
+		if !slices.ContainsFunc(q.Choices, func(c Choice) bool { return c.Key == v }) {
+			return fmt.Errorf("item %q: question %s: %q is not one of its choices", a.Item, q.ID, v)
+		}
+	}
+	for k := range a.Answers {
+		if !slices.ContainsFunc(s.Questions, func(q Question) bool { return q.ID == k }) {
+			return fmt.Errorf("item %q: the study asks no question %q", a.Item, k)
+		}
+	}
+	return nil
+}
