@@ -75,6 +75,8 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	}
 	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap}
 	s.Items = append(append(s.Items, sample...), planted...)
+	// Numbered in a shuffled order, so no item's number tells a decoy.
+	rng.Shuffle(len(s.Items), func(i, j int) { s.Items[i], s.Items[j] = s.Items[j], s.Items[i] })
 	keys := map[string]bool{}
 	for _, it := range s.Items {
 		if keys[it.Key] {

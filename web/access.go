@@ -29,7 +29,9 @@ func (a Access) guard(h http.Handler) http.Handler {
 			http.Error(w, "Host "+r.Host+" is not allowed: open the viewer at the address fallacylab view printed", http.StatusForbidden)
 			return
 		}
-		if a.Token == "" {
+		if a.Token == "" || studioPath(r.URL.Path) {
+			// Annotators hold their own token (their study link), not the
+			// viewer's: the studio pages are all they reach.
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -75,3 +77,9 @@ func (a Access) hostAllowed(hostport string) bool {
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// studioPath reports whether a path is an annotation page, which checks
+// the annotator's own token, or a static file those pages load.
+func studioPath(p string) bool {
+	return p == "/annotate" || strings.HasPrefix(p, "/annotate/") || strings.HasPrefix(p, "/static/")
+}

@@ -137,6 +137,16 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /runs/{id}/arguments/{arg}", s.argument)
 	mux.HandleFunc("GET /runs/{id}/compare", s.across)
 	mux.HandleFunc("GET /compare", s.compare)
+	mux.HandleFunc("GET /studies", s.studies)
+	mux.HandleFunc("GET /studies/{sid}", s.studyReport)
+	mux.HandleFunc("GET /annotate/login/{token}", s.signIn)
+	mux.HandleFunc("GET /annotate", s.resume)
+	mux.HandleFunc("GET /annotate/{n}", s.annotate)
+	mux.HandleFunc("POST /annotate/{n}", s.save)
+	mux.HandleFunc("GET /static/studio.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Write([]byte(studioJS))
+	})
 	mux.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write([]byte(report.CSS + viewerCSS))

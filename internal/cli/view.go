@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/web"
 	"github.com/spf13/cobra"
 )
@@ -59,7 +60,16 @@ func newViewCmd(g *Global) *cobra.Command {
 					access.Token = hex.EncodeToString(b)
 				}
 			}
-			s, err := openBrowse(g)
+			// Writable where it can be, so that annotators' answers are
+			// saved; a store this user cannot write is browsed read-only.
+			open := openBrowse
+			if cfg, err := openConfigOnly(g); err == nil {
+				resolveDB(g, cfg)
+				if sqlite.CanWrite(g.DBPath) {
+					open = openSession
+				}
+			}
+			s, err := open(g)
 			if err != nil {
 				return err
 			}

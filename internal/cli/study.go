@@ -1,0 +1,444 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/study"
+	"github.com/fallacylab/fallacylab/web"
+	"github.com/spf13/cobra"
+)
+
+func newStudyCmd(g *Global) *cobra.Command {
+	cmd := &cobra.Command{Use: "study", Short: "Human validation of a run: blind annotation in the viewer, agreement, decoys, judge validity"}
+	cmd.AddCommand(newStudyCreateCmd(g), newStudyListCmd(g), newStudyLinksCmd(g), newStudyReportCmd(g), newStudyExportCmd(g), newStudyImportCmd(g))
+	return cmd
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func newStudyCreateCmd(g *Global) *cobra.Command {
+	var runID int64
+	var kind, fields, stratify, annotators, name string
+	o := study.Options{Overlap: -1}
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
+		Long: `Kinds: deflect-rubric (rubric fields of DeflectBench generations, yes / no; default fields
+soft_refusal and RH_present), foils-validity (Scheme Foils negatives: valid / invalid / borderline),
+foils-native (a corpus' own "none" items: A / B / N).
+
+Every annotator sees the --overlap items (default: all) and a share of the rest, plus every decoy,
+in an order of their own. Decoys have a known answer: a refusal every judge agrees on (DeflectBench),
+a fallacious test item (validity), a scheme-matched valid argument (native).`,
+		Example: `  fallacylab study create --run 3 --kind deflect-rubric --fields soft_refusal,RH_present \
+      --n 200 --stratify model,frame --annotators ana,ben,cho --overlap 60 --decoys 10 --seed 1
+  fallacylab study create --run 5 --kind foils-validity --annotators a,b,c --per-type 7 --decoys 8`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			k, err := study.ParseKind(kind)
+			if err != nil {
+				return err
+			}
+			qs, err := study.Questions(k, splitList(fields))
+			if err != nil {
+				return err
+			}
+			o.Annotators = splitList(annotators)
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			run, ok, err := s.st.Run(ctx, runID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", runID, g.DBPath)
+			}
+			cands, decoys, err := studyItems(ctx, s, k, run.ID, run.Benchmark, qs, splitList(stratify))
+			if err != nil {
+				return err
+			}
+			o.Name = name
+			if o.Name == "" {
+				o.Name = fmt.Sprintf("%s of run %d", k, run.ID)
+			}
+			if o.PerStratum > 0 && o.N > 0 {
+				return fmt.Errorf("--n and --per-type/--per-stratum: give one")
+			}
+			st, err := study.Plan(k, qs, cands, decoys, o)
+			if err != nil {
+				return err
+			}
+			st.RunID, st.Created = run.ID, time.Now().UTC()
+			id, err := s.st.PutStudy(ctx, st)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", id, len(st.Items)-o.Decoys, st.Overlap, o.Decoys, strings.Join(o.Annotators, ", "))
+			fmt.Fprintf(g.Stdout, "send each annotator their link: fallacylab study links %d (and run fallacylab view)\n", id)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Int64Var(&runID, "run", 0, "the run to validate (required)")
+	f.StringVar(&kind, "kind", "", "deflect-rubric, foils-validity or foils-native (required)")
+	f.StringVar(&fields, "fields", "", "deflect-rubric: rubric fields to ask, comma-separated (default soft_refusal,RH_present)")
+	f.IntVar(&o.N, "n", 0, "items to sample, shared over the strata in proportion (default: all)")
+	f.IntVar(&o.PerStratum, "per-type", 0, "items per stratum instead of --n (foils-validity: per source type)")
+	f.StringVar(&stratify, "stratify", "", "stratify by these keys, comma-separated (deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; default for foils-validity: type)")
+	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
+	f.IntVar(&o.Overlap, "overlap", -1, "items every annotator sees, for agreement (default: all)")
+	f.IntVar(&o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
+	f.Uint64Var(&o.Seed, "seed", 1, "sampling and order seed")
+	f.StringVar(&name, "name", "", "study name (default: kind of run N)")
+	cmd.MarkFlagRequired("run")
+	cmd.MarkFlagRequired("kind")
+	cmd.MarkFlagRequired("annotators")
+	return cmd
+}
+
+// studyItems reads the run's records and makes a study's candidates and
+// decoys.
+func studyItems(ctx context.Context, s *session, k study.Kind, runID int64, bench string, qs []study.Question, stratify []string) (cands, decoys []study.Item, err error) {
+	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils"}[k]
+	if bench != want {
+		return nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)
+	}
+	switch k {
+	case study.DeflectRubric:
+		ds, err := records.LoadDeflect(ctx, s.st, runID)
+		if err != nil {
+			return nil, nil, err
+		}
+		var fields []string
+		for _, q := range qs {
+			fields = append(fields, q.ID)
+		}
+		cands, decoys, _, err = study.DeflectItems(ds, fields, stratify)
+		return cands, decoys, err
+	case study.FoilsValidity, study.FoilsNative:
+		audits, err := records.LoadFoils(ctx, s.st, runID)
+		if err != nil {
+			return nil, nil, err
+		}
+		dets := audits[0].Detections
+		if k == study.FoilsNative {
+			if len(stratify) > 0 {
+				return nil, nil, fmt.Errorf("--stratify: a foils-native study samples one corpus' native items")
+			}
+			cands, decoys = study.FoilsNativeItems(dets)
+			return cands, decoys, nil
+		}
+		if len(stratify) == 0 {
+			stratify = []string{"type"}
+		}
+		return study.FoilsValidityItems(dets, stratify)
+	}
+	return nil, nil, fmt.Errorf("study kind %q", k)
+}
+
+// loadStudy reads a study by its id argument.
+func loadStudy(ctx context.Context, s *session, arg string) (study.Study, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil {
+		return study.Study{}, fmt.Errorf("study id %q is not a number", arg)
+	}
+	st, ok, err := s.st.Study(ctx, id)
+	if err != nil {
+		return st, err
+	}
+	if !ok {
+		return st, fmt.Errorf("no study %d in %s (fallacylab study list)", id, s.st.Path())
+	}
+	return st, nil
+}
+
+func newStudyListCmd(g *Global) *cobra.Command {
+	var runID int64
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List studies and each annotator's progress",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := openBrowse(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			list, err := s.st.Studies(cmd.Context(), runID)
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(g.Stdout, "no studies yet: fallacylab study create --run ID --kind … --annotators a,b")
+				return nil
+			}
+			fmt.Fprintf(g.Stdout, "%-4s %-5s %-15s %-6s %s\n", "id", "run", "kind", "items", "name · annotators (answered / queue)")
+			for _, st := range list {
+				anns, err := s.st.Annotations(cmd.Context(), st.ID)
+				if err != nil {
+					return err
+				}
+				done := map[string]int{}
+				for _, a := range anns {
+					done[a.Annotator]++
+				}
+				var who []string
+				for _, a := range st.Annotators {
+					who = append(who, fmt.Sprintf("%s %d/%d", a.Name, done[a.Name], len(a.Order)))
+				}
+				fmt.Fprintf(g.Stdout, "%-4d %-5d %-15s %-6d %s · %s\n", st.ID, st.RunID, st.Kind, len(st.Items), st.Name, strings.Join(who, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&runID, "run", 0, "only this run's studies")
+	return cmd
+}
+
+func newStudyLinksCmd(g *Global) *cobra.Command {
+	var base string
+	cmd := &cobra.Command{
+		Use:   "links STUDY",
+		Short: "Print each annotator's private link (keep them private: a link is that annotator's access)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openBrowse(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			st, err := loadStudy(cmd.Context(), s, args[0])
+			if err != nil {
+				return err
+			}
+			for _, a := range st.Annotators {
+				fmt.Fprintf(g.Stdout, "%s\t%s\n", a.Name, web.StudyLink(base, a.Token))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&base, "base", "http://127.0.0.1:7411", "the address the viewer is served at (fallacylab view --addr)")
+	return cmd
+}
+
+func newStudyReportCmd(g *Global) *cobra.Command {
+	var format, out string
+	o := study.AnalyzeOptions{}
+	cmd := &cobra.Command{
+		Use:   "report STUDY",
+		Short: "Agreement, decoy accuracy per annotator and judge validity of a study, in any format",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := report.ParseFormat(format)
+			if err != nil {
+				return err
+			}
+			s, err := openBrowse(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			st, err := loadStudy(cmd.Context(), s, args[0])
+			if err != nil {
+				return err
+			}
+			anns, err := s.st.Annotations(cmd.Context(), st.ID)
+			if err != nil {
+				return err
+			}
+			if o.Seed == 0 {
+				o.Seed = st.Seed
+			}
+			rep, err := study.Analyze(st, anns, o)
+			if err != nil {
+				return err
+			}
+			return writeReport(g, rep, f, out)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
+	cmd.Flags().StringVar(&out, "out", "", "output file (default stdout)")
+	cmd.Flags().IntVar(&o.Resamples, "resamples", 1000, "item bootstrap resamples")
+	cmd.Flags().Float64Var(&o.DecoyBar, "decoy-bar", 0.8, "decoy accuracy below which an annotator is flagged")
+	return cmd
+}
+
+// sheetHeader is the start of a coding sheet's header; one column per
+// question and a comment follow.
+var sheetHeader = []string{"annotator", "item", "position", "context", "text"}
+
+func newStudyExportCmd(g *Global) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "export STUDY",
+		Short: "Write a coding sheet (CSV): each annotator's queue in their order, blind, with their answers so far",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openBrowse(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			st, err := loadStudy(cmd.Context(), s, args[0])
+			if err != nil {
+				return err
+			}
+			anns, err := s.st.Annotations(cmd.Context(), st.ID)
+			if err != nil {
+				return err
+			}
+			got := map[[2]string]study.Annotation{}
+			for _, a := range anns {
+				got[[2]string{a.Annotator, a.Item}] = a
+			}
+			num := itemNumbers(st)
+			return writeOut(g.Stdout, out, func(w io.Writer) error {
+				cw := csv.NewWriter(w)
+				hdr := append([]string(nil), sheetHeader...)
+				for _, q := range st.Questions {
+					var keys []string
+					for _, c := range q.Choices {
+						keys = append(keys, c.Key)
+					}
+					hdr = append(hdr, q.ID+" ("+strings.Join(keys, "/")+")")
+				}
+				cw.Write(append(hdr, "comment"))
+				for _, a := range st.Annotators {
+					for i, k := range a.Order {
+						it, _ := st.Item(k)
+						prev := got[[2]string{a.Name, k}]
+						row := []string{a.Name, strconv.Itoa(num[k]), strconv.Itoa(i + 1), it.Context, it.Text}
+						for _, q := range st.Questions {
+							row = append(row, prev.Answers[q.ID])
+						}
+						cw.Write(append(row, prev.Comment))
+					}
+				}
+				cw.Flush()
+				return cw.Error()
+			})
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "sheet file (default stdout)")
+	return cmd
+}
+
+// itemNumbers are the opaque numbers sheets name items by (their place in
+// the study's shuffled item list: they tell neither a decoy nor a model).
+func itemNumbers(st study.Study) map[string]int {
+	out := map[string]int{}
+	for i, it := range st.Items {
+		out[it.Key] = i + 1
+	}
+	return out
+}
+
+func newStudyImportCmd(g *Global) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "import STUDY SHEET.csv",
+		Short: "Read a completed coding sheet: every row checked first, then all stored at once (a bad row stores nothing)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			st, err := loadStudy(cmd.Context(), s, args[0])
+			if err != nil {
+				return err
+			}
+			f, err := os.Open(args[1])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			anns, err := readSheet(f, args[1], st)
+			if err != nil {
+				return err
+			}
+			if err := s.st.PutAnnotations(cmd.Context(), anns); err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stdout, "study %d: %d answers from %s\n", st.ID, len(anns), args[1])
+			return nil
+		},
+	}
+	return cmd
+}
+
+// readSheet parses a coding sheet written by study export; an empty row
+// (no answer, no comment) is left out.
+func readSheet(r io.Reader, name string, st study.Study) ([]study.Annotation, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	hdr, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	want := len(sheetHeader) + len(st.Questions) + 1
+	if len(hdr) != want || hdr[0] != "annotator" || hdr[1] != "item" {
+		return nil, fmt.Errorf("%s line 1: not a coding sheet of study %d (want %d columns from fallacylab study export %d)", name, st.ID, want, st.ID)
+	}
+	byNum := map[int]string{}
+	for k, n := range itemNumbers(st) {
+		byNum[n] = k
+	}
+	var out []study.Annotation
+	now := time.Now().UTC()
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(rec) != want {
+			return nil, fmt.Errorf("%s line %d: %d fields, want %d", name, line, len(rec), want)
+		}
+		n, err := strconv.Atoi(rec[1])
+		if err != nil || byNum[n] == "" {
+			return nil, fmt.Errorf("%s line %d: field item: %q is not an item of study %d", name, line, rec[1], st.ID)
+		}
+		a := study.Annotation{StudyID: st.ID, Annotator: rec[0], Item: byNum[n], Answers: map[string]string{}, Comment: rec[want-1], At: now}
+		for i, q := range st.Questions {
+			if v := strings.TrimSpace(rec[len(sheetHeader)+i]); v != "" {
+				a.Answers[q.ID] = strings.ToUpper(v)
+				if q.Positive == "1" {
+					a.Answers[q.ID] = v
+				}
+			}
+		}
+		if len(a.Answers) == 0 && a.Comment == "" {
+			continue
+		}
+		if err := st.Validate(a); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}

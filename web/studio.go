@@ -1,0 +1,312 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/study"
+)
+
+// annotatorCookie holds an annotator's token after they open their link.
+const annotatorCookie = "fallacylab_annotator"
+
+// studioCSP is the policy of the annotation pages: the viewer's, plus the
+// one same-origin script that gives the keyboard shortcuts.
+const studioCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// studies lists every study in the store with each annotator's progress.
+func (s *Server) studies(w http.ResponseWriter, r *http.Request) {
+	list, err := s.st.Studies(r.Context(), 0)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	type row struct {
+		study.Study
+		Progress []string
+	}
+	var rows []row
+	for _, st := range list {
+		anns, err := s.st.Annotations(r.Context(), st.ID)
+		if err != nil {
+			s.fail(w, 500, err)
+			return
+		}
+		done := map[string]int{}
+		for _, a := range anns {
+			done[a.Annotator]++
+		}
+		rw := row{Study: st}
+		for _, a := range st.Annotators {
+			rw.Progress = append(rw.Progress, fmt.Sprintf("%s %d / %d", a.Name, done[a.Name], len(a.Order)))
+		}
+		rows = append(rows, rw)
+	}
+	s.render(w, "studies.html", map[string]any{"Studies": rows})
+}
+
+// studyReport is a study's report in the viewer, as `study report` makes it.
+func (s *Server) studyReport(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("sid"), 10, 64)
+	if err != nil {
+		s.fail(w, 400, fmt.Errorf("study id %q is not a number", r.PathValue("sid")))
+		return
+	}
+	st, ok, err := s.st.Study(r.Context(), id)
+	if err != nil || !ok {
+		s.fail(w, 404, fmt.Errorf("no study %d in %s", id, s.st.Path()))
+		return
+	}
+	anns, err := s.st.Annotations(r.Context(), id)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	rep, err := study.Analyze(st, anns, study.AnalyzeOptions{Seed: st.Seed})
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	sections, err := report.SectionsHTML(rep, nil)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	s.render(w, "study.html", map[string]any{"Study": st, "Report": rep, "Sections": sections})
+}
+
+// queue is the signed-in annotator's study and queue, from their cookie.
+func (s *Server) queue(w http.ResponseWriter, r *http.Request) (study.Study, study.Annotator, bool) {
+	c, err := r.Cookie(annotatorCookie)
+	if err == nil {
+		if st, a, ok := s.byToken(r, c.Value); ok {
+			return st, a, true
+		}
+	}
+	s.fail(w, 401, fmt.Errorf("open the private link you were given (fallacylab study links) to reach your queue"))
+	return study.Study{}, study.Annotator{}, false
+}
+
+func (s *Server) byToken(r *http.Request, tok string) (study.Study, study.Annotator, bool) {
+	list, err := s.st.Studies(r.Context(), 0)
+	if err != nil || tok == "" {
+		return study.Study{}, study.Annotator{}, false
+	}
+	for _, st := range list {
+		for _, a := range st.Annotators {
+			if equal(a.Token, tok) {
+				return st, a, true
+			}
+		}
+	}
+	return study.Study{}, study.Annotator{}, false
+}
+
+// signIn is an annotator's private link: /annotate/login/TOKEN keeps the
+// token in a cookie and sends them on without it in the address bar.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	tok := r.PathValue("token")
+	if _, _, ok := s.byToken(r, tok); !ok {
+		s.fail(w, 401, fmt.Errorf("this link is not (or no longer) an annotator's link"))
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: annotatorCookie, Value: tok, Path: "/annotate", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/annotate", http.StatusSeeOther)
+}
+
+// csrf is the form token of an annotator's answers: only a page the
+// viewer served them carries it.
+func csrf(tok string, studyID int64) string {
+	m := hmac.New(sha256.New, []byte(tok))
+	fmt.Fprintf(m, "csrf:%d", studyID)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// resume sends an annotator to the first item of their queue they have
+// neither answered nor skipped (or to the end).
+func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
+	st, a, ok := s.queue(w, r)
+	if !ok {
+		return
+	}
+	mine, err := s.mine(r, st, a)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	for i, k := range a.Order {
+		if _, done := mine[k]; !done {
+			http.Redirect(w, r, fmt.Sprintf("/annotate/%d", i+1), http.StatusSeeOther)
+			return
+		}
+	}
+	http.Redirect(w, r, "/annotate/done", http.StatusSeeOther)
+}
+
+// mine is an annotator's answers, by item.
+func (s *Server) mine(r *http.Request, st study.Study, a study.Annotator) (map[string]study.Annotation, error) {
+	anns, err := s.st.Annotations(r.Context(), st.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]study.Annotation{}
+	for _, x := range anns {
+		if x.Annotator == a.Name {
+			out[x.Item] = x
+		}
+	}
+	return out, nil
+}
+
+// choiceView is one radio button of the annotation page.
+type choiceView struct {
+	study.Choice
+	Digit   int
+	Checked bool
+}
+
+type questionView struct {
+	ID, Text string
+	Choices  []choiceView
+}
+
+// annotate is one item of the annotator's queue: the text and the
+// questions, and nothing of what the study hides (model, frame, condition,
+// judges' labels, the detector's label, other annotators' answers).
+func (s *Server) annotate(w http.ResponseWriter, r *http.Request) {
+	st, a, ok := s.queue(w, r)
+	if !ok {
+		return
+	}
+	if r.PathValue("n") == "done" {
+		s.renderStudio(w, "annotate_done.html", map[string]any{"Study": st, "Annotator": a.Name, "Total": len(a.Order)})
+		return
+	}
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 1 || n > len(a.Order) {
+		s.fail(w, 404, fmt.Errorf("your queue has items 1 to %d", len(a.Order)))
+		return
+	}
+	it, _ := st.Item(a.Order[n-1])
+	mine, err := s.mine(r, st, a)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	prev := mine[it.Key]
+	var qs []questionView
+	for _, q := range st.Questions {
+		qv := questionView{ID: q.ID, Text: q.Text}
+		for i, c := range q.Choices {
+			qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: i + 1, Checked: prev.Answers[q.ID] == c.Key})
+		}
+		qs = append(qs, qv)
+	}
+	answered := 0
+	for _, k := range a.Order {
+		if x, ok := mine[k]; ok && !x.Skipped {
+			answered++
+		}
+	}
+	s.renderStudio(w, "annotate.html", map[string]any{"Study": st.Name, "N": n, "Total": len(a.Order), "Answered": answered,
+		"Context": it.Context, "Text": it.Text, "Questions": qs, "Comment": prev.Comment, "CSRF": csrf(a.Token, st.ID),
+		"Prev": n - 1, "Next": n + 1, "Last": n == len(a.Order), "Saved": prev.Answers != nil && !prev.Skipped, "Skipped": prev.Skipped})
+}
+
+// save stores the annotator's answer to item n (or that they skipped it)
+// and sends them to the next.
+func (s *Server) save(w http.ResponseWriter, r *http.Request) {
+	st, a, ok := s.queue(w, r)
+	if !ok {
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, 400, err)
+		return
+	}
+	if !hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(csrf(a.Token, st.ID))) {
+		s.fail(w, 403, fmt.Errorf("this form did not come from your annotation page: reload it and answer again"))
+		return
+	}
+	if s.st.ReadOnly() {
+		s.fail(w, 503, fmt.Errorf("the viewer opened %s read-only: answers cannot be saved", s.st.Path()))
+		return
+	}
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 1 || n > len(a.Order) {
+		s.fail(w, 404, fmt.Errorf("your queue has items 1 to %d", len(a.Order)))
+		return
+	}
+	ann := study.Annotation{StudyID: st.ID, Annotator: a.Name, Item: a.Order[n-1], Answers: map[string]string{},
+		Comment: strings.TrimSpace(r.PostForm.Get("comment")), Skipped: r.PostForm.Get("action") == "skip", At: time.Now().UTC()}
+	if !ann.Skipped {
+		for _, q := range st.Questions {
+			if v := r.PostForm.Get("q_" + q.ID); v != "" {
+				ann.Answers[q.ID] = v
+			}
+		}
+	}
+	if r.PostForm.Get("action") == "prev" && len(ann.Answers) == 0 && n > 1 {
+		http.Redirect(w, r, fmt.Sprintf("/annotate/%d", n-1), http.StatusSeeOther) // nothing to save
+		return
+	}
+	if err := st.Validate(ann); err != nil {
+		// Nothing is stored; the page says what is missing.
+		s.fail(w, 400, fmt.Errorf("%v — go back and answer every question, or skip the item", err))
+		return
+	}
+	if err := s.st.PutAnnotations(r.Context(), []study.Annotation{ann}); err != nil {
+		s.fail(w, 500, fmt.Errorf("your answer was not saved: %w", err))
+		return
+	}
+	next := fmt.Sprintf("/annotate/%d", n+1)
+	if n == len(a.Order) {
+		next = "/annotate"
+	}
+	if r.PostForm.Get("action") == "prev" && n > 1 {
+		next = fmt.Sprintf("/annotate/%d", n-1)
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// renderStudio renders an annotation page under the studio's policy.
+func (s *Server) renderStudio(w http.ResponseWriter, name string, data any) {
+	w.Header().Set("Content-Security-Policy", studioCSP)
+	s.render(w, name, data)
+}
+
+// studioJS is the annotation page's keyboard: a digit picks that choice of
+// the first unanswered question (or of the one holding the focus), Enter
+// saves and goes on, s skips, ← goes back.
+const studioJS = `document.addEventListener('keydown', function (e) {
+  if (e.target && (e.target.tagName === 'TEXTAREA')) { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); document.getElementById('save').click(); } return; }
+  var form = document.getElementById('annotate'); if (!form) return;
+  if (e.key >= '1' && e.key <= '9') {
+    var sets = form.querySelectorAll('fieldset.q'), target = null;
+    var focused = document.activeElement && document.activeElement.closest ? document.activeElement.closest('fieldset.q') : null;
+    if (focused) target = focused;
+    for (var i = 0; !target && i < sets.length; i++) { if (!sets[i].querySelector('input:checked')) target = sets[i]; }
+    if (!target) target = sets[sets.length - 1];
+    var radio = target.querySelector('input[data-digit="' + e.key + '"]');
+    if (radio) { radio.checked = true; radio.focus(); e.preventDefault(); }
+    var nextSet = null; for (var j = 0; j < sets.length; j++) { if (sets[j] === target && j + 1 < sets.length) nextSet = sets[j + 1]; }
+    if (nextSet && !nextSet.querySelector('input:checked')) { var first = nextSet.querySelector('input'); if (first) first.focus(); }
+  } else if (e.key === 'Enter') { e.preventDefault(); document.getElementById('save').click();
+  } else if (e.key === 's') { e.preventDefault(); document.getElementById('skip').click();
+  } else if (e.key === 'ArrowLeft') { var p = document.getElementById('prev'); if (p) { e.preventDefault(); p.click(); } }
+});
+`
+
+// StudyLink is the private link of an annotator's queue on a viewer
+// served at base (e.g. http://127.0.0.1:7411).
+func StudyLink(base, token string) string {
+	return strings.TrimSuffix(base, "/") + "/annotate/login/" + url.PathEscape(token)
+}
