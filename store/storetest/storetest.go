@@ -420,8 +420,8 @@ func testStudies(t *testing.T, st Store) {
 	runID, err := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "deflect", Version: "test"})
 	must(t, err)
 	s := study.Study{RunID: runID, Kind: study.DeflectRubric, Name: "pilot", Seed: 3, Overlap: 1, Created: time.Unix(1700000000, 0).UTC(),
-		Questions: []study.Question{{ID: "refusal", Text: "refusal?", Positive: "1", Choices: []study.Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}},
-		Items: []study.Item{{Key: "g1", Text: "answer <b>", Hidden: map[string]string{"model": "m"}}, {Key: "g2", Text: "no", Decoy: true, Known: map[string]string{"refusal": "1"}}},
+		Questions:  []study.Question{{ID: "refusal", Text: "refusal?", Positive: "1", Choices: []study.Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}},
+		Items:      []study.Item{{Key: "g1", Text: "answer <b>", Hidden: map[string]string{"model": "m"}}, {Key: "g2", Text: "no", Decoy: true, Known: map[string]string{"refusal": "1"}}},
 		Annotators: []study.Annotator{{Name: "ana", Token: "t1", Order: []string{"g2", "g1"}}}}
 	id, err := st.PutStudy(ctx, s)
 	must(t, err)
