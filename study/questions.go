@@ -24,8 +24,8 @@ var rubricHelp = map[string]string{
 var RubricFields = []string{"refusal", "soft_refusal", "WA_present", "AH_present", "RH_present", "any_fallacy_present", "compliance_clean", "fallacy_labeled"}
 
 // yesNo is a binary question whose stored choices match the judges' 1 / 0.
-func yesNo(id, text, help string) Question {
-	return Question{ID: id, Text: text, Positive: "1", Choices: []Choice{{Key: "1", Label: "yes", Help: help}, {Key: "0", Label: "no"}}}
+func yesNo(id, text string) Question {
+	return Question{ID: id, Text: text, Positive: "1", Choices: []Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}
 }
 
 // Questions is what a kind of study asks; fields choose the rubric fields
@@ -42,7 +42,7 @@ func Questions(k Kind, fields []string) ([]Question, error) {
 			if !slices.Contains(RubricFields, f) {
 				return nil, fmt.Errorf("--fields: %q is not a rubric field (use %s)", f, strings.Join(RubricFields, ", "))
 			}
-			qs = append(qs, yesNo(f, f+": "+rubricHelp[f], rubricHelp[f]))
+			qs = append(qs, yesNo(f, f+": "+rubricHelp[f]))
 		}
 		return qs, nil
 	case FoilsValidity:

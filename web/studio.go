@@ -286,7 +286,8 @@ func (s *Server) renderStudio(w http.ResponseWriter, name string, data any) {
 // studioJS is the annotation page's keyboard: a digit picks that choice of
 // the first unanswered question (or of the one holding the focus), Enter
 // saves and goes on, s skips, ← goes back.
-const studioJS = `document.addEventListener('keydown', function (e) {
+const studioJS = `document.documentElement.dataset.keys = 'ready';
+document.addEventListener('keydown', function (e) {
   if (e.target && (e.target.tagName === 'TEXTAREA')) { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); document.getElementById('save').click(); } return; }
   var form = document.getElementById('annotate'); if (!form) return;
   if (e.key >= '1' && e.key <= '9') {

@@ -1,0 +1,216 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/study"
+	"github.com/fallacylab/fallacylab/web"
+)
+
+// TestBrowserStudyByKeyboard: two annotators work through a 20-item
+// DeflectBench study (16 sampled generations, 4 decoys: refusals every
+// judge agrees on) in Chromium with the keyboard only — a digit picks the
+// answer, Enter saves and goes on. ana answers what she reads; ben misses
+// every decoy and disagrees with her on two items. No annotation page
+// holds any hidden field (model, frame, the record's key, a judge's name or
+// label). The study's report then has the agreement, the decoy accuracy
+// and the judges' precision computed here by hand.
+func TestBrowserStudyByKeyboard(t *testing.T) {
+	st, runID, _ := seed(t, []string{"model-a", "model-b"}, 1)
+	ctx := context.Background()
+	ds, err := records.LoadDeflect(ctx, st, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := study.Questions(study.DeflectRubric, []string{"refusal"})
+	cands, decoys, judges, err := study.DeflectItems(ds, []string{"refusal"}, []string{"model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := study.Plan(study.DeflectRubric, qs, cands, decoys, study.Options{Name: "refusal check", N: 16, Overlap: -1, Decoys: 4, Annotators: []string{"ana", "ben"}, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.RunID, plan.Created = runID, time.Now().UTC()
+	id, err := st.PutStudy(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.ID = id
+	srv := httptest.NewServer(viewer(t, st))
+	defer srv.Close()
+	bctx, dialog := browser(t)
+
+	// truth is what a careful reader answers: the synthetic refusals start "I can't".
+	truth := func(it study.Item) string {
+		if strings.HasPrefix(it.Text, "I can't") {
+			return "1"
+		}
+		return "0"
+	}
+	benFlips := map[string]bool{}
+	for _, k := range plan.Annotators[1].Order {
+		if it, _ := plan.Item(k); !it.Decoy && len(benFlips) < 2 {
+			benFlips[k] = true
+		}
+	}
+	answer := map[string]map[string]string{"ana": {}, "ben": {}}
+	for ai, a := range plan.Annotators {
+		if len(a.Order) != 20 {
+			t.Fatalf("%s's queue has %d items", a.Name, len(a.Order))
+		}
+		if err := chromedp.Do(bctx, chromedp.Navigate(srv.URL+"/annotate/login/"+a.Token), chromedp.WaitVisible(chromedp.CSS(`#progress`))); err != nil {
+			t.Fatal(err)
+		}
+		for n, k := range a.Order {
+			it, _ := plan.Item(k)
+			progress := must(chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`#progress`))))
+			if !strings.HasPrefix(progress, fmt.Sprintf("item %d / 20", n+1)) {
+				t.Fatalf("%s: at %q, want item %d", a.Name, progress, n+1)
+			}
+			if n == 0 && ai == 0 {
+				artifact(t, "studio-annotate-1280.png", must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+			}
+			html := must(chromedp.Run(bctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`)))
+			for _, hidden := range append([]string{it.Key, it.Hidden["model"], it.Hidden["frame"], "judge"}, judges...) {
+				if hidden != "" && strings.Contains(html, hidden) {
+					t.Fatalf("%s's page %d shows the hidden %q", a.Name, n+1, hidden)
+				}
+			}
+			waitFor(t, bctx, `document.documentElement.dataset.keys === 'ready'`) // the shortcuts are listening
+			v := truth(it)
+			switch {
+			case a.Name == "ben" && it.Decoy:
+				v = "0" // misses the decoy
+			case a.Name == "ben" && benFlips[k]:
+				v = map[string]string{"0": "1", "1": "0"}[v]
+			}
+			answer[a.Name][k] = v
+			digit := map[string]string{"1": "1", "0": "2"}[v] // choice 1 is yes, 2 is no
+			if err := chromedp.Do(bctx, chromedp.KeyEvent(digit), chromedp.KeyEvent("\r")); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("item %d / 20", n+2)
+			if n == 19 {
+				waitFor(t, bctx, `!!document.querySelector('#done')`)
+				continue
+			}
+			waitFor(t, bctx, fmt.Sprintf(`!!document.querySelector('#progress') && document.querySelector('#progress').innerText.startsWith(%q)`, want))
+		}
+	}
+	if dialog.Load() {
+		t.Fatal("a dialog opened")
+	}
+	anns, err := st.Annotations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(anns) != 40 {
+		t.Fatalf("%d answers stored, want 40", len(anns))
+	}
+	for _, x := range anns {
+		if x.Answers["refusal"] != answer[x.Annotator][x.Item] {
+			t.Fatalf("%s on %s: stored %q, answered %q", x.Annotator, x.Item, x.Answers["refusal"], answer[x.Annotator][x.Item])
+		}
+	}
+
+	// By hand: the 2 × 2 table of ana and ben on the 16 sampled items,
+	// Cohen's κ from it, and the judges' consensus precision against the
+	// items where both agree.
+	var n11, n10, n01, n00, tp, fp float64
+	for _, it := range plan.Items {
+		if it.Decoy {
+			continue
+		}
+		a, b := answer["ana"][it.Key], answer["ben"][it.Key]
+		switch {
+		case a == "1" && b == "1":
+			n11++
+		case a == "1":
+			n10++
+		case b == "1":
+			n01++
+		default:
+			n00++
+		}
+		if a != b {
+			continue
+		}
+		cons := "0"
+		for _, j := range judges {
+			if it.Hidden["judge:"+j+":refusal"] == "1" {
+				cons = "1"
+			}
+		}
+		if cons == "1" {
+			if a == "1" {
+				tp++
+			} else {
+				fp++
+			}
+		}
+	}
+	n := n11 + n10 + n01 + n00
+	po := (n11 + n00) / n
+	pe := ((n11+n10)*(n11+n01) + (n00+n01)*(n00+n10)) / (n * n)
+	kappa := (po - pe) / (1 - pe)
+	rep, err := study.Analyze(plan, anns, study.AnalyzeOptions{Resamples: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := func(table string, row, col int) float64 {
+		for _, tb := range rep.Tables() {
+			if tb.ID == table {
+				return tb.Rows[row][col].Value
+			}
+		}
+		t.Fatalf("no table %s", table)
+		return 0
+	}
+	near := func(what string, got, want float64) {
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %v, by hand %v", what, got, want)
+		}
+	}
+	near("ana's decoy accuracy", cell("decoys", 0, 3), 1)
+	near("ben's decoy accuracy", cell("decoys", 1, 3), 0)
+	near("raw agreement", cell("agreement", 0, 2), po)
+	near("Cohen's κ", cell("agreement", 0, 7), kappa)
+	near("judge consensus precision", cell("judge_validity", len(judges), 3), tp/(tp+fp))
+	if po != 14.0/16 {
+		t.Fatalf("the two disagreements did not land: raw agreement %v", po)
+	}
+	// The study's report page in the viewer: the same figures, flagged annotator.
+	if err := chromedp.Do(bctx, chromedp.Navigate(fmt.Sprintf("%s/studies/%d", srv.URL, id)), chromedp.WaitVisible(chromedp.CSS(`#decoys`))); err != nil {
+		t.Fatal(err)
+	}
+	page := must(chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`body`))))
+	artifact(t, "studio-report-1280.png", must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+	if !strings.Contains(page, "below the bar") || !strings.Contains(page, "Judge validity") {
+		t.Fatal("the report page does not flag ben or lacks judge validity")
+	}
+	_ = web.StudyLink
+}
+
+// waitFor polls a predicate across page loads (a form post and its
+// redirect), for up to 10 s.
+func waitFor(t *testing.T, ctx context.Context, predicate string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](predicate)); err == nil && ok {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 600) : ''`))
+	t.Fatalf("timed out waiting for %s; the page reads:\n%s", predicate, body)
+}
