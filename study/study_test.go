@@ -1,0 +1,320 @@
+package study
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// refs are the reference values testdata/make_refs.py computed with
+// scikit-learn and statsmodels (and loops for AC1 and α).
+type refs struct {
+	C8Native struct {
+		Table                                            [3][3]int `json:"table"`
+		Raw, CohenKappa, FleissKappa, AC1, Alpha, PsaA float64
+	} `json:"c8_native"`
+	C8Validity struct {
+		Precision, PrecisionLo, PrecisionHi, FPR, FPRLo, FPRHi, AC1Binary, AC1ThreeWay float64
+	} `json:"c8_validity"`
+	Judge struct {
+		Human, Judge                 []string
+		Precision, Recall, F1, Kappa float64
+	} `json:"judge"`
+}
+
+func loadRefs(t *testing.T) refs {
+	b, err := os.ReadFile(filepath.Join("testdata", "refs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The script writes snake_case keys; map them onto the fields.
+	var raw map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var r refs
+	get := func(sec, key string, into any) {
+		if err := json.Unmarshal(raw[sec][key], into); err != nil {
+			t.Fatalf("%s.%s: %v", sec, key, err)
+		}
+	}
+	n := &r.C8Native
+	get("c8_native", "table", &n.Table)
+	for k, p := range map[string]*float64{"raw": &n.Raw, "cohen_kappa": &n.CohenKappa, "fleiss_kappa": &n.FleissKappa, "ac1": &n.AC1, "alpha": &n.Alpha, "psa_A": &n.PsaA} {
+		get("c8_native", k, p)
+	}
+	v := &r.C8Validity
+	for k, p := range map[string]*float64{"precision": &v.Precision, "precision_lo": &v.PrecisionLo, "precision_hi": &v.PrecisionHi, "fpr": &v.FPR,
+		"fpr_lo": &v.FPRLo, "fpr_hi": &v.FPRHi, "ac1_binary": &v.AC1Binary, "ac1_three_way": &v.AC1ThreeWay} {
+		get("c8_validity", k, p)
+	}
+	j := &r.Judge
+	get("judge", "human", &j.Human)
+	get("judge", "judge", &j.Judge)
+	for k, p := range map[string]*float64{"precision": &j.Precision, "recall": &j.Recall, "f1": &j.F1, "kappa": &j.Kappa} {
+		get("judge", k, p)
+	}
+	return r
+}
+
+func table(t *testing.T, rep *report.Report, id string) *report.Table {
+	for _, tb := range rep.Tables() {
+		if tb.ID == id {
+			return tb
+		}
+	}
+	t.Fatalf("no table %s", id)
+	return nil
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s = %.12g, reference %.12g", what, got, want)
+	}
+}
+
+// handStudy is a study whose every item every annotator sees, with the
+// given answers (item i → one answer per annotator, "" = none).
+func handStudy(kind Kind, qs []Question, annotators []string, items []Item, answers [][]string) (Study, []Annotation) {
+	s := Study{ID: 1, Kind: kind, Name: "t", Questions: qs, Items: items, Overlap: len(items)}
+	for _, a := range annotators {
+		var order []string
+		for _, it := range items {
+			order = append(order, it.Key)
+		}
+		s.Annotators = append(s.Annotators, Annotator{Name: a, Token: a + "-tok", Order: order})
+	}
+	var anns []Annotation
+	at := time.Unix(1700000000, 0)
+	for i, row := range answers {
+		for j, v := range row {
+			if v != "" {
+				anns = append(anns, Annotation{StudyID: 1, Annotator: annotators[j], Item: items[i].Key, Answers: map[string]string{qs[0].ID: v}, At: at})
+			}
+		}
+	}
+	return s, anns
+}
+
+// SPEC C.8 §6.2 through a study: two annotators, 183 native items coded
+// A / B / N from a table that yields the paper's figures.
+func TestC8NativeAgreement(t *testing.T) {
+	r := loadRefs(t)
+	qs, _ := Questions(FoilsNative, nil)
+	codes := []string{"A", "B", "N"}
+	var items []Item
+	var answers [][]string
+	for i := range 3 {
+		for j := range 3 {
+			for range r.C8Native.Table[i][j] {
+				items = append(items, Item{Key: fmt.Sprintf("native:%d", len(items)), Text: "t", Hidden: map[string]string{"pred": "none"}})
+				answers = append(answers, []string{codes[i], codes[j]})
+			}
+		}
+	}
+	s, anns := handStudy(FoilsNative, qs, []string{"a", "b"}, items, answers)
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := table(t, rep, "agreement").Rows[0]
+	if row[1].Value != 183 {
+		t.Fatalf("%v items", row[1].Value)
+	}
+	near(t, "raw agreement", row[2].Value, r.C8Native.Raw)
+	near(t, "AC1", row[3].Value, r.C8Native.AC1)
+	near(t, "Fleiss κ", row[4].Value, r.C8Native.FleissKappa)
+	near(t, "Krippendorff α", row[5].Value, r.C8Native.Alpha)
+	near(t, "PSA_A", row[6].Value, r.C8Native.PsaA)
+	near(t, "Cohen κ", row[7].Value, r.C8Native.CohenKappa)
+	// The published figures, as the paper rounds them.
+	for _, c := range []struct {
+		what      string
+		got, want float64
+		digits    int
+	}{{"raw agreement %", 100 * row[2].Value, 86.3, 1}, {"κ", row[7].Value, 0.74, 2}, {"AC1", row[3].Value, 0.82, 2}, {"PSA_A", row[6].Value, 0.50, 2}} {
+		p := math.Pow(10, float64(c.digits))
+		if math.Round(c.got*p)/p != c.want {
+			t.Errorf("%s = %.4f, the paper has %v", c.what, c.got, c.want)
+		}
+	}
+	// Every interval holds its estimate.
+	for j := 2; j <= 7; j++ {
+		if c := row[j]; !c.HasCI || c.Lo > c.Value || c.Hi < c.Value {
+			t.Errorf("column %d: %v not in [%v, %v]", j, c.Value, c.Lo, c.Hi)
+		}
+	}
+}
+
+// SPEC C.8 §6.7 through a study: 72 negatives rated by three annotators,
+// valid when 2 of 3 say V (a V, I, B tie is not), precision 67/72, and the
+// detector's FPR on the 53 confirmed matched items 30/53 (Wilson).
+func TestC8Validity(t *testing.T) {
+	r := loadRefs(t)
+	qs, _ := Questions(FoilsValidity, nil)
+	var items []Item
+	var answers [][]string
+	for i := range 72 {
+		cond, pred := "matched", "none"
+		switch {
+		case i < 53 && i < 30:
+			pred = "appeal to authority" // flagged
+		case i >= 53 && i < 67:
+			cond = "wrong_scheme"
+		}
+		items = append(items, Item{Key: fmt.Sprintf("%s:%d", cond, i), Text: "t", Hidden: map[string]string{"condition": cond, "source": "appeal to authority", "pred": pred}})
+		if i < 67 {
+			answers = append(answers, []string{"V", "V", "I"})
+		} else {
+			answers = append(answers, []string{"V", "I", "B"})
+		}
+	}
+	s, anns := handStudy(FoilsValidity, qs, []string{"a", "b", "c"}, items, answers)
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := table(t, rep, "validity").Rows[0]
+	if all[1].Value != 72 || all[2].Value != 67 {
+		t.Fatalf("validity: %v of %v", all[2].Value, all[1].Value)
+	}
+	near(t, "precision", all[3].Value, r.C8Validity.Precision)
+	near(t, "precision lo", all[3].Lo, r.C8Validity.PrecisionLo)
+	near(t, "precision hi", all[3].Hi, r.C8Validity.PrecisionHi)
+	fpr := table(t, rep, "confirmed_fpr").Rows[1]
+	if fpr[1].Value != 53 || fpr[2].Value != 30 {
+		t.Fatalf("confirmed: %v flagged of %v", fpr[2].Value, fpr[1].Value)
+	}
+	near(t, "FPR", fpr[3].Value, r.C8Validity.FPR)
+	near(t, "FPR lo", fpr[3].Lo, r.C8Validity.FPRLo)
+	near(t, "FPR hi", fpr[3].Hi, r.C8Validity.FPRHi)
+	if got := fmt.Sprintf("%.1f / [%.1f, %.1f]", 100*fpr[3].Value, 100*fpr[3].Lo, 100*fpr[3].Hi); got != "56.6 / [43.3, 69.0]" {
+		t.Errorf("FPR %s, SPEC C.8 has 56.6 %% with Wilson [43.3, 69.0]", got)
+	}
+	near(t, "AC1 binary", table(t, rep, "validity_binary").Rows[0][1].Value, r.C8Validity.AC1Binary)
+	near(t, "AC1 three-way", table(t, rep, "agreement").Rows[0][3].Value, r.C8Validity.AC1ThreeWay)
+}
+
+// Judge validity: a judge's labels against the human majority, scored as
+// scikit-learn scores them.
+func TestJudgeValidity(t *testing.T) {
+	r := loadRefs(t)
+	qs, _ := Questions(DeflectRubric, []string{"RH_present"})
+	var items []Item
+	var answers [][]string
+	for i, h := range r.Judge.Human {
+		items = append(items, Item{Key: fmt.Sprint(i), Text: "t", Hidden: map[string]string{"judge:j1:RH_present": r.Judge.Judge[i]}})
+		answers = append(answers, []string{h})
+	}
+	s, anns := handStudy(DeflectRubric, qs, []string{"h"}, items, answers)
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range table(t, rep, "judge_validity").Rows { // j1, then the consensus of j1 alone
+		near(t, row[1].Text+" precision", row[3].Value, r.Judge.Precision)
+		near(t, row[1].Text+" recall", row[4].Value, r.Judge.Recall)
+		near(t, row[1].Text+" F1", row[5].Value, r.Judge.F1)
+		near(t, row[1].Text+" κ", row[6].Value, r.Judge.Kappa)
+	}
+}
+
+// Plan: a stratified, seeded sample; the overlap set in every queue and the
+// rest shared out; every decoy in every queue; the same seed, the same study.
+func TestPlan(t *testing.T) {
+	var cands, decoys []Item
+	for i := range 90 {
+		st := []string{"m1", "m2", "m3"}[i%3]
+		if i >= 60 {
+			st = "m3" // strata of 20, 20, 50
+		}
+		cands = append(cands, Item{Key: fmt.Sprintf("c%d", i), Stratum: st})
+	}
+	for i := range 6 {
+		decoys = append(decoys, Item{Key: fmt.Sprintf("d%d", i), Known: map[string]string{"q": "1"}})
+	}
+	o := Options{N: 30, Overlap: 10, Decoys: 4, Annotators: []string{"ana", "ben"}, Seed: 5, Token: func() string { return "tok" }}
+	s, err := Plan(DeflectRubric, nil, cands, decoys, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	planted := 0
+	for _, it := range s.Items {
+		if it.Decoy {
+			planted++
+		} else {
+			per[it.Stratum]++
+		}
+	}
+	// 30 of 90 in proportion: 6.67, 6.67, 16.67 → 6, 6, 16 and two left
+	// over, to equal remainders: the larger stratum first, then by name.
+	if planted != 4 || per["m1"] != 7 || per["m2"] != 6 || per["m3"] != 17 {
+		t.Fatalf("strata %v, %d decoys", per, planted)
+	}
+	seen := map[string]int{}
+	for _, a := range s.Annotators {
+		for _, k := range a.Order {
+			seen[k]++
+		}
+		if len(a.Order) != 10+10+4 {
+			t.Fatalf("%s has %d items, want 10 shared + 10 own + 4 decoys", a.Name, len(a.Order))
+		}
+	}
+	twice := 0
+	for _, it := range s.Items {
+		switch {
+		case it.Decoy && seen[it.Key] != 2:
+			t.Fatalf("decoy %s in %d queues", it.Key, seen[it.Key])
+		case !it.Decoy && seen[it.Key] == 2:
+			twice++
+		case !it.Decoy && seen[it.Key] != 1:
+			t.Fatalf("item %s in %d queues", it.Key, seen[it.Key])
+		}
+	}
+	if twice != 10 || slices.Equal(s.Annotators[0].Order, s.Annotators[1].Order) {
+		t.Fatalf("%d items in both queues; orders differ: %v", twice, !slices.Equal(s.Annotators[0].Order, s.Annotators[1].Order))
+	}
+	again, _ := Plan(DeflectRubric, nil, cands, decoys, o)
+	if !slices.EqualFunc(s.Items, again.Items, func(a, b Item) bool { return a.Key == b.Key }) || !slices.Equal(s.Annotators[1].Order, again.Annotators[1].Order) {
+		t.Fatal("the same seed gave another study")
+	}
+	if _, err := Plan(DeflectRubric, nil, cands, decoys, Options{Decoys: 7, Annotators: []string{"a"}}); err == nil || !strings.Contains(err.Error(), "only 6") {
+		t.Fatalf("too many decoys: %v", err)
+	}
+	if _, err := Plan(DeflectRubric, nil, cands, nil, Options{Annotators: []string{"a", "a"}}); err == nil {
+		t.Fatal("two annotators of one name")
+	}
+}
+
+// Validate refuses what the studio and the sheet import must not store.
+func TestValidate(t *testing.T) {
+	qs, _ := Questions(FoilsValidity, nil)
+	s := Study{ID: 1, Questions: qs, Annotators: []Annotator{{Name: "a", Order: []string{"x"}}}}
+	for _, c := range []struct {
+		a    Annotation
+		want string
+	}{
+		{Annotation{Annotator: "z", Item: "x"}, `no annotator "z"`},
+		{Annotation{Annotator: "a", Item: "y"}, "not in a's queue"},
+		{Annotation{Annotator: "a", Item: "x", Answers: map[string]string{}}, "has no answer"},
+		{Annotation{Annotator: "a", Item: "x", Answers: map[string]string{"validity": "Q"}}, "not one of its choices"},
+		{Annotation{Annotator: "a", Item: "x", Answers: map[string]string{"validity": "V", "extra": "1"}}, `no question "extra"`},
+	} {
+		if err := s.Validate(c.a); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.a, err, c.want)
+		}
+	}
+	if err := s.Validate(Annotation{Annotator: "a", Item: "x", Skipped: true}); err != nil {
+		t.Errorf("a skip: %v", err)
+	}
+}
