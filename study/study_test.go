@@ -18,7 +18,7 @@ import (
 // scikit-learn and statsmodels (and loops for AC1 and α).
 type refs struct {
 	C8Native struct {
-		Table                                            [3][3]int `json:"table"`
+		Table                                          [3][3]int `json:"table"`
 		Raw, CohenKappa, FleissKappa, AC1, Alpha, PsaA float64
 	} `json:"c8_native"`
 	C8Validity struct {

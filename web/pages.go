@@ -81,7 +81,12 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 500, err)
 		return
 	}
-	data := map[string]any{"Run": d.run, "Report": rep, "About": about}
+	studies, err := s.st.Studies(r.Context(), id)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	data := map[string]any{"Run": d.run, "Report": rep, "About": about, "Studies": studies}
 	if rep != nil {
 		// The report's own layout (every chart beside its table, as in the
 		// HTML report) with the viewer's links on the charts.

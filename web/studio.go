@@ -287,6 +287,11 @@ func (s *Server) renderStudio(w http.ResponseWriter, name string, data any) {
 // the first unanswered question (or of the one holding the focus), Enter
 // saves and goes on, s skips, ← goes back.
 const studioJS = `document.documentElement.dataset.keys = 'ready';
+document.addEventListener('submit', function (e) {
+  // One answer per press: a second submit of the same page is dropped.
+  if (e.target.dataset.sent) { e.preventDefault(); return; }
+  e.target.dataset.sent = '1';
+});
 document.addEventListener('keydown', function (e) {
   if (e.target && (e.target.tagName === 'TEXTAREA')) { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); document.getElementById('save').click(); } return; }
   var form = document.getElementById('annotate'); if (!form) return;
@@ -300,7 +305,10 @@ document.addEventListener('keydown', function (e) {
     if (radio) { radio.checked = true; radio.focus(); e.preventDefault(); }
     var nextSet = null; for (var j = 0; j < sets.length; j++) { if (sets[j] === target && j + 1 < sets.length) nextSet = sets[j + 1]; }
     if (nextSet && !nextSet.querySelector('input:checked')) { var first = nextSet.querySelector('input'); if (first) first.focus(); }
-  } else if (e.key === 'Enter') { e.preventDefault(); document.getElementById('save').click();
+  } else if (e.key === 'Enter') {
+    // In the form the browser submits by itself (save is the default
+    // button); elsewhere on the page, press save.
+    if (!form.contains(document.activeElement)) { e.preventDefault(); document.getElementById('save').click(); }
   } else if (e.key === 's') { e.preventDefault(); document.getElementById('skip').click();
   } else if (e.key === 'ArrowLeft') { var p = document.getElementById('prev'); if (p) { e.preventDefault(); p.click(); } }
 });

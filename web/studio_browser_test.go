@@ -72,7 +72,7 @@ func TestBrowserStudyByKeyboard(t *testing.T) {
 		}
 		for n, k := range a.Order {
 			it, _ := plan.Item(k)
-			progress := must(chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`#progress`))))
+			progress := must(chromedp.Run(bctx, chromedp.Evaluate[string](`document.querySelector('#progress').innerText`)))
 			if !strings.HasPrefix(progress, fmt.Sprintf("item %d / 20", n+1)) {
 				t.Fatalf("%s: at %q, want item %d", a.Name, progress, n+1)
 			}

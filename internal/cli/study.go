@@ -314,6 +314,9 @@ func newStudyExportCmd(g *Global) *cobra.Command {
 				got[[2]string{a.Annotator, a.Item}] = a
 			}
 			num := itemNumbers(st)
+			if out == "" {
+				out = "-"
+			}
 			return writeOut(g.Stdout, out, func(w io.Writer) error {
 				cw := csv.NewWriter(w)
 				hdr := append([]string(nil), sheetHeader...)

@@ -1,0 +1,80 @@
+package cli_test
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A native-class study of the embedded audit, coded offline: create, export
+// a blind sheet, fill it in, import it (a bad row stores nothing), report.
+func TestStudySheetRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--resamples", "50", "--permutations", "50"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "foils-native", "--n", "6", "--annotators", "ana,ben", "--decoys", "2")
+	if err != nil || !strings.Contains(out, "study 1: 6 items") {
+		t.Fatalf("%v %s\n%s", err, out, stderr)
+	}
+	if _, _, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "deflect-rubric", "--annotators", "a"); err == nil || !strings.Contains(err.Error(), "needs a deflect run") {
+		t.Fatalf("a DeflectBench study of a foils run: %v", err)
+	}
+	sheet, _, err := runCLI(t, dir, "study", "export", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(sheet)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+2*8 || recs[0][5] != "code (A/B/N)" {
+		t.Fatalf("sheet: %d rows, header %v", len(recs), recs[0])
+	}
+	if strings.Contains(sheet, "native:") || strings.Contains(sheet, "matched") || strings.Contains(sheet, "tfidf") {
+		t.Fatal("the sheet shows what the study hides (item keys, conditions, the detector)")
+	}
+	// Both code everything N; ben writes one code that is not a choice.
+	for i := 1; i < len(recs); i++ {
+		recs[i][5] = "n"
+	}
+	bad := append([][]string(nil), recs...)
+	bad[3] = append([]string(nil), recs[3]...)
+	bad[3][5] = "Q"
+	write := func(name string, rows [][]string) string {
+		p := filepath.Join(dir, name)
+		f, _ := os.Create(p)
+		w := csv.NewWriter(f)
+		w.WriteAll(rows)
+		f.Close()
+		return p
+	}
+	if _, _, err := runCLI(t, dir, "study", "import", "1", write("bad.csv", bad)); err == nil || !strings.Contains(err.Error(), "bad.csv line 4") || !strings.Contains(err.Error(), `"Q" is not one of its choices`) {
+		t.Fatalf("bad sheet: %v", err)
+	}
+	rep, _, _ := runCLI(t, dir, "study", "report", "1", "--resamples", "50")
+	if !strings.Contains(rep, "| ana | 8 | 0 | 0 | 8 |") {
+		t.Fatalf("a refused sheet stored answers:\n%s", rep)
+	}
+	if out, _, err := runCLI(t, dir, "study", "import", "1", write("good.csv", recs)); err != nil || !strings.Contains(out, "16 answers") {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	rep, _, err = runCLI(t, dir, "study", "report", "1", "--resamples", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Everyone says N: the decoys (known A) are all missed and flagged; the
+	// six native items are all N.
+	for _, want := range []string{"| ana | 8 | 8 | 0 | 0 |", "| ana | 2 | 0 | 0.0 [0.0, 65.8] (n=2) | below the bar", "| N | 6 | 100.0 [61.0, 100.0] (n=6)"} {
+		if !strings.Contains(rep, want) {
+			t.Fatalf("report lacks %q:\n%s", want, rep)
+		}
+	}
+	links, _, _ := runCLI(t, dir, "study", "links", "1", "--base", "http://lab.example:7411")
+	if strings.Count(links, "http://lab.example:7411/annotate/login/") != 2 {
+		t.Fatalf("links:\n%s", links)
+	}
+}
