@@ -1,11 +1,16 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/web"
 )
 
@@ -54,5 +59,62 @@ func TestHostCheck(t *testing.T) {
 	}
 	if got := request(h, "lab.example:7411", "/runs/1", cookies[0]).Code; got != 200 {
 		t.Fatalf("with the cookie: %d", got)
+	}
+}
+
+// Remote annotators (view --allow-remote): their study link reaches their
+// queue without the viewer's token; the runs stay behind that token, and an
+// annotator's cookie opens nothing else. A forged or replayed form without
+// the page's CSRF token stores nothing.
+func TestRemoteAnnotatorsReachOnlyTheStudio(t *testing.T) {
+	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	ds, _ := records.LoadDeflect(ctx, st, runID)
+	qs, _ := study.Questions(study.DeflectRubric, []string{"refusal"})
+	cands, decoys, _, _ := study.DeflectItems(ds, []string{"refusal"}, nil)
+	plan, err := study.Plan(study.DeflectRubric, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.RunID = runID
+	id, err := st.PutStudy(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := web.New(st)
+	h := v.HandlerWith(web.Access{Hosts: []string{"lab.example"}, Token: "s3cret"})
+	login := request(h, "lab.example", "/annotate/login/ana-token")
+	if login.Code != http.StatusSeeOther {
+		t.Fatalf("study link: %d", login.Code)
+	}
+	cookie := login.Result().Cookies()[0]
+	if got := request(h, "lab.example", "/annotate/1", cookie); got.Code != 200 || !strings.Contains(got.Body.String(), "item 1 / 3") {
+		t.Fatalf("the annotator's queue: %d", got.Code)
+	}
+	for _, p := range []string{"/", "/runs/1", "/studies", fmt.Sprintf("/studies/%d", id)} {
+		if got := request(h, "lab.example", p, cookie).Code; got != 401 {
+			t.Errorf("%s with an annotator's cookie: %d, want 401", p, got)
+		}
+	}
+	if got := request(h, "evil.example", "/annotate/login/ana-token").Code; got != 403 {
+		t.Errorf("a foreign Host: %d", got)
+	}
+	if got := request(h, "lab.example", "/annotate/login/not-a-token").Code; got != 401 {
+		t.Errorf("a wrong study link: %d", got)
+	}
+	post := func(form url.Values) int {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("POST", "/annotate/1", strings.NewReader(form.Encode()))
+		req.Host = "lab.example"
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(cookie)
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if got := post(url.Values{"q_refusal": {"1"}, "action": {"save"}}); got != 403 {
+		t.Errorf("a form without the CSRF token: %d", got)
+	}
+	if anns, _ := st.Annotations(ctx, id); len(anns) != 0 {
+		t.Fatal("a forged form stored an answer")
 	}
 }
