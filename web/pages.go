@@ -497,13 +497,23 @@ var argSort = []sortKey[argView]{
 	by("correct", "share of lines right", func(a argView) float64 { return a.Correct }),
 }
 
-func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
+// missciFrom loads the Missci reconstruction run named in the path,
+// answering 400 or 404 itself.
+func (s *Server) missciFrom(w http.ResponseWriter, r *http.Request) (*runData, bool) {
 	_, d, ok := s.runFrom(w, r)
 	if !ok {
-		return
+		return nil, false
 	}
 	if d.missci == nil {
 		s.fail(w, 404, fmt.Errorf("run %d is not a Missci reconstruction run", d.run.ID))
+		return nil, false
+	}
+	return d, true
+}
+
+func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.missciFrom(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
@@ -562,12 +572,8 @@ func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
 // reasoning line with its gold premises, the model's ranked predictions,
 // and the prompt and raw answer of the line's call. /runs/ID/arguments/ARG_ID.
 func (s *Server) argument(w http.ResponseWriter, r *http.Request) {
-	_, d, ok := s.runFrom(w, r)
+	d, ok := s.missciFrom(w, r)
 	if !ok {
-		return
-	}
-	if d.missci == nil {
-		s.fail(w, 404, fmt.Errorf("run %d is not a Missci reconstruction run", d.run.ID))
 		return
 	}
 	id := r.PathValue("arg")

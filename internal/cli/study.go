@@ -158,6 +158,20 @@ func studyItems(ctx context.Context, s *session, k study.Kind, runID int64, benc
 	return nil, nil, fmt.Errorf("study kind %q", k)
 }
 
+// browseStudy opens the store to read and loads the study named by arg.
+func browseStudy(g *Global, cmd *cobra.Command, arg string) (*session, study.Study, error) {
+	s, err := openBrowse(g)
+	if err != nil {
+		return nil, study.Study{}, err
+	}
+	st, err := loadStudy(cmd.Context(), s, arg)
+	if err != nil {
+		s.Close()
+		return nil, st, err
+	}
+	return s, st, nil
+}
+
 // loadStudy reads a study by its id argument.
 func loadStudy(ctx context.Context, s *session, arg string) (study.Study, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
@@ -224,15 +238,11 @@ func newStudyLinksCmd(g *Global) *cobra.Command {
 		Short: "Print each annotator's private link (keep them private: a link is that annotator's access)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openBrowse(g)
+			s, st, err := browseStudy(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			st, err := loadStudy(cmd.Context(), s, args[0])
-			if err != nil {
-				return err
-			}
 			for _, a := range st.Annotators {
 				fmt.Fprintf(g.Stdout, "%s\t%s\n", a.Name, web.StudyLink(base, a.Token))
 			}
@@ -255,15 +265,11 @@ func newStudyReportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openBrowse(g)
+			s, st, err := browseStudy(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			st, err := loadStudy(cmd.Context(), s, args[0])
-			if err != nil {
-				return err
-			}
 			anns, err := s.st.Annotations(cmd.Context(), st.ID)
 			if err != nil {
 				return err
@@ -296,15 +302,11 @@ func newStudyExportCmd(g *Global) *cobra.Command {
 		Short: "Write a coding sheet (CSV): each annotator's queue in their order, blind, with their answers so far",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openBrowse(g)
+			s, st, err := browseStudy(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			st, err := loadStudy(cmd.Context(), s, args[0])
-			if err != nil {
-				return err
-			}
 			anns, err := s.st.Annotations(cmd.Context(), st.ID)
 			if err != nil {
 				return err
