@@ -306,15 +306,33 @@ func TestKilledImportIsIncomplete(t *testing.T) {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1")
+	childErr, err := os.Create(filepath.Join(dir, "import.stderr")) // a file: no copying goroutine to race with
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer childErr.Close()
+	cmd.Stderr = childErr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	stderrText := func() string { b, _ := os.ReadFile(childErr.Name()); return string(b) }
+	var state *os.ProcessState
+	exited := make(chan struct{})
+	go func() { state, _ = cmd.Process.Wait(); close(exited) }()
 	// Kill it once its run exists, while the records are being written.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
+		select {
+		case <-exited:
+			if runsIn(db) == 0 {
+				t.Fatalf("the import exited before it started its run:\n%s", stderrText())
+			}
+			t.Skip("the import finished before the kill on this machine")
+		default:
+		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatal("the import never started its run")
+			t.Fatalf("the import never started its run in 60 s:\n%s", stderrText())
 		}
 		if runsIn(db) > 0 {
 			break
@@ -322,7 +340,8 @@ func TestKilledImportIsIncomplete(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	if err := cmd.Wait(); err == nil {
+	<-exited
+	if state != nil && state.Success() {
 		t.Skip("the import finished before the kill on this machine")
 	}
 	out, _, err := runCLI(t, dir, "runs")
