@@ -149,3 +149,12 @@ func (s *Study) Validate(a Annotation) error {
 	}
 	return nil
 }
+
+// Done counts, per annotator, the items they have answered or skipped.
+func Done(anns []Annotation) map[string]int {
+	out := map[string]int{}
+	for _, a := range anns {
+		out[a.Annotator]++
+	}
+	return out
+}

@@ -40,10 +40,7 @@ func (s *Server) studies(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, 500, err)
 			return
 		}
-		done := map[string]int{}
-		for _, a := range anns {
-			done[a.Annotator]++
-		}
+		done := study.Done(anns)
 		rw := row{Study: st}
 		for _, a := range st.Annotators {
 			rw.Progress = append(rw.Progress, fmt.Sprintf("%s %d / %d", a.Name, done[a.Name], len(a.Order)))

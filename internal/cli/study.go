@@ -214,10 +214,7 @@ func newStudyListCmd(g *Global) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				done := map[string]int{}
-				for _, a := range anns {
-					done[a.Annotator]++
-				}
+				done := study.Done(anns)
 				var who []string
 				for _, a := range st.Annotators {
 					who = append(who, fmt.Sprintf("%s %d/%d", a.Name, done[a.Name], len(a.Order)))
