@@ -14,6 +14,7 @@ import (
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
 // The generations list sorts by a column, both ways, keeps its filters on
@@ -116,18 +117,7 @@ func TestAcrossModels(t *testing.T) {
 // labels differ, each linked to its item page in both runs.
 func TestCompareTwoAudits(t *testing.T) {
 	st, id1, a := seed(t, []string{"model-a"}, 1)
-	ctx := context.Background()
-	b, _ := st.StartRun(ctx, store.Run{Name: "foils 2", Benchmark: "foils", Version: "test"})
-	audits, err := records.LoadFoils(ctx, st, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := audits[0]
-	other.Detections = append([]foils.Detection(nil), other.Detections...)
-	other.Detections[0].Pred = "appeal to nature" // a false positive the first detector did not make
-	if err := records.SaveFoils(ctx, st, b, []foils.AuditRecord{other}); err != nil {
-		t.Fatal(err)
-	}
+	b := secondAudit(t, st, a)
 	h := viewer(t, st)
 	code, body, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", a, b))
 	if code != 200 || !strings.Contains(body, "3 items in both runs; they differ on 1.") {
@@ -173,4 +163,25 @@ func TestMissciCompareAndArgument(t *testing.T) {
 	if code != 200 || !strings.Contains(page, "Reasoning lines") || !strings.Contains(page, "p0 (the accurate premise)") || strings.Contains(page, hostile[0]) {
 		t.Fatalf("argument page %d", code)
 	}
+}
+
+// secondAudit stores a second, finished audit of the audit run's items
+// whose detector makes one false positive the first did not (on the
+// native item), and returns its run id.
+func secondAudit(t *testing.T, st *sqlite.Store, runID int64) int64 {
+	t.Helper()
+	ctx := context.Background()
+	b, _ := st.StartRun(ctx, store.Run{Name: "foils 2", Benchmark: "foils", Version: "test"})
+	audits, err := records.LoadFoils(ctx, st, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := audits[0]
+	other.Detections = append([]foils.Detection(nil), other.Detections...)
+	other.Detections[0].Pred = "appeal to nature"
+	if err := records.SaveFoils(ctx, st, b, []foils.AuditRecord{other}); err != nil {
+		t.Fatal(err)
+	}
+	st.FinishRun(ctx, b, store.RunDone)
+	return b
 }

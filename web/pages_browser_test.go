@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,9 +11,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/internal/records"
-	"github.com/fallacylab/fallacylab/store"
 )
 
 // TestBrowserEveryPageType opens one page of every type the viewer has —
@@ -26,19 +22,7 @@ import (
 // and every link on it answers 200.
 func TestBrowserEveryPageType(t *testing.T) {
 	st, d, f1 := seed(t, []string{"model-a", "model-b"}, 1)
-	ctx := context.Background()
-	f2, _ := st.StartRun(ctx, store.Run{Name: "foils 2", Benchmark: "foils", Version: "test"})
-	audits, err := records.LoadFoils(ctx, st, f1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := audits[0]
-	other.Detections = append([]foils.Detection(nil), other.Detections...)
-	other.Detections[0].Pred = "appeal to nature"
-	if err := records.SaveFoils(ctx, st, f2, []foils.AuditRecord{other}); err != nil {
-		t.Fatal(err)
-	}
-	st.FinishRun(ctx, f2, store.RunDone)
+	f2 := secondAudit(t, st, f1)
 	m1, m2 := missciRun(t, st), missciRun(t, st)
 	h := viewer(t, st)
 	srv := httptest.NewServer(h)
