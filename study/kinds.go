@@ -163,23 +163,17 @@ func foilsValidity(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 		if it.Decoy {
 			continue
 		}
-		_, n := majority(ans, it.Key, "validity")
+		valid, n := validOf(ans, it.Key)
 		if n == 0 {
 			continue
 		}
-		v := 0
 		row := make([]string, len(s.Annotators))
 		for j, a := range s.Annotators {
-			got := ans[it.Key][a.Name]["validity"]
-			if got == "V" {
-				v++
-			}
-			if got != "" {
+			if got := ans[it.Key][a.Name]["validity"]; got != "" {
 				row[j] = map[bool]string{true: "V", false: "not V"}[got == "V"]
 			}
 		}
 		binRatings = append(binRatings, row)
-		valid := 2*v > n
 		for _, t := range []*tally{&all, get(byType, it.Hidden["source"]), get(byCond, it.Hidden["condition"])} {
 			t.n++
 			if valid {
@@ -227,6 +221,24 @@ func foilsValidity(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 		[]report.Cell{report.T("matched items annotated"), report.I(sampled), report.I(sampledFlag), o.prop(sampledFlag, sampled)},
 		[]report.Cell{report.T("of them confirmed valid by the humans"), report.I(confirmed), report.I(confirmedFlag), o.prop(confirmedFlag, confirmed)})
 	return nil
+}
+
+// validOf is the papers' rule for one negative: valid when more than half
+// of the n annotators who answered say V (B never counts as V; a tie is not
+// valid).
+func validOf(ans answers, key string) (valid bool, n int) {
+	v := 0
+	for _, a := range ans[key] {
+		switch a["validity"] {
+		case "V":
+			v++
+			n++
+		case "":
+		default:
+			n++
+		}
+	}
+	return 2*v > n, n
 }
 
 func get[K comparable, V any](m map[K]*V, k K) *V {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/study"
 )
@@ -62,12 +63,7 @@ func (s *Server) studyReport(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 404, fmt.Errorf("no study %d in %s", id, s.st.Path()))
 		return
 	}
-	anns, err := s.st.Annotations(r.Context(), id)
-	if err != nil {
-		s.fail(w, 500, err)
-		return
-	}
-	rep, err := study.Analyze(st, anns, study.AnalyzeOptions{Seed: st.Seed})
+	rep, err := records.StudyReport(r.Context(), s.st, st, study.AnalyzeOptions{Seed: st.Seed})
 	if err != nil {
 		s.fail(w, 500, err)
 		return

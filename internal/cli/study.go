@@ -267,14 +267,10 @@ func newStudyReportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			anns, err := s.st.Annotations(cmd.Context(), st.ID)
-			if err != nil {
-				return err
-			}
 			if o.Seed == 0 {
 				o.Seed = st.Seed
 			}
-			rep, err := study.Analyze(st, anns, o)
+			rep, err := records.StudyReport(cmd.Context(), s.st, st, o)
 			if err != nil {
 				return err
 			}

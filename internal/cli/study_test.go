@@ -78,3 +78,42 @@ func TestStudySheetRoundTrip(t *testing.T) {
 		t.Fatalf("links:\n%s", links)
 	}
 }
+
+// A validity study's report makes the audit again on the negatives the
+// annotators confirmed: two items every annotator calls invalid are left
+// out of it.
+func TestStudyValidityConfirmedAudit(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--resamples", "50", "--permutations", "50"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "foils-validity", "--per-type", "2", "--annotators", "a,b,c"); err != nil || !strings.Contains(out, "study 1: 16 items") {
+		t.Fatalf("%v %s\n%s", err, out, stderr)
+	}
+	sheet, _, _ := runCLI(t, dir, "study", "export", "1")
+	recs, _ := csv.NewReader(strings.NewReader(sheet)).ReadAll()
+	invalid := map[string]bool{recs[1][1]: true, recs[2][1]: true} // two items, by number
+	for i := 1; i < len(recs); i++ {
+		recs[i][5] = "V"
+		if invalid[recs[i][1]] {
+			recs[i][5] = "I"
+		}
+	}
+	p := filepath.Join(dir, "sheet.csv")
+	f, _ := os.Create(p)
+	csv.NewWriter(f).WriteAll(recs)
+	f.Close()
+	if _, _, err := runCLI(t, dir, "study", "import", "1", p); err != nil {
+		t.Fatal(err)
+	}
+	rep, _, err := runCLI(t, dir, "study", "report", "1", "--resamples", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| all | 16 | 14 | 87.5", "## The audit on the human-confirmed subset", "only the 14 matched and wrong-scheme negatives", "matched (M): FPR"} {
+		if !strings.Contains(rep, want) {
+			t.Fatalf("report lacks %q:\n%s", want, rep)
+		}
+	}
+}
