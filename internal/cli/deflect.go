@@ -425,7 +425,12 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 			return err
 		}
 		source = fmt.Sprintf("run %d in %s", r.ID, g.DBPath)
-		fromRun = func(rep *report.Report) error { return addUnusable(ctx, s.st, r.ID, rep) }
+		fromRun = func(rep *report.Report) error {
+			if err := addUnusable(ctx, s.st, r.ID, rep); err != nil {
+				return err
+			}
+			return addStudies(ctx, s.st, r.ID, rep)
+		}
 	}
 	rep.Meta = append([][2]string{{"source", source}, {"fallacylab", Version()}}, rep.Meta...)
 	if fromRun != nil {

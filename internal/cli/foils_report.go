@@ -45,6 +45,9 @@ func newFoilsReportCmd(g *Global) *cobra.Command {
 			if err := auditProvenance(ctx, s, r.ID, rep); err != nil {
 				return err
 			}
+			if err := addStudies(ctx, s.st, r.ID, rep); err != nil {
+				return err
+			}
 			return writeReport(g, rep, f, out)
 		},
 	}

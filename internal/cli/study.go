@@ -158,6 +158,26 @@ func studyItems(ctx context.Context, s *session, k study.Kind, runID int64, benc
 	return nil, nil, fmt.Errorf("study kind %q", k)
 }
 
+// addStudies ends a run's report with its human validation studies, when
+// it has any: each with its kind, size and the command that reports it.
+func addStudies(ctx context.Context, st study.Store, runID int64, rep *report.Report) error {
+	list, err := st.Studies(ctx, runID)
+	if err != nil || len(list) == 0 {
+		return err
+	}
+	sec := rep.AddSection("Human validation", fmt.Sprintf("Studies of run %d: people annotating a sample of its records blind (fallacylab study report ID).", runID))
+	t := sec.Add(&report.Table{ID: "studies", Title: "Studies of this run", Columns: report.Cols("study", "name", "kind", "items", "annotators", "answers", "report")})
+	for _, x := range list {
+		anns, err := st.Annotations(ctx, x.ID)
+		if err != nil {
+			return err
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.I(int(x.ID)), report.T(x.Name), report.T(string(x.Kind)), report.I(len(x.Items)),
+			report.I(len(x.Annotators)), report.I(len(anns)), report.T(fmt.Sprintf("fallacylab study report %d", x.ID))})
+	}
+	return nil
+}
+
 // browseStudy opens the store to read and loads the study named by arg.
 func browseStudy(g *Global, cmd *cobra.Command, arg string) (*session, study.Study, error) {
 	s, err := openBrowse(g)

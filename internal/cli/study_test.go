@@ -73,6 +73,11 @@ func TestStudySheetRoundTrip(t *testing.T) {
 			t.Fatalf("report lacks %q:\n%s", want, rep)
 		}
 	}
+	// The run's own report ends with its studies.
+	audit, _, err := runCLI(t, dir, "foils", "report", "--run", "1")
+	if err != nil || !strings.Contains(audit, "## Human validation") || !strings.Contains(audit, "| 1 | foils-native of run 1 | foils-native | 8 | 2 | 16 | fallacylab study report 1 |") {
+		t.Fatalf("the audit's report does not list its study: %v\n%s", err, audit)
+	}
 	links, _, _ := runCLI(t, dir, "study", "links", "1", "--base", "http://lab.example:7411")
 	if strings.Count(links, "http://lab.example:7411/annotate/login/") != 2 {
 		t.Fatalf("links:\n%s", links)
