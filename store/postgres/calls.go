@@ -1,0 +1,247 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/store"
+
+	"github.com/fallacylab/fallacylab/llm"
+)
+
+// GetCall returns the stored successful answer for key; ok is false when there
+// is none (errors are not cached answers: a failed call is tried again).
+func (s *Store) GetCall(ctx context.Context, key string) (store.Call, bool, error) {
+	row := s.db.QueryRowContext(ctx, `SELECT key, namespace, provider, model, request, response, status, attempts,
+		input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, COALESCE(batch_id,''), created_at
+		FROM calls WHERE key = ? AND status = 'ok'`, key)
+	var c store.Call
+	var req, resp, created string
+	var cost sql.NullFloat64
+	var latMS int64
+	err := row.Scan(&c.Key, &c.Namespace, &c.Provider, &c.Model, &req, &resp, &c.Status, &c.Attempts,
+		&c.Usage.InputTokens, &c.Usage.OutputTokens, &c.Usage.ReasoningTokens, &cost, &latMS, &c.BatchID, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Call{}, false, nil
+	}
+	if err != nil {
+		return store.Call{}, false, fmt.Errorf("get call %s: %w", key, err)
+	}
+	c.Request = json.RawMessage(req)
+	var r llm.Response
+	if err := json.Unmarshal([]byte(resp), &r); err != nil {
+		return store.Call{}, false, fmt.Errorf("call %s: stored response unreadable: %w", key, err)
+	}
+	c.Response = &r
+	if cost.Valid {
+		c.Cost = &cost.Float64
+	}
+	c.Latency = time.Duration(latMS) * time.Millisecond
+	c.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	return c, true, nil
+}
+
+// PutCall stores a call; it returns once the row is committed. A successful
+// answer is never overwritten; an earlier error is replaced.
+func (s *Store) PutCall(ctx context.Context, c store.Call) error {
+	args, err := callArgs(c)
+	if err != nil {
+		return err
+	}
+	// A stored answer is never replaced by anything, except by a new answer
+	// under --cache refresh.
+	where := `WHERE calls.status <> 'ok'`
+	if c.Replace && c.Status == store.StatusOK {
+		where = ``
+	}
+	return s.write(ctx, func(tx *txn) error {
+		_, err := tx.Exec(insertCall+`
+			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
+			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
+			  reasoning_tokens=excluded.reasoning_tokens, cost=excluded.cost, latency_ms=excluded.latency_ms,
+			  batch_id=excluded.batch_id, created_at=excluded.created_at
+			`+where, args...)
+		if err != nil {
+			return fmt.Errorf("put call %s: %w", c.Key, err)
+		}
+		if c.RunID != 0 {
+			if err := linkRun(tx, c.RunID, c.Key, c.Job, false); err != nil {
+				return fmt.Errorf("link call %s to run %d: %w", c.Key, c.RunID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// ImportCalls adds successful calls made elsewhere (e.g. by `runs export` on
+// another machine) to the cache in one transaction; a key already stored is
+// left as it is. It returns how many calls were new.
+func (s *Store) ImportCalls(ctx context.Context, calls []store.Call) (int, error) {
+	added := 0
+	err := s.write(ctx, func(tx *txn) error {
+		added = 0
+		for _, c := range calls {
+			if c.Status != store.StatusOK || c.Response == nil {
+				return fmt.Errorf("import call %s: only successful calls are cache answers", c.Key)
+			}
+			args, err := callArgs(c)
+			if err != nil {
+				return err
+			}
+			res, err := tx.Exec(insertCall+` ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status,
+				error=NULL WHERE calls.status <> 'ok'`, args...)
+			if err != nil {
+				return fmt.Errorf("import call %s: %w", c.Key, err)
+			}
+			n, _ := res.RowsAffected()
+			added += int(n)
+		}
+		return nil
+	})
+	return added, err
+}
+
+const insertCall = `INSERT INTO calls (key, namespace, provider, model, request, response, status, error, attempts,
+	input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, batch_id, created_at)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+
+// callArgs are the insertCall parameters of c.
+func callArgs(c store.Call) ([]any, error) {
+	var resp any
+	if c.Response != nil {
+		b, err := json.Marshal(c.Response)
+		if err != nil {
+			return nil, fmt.Errorf("encode response of %s: %w", c.Key, err)
+		}
+		resp = string(b)
+	}
+	var cost any
+	if c.Cost != nil {
+		cost = *c.Cost
+	}
+	var batch any
+	if c.BatchID != "" {
+		batch = c.BatchID
+	}
+	created := now()
+	if !c.CreatedAt.IsZero() {
+		created = c.CreatedAt.UTC().Format(time.RFC3339Nano)
+	}
+	return []any{c.Key, c.Namespace, c.Provider, c.Model, string(c.Request), resp, c.Status, nullIfEmpty(c.Error), c.Attempts,
+		c.Usage.InputTokens, c.Usage.OutputTokens, c.Usage.ReasoningTokens, cost, c.Latency.Milliseconds(), batch, created}, nil
+}
+
+// LinkRun records that run used the call key (cached: answered by the cache).
+func (s *Store) LinkRun(ctx context.Context, runID int64, key, job string, cached bool) error {
+	if runID == 0 {
+		return nil
+	}
+	return s.write(ctx, func(tx *txn) error { return linkRun(tx, runID, key, job, cached) })
+}
+
+func linkRun(tx *txn, runID int64, key, job string, cached bool) error {
+	_, err := tx.Exec(`INSERT INTO run_calls (run_id, key, cached, job) VALUES (?,?,?,?)
+		ON CONFLICT(run_id, key) DO NOTHING`, runID, key, cached, job)
+	return err
+}
+
+// CountCalls returns the number of stored calls with the given status ("" for all).
+func (s *Store) CountCalls(ctx context.Context, status string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM calls WHERE ? = '' OR status = ?`, status, status).Scan(&n)
+	return n, err
+}
+
+// OKKeys returns the set of keys with a stored answer.
+func (s *Store) OKKeys(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT key FROM calls WHERE status = 'ok'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out[k] = true
+	}
+	return out, rows.Err()
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// CallSelection picks calls to delete from the cache.
+type CallSelection struct {
+	Before   time.Time // made before this time (zero: any time)
+	Provider string    // "" : every provider
+	Model    string    // "" : every model
+}
+
+// referenced are the keys some record or pending batch still needs.
+const referenced = `SELECT call_key FROM generations WHERE call_key IS NOT NULL
+	UNION SELECT call_key FROM judgements WHERE call_key IS NOT NULL
+	UNION SELECT call_key FROM detections WHERE call_key IS NOT NULL
+	UNION SELECT call_key FROM reconstructions WHERE call_key IS NOT NULL
+	UNION SELECT bi.key FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE b.status IN ('submitting', 'submitted')`
+
+func (sel CallSelection) where() (string, []any) {
+	q, args := ` WHERE 1=1`, []any{}
+	if !sel.Before.IsZero() {
+		q += ` AND created_at < ?`
+		args = append(args, sel.Before.UTC().Format(time.RFC3339Nano))
+	}
+	if sel.Provider != "" {
+		q += ` AND provider = ?`
+		args = append(args, sel.Provider)
+	}
+	if sel.Model != "" {
+		q += ` AND model = ?`
+		args = append(args, sel.Model)
+	}
+	return q, args
+}
+
+// CountCallsFor says how many calls (and bytes of request and answer) a
+// selection holds, and how many of them records still reference: those are
+// never deleted.
+func (s *Store) CountCallsFor(ctx context.Context, sel CallSelection) (n int, bytes int64, kept int, err error) {
+	w, args := sel.where()
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(LENGTH(request) + COALESCE(LENGTH(response), 0)), 0),
+		COALESCE(SUM(CASE WHEN key IN (`+referenced+`) THEN 1 ELSE 0 END), 0) FROM calls`+w, args...).Scan(&n, &bytes, &kept)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("count calls: %w", err)
+	}
+	return n, bytes, kept, nil
+}
+
+// DeleteCalls deletes a selection's calls that no record references, with
+// their links to runs, and returns how many went.
+func (s *Store) DeleteCalls(ctx context.Context, sel CallSelection) (int, error) {
+	w, args := sel.where()
+	var n int
+	err := s.write(ctx, func(tx *txn) error {
+		cond := w + ` AND key NOT IN (` + referenced + `)`
+		if _, err := tx.Exec(`DELETE FROM run_calls WHERE key IN (SELECT key FROM calls`+cond+`)`, args...); err != nil {
+			return fmt.Errorf("delete calls: %w", err)
+		}
+		res, err := tx.Exec(`DELETE FROM calls`+cond, args...)
+		if err != nil {
+			return fmt.Errorf("delete calls: %w", err)
+		}
+		m, _ := res.RowsAffected()
+		n = int(m)
+		return nil
+	})
+	return n, err
+}

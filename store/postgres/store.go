@@ -1,0 +1,242 @@
+// Package postgres is fallacylab's team store on PostgreSQL
+// (github.com/jackc/pgx/v5 through database/sql): the same runs, call
+// cache, typed records, batches and studies as store/sqlite, passing the same
+// conformance suite (store/storetest), so that a lab shares one cache and
+// one set of runs. Migrations are embedded and versioned.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is an open PostgreSQL store.
+type Store struct {
+	db  *pool
+	url string
+}
+
+// pool and txn are the database handle and a transaction that take the
+// SQL the store shares with store/sqlite, "?" placeholders and all, and
+// hand PostgreSQL its "$n" form.
+type pool struct{ *sql.DB }
+
+type txn struct{ *sql.Tx }
+
+// rebind turns "?" placeholders into "$1, $2, …" and "?N" into "$N". The
+// store's SQL holds no "?" inside string literals.
+func rebind(q string) string {
+	if !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] != '?' {
+			b.WriteByte(q[i])
+			continue
+		}
+		j := i + 1
+		for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+			j++
+		}
+		if j > i+1 {
+			b.WriteString("$" + q[i+1:j])
+			i = j - 1
+			continue
+		}
+		n++
+		b.WriteString("$" + strconv.Itoa(n))
+	}
+	return b.String()
+}
+
+// flags stores Go booleans as the 0 / 1 integers the shared schema keeps
+// (SQLite's way); reading them back into a bool works unchanged.
+func flags(args []any) []any {
+	for i, a := range args {
+		if b, ok := a.(bool); ok {
+			args[i] = map[bool]int64{false: 0, true: 1}[b]
+		}
+	}
+	return args
+}
+
+func (p *pool) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return p.DB.QueryContext(ctx, rebind(q), flags(args)...)
+}
+
+func (p *pool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return p.DB.QueryRowContext(ctx, rebind(q), flags(args)...)
+}
+
+func (p *pool) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return p.DB.ExecContext(ctx, rebind(q), flags(args)...)
+}
+
+func (t *txn) Exec(q string, args ...any) (sql.Result, error) {
+	return t.Tx.Exec(rebind(q), flags(args)...)
+}
+
+func (t *txn) Query(q string, args ...any) (*sql.Rows, error) {
+	return t.Tx.Query(rebind(q), flags(args)...)
+}
+
+func (t *txn) QueryRow(q string, args ...any) *sql.Row { return t.Tx.QueryRow(rebind(q), flags(args)...) }
+
+// stmt is a prepared statement taking Go booleans as flags.
+type stmt struct{ *sql.Stmt }
+
+func (t *txn) Prepare(q string) (*stmt, error) {
+	st, err := t.Tx.Prepare(rebind(q))
+	return &stmt{st}, err
+}
+
+func (s *stmt) Exec(args ...any) (sql.Result, error) { return s.Stmt.Exec(flags(args)...) }
+
+// Open connects to the database at url (postgres://user:pass@host/db) and
+// applies migrations. Concurrent opens by several processes are safe: the
+// migrations run under an advisory lock.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	s := &Store{db: &pool{db}, url: dsn}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
+	}
+	return s, nil
+}
+
+// Redact is a store URL with its password masked, for logs and errors.
+func Redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Path names the store (its URL, password masked).
+func (s *Store) Path() string { return Redact(s.url) }
+
+// ReadOnly is false: a PostgreSQL store is always opened for writing.
+func (s *Store) ReadOnly() bool { return false }
+
+// DB is the underlying handle (tests).
+func (s *Store) DB() *sql.DB { return s.db.DB }
+
+// Close closes the connections.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrate applies the embedded migrations not yet applied, each in a
+// transaction, holding an advisory lock so two processes never race.
+func (s *Store) migrate(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	const lock = 7411_0001
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, lock); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: no version number", base)
+		}
+		var done int
+		if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, v).Scan(&done); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		if done > 0 {
+			continue
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, v, now()); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// write runs fn in one transaction and commits it; a serialization failure
+// or deadlock (another worker writing the same rows) is retried.
+func (s *Store) write(ctx context.Context, fn func(*txn) error) error {
+	var err error
+	for attempt := range 5 {
+		err = s.tryWrite(ctx, fn)
+		var pe *pgconn.PgError
+		if err == nil || !errors.As(err, &pe) || (pe.Code != "40001" && pe.Code != "40P01") {
+			return err
+		}
+		time.Sleep(time.Duration(attempt+1) * 20 * time.Millisecond)
+	}
+	return err
+}
+
+func (s *Store) tryWrite(ctx context.Context, fn func(*txn) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(&txn{tx}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }

@@ -1,0 +1,134 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/study"
+)
+
+// PutStudy stores a new study of a run and returns its id.
+func (s *Store) PutStudy(ctx context.Context, st study.Study) (int64, error) {
+	st.ID = 0
+	spec, err := json.Marshal(st)
+	if err != nil {
+		return 0, fmt.Errorf("put study: %w", err)
+	}
+	var id int64
+	err = s.write(context.WithoutCancel(ctx), func(tx *txn) error {
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM runs WHERE id = ?`, st.RunID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("put study: no run %d", st.RunID)
+		}
+		if err := tx.QueryRow(`INSERT INTO studies (run_id, kind, name, spec, created) VALUES (?,?,?,?,?) RETURNING id`,
+			st.RunID, string(st.Kind), st.Name, string(spec), st.Created.UTC().Format(time.RFC3339Nano)).Scan(&id); err != nil {
+			return fmt.Errorf("put study: %w", err)
+		}
+		return nil
+	})
+	return id, err
+}
+
+// Studies lists the studies of a run (runID 0: of every run), oldest first.
+func (s *Store) Studies(ctx context.Context, runID int64) ([]study.Study, error) {
+	q, args := `SELECT id, spec FROM studies ORDER BY id`, []any{}
+	if runID != 0 {
+		q, args = `SELECT id, spec FROM studies WHERE run_id = ? ORDER BY id`, []any{runID}
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("studies: %w", err)
+	}
+	defer rows.Close()
+	var out []study.Study
+	for rows.Next() {
+		var id int64
+		var spec string
+		if err := rows.Scan(&id, &spec); err != nil {
+			return nil, fmt.Errorf("studies: %w", err)
+		}
+		var st study.Study
+		if err := json.Unmarshal([]byte(spec), &st); err != nil {
+			return nil, fmt.Errorf("study %d: %w", id, err)
+		}
+		st.ID = id
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// Study reads one study; ok is false when there is none with that id.
+func (s *Store) Study(ctx context.Context, id int64) (study.Study, bool, error) {
+	var spec string
+	err := s.db.QueryRowContext(ctx, `SELECT spec FROM studies WHERE id = ?`, id).Scan(&spec)
+	if err == sql.ErrNoRows {
+		return study.Study{}, false, nil
+	}
+	if err != nil {
+		return study.Study{}, false, fmt.Errorf("study %d: %w", id, err)
+	}
+	var st study.Study
+	if err := json.Unmarshal([]byte(spec), &st); err != nil {
+		return st, false, fmt.Errorf("study %d: %w", id, err)
+	}
+	st.ID = id
+	return st, true, nil
+}
+
+// PutAnnotations stores annotators' answers, each in place of that
+// annotator's earlier answer to the item, in one transaction.
+func (s *Store) PutAnnotations(ctx context.Context, anns []study.Annotation) error {
+	return s.write(context.WithoutCancel(ctx), func(tx *txn) error {
+		st, err := tx.Prepare(`INSERT INTO annotations (study_id, annotator, item, answers, comment, skipped, at) VALUES (?,?,?,?,?,?,?)
+			ON CONFLICT (study_id, annotator, item) DO UPDATE SET answers = excluded.answers, comment = excluded.comment, skipped = excluded.skipped, at = excluded.at`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, a := range anns {
+			answers := a.Answers
+			if answers == nil {
+				answers = map[string]string{}
+			}
+			aj, err := json.Marshal(answers)
+			if err != nil {
+				return err
+			}
+			if _, err := st.Exec(a.StudyID, a.Annotator, a.Item, string(aj), a.Comment, a.Skipped, a.At.UTC().Format(time.RFC3339Nano)); err != nil {
+				return fmt.Errorf("put annotation of %s on %s: %w", a.Annotator, a.Item, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Annotations reads every answer of a study.
+func (s *Store) Annotations(ctx context.Context, studyID int64) ([]study.Annotation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT annotator, item, answers, comment, skipped, at FROM annotations WHERE study_id = ? ORDER BY annotator, item`, studyID)
+	if err != nil {
+		return nil, fmt.Errorf("annotations of study %d: %w", studyID, err)
+	}
+	defer rows.Close()
+	var out []study.Annotation
+	for rows.Next() {
+		a := study.Annotation{StudyID: studyID}
+		var answers, at string
+		if err := rows.Scan(&a.Annotator, &a.Item, &answers, &a.Comment, &a.Skipped, &at); err != nil {
+			return nil, fmt.Errorf("annotations of study %d: %w", studyID, err)
+		}
+		if err := json.Unmarshal([]byte(answers), &a.Answers); err != nil {
+			return nil, fmt.Errorf("annotation of %s on %s: %w", a.Annotator, a.Item, err)
+		}
+		if a.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
+			return nil, fmt.Errorf("annotation of %s on %s: %w", a.Annotator, a.Item, err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
