@@ -97,7 +97,9 @@ func (t *txn) Query(q string, args ...any) (*sql.Rows, error) {
 	return t.Tx.Query(rebind(q), flags(args)...)
 }
 
-func (t *txn) QueryRow(q string, args ...any) *sql.Row { return t.Tx.QueryRow(rebind(q), flags(args)...) }
+func (t *txn) QueryRow(q string, args ...any) *sql.Row {
+	return t.Tx.QueryRow(rebind(q), flags(args)...)
+}
 
 // stmt is a prepared statement taking Go booleans as flags.
 type stmt struct{ *sql.Stmt }
