@@ -156,3 +156,10 @@ type ModelStats struct {
 
 // ErrNotFound is returned when a requested row does not exist.
 var ErrNotFound = errors.New("not found")
+
+// CallSelection picks calls to delete from the cache.
+type CallSelection struct {
+	Before   time.Time // made before this time (zero: any time)
+	Provider string    // "" : every provider
+	Model    string    // "" : every model
+}

@@ -18,11 +18,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fallacylab/fallacylab/store/sqlite"
-
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
@@ -42,7 +41,7 @@ const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-ac
 
 // Server serves the viewer for one store.
 type Server struct {
-	st    *sqlite.Store
+	st    backend.Store
 	tmpl  *template.Template
 	mu    sync.Mutex
 	cache map[int64]*runData
@@ -110,7 +109,7 @@ type missciData struct {
 }
 
 // New builds a viewer over a store.
-func New(st *sqlite.Store) (*Server, error) {
+func New(st backend.Store) (*Server, error) {
 	t, err := template.New("").Funcs(funcs).ParseFS(templatesFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("viewer templates: %w", err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/llm"
-	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -25,7 +25,7 @@ func newCachePruneCmd(g *Global) *cobra.Command {
 			if older <= 0 {
 				return fmt.Errorf("--older-than is required, e.g. --older-than 720h (30 days)")
 			}
-			return deleteCalls(cmd, g, sqlite.CallSelection{Before: time.Now().Add(-older)}, fmt.Sprintf("older than %s", older), yes)
+			return deleteCalls(cmd, g, store.CallSelection{Before: time.Now().Add(-older)}, fmt.Sprintf("older than %s", older), yes)
 		},
 	}
 	cmd.Flags().DurationVar(&older, "older-than", 0, "delete calls made longer ago than this, e.g. 720h")
@@ -43,7 +43,7 @@ func newCacheClearCmd(g *Global) *cobra.Command {
   fallacylab cache clear --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sel, what := sqlite.CallSelection{}, "of every model"
+			sel, what := store.CallSelection{}, "of every model"
 			if model != "" {
 				spec, err := llm.ParseSpec(model)
 				if err != nil {
@@ -61,7 +61,7 @@ func newCacheClearCmd(g *Global) *cobra.Command {
 
 // deleteCalls counts a selection, asks (unless --yes), and deletes what no
 // record references; calls that records reference are kept and counted.
-func deleteCalls(cmd *cobra.Command, g *Global, sel sqlite.CallSelection, what string, yes bool) error {
+func deleteCalls(cmd *cobra.Command, g *Global, sel store.CallSelection, what string, yes bool) error {
 	s, err := openSession(g)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/spf13/cobra"
@@ -89,7 +90,7 @@ func (g *Global) completeSpecs(_ *cobra.Command, _ []string, typed string) ([]st
 
 // completeRuns offers the store's run ids, with their names.
 func (g *Global) completeRuns(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-	st, err := sqlite.OpenWith(context.Background(), g.DBPath, sqlite.Options{ReadOnly: true})
+	st, err := backend.Open(context.Background(), g.DBPath, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

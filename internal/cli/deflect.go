@@ -15,10 +15,10 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
@@ -245,7 +245,7 @@ func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
 
 // loadRun reads a DeflectBench run's records (runID 0: the newest run); a
 // run that did not finish is refused unless allowIncomplete.
-func loadRun(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
+func loadRun(ctx context.Context, st backend.Store, runID int64, allowIncomplete bool) (deflect.Dataset, int64, error) {
 	r, err := pickDeflect(ctx, st, runID, allowIncomplete)
 	if err != nil {
 		return deflect.Dataset{}, 0, err
@@ -255,7 +255,7 @@ func loadRun(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete
 }
 
 // pickDeflect is the DeflectBench run to read (runID 0: the newest).
-func pickDeflect(ctx context.Context, st *sqlite.Store, runID int64, allowIncomplete bool) (store.Run, error) {
+func pickDeflect(ctx context.Context, st backend.Store, runID int64, allowIncomplete bool) (store.Run, error) {
 	return pick(ctx, st, deflect.Definition, deflect.Definition.Title, runID, allowIncomplete, nil, "fallacylab deflect run` or `deflect import")
 }
 
@@ -414,7 +414,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		// The analysis of these records with these options may be cached
 		// (outside the store): the same report again, or in another
 		// format, is read back.
-		rep, err = reportcache.GetOrMake(reportcache.DeflectKey(g.DBPath, r, opts), func() (*report.Report, error) {
+		rep, err = reportcache.GetOrMake(reportcache.DeflectKey(s.st.Path(), r, opts), func() (*report.Report, error) {
 			d, err := records.LoadDeflectScores(ctx, s.st, r.ID)
 			if err != nil {
 				return nil, err
@@ -424,7 +424,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		if err != nil {
 			return err
 		}
-		source = fmt.Sprintf("run %d in %s", r.ID, g.DBPath)
+		source = fmt.Sprintf("run %d in %s", r.ID, s.st.Path())
 		fromRun = func(rep *report.Report) error {
 			if err := addUnusable(ctx, s.st, r.ID, rep); err != nil {
 				return err

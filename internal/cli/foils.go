@@ -318,7 +318,7 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 // just made or made again from the store: the build, the run, and its
 // unusable answers.
 func auditProvenance(ctx context.Context, s *session, runID int64, rep *report.Report) error {
-	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.g.DBPath)})
+	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.st.Path())})
 	return addUnusable(ctx, s.st, runID, rep)
 }
 

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
 // addUnusable adds to a report of a stored run the header row that counts
 // its unusable answers, per phase and model; a run without any gets none.
-func addUnusable(ctx context.Context, st *sqlite.Store, runID int64, rep *report.Report) error {
+func addUnusable(ctx context.Context, st backend.Store, runID int64, rep *report.Report) error {
 	phases, err := st.Phases(ctx, runID)
 	if err != nil {
 		return err

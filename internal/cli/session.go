@@ -16,6 +16,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
@@ -25,7 +26,7 @@ import (
 type session struct {
 	g       *Global
 	cfg     *config.Config
-	st      *sqlite.Store
+	st      backend.Store
 	log     *slog.Logger // nil without --log
 	logFile *os.File
 }
@@ -50,18 +51,18 @@ func open(g *Global, browse bool) (*session, error) {
 		ctx = context.Background()
 	}
 	o := sqlite.Options{LockTimeout: g.LockTimeout, OnWait: func() {
-		fmt.Fprintf(g.Stderr, "%s is locked by another process; waiting (up to %s, --lock-timeout)…\n", g.DBPath, g.LockTimeout)
+		fmt.Fprintf(g.Stderr, "%s is locked by another process; waiting (up to %s, --lock-timeout)…\n", backend.Redact(g.DBPath), g.LockTimeout)
 	}}
-	var st *sqlite.Store
+	var st backend.Store
 	if browse {
 		o.ReadOnly = true
-		st, err = sqlite.OpenWith(ctx, g.DBPath, o)
+		st, err = backend.Open(ctx, g.DBPath, o)
 		if errors.Is(err, sqlite.ErrOldSchema) && sqlite.CanWrite(g.DBPath) {
 			o.ReadOnly = false // upgrade it once, then read
-			st, err = sqlite.OpenWith(ctx, g.DBPath, o)
+			st, err = backend.Open(ctx, g.DBPath, o)
 		}
 	} else {
-		st, err = sqlite.OpenWith(ctx, g.DBPath, o)
+		st, err = backend.Open(ctx, g.DBPath, o)
 	}
 	if err != nil {
 		return nil, err
@@ -96,7 +97,7 @@ func resolveDB(g *Global, cfg *config.Config) {
 		g.DBPath, g.dbFrom = os.Getenv("FALLACYLAB_DB"), "FALLACYLAB_DB"
 	case cfg.DB != "":
 		g.DBPath, g.dbFrom = cfg.DB, "db: in "+cfg.Source
-		if !filepath.IsAbs(cfg.DB) && cfg.Source != "" {
+		if !filepath.IsAbs(cfg.DB) && !backend.IsURL(cfg.DB) && cfg.Source != "" {
 			g.DBPath = filepath.Join(filepath.Dir(cfg.Source), cfg.DB)
 		}
 	default:
@@ -199,11 +200,22 @@ func (s *session) batchNews(ev engine.BatchEvent) {
 // snapshot is the run's configuration as stored: flags and config, no secrets
 // (the config holds only the names of key variables).
 func (s *session) snapshot(args []string, extra any) json.RawMessage {
+	// A postgres:// URL's password never reaches the store.
+	shown := make([]string, len(args))
+	for i, a := range args {
+		if k, v, ok := strings.Cut(a, "="); ok && backend.IsURL(v) {
+			shown[i] = k + "=" + backend.Redact(v)
+		} else {
+			shown[i] = backend.Redact(a)
+		}
+	}
+	cfg := *s.cfg
+	cfg.DB = backend.Redact(cfg.DB)
 	doc := map[string]any{
-		"args": args,
+		"args": shown,
 		"flags": map[string]any{"concurrency": s.g.Concurrency, "rpm": s.g.RPM, "tpm": s.g.TPM, "batch": s.g.Batch, "batch_size": s.g.BatchSize,
 			"budget": s.g.Budget, "timeout": s.g.Timeout.String(), "max_attempts": s.g.MaxAttempts},
-		"config":    s.cfg,
+		"config":    &cfg,
 		"options":   extra,
 		"base_urls": s.baseURLs(),
 	}
@@ -374,7 +386,7 @@ func (s *session) phase(ctx context.Context, run *lifecycle.Run, ps phaseSpec, o
 // pick is the run a report reads: --run id, or the newest run of what (a
 // benchmark title) that has is true for; one that did not finish is refused
 // unless allowIncomplete. first is the command that makes such runs.
-func pick(ctx context.Context, st *sqlite.Store, b *bench.Benchmark, what string, id int64, allowIncomplete bool, has func(store.Run) bool, first string) (store.Run, error) {
+func pick(ctx context.Context, st backend.Store, b *bench.Benchmark, what string, id int64, allowIncomplete bool, has func(store.Run) bool, first string) (store.Run, error) {
 	r, err := lifecycle.Pick(ctx, st, b.Name, what, id, allowIncomplete, has)
 	if errors.Is(err, lifecycle.ErrNoRun) {
 		return r, fmt.Errorf("no %s run in %s: run `%s` first", what, st.Path(), first)

@@ -73,7 +73,7 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 				return err
 			}
 			if !ok {
-				return fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", runID, g.DBPath)
+				return fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", runID, s.st.Path())
 			}
 			cands, decoys, err := studyItems(ctx, s, k, run.ID, run.Benchmark, qs, splitList(stratify))
 			if err != nil {

@@ -181,12 +181,8 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-// CallSelection picks calls to delete from the cache.
-type CallSelection struct {
-	Before   time.Time // made before this time (zero: any time)
-	Provider string    // "" : every provider
-	Model    string    // "" : every model
-}
+// CallSelection picks calls to delete from the cache (store.CallSelection).
+type CallSelection = store.CallSelection
 
 // referenced are the keys some record or pending batch still needs.
 const referenced = `SELECT call_key FROM generations WHERE call_key IS NOT NULL
@@ -195,7 +191,7 @@ const referenced = `SELECT call_key FROM generations WHERE call_key IS NOT NULL
 	UNION SELECT call_key FROM reconstructions WHERE call_key IS NOT NULL
 	UNION SELECT bi.key FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE b.status IN ('submitting', 'submitted')`
 
-func (sel CallSelection) where() (string, []any) {
+func where(sel CallSelection) (string, []any) {
 	q, args := ` WHERE 1=1`, []any{}
 	if !sel.Before.IsZero() {
 		q += ` AND created_at < ?`
@@ -216,7 +212,7 @@ func (sel CallSelection) where() (string, []any) {
 // selection holds, and how many of them records still reference: those are
 // never deleted.
 func (s *Store) CountCallsFor(ctx context.Context, sel CallSelection) (n int, bytes int64, kept int, err error) {
-	w, args := sel.where()
+	w, args := where(sel)
 	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(LENGTH(request) + COALESCE(LENGTH(response), 0)), 0),
 		COALESCE(SUM(CASE WHEN key IN (`+referenced+`) THEN 1 ELSE 0 END), 0) FROM calls`+w, args...).Scan(&n, &bytes, &kept)
 	if err != nil {
@@ -228,7 +224,7 @@ func (s *Store) CountCallsFor(ctx context.Context, sel CallSelection) (n int, by
 // DeleteCalls deletes a selection's calls that no record references, with
 // their links to runs, and returns how many went.
 func (s *Store) DeleteCalls(ctx context.Context, sel CallSelection) (int, error) {
-	w, args := sel.where()
+	w, args := where(sel)
 	var n int
 	err := s.write(ctx, func(tx *txn) error {
 		cond := w + ` AND key NOT IN (` + referenced + `)`

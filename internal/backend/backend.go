@@ -1,0 +1,78 @@
+// Package backend opens the store a command or the viewer works on: the
+// embedded SQLite file (a path) or the team's PostgreSQL database (a
+// postgres:// URL), behind one interface both implement.
+package backend
+
+import (
+	"context"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/records"
+	"github.com/fallacylab/fallacylab/lifecycle"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/postgres"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/study"
+)
+
+// Store is everything the commands and the viewer use of a store.
+type Store interface {
+	engine.Store
+	lifecycle.Store
+	records.Store
+	study.Store
+	Run(ctx context.Context, id int64) (store.Run, bool, error)
+	Runs(ctx context.Context) ([]store.Run, error)
+	DeleteRun(ctx context.Context, id int64) error
+	FinishRun(ctx context.Context, id int64, status string) error
+	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
+	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
+	DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error)
+	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
+	Stats(ctx context.Context) ([]store.ModelStats, error)
+	CountRecords(ctx context.Context, runID int64) (int, error)
+	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
+	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)
+	DeleteCalls(ctx context.Context, sel store.CallSelection) (int, error)
+	// Path names the store: its file, or its URL with the password masked.
+	Path() string
+	ReadOnly() bool
+	Close() error
+}
+
+// IsURL reports whether a --db value names a PostgreSQL database.
+func IsURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// Open opens the store db names: a PostgreSQL database for a postgres://
+// URL (always for writing), else the SQLite file at that path with o.
+func Open(ctx context.Context, db string, o sqlite.Options) (Store, error) {
+	if IsURL(db) {
+		st, err := postgres.Open(ctx, db)
+		if err != nil {
+			return nil, err // not a typed nil inside the interface
+		}
+		return st, nil
+	}
+	st, err := sqlite.OpenWith(ctx, db, o)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Redact is db with a URL's password masked, for messages.
+func Redact(db string) string {
+	if IsURL(db) {
+		return postgres.Redact(db)
+	}
+	return db
+}
+
+var (
+	_ Store = (*sqlite.Store)(nil)
+	_ Store = (*postgres.Store)(nil)
+)
