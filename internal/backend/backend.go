@@ -36,6 +36,9 @@ type Store interface {
 	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
 	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)
 	DeleteCalls(ctx context.Context, sel store.CallSelection) (int, error)
+	Calls(ctx context.Context, fn func(store.Call) error) error
+	CopyCalls(ctx context.Context, calls []store.Call) error
+	ImportRun(ctx context.Context, r store.Run) (int64, error)
 	// Path names the store: its file, or its URL with the password masked.
 	Path() string
 	ReadOnly() bool

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func pgStore(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	name := fmt.Sprintf("fallacylab_cli_%d_%d", os.Getpid(), len(t.Name()))
+	name := fmt.Sprintf("fallacylab_cli_%d_%s", os.Getpid(), strings.ToLower(regexp.MustCompile(`\W`).ReplaceAllString(t.Name(), "_")))
 	for _, q := range []string{`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`, `CREATE DATABASE ` + name,
 		`DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lab') THEN CREATE ROLE lab LOGIN PASSWORD 'hunter2-secret'; END IF; END $$`,
 		`ALTER DATABASE ` + name + ` OWNER TO lab`} {
@@ -111,5 +112,61 @@ func TestPostgresStoreEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(outputs["postgres"][2], "deflect import") || !strings.Contains(outputs["postgres"][2], "foils audit") {
 		t.Fatalf("runs on postgres:\n%s", outputs["postgres"][2])
+	}
+}
+
+// store copy round trip SQLite → PostgreSQL → SQLite: a DeflectBench run
+// made against llmtest (its calls, links, phases and records) and an audit
+// with a study come back with identical reports, run summaries and study
+// reports; copying again adds nothing; the second copy pays for no call.
+func TestStoreCopyRoundTrip(t *testing.T) {
+	pg := pgStore(t)
+	srv, dir := guaranteeEnv(t, scripted)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
+		"--samples", "1", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, a := range [][]string{{"foils", "audit", "--resamples", "50", "--permutations", "50"},
+		{"study", "create", "--run", "1", "--kind", "deflect-rubric", "--n", "6", "--annotators", "ana,ben"}} {
+		if _, stderr, err := runCLI(t, dir, a...); err != nil {
+			t.Fatalf("%v: %v\n%s", a, err, stderr)
+		}
+	}
+	paid := len(srv.Ledger())
+	back := filepath.Join(dir, "back.db")
+	for _, c := range [][2]string{{filepath.Join(dir, "f.db"), pg}, {pg, back}} {
+		if out, stderr, err := runCLI(t, dir, "store", "copy", "--from", c[0], "--to", c[1]); err != nil || !strings.Contains(out, "2 runs (0 already there), 1 studies") {
+			t.Fatalf("copy %s → %s: %v %s\n%s", c[0], c[1], err, out, stderr)
+		}
+	}
+	if out, _, err := runCLI(t, dir, "store", "copy", "--from", filepath.Join(dir, "f.db"), "--to", pg); err != nil || !strings.Contains(out, "0 runs (2 already there)") {
+		t.Fatalf("copying again: %v %s", err, out)
+	}
+	norm := func(s string) string {
+		s = runInStore.ReplaceAllString(s, "$1 in (store)")
+		return versionLine.ReplaceAllString(s, "${1}(version)")
+	}
+	for _, r := range [][]string{{"deflect", "report", "--run", "1", "--resamples", "50"}, {"foils", "report", "--run", "2"},
+		{"runs", "show", "1"}, {"study", "report", "1", "--resamples", "50"}} {
+		var got []string
+		for _, db := range []string{filepath.Join(dir, "f.db"), pg, back} {
+			out, stderr, err := runCLI(t, dir, append([]string{"--db", db}, r...)...)
+			if err != nil {
+				t.Fatalf("%s %v: %v\n%s", db, r, err, stderr)
+			}
+			got = append(got, norm(out))
+		}
+		if got[0] != got[1] || got[0] != got[2] {
+			t.Fatalf("%v differs between the original, PostgreSQL and the copy back:\n%s\n---\n%s\n---\n%s", r, got[0], got[1], got[2])
+		}
+	}
+	// The copy is a cache: the same run on the copied store calls nothing.
+	if _, stderr, err := runCLI(t, dir, "--db", back, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
+		"--samples", "1", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if n := len(srv.Ledger()); n != paid {
+		t.Fatalf("the run on the copied store paid for %d calls again", n-paid)
 	}
 }

@@ -2,14 +2,9 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/fallacylab/fallacylab/store"
-
-	"github.com/fallacylab/fallacylab/llm"
 )
 
 // store.Run returns one run by id; ok is false when there is none.
@@ -24,9 +19,7 @@ func (s *Store) Run(ctx context.Context, id int64) (store.Run, bool, error) {
 // RunCalls streams the calls run id used, in job order, to fn. It reads from
 // one snapshot of the store, so a run still in progress exports consistently.
 func (s *Store) RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT rc.job, rc.cached, c.key, c.namespace, c.provider, c.model, c.request,
-		COALESCE(c.response,''), c.status, COALESCE(c.error,''), c.attempts, c.input_tokens, c.output_tokens,
-		c.reasoning_tokens, c.cost, c.latency_ms, COALESCE(c.batch_id,''), c.created_at
+	rows, err := s.db.QueryContext(ctx, `SELECT rc.job, rc.cached, `+callCols+`
 		FROM run_calls rc JOIN calls c ON c.key = rc.key WHERE rc.run_id = ? ORDER BY rc.job, c.key`, id)
 	if err != nil {
 		return fmt.Errorf("calls of run %d: %w", id, err)
@@ -34,27 +27,9 @@ func (s *Store) RunCalls(ctx context.Context, id int64, fn func(store.RunCall) e
 	defer rows.Close()
 	for rows.Next() {
 		var rc store.RunCall
-		var req, resp, created string
-		var cost sql.NullFloat64
-		var latMS int64
-		if err := rows.Scan(&rc.Job, &rc.Cached, &rc.Key, &rc.Namespace, &rc.Provider, &rc.Model, &req, &resp, &rc.Status,
-			&rc.Error, &rc.Attempts, &rc.Usage.InputTokens, &rc.Usage.OutputTokens, &rc.Usage.ReasoningTokens,
-			&cost, &latMS, &rc.BatchID, &created); err != nil {
+		if err := scanCall(rows, &rc.Call, &rc.Job, &rc.Cached); err != nil {
 			return fmt.Errorf("calls of run %d: %w", id, err)
 		}
-		rc.Request = json.RawMessage(req)
-		if resp != "" {
-			var r llm.Response
-			if err := json.Unmarshal([]byte(resp), &r); err != nil {
-				return fmt.Errorf("run %d call %s: stored response unreadable: %w", id, rc.Key, err)
-			}
-			rc.Response = &r
-		}
-		if cost.Valid {
-			rc.Cost = &cost.Float64
-		}
-		rc.Latency = time.Duration(latMS) * time.Millisecond
-		rc.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
 		if err := fn(rc); err != nil {
 			return err
 		}

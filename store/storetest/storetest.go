@@ -42,6 +42,9 @@ type Store interface {
 	CountRecords(ctx context.Context, runID int64) (int, error)
 	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
 	study.Store
+	Calls(ctx context.Context, fn func(store.Call) error) error
+	CopyCalls(ctx context.Context, calls []store.Call) error
+	ImportRun(ctx context.Context, r store.Run) (int64, error)
 	Close() error
 }
 
@@ -59,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"audit records", testAuditRecords},
 		{"reconstruction records", testReconstructionRecords},
 		{"studies", testStudies},
+		{"copy", testCopy},
 		{"delete run", testDeleteRun},
 		{"batches", testBatches},
 	}
@@ -458,5 +462,39 @@ func testStudies(t *testing.T, st Store) {
 	}
 	if anns, _ := st.Annotations(ctx, id); len(anns) != 0 {
 		t.Fatal("the study's annotations outlived the run")
+	}
+}
+
+// testCopy: Calls lists every call, errors too, by key; CopyCalls stores
+// calls exactly (an error stays an error, an answer replaces one); ImportRun
+// keeps a run's times, status, owner and reason under a new id.
+func testCopy(t *testing.T, st Store) {
+	ctx := context.Background()
+	must(t, st.PutCall(ctx, okCall("k2", "two", 5)))
+	bad := store.Call{Key: "k1", Namespace: "n", Provider: "openai", Model: "m", Request: json.RawMessage(`{"x":1}`), Status: store.StatusError, Error: "boom", Attempts: 3, CreatedAt: time.Unix(1700000000, 0).UTC()}
+	must(t, st.PutCall(ctx, bad))
+	var keys []string
+	var got []store.Call
+	must(t, st.Calls(ctx, func(c store.Call) error { keys = append(keys, c.Key); got = append(got, c); return nil }))
+	if !reflect.DeepEqual(keys, []string{"k1", "k2"}) || got[0].Status != store.StatusError || got[0].Error != "boom" || got[1].Response == nil || got[1].Response.Text != "two" {
+		t.Fatalf("calls: %v %+v", keys, got)
+	}
+	answered := got[1]
+	answered.Key = "k1"
+	must(t, st.CopyCalls(ctx, []store.Call{answered, got[1]}))
+	if c, ok, err := st.GetCall(ctx, "k1"); err != nil || !ok || c.Response.Text != "two" || c.Usage.OutputTokens != got[1].Usage.OutputTokens {
+		t.Fatalf("copied call: %+v %v %v", c, ok, err)
+	}
+	started := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	r := store.Run{Name: "old", Benchmark: "deflect", Config: json.RawMessage(`{"a":1}`), Version: "v1", Started: started, Ended: started.Add(time.Hour),
+		Status: store.RunFailed, Fingerprint: "fp", PID: 42, Host: "h", Heartbeat: started.Add(time.Minute), Reason: "judging failed"}
+	id, err := st.ImportRun(ctx, r)
+	must(t, err)
+	back, ok, err := st.Run(ctx, id)
+	must(t, err)
+	r.ID = id
+	if !ok || back.Name != r.Name || !back.Started.Equal(r.Started) || !back.Ended.Equal(r.Ended) || back.Status != r.Status || back.Reason != r.Reason ||
+		back.PID != 42 || back.Host != "h" || !back.Heartbeat.Equal(r.Heartbeat) || back.Fingerprint != "fp" || string(back.Config) != `{"a":1}` {
+		t.Fatalf("imported run:\n got %+v\nwant %+v", back, r)
 	}
 }

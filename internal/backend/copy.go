@@ -1,0 +1,182 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/fallacylab/fallacylab/store"
+	"golang.org/x/sync/errgroup"
+)
+
+// Copied counts what Copy moved.
+type Copied struct {
+	Calls, Runs, SkippedRuns, Studies, Annotations int
+}
+
+// Copy copies a store into another: every call of the cache (answers and
+// errors), then every run not already there (same name, start time and
+// fingerprint) with its links to calls, phase counts, records, studies and
+// annotations. Runs get new ids in the target; nothing in the source
+// changes. Pending provider batches are not copied: finish them first.
+func Copy(ctx context.Context, from, to Store, note func(string)) (Copied, error) {
+	var n Copied
+	var batch []store.Call
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := to.CopyCalls(ctx, batch); err != nil {
+			return err
+		}
+		n.Calls += len(batch)
+		batch = batch[:0]
+		return nil
+	}
+	if err := from.Calls(ctx, func(c store.Call) error {
+		batch = append(batch, c)
+		if len(batch) == 500 {
+			return flush()
+		}
+		return nil
+	}); err != nil {
+		return n, fmt.Errorf("copy calls: %w", err)
+	}
+	if err := flush(); err != nil {
+		return n, fmt.Errorf("copy calls: %w", err)
+	}
+	note(fmt.Sprintf("%d calls", n.Calls))
+	runs, err := from.Runs(ctx)
+	if err != nil {
+		return n, err
+	}
+	there, err := to.Runs(ctx)
+	if err != nil {
+		return n, err
+	}
+	have := map[string]bool{}
+	key := func(r store.Run) string {
+		return r.Name + "\x00" + r.Started.UTC().String() + "\x00" + r.Fingerprint
+	}
+	for _, r := range there {
+		have[key(r)] = true
+	}
+	slices.Reverse(runs) // oldest first: the target's ids keep their order
+	for _, r := range runs {
+		if have[key(r)] {
+			n.SkippedRuns++
+			continue
+		}
+		id, err := copyRun(ctx, from, to, r)
+		if err != nil {
+			return n, fmt.Errorf("copy run %d (%s): %w", r.ID, r.Name, err)
+		}
+		s, a, err := copyStudies(ctx, from, to, r.ID, id)
+		if err != nil {
+			return n, fmt.Errorf("copy studies of run %d: %w", r.ID, err)
+		}
+		n.Runs, n.Studies, n.Annotations = n.Runs+1, n.Studies+s, n.Annotations+a
+		note(fmt.Sprintf("run %d → %d: %s", r.ID, id, r.Name))
+	}
+	return n, nil
+}
+
+// copyRun copies one run, its links, phases and records, and returns its
+// id in the target.
+func copyRun(ctx context.Context, from, to Store, r store.Run) (int64, error) {
+	id, err := to.ImportRun(ctx, r)
+	if err != nil {
+		return 0, err
+	}
+	var links []store.RunCall
+	if err := from.RunCalls(ctx, r.ID, func(rc store.RunCall) error { links = append(links, rc); return nil }); err != nil {
+		return 0, err
+	}
+	// Links in parallel: the SQLite store commits concurrent writes
+	// together, PostgreSQL takes them on several connections.
+	if err := parallel(ctx, len(links), func(i int) error {
+		return to.LinkRun(ctx, id, links[i].Key, links[i].Job, links[i].Cached)
+	}); err != nil {
+		return 0, err
+	}
+	phases, err := from.Phases(ctx, r.ID)
+	if err != nil {
+		return 0, err
+	}
+	if len(phases) > 0 {
+		if err := to.PutPhases(ctx, id, phases); err != nil {
+			return 0, err
+		}
+	}
+	d, err := from.Deflect(ctx, r.ID)
+	if err != nil {
+		return 0, err
+	}
+	if len(d.Gens) > 0 || len(d.Evals) > 0 {
+		if err := to.PutDeflect(ctx, id, d.Gens, d.Evals); err != nil {
+			return 0, err
+		}
+	}
+	audits, err := from.Audits(ctx, r.ID)
+	if err != nil {
+		return 0, err
+	}
+	if len(audits) > 0 {
+		if err := to.PutAudits(ctx, id, audits); err != nil {
+			return 0, err
+		}
+	}
+	rec, ok, err := from.Reconstruction(ctx, r.ID)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		if err := to.PutReconstruction(ctx, id, rec); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// copyStudies copies a run's studies and their annotations to the run's
+// new id.
+func copyStudies(ctx context.Context, from, to Store, runID, newRun int64) (studies, answers int, err error) {
+	list, err := from.Studies(ctx, runID)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, s := range list {
+		anns, err := from.Annotations(ctx, s.ID)
+		if err != nil {
+			return studies, answers, err
+		}
+		s.RunID = newRun
+		sid, err := to.PutStudy(ctx, s)
+		if err != nil {
+			return studies, answers, err
+		}
+		for i := range anns {
+			anns[i].StudyID = sid
+		}
+		if len(anns) > 0 {
+			if err := to.PutAnnotations(ctx, anns); err != nil {
+				return studies, answers, err
+			}
+		}
+		studies, answers = studies+1, answers+len(anns)
+	}
+	return studies, answers, nil
+}
+
+// parallel runs fn(0…n−1), 32 at a time, and returns the first error.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return fn(i) })
+	}
+	return g.Wait()
+}
