@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlstore"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
@@ -25,8 +27,10 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Store is an open PostgreSQL store.
+// Store is an open PostgreSQL store: the shared SQL of store/sqlstore,
+// embedded, over a connection pool.
 type Store struct {
+	*sqlstore.Store
 	db  *pool
 	url string
 }
@@ -104,9 +108,12 @@ func (t *txn) QueryRow(q string, args ...any) *sql.Row {
 // stmt is a prepared statement taking Go booleans as flags.
 type stmt struct{ *sql.Stmt }
 
-func (t *txn) Prepare(q string) (*stmt, error) {
+func (t *txn) Prepare(q string) (sqlstore.Stmt, error) {
 	st, err := t.Tx.Prepare(rebind(q))
-	return &stmt{st}, err
+	if err != nil {
+		return nil, err
+	}
+	return &stmt{st}, nil
 }
 
 func (s *stmt) Exec(args ...any) (sql.Result, error) { return s.Stmt.Exec(flags(args)...) }
@@ -130,6 +137,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
 	}
+	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
+		return s.write(ctx, func(t *txn) error { return fn(t) })
+	}, sqlstore.Dialect{ResponseText: "(c.response::jsonb->>'text')", InsertOrder: "row_no"})
 	return s, nil
 }
 
@@ -242,3 +252,6 @@ func (s *Store) tryWrite(ctx context.Context, fn func(*txn) error) error {
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// CallSelection picks calls to delete from the cache (store.CallSelection).
+type CallSelection = store.CallSelection

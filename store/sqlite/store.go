@@ -19,14 +19,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlstore"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Store is an open database.
+// Store is an open database. The runs, call cache, records and studies it
+// keeps are the shared SQL of store/sqlstore, embedded.
 type Store struct {
+	*sqlstore.Store
 	db       *sql.DB
 	path     string
 	readOnly bool
@@ -113,8 +117,20 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 		s.wg.Add(1)
 		go s.writer()
 	}
+	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
+		return s.write(ctx, func(tx *sql.Tx) error { return fn(sqliteTx{tx}) })
+	}, sqlstore.Dialect{ResponseText: "json_extract(c.response, '$.text')", InsertOrder: "rowid"})
 	return s, nil
 }
+
+// CallSelection picks calls to delete from the cache (store.CallSelection).
+type CallSelection = store.CallSelection
+
+// sqliteTx is a transaction of the writer, as the shared SQL takes it.
+type sqliteTx struct{ *sql.Tx }
+
+// Prepare prepares a statement of the transaction.
+func (t sqliteTx) Prepare(q string) (sqlstore.Stmt, error) { return t.Tx.Prepare(q) }
 
 // openWritable opens (or creates) a store for writing. A new store gets
 // 16 KB pages (SQLite's default is 4 KB): a full DeflectBench import writes

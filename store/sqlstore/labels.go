@@ -1,8 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -11,7 +10,7 @@ import (
 
 // PutLabels stores labels in one transaction, replacing same (run, key, kind, source).
 func (s *Store) PutLabels(ctx context.Context, labels []store.Label) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx Tx) error {
 		for _, l := range labels {
 			if _, err := tx.Exec(`INSERT INTO labels (run_id, call_key, kind, source, value, created_at) VALUES (?,?,?,?,?,?)
 				ON CONFLICT(run_id, call_key, kind, source) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,

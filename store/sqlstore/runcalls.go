@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -45,11 +45,11 @@ func (s *Store) RunCalls(ctx context.Context, id int64, fn func(store.RunCall) e
 // (cache hits cost nothing again).
 func (s *Store) RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.provider, c.model,
-		SUM(c.status = 'ok'), SUM(c.status = 'error'), SUM(rc.cached),
+		SUM(CASE WHEN c.status = 'ok' THEN 1 ELSE 0 END), SUM(CASE WHEN c.status = 'error' THEN 1 ELSE 0 END), SUM(rc.cached),
 		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.input_tokens END),0),
 		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.output_tokens END),0),
 		COALESCE(SUM(CASE WHEN rc.cached = 0 THEN c.cost END),0),
-		SUM(c.status = 'ok' AND rc.cached = 0 AND c.cost IS NULL)
+		SUM(CASE WHEN c.status = 'ok' AND rc.cached = 0 AND c.cost IS NULL THEN 1 ELSE 0 END)
 		FROM run_calls rc JOIN calls c ON c.key = rc.key WHERE rc.run_id = ?
 		GROUP BY c.provider, c.model ORDER BY c.provider, c.model`, id)
 	if err != nil {

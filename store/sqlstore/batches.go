@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func (s *Store) SaveBatchIntent(ctx context.Context, token string, b store.Batch
 
 // ConfirmBatch gives a submitting batch the id the provider returned.
 func (s *Store) ConfirmBatch(ctx context.Context, token, id string) error {
-	return s.write(ctx, func(tx *txn) error {
+	return s.write(ctx, func(tx Tx) error {
 		if _, err := tx.Exec(`INSERT INTO batches (id, provider, status, created_at, updated_at)
 			SELECT ?, provider, ?, created_at, ? FROM batches WHERE id = ? AND status = ?`, id, store.BatchSubmitted, now(), token, store.BatchSubmitting); err != nil {
 			return fmt.Errorf("confirm batch %s as %s: %w", token, id, err)
@@ -37,7 +37,7 @@ func (s *Store) ConfirmBatch(ctx context.Context, token, id string) error {
 
 // DropBatch forgets a batch that never reached the provider.
 func (s *Store) DropBatch(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx *txn) error {
+	return s.write(ctx, func(tx Tx) error {
 		if _, err := tx.Exec(`DELETE FROM batch_items WHERE batch_id = ?`, id); err != nil {
 			return err
 		}
@@ -53,7 +53,7 @@ func (s *Store) UnconfirmedBatches(ctx context.Context, provider string) ([]stor
 }
 
 func (s *Store) saveBatch(ctx context.Context, b store.Batch, status string) error {
-	return s.write(ctx, func(tx *txn) error {
+	return s.write(ctx, func(tx Tx) error {
 		if _, err := tx.Exec(`INSERT INTO batches (id, provider, status, created_at, updated_at) VALUES (?,?,?,?,?)`,
 			b.ID, b.Provider, status, now(), now()); err != nil {
 			return fmt.Errorf("save batch %s: %w", b.ID, err)
@@ -70,7 +70,7 @@ func (s *Store) saveBatch(ctx context.Context, b store.Batch, status string) err
 
 // SetBatchStatus updates a batch's status.
 func (s *Store) SetBatchStatus(ctx context.Context, id, status string) error {
-	return s.write(ctx, func(tx *txn) error {
+	return s.write(ctx, func(tx Tx) error {
 		_, err := tx.Exec(`UPDATE batches SET status = ?, updated_at = ? WHERE id = ?`, status, now(), id)
 		return err
 	})

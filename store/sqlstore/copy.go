@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (s *Store) Calls(ctx context.Context, fn func(store.Call) error) error {
 // CopyCalls stores calls exactly as given, answers and errors, each in place
 // of a stored call with its key, in one transaction (store copy).
 func (s *Store) CopyCalls(ctx context.Context, calls []store.Call) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx Tx) error {
 		for _, c := range calls {
 			args, err := callArgs(c)
 			if err != nil {
@@ -95,7 +95,7 @@ func (s *Store) ImportRun(ctx context.Context, r store.Run) (int64, error) {
 		return t.UTC().Format(time.RFC3339Nano)
 	}
 	var id int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx Tx) error {
 		return tx.QueryRow(`INSERT INTO runs (name, benchmark, config, version, started_at, ended_at, status, fingerprint, pid, host, heartbeat_at, reason)
 			VALUES (?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
 			r.Name, r.Benchmark, string(r.Config), r.Version, ts(r.Started), ts(r.Ended), r.Status, r.Fingerprint, r.PID, r.Host, ts(r.Heartbeat), r.Reason).Scan(&id)

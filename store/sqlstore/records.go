@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // bumpRecords moves a run's records version on, in the transaction that
 // writes its records.
-func bumpRecords(tx *sql.Tx, runID int64) error {
+func bumpRecords(tx Tx, runID int64) error {
 	if _, err := tx.Exec(`UPDATE runs SET records_version = records_version + 1 WHERE id = ?`, runID); err != nil {
 		return fmt.Errorf("records version of run %d: %w", runID, err)
 	}
@@ -29,7 +29,7 @@ func bumpRecords(tx *sql.Tx, runID int64) error {
 // PutDeflect stores a run's DeflectBench records in one transaction: each
 // non-nil slice replaces the run's records of its kind (nil keeps them).
 func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
-	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		if err := bumpRecords(tx, runID); err != nil {
 			return err
 		}
@@ -47,7 +47,7 @@ func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Gene
 	})
 }
 
-func putGenerations(tx *sql.Tx, runID int64, gens []deflect.Generation) error {
+func putGenerations(tx Tx, runID int64, gens []deflect.Generation) error {
 	if _, err := tx.Exec(`DELETE FROM generations WHERE run_id = ?`, runID); err != nil {
 		return fmt.Errorf("replace generations of run %d: %w", runID, err)
 	}
@@ -79,15 +79,15 @@ const rowsPerInsert = 64
 // VALUES, each row has cols parameters (args appends row i's), tail follows
 // the values (an upsert clause). A failed statement is tried again row by
 // row so the error names the row (what).
-func insertRows(tx *sql.Tx, head string, cols int, tail string, n int, args func(i int, to []any) ([]any, error), what func(i int) string) error {
+func insertRows(tx Tx, head string, cols int, tail string, n int, args func(i int, to []any) ([]any, error), what func(i int) string) error {
 	one := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
-	stmts := map[int]*sql.Stmt{}
+	stmts := map[int]Stmt{}
 	defer func() {
 		for _, st := range stmts {
 			st.Close()
 		}
 	}()
-	prepared := func(rows int) (*sql.Stmt, error) {
+	prepared := func(rows int) (Stmt, error) {
 		if st, ok := stmts[rows]; ok {
 			return st, nil
 		}
@@ -111,7 +111,16 @@ func insertRows(tx *sql.Tx, head string, cols int, tail string, n int, args func
 				return err
 			}
 		}
+		// A failed statement aborts a PostgreSQL transaction (and SQLite's may
+		// leave part of a batch): the batch runs under a savepoint, so that
+		// the rows can be tried one by one.
+		if _, err := tx.Exec(`SAVEPOINT put_rows`); err != nil {
+			return err
+		}
 		if _, err := st.Exec(buf...); err != nil {
+			if _, rerr := tx.Exec(`ROLLBACK TO SAVEPOINT put_rows`); rerr != nil {
+				return fmt.Errorf("put %s…: %w", what(lo), err)
+			}
 			single, perr := prepared(1)
 			if perr != nil {
 				return fmt.Errorf("put %s…: %w", what(lo), err)
@@ -124,11 +133,14 @@ func insertRows(tx *sql.Tx, head string, cols int, tail string, n int, args func
 			}
 			return fmt.Errorf("put %s…%s: %w", what(lo), what(hi-1), err)
 		}
+		if _, err := tx.Exec(`RELEASE SAVEPOINT put_rows`); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func putJudgements(tx *sql.Tx, runID int64, evals []deflect.Eval) error {
+func putJudgements(tx Tx, runID int64, evals []deflect.Eval) error {
 	if _, err := tx.Exec(`DELETE FROM judgements WHERE run_id = ?`, runID); err != nil {
 		return fmt.Errorf("replace judgements of run %d: %w", runID, err)
 	}
@@ -231,9 +243,9 @@ func (s *Store) generationsWhere(ctx context.Context, runID int64, full bool, id
 	only, args := inIDs("g.gen_id", ids)
 	rows, err := s.db.QueryContext(ctx, `SELECT g.gen_id, g.model, g.claim_id, `+texts(full, "g.claim_text")+`, g.level, g.context, g.domain, g.fallacy,
 		g.explicitness, g.frame, g.prompt_num, g.prompt_id, `+texts(full, "g.prompt_text")+`, g.sample, COALESCE(g.call_key, ''),
-		CASE WHEN g.call_key IS NULL THEN g.response ELSE json_extract(c.response, '$.text') END,
+		CASE WHEN g.call_key IS NULL THEN g.response ELSE `+s.d.ResponseText+` END,
 		g.input_tokens, g.output_tokens, g.is_error, `+texts(full, "g.timestamp")+`
-		FROM generations g LEFT JOIN calls c ON c.key = g.call_key WHERE g.run_id = ?`+only+` ORDER BY g.rowid`, append([]any{runID}, args...)...)
+		FROM generations g LEFT JOIN calls c ON c.key = g.call_key WHERE g.run_id = ?`+only+` ORDER BY g.`+s.d.InsertOrder, append([]any{runID}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("generations of run %d: %w", runID, err)
 	}
@@ -274,8 +286,8 @@ func (s *Store) judgementsWhere(ctx context.Context, runID int64, ids map[string
 	erows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, j.reasoning, j.refusal, j.soft_refusal,
 		j.wa_present, j.ah_present, j.rh_present, j.any_fallacy_present, j.compliance_clean, j.fallacy_labeled, j.parse_error,
 		j.detected_fallacies, j.consistency_flag, j.timestamp, COALESCE(j.call_key, ''),
-		CASE WHEN j.call_key IS NULL THEN j.raw ELSE json_extract(c.response, '$.text') END
-		FROM judgements j LEFT JOIN calls c ON c.key = j.call_key WHERE j.run_id = ?`+only+` ORDER BY j.rowid`, append([]any{runID}, args...)...)
+		CASE WHEN j.call_key IS NULL THEN j.raw ELSE `+s.d.ResponseText+` END
+		FROM judgements j LEFT JOIN calls c ON c.key = j.call_key WHERE j.run_id = ?`+only+` ORDER BY j.`+s.d.InsertOrder, append([]any{runID}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
 	}
@@ -323,7 +335,7 @@ const packedScores = `CASE WHEN j.refusal BETWEEN -1 AND 1 AND j.soft_refusal BE
 // eval id, the rubric fields, parse error and consistency flag.
 func (s *Store) judgementScores(ctx context.Context, runID int64) ([]deflect.Eval, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT j.gen_id, j.judge, j.eval_id, j.gen_model, `+packedScores+`, j.parse_error, j.consistency_flag,
-		COALESCE(j.call_key, '') FROM judgements j WHERE j.run_id = ? ORDER BY j.rowid`, runID)
+		COALESCE(j.call_key, '') FROM judgements j WHERE j.run_id = ? ORDER BY j.`+s.d.InsertOrder, runID)
 	if err != nil {
 		return nil, fmt.Errorf("judgements of run %d: %w", runID, err)
 	}
@@ -368,7 +380,7 @@ func (in interner) str(b []byte) string {
 // PutAudits replaces a run's Scheme Foils audits and their detections, in
 // one transaction.
 func (s *Store) PutAudits(ctx context.Context, runID int64, audits []foils.AuditRecord) error {
-	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		if err := bumpRecords(tx, runID); err != nil {
 			return err
 		}
@@ -398,7 +410,7 @@ func (s *Store) PutAudits(ctx context.Context, runID int64, audits []foils.Audit
 			if a.Report != nil {
 				rep = string(a.Report)
 			}
-			if _, err := tx.Exec(`INSERT INTO audits (run_id, seq, seed_label, corpus, detector, binary, seed, resamples, permutations, meta, report)
+			if _, err := tx.Exec(`INSERT INTO audits (run_id, seq, seed_label, corpus, detector, "binary", seed, resamples, permutations, meta, report)
 				VALUES (?,?,?,?,?,?,?,?,?,?,?)`, runID, i+1, a.SeedLabel, a.Corpus, a.Detector, a.Binary, a.Options.Seed,
 				a.Options.Resamples, a.Options.Perms, string(mj), rep); err != nil {
 				return fmt.Errorf("put audit %d of run %d: %w", i+1, runID, err)
@@ -417,7 +429,7 @@ func (s *Store) PutAudits(ctx context.Context, runID int64, audits []foils.Audit
 // Audits reads a run's Scheme Foils audits with their detections (an LLM
 // detector's raw answer joined from its call).
 func (s *Store) Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, seed_label, corpus, detector, binary, seed, resamples, permutations, meta, report
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, seed_label, corpus, detector, "binary", seed, resamples, permutations, meta, report
 		FROM audits WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("audits of run %d: %w", runID, err)
@@ -448,8 +460,8 @@ func (s *Store) Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, e
 	rows.Close()
 	for i, seq := range seqs {
 		drows, err := s.db.QueryContext(ctx, `SELECT d.condition, d.item_id, d.text, d.gold, d.source, d.target, d.pred,
-			COALESCE(d.call_key, ''), COALESCE(CASE WHEN d.call_key IS NULL THEN d.raw ELSE json_extract(c.response, '$.text') END, '')
-			FROM detections d LEFT JOIN calls c ON c.key = d.call_key WHERE d.run_id = ? AND d.seq = ? ORDER BY d.rowid`, runID, seq)
+			COALESCE(d.call_key, ''), COALESCE(CASE WHEN d.call_key IS NULL THEN d.raw ELSE `+s.d.ResponseText+` END, '')
+			FROM detections d LEFT JOIN calls c ON c.key = d.call_key WHERE d.run_id = ? AND d.seq = ? ORDER BY d.`+s.d.InsertOrder, runID, seq)
 		if err != nil {
 			return nil, fmt.Errorf("detections of run %d: %w", runID, err)
 		}
@@ -480,7 +492,7 @@ func (s *Store) PutReconstruction(ctx context.Context, runID int64, r missci.Rec
 	if err != nil {
 		return err
 	}
-	return s.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		if err := bumpRecords(tx, runID); err != nil {
 			return err
 		}
@@ -574,9 +586,9 @@ func sortedKeys(p missci.Predictions) []string {
 // judgements, and how many such generations the run has. The viewer shows
 // a run's first page from it while the whole run loads.
 func (s *Store) DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error) {
-	const analysable = `FROM generations g LEFT JOIN calls c ON c.key = g.call_key
+	analysable := `FROM generations g LEFT JOIN calls c ON c.key = g.call_key
 		WHERE g.run_id = ? AND g.is_error = 0
-		AND substr(CASE WHEN g.call_key IS NULL THEN g.response ELSE json_extract(c.response, '$.text') END, 1, 6) <> 'ERROR:'
+		AND substr(CASE WHEN g.call_key IS NULL THEN g.response ELSE ` + s.d.ResponseText + ` END, 1, 6) <> 'ERROR:'
 		AND EXISTS (SELECT 1 FROM judgements j WHERE j.run_id = g.run_id AND j.gen_id = g.gen_id AND j.parse_error = 0)`
 	rows, err := s.db.QueryContext(ctx, `SELECT g.gen_id, COUNT(*) OVER () `+analysable+` ORDER BY g.gen_id LIMIT ? OFFSET ?`, runID, limit, offset)
 	if err != nil {

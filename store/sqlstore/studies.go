@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func (s *Store) PutStudy(ctx context.Context, st study.Study) (int64, error) {
 		return 0, fmt.Errorf("put study: %w", err)
 	}
 	var id int64
-	err = s.write(context.WithoutCancel(ctx), func(tx *txn) error {
+	err = s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		var n int
 		if err := tx.QueryRow(`SELECT COUNT(*) FROM runs WHERE id = ?`, st.RunID).Scan(&n); err != nil {
 			return err
@@ -84,7 +84,7 @@ func (s *Store) Study(ctx context.Context, id int64) (study.Study, bool, error) 
 // PutAnnotations stores annotators' answers, each in place of that
 // annotator's earlier answer to the item, in one transaction.
 func (s *Store) PutAnnotations(ctx context.Context, anns []study.Annotation) error {
-	return s.write(context.WithoutCancel(ctx), func(tx *txn) error {
+	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		st, err := tx.Prepare(`INSERT INTO annotations (study_id, annotator, item, answers, comment, skipped, at) VALUES (?,?,?,?,?,?,?)
 			ON CONFLICT (study_id, annotator, item) DO UPDATE SET answers = excluded.answers, comment = excluded.comment, skipped = excluded.skipped, at = excluded.at`)
 		if err != nil {

@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 // PutPhases replaces a phase's counts (every model) in one transaction.
 func (s *Store) PutPhases(ctx context.Context, runID int64, counts []store.PhaseCount) error {
-	return s.write(ctx, func(tx *txn) error {
+	return s.write(ctx, func(tx Tx) error {
 		for _, c := range counts {
 			if _, err := tx.Exec(`INSERT INTO run_phases (run_id, seq, phase, model, jobs, answered, cached, unusable, failed, skipped, example)
 				VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, phase, model) DO UPDATE SET seq = excluded.seq, jobs = excluded.jobs,

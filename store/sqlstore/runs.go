@@ -1,8 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -16,15 +15,14 @@ func (s *Store) StartRun(ctx context.Context, r store.Run) (int64, error) {
 		r.Config = json.RawMessage("{}")
 	}
 	var id int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx Tx) error {
 		t := now()
-		res, err := tx.Exec(`INSERT INTO runs (name, benchmark, config, version, started_at, status, fingerprint, pid, host, heartbeat_at)
-			VALUES (?,?,?,?,?,?,?,?,?,?)`,
-			r.Name, r.Benchmark, string(r.Config), r.Version, t, store.RunRunning, r.Fingerprint, r.PID, r.Host, t)
+		err := tx.QueryRow(`INSERT INTO runs (name, benchmark, config, version, started_at, status, fingerprint, pid, host, heartbeat_at)
+			VALUES (?,?,?,?,?,?,?,?,?,?) RETURNING id`,
+			r.Name, r.Benchmark, string(r.Config), r.Version, t, store.RunRunning, r.Fingerprint, r.PID, r.Host, t).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("start run: %w", err)
 		}
-		id, err = res.LastInsertId()
 		return err
 	})
 	return id, err
@@ -37,7 +35,7 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status string) error {
 
 // EndRun sets a run's final status, the reason for it and the end time.
 func (s *Store) EndRun(ctx context.Context, id int64, status, reason string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx Tx) error {
 		_, err := tx.Exec(`UPDATE runs SET status = ?, reason = ?, ended_at = ? WHERE id = ?`, status, reason, now(), id)
 		if err != nil {
 			return fmt.Errorf("finish run %d: %w", id, err)
@@ -49,7 +47,7 @@ func (s *Store) EndRun(ctx context.Context, id int64, status, reason string) err
 // ResumeRun gives a run that ended without finishing to a new owner: it is
 // running again, with no end time or reason.
 func (s *Store) ResumeRun(ctx context.Context, id int64, pid int, host string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx Tx) error {
 		_, err := tx.Exec(`UPDATE runs SET status = ?, reason = '', ended_at = NULL, pid = ?, host = ?, heartbeat_at = ? WHERE id = ?`,
 			store.RunRunning, pid, host, now(), id)
 		if err != nil {
@@ -61,7 +59,7 @@ func (s *Store) ResumeRun(ctx context.Context, id int64, pid int, host string) e
 
 // Heartbeat records that a running run's owner is alive.
 func (s *Store) Heartbeat(ctx context.Context, id int64) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx Tx) error {
 		_, err := tx.Exec(`UPDATE runs SET heartbeat_at = ? WHERE id = ?`, now(), id)
 		return err
 	})
@@ -112,7 +110,7 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]store.Ru
 // calls stay in the cache: other runs may use them, and re-running the
 // command answers from them.
 func (s *Store) DeleteRun(ctx context.Context, id int64) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx Tx) error {
 		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`,
 			`DELETE FROM run_phases WHERE run_id = ?`, `DELETE FROM generations WHERE run_id = ?`, `DELETE FROM judgements WHERE run_id = ?`,
 			`DELETE FROM detections WHERE run_id = ?`, `DELETE FROM audits WHERE run_id = ?`, `DELETE FROM reconstructions WHERE run_id = ?`,

@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func (s *Store) PutCall(ctx context.Context, c store.Call) error {
 	if c.Replace && c.Status == store.StatusOK {
 		where = ``
 	}
-	return s.write(ctx, func(tx *txn) error {
+	return s.write(ctx, func(tx Tx) error {
 		_, err := tx.Exec(insertCall+`
 			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
 			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
@@ -82,7 +82,7 @@ func (s *Store) PutCall(ctx context.Context, c store.Call) error {
 // left as it is. It returns how many calls were new.
 func (s *Store) ImportCalls(ctx context.Context, calls []store.Call) (int, error) {
 	added := 0
-	err := s.write(ctx, func(tx *txn) error {
+	err := s.write(ctx, func(tx Tx) error {
 		added = 0
 		for _, c := range calls {
 			if c.Status != store.StatusOK || c.Response == nil {
@@ -140,10 +140,10 @@ func (s *Store) LinkRun(ctx context.Context, runID int64, key, job string, cache
 	if runID == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx *txn) error { return linkRun(tx, runID, key, job, cached) })
+	return s.write(ctx, func(tx Tx) error { return linkRun(tx, runID, key, job, cached) })
 }
 
-func linkRun(tx *txn, runID int64, key, job string, cached bool) error {
+func linkRun(tx Tx, runID int64, key, job string, cached bool) error {
 	_, err := tx.Exec(`INSERT INTO run_calls (run_id, key, cached, job) VALUES (?,?,?,?)
 		ON CONFLICT(run_id, key) DO NOTHING`, runID, key, cached, job)
 	return err
@@ -226,7 +226,7 @@ func (s *Store) CountCallsFor(ctx context.Context, sel CallSelection) (n int, by
 func (s *Store) DeleteCalls(ctx context.Context, sel CallSelection) (int, error) {
 	w, args := where(sel)
 	var n int
-	err := s.write(ctx, func(tx *txn) error {
+	err := s.write(ctx, func(tx Tx) error {
 		cond := w + ` AND key NOT IN (` + referenced + `)`
 		if _, err := tx.Exec(`DELETE FROM run_calls WHERE key IN (SELECT key FROM calls`+cond+`)`, args...); err != nil {
 			return fmt.Errorf("delete calls: %w", err)
