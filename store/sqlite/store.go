@@ -216,8 +216,11 @@ func (s *Store) waitUnlocked(ctx context.Context, o Options) error {
 	for {
 		_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
 		if err == nil {
-			_, err = conn.ExecContext(ctx, `COMMIT`)
-			return s.explain(err)
+			if _, err = conn.ExecContext(ctx, `COMMIT`); !isBusy(err) {
+				return s.explain(err)
+			}
+			// A reader still holds the new file: wait for it as for a writer.
+			conn.ExecContext(ctx, `ROLLBACK`)
 		}
 		if !isBusy(err) {
 			return s.explain(err)

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -190,5 +191,38 @@ func TestRunCallsAndRunStats(t *testing.T) {
 	}
 	if m := stats[1]; m.Model != "m2" || m.Calls != 1 || m.Hits != 0 || m.Cost != 0.25 || m.InputTokens != 3 {
 		t.Fatalf("m2: %+v", m)
+	}
+}
+
+// A new store opens while another process keeps reading the file (a test,
+// or `fallacylab runs` in another terminal): switching it to WAL waits for
+// the reader instead of failing with SQLITE_BUSY.
+func TestOpenNewStoreWhileRead(t *testing.T) {
+	for i := range 10 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("s%d.db", i))
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(50)"); err == nil {
+					var n int
+					db.QueryRow(`SELECT COUNT(*) FROM runs`).Scan(&n)
+					db.Close()
+				}
+			}
+		}()
+		st, err := sqlite.Open(path)
+		close(stop)
+		<-done
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		st.Close()
 	}
 }
