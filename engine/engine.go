@@ -81,6 +81,9 @@ type Options struct {
 	// OnBatch, if set, hears about every provider batch: submitted, each
 	// change of the provider's status while polling, and ingested.
 	OnBatch func(BatchEvent)
+	// Dispatch, if set, sends every job the cache cannot answer to workers
+	// in other processes (see Dispatcher) instead of calling it here.
+	Dispatch Dispatcher
 }
 
 // BatchEvent is news about one provider batch.
@@ -539,6 +542,9 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	res := Result{Job: j, Key: key}
 	if ctx.Err() != nil {
 		return res, false
+	}
+	if e.opt.Dispatch != nil {
+		return e.dispatched(ctx, j, key)
 	}
 	l, err := e.lane(j.Spec.Provider)
 	if err != nil {

@@ -27,6 +27,9 @@ type Global struct {
 	ConfigPath  string
 	DBPath      string
 	Concurrency int
+	// Workers 0 hands every call of a run to `fallacylab worker`
+	// processes sharing a PostgreSQL store; -1 (default) calls here.
+	Workers     int
 	RPM, TPM    float64
 	Batch       bool
 	BatchSize   int
@@ -82,6 +85,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.ConfigPath, "config", "", "config file (default ./fallacylab.yaml, then $XDG_CONFIG_HOME/fallacylab/fallacylab.yaml)")
 	pf.StringVar(&g.DBPath, "db", "fallacylab.db", "store of runs, cached calls and records: a SQLite file, or a postgres:// URL for a shared team store (else $FALLACYLAB_DB, else db: in the config, else ./fallacylab.db)")
+	pf.IntVar(&g.Workers, "workers", -1, "0: call nothing here — queue every call for `fallacylab worker` processes on a shared postgres:// store and wait for them (default: call here)")
 	pf.IntVar(&g.Concurrency, "concurrency", 0, "concurrent calls per model, fixed (default from config, else adaptive: from 8 up to 128 while the provider keeps up)")
 	pf.Float64Var(&g.RPM, "rpm", 0, "requests per minute per provider (0: config or unlimited)")
 	pf.Float64Var(&g.TPM, "tpm", 0, "tokens per minute per provider (0: config or unlimited)")
@@ -98,7 +102,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
-		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g), newStudyCmd(g), newStoreCmd(g))
+		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
 	strictGroups(root)
 	helpWithoutEngineFlags(root)
 	completeValues(root, g)

@@ -13,6 +13,7 @@ import (
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -159,6 +160,15 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 					return err
 				}
 				fmt.Fprintln(w)
+			}
+			if pg, ok := s.st.(*postgres.Store); ok { // the workers' progress on its queued jobs
+				q, err := pg.QueueCounts(cmd.Context(), r.ID)
+				if err != nil {
+					return err
+				}
+				if len(q) > 0 {
+					fmt.Fprintf(w, "workers:   %d jobs queued, %d leased, %d done, %d failed\n\n", q[postgres.Queued], q[postgres.Leased], q[postgres.Done], q[postgres.Failed])
+				}
 			}
 			if len(stats) > 0 {
 				if err := modelTable(w, stats); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -66,6 +67,21 @@ func open(g *Global, browse bool) (*session, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if g.Workers != -1 {
+		_, ok := st.(*postgres.Store)
+		switch {
+		case g.Workers != 0:
+			err = fmt.Errorf("--workers %d: give 0 (queue the calls for workers) or leave it out (call here)", g.Workers)
+		case !ok:
+			err = fmt.Errorf("--workers 0 needs a shared store: --db postgres://… (workers on other machines reach it, a SQLite file they cannot)")
+		case g.Batch:
+			err = fmt.Errorf("--workers 0 and --batch: workers call providers live; give one")
+		}
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
 	}
 	s := &session{g: g, cfg: cfg, st: st}
 	if g.LogPath != "" {
@@ -166,12 +182,17 @@ func (s *session) limits(provider string) engine.Limits {
 }
 
 func (s *session) engine(runID int64) *engine.Engine {
-	return engine.New(engine.Options{
+	o := engine.Options{
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
 		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
 		Cache: cacheMode(s.g.Cache),
-	})
+	}
+	if pg, ok := s.st.(*postgres.Store); ok && s.g.Workers == 0 && runID != 0 {
+		// The workers call; this process queues and waits, many jobs at once.
+		o.Dispatch, o.Workers = postgres.NewDispatcher(pg, runID), 1024
+	}
+	return engine.New(o)
 }
 
 // batchNews prints one line per batch event; batches run for minutes to

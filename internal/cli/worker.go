@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/store/postgres"
+	"github.com/spf13/cobra"
+)
+
+func newWorkerCmd(g *Global) *cobra.Command {
+	var lease time.Duration
+	var take int
+	var untilEmpty bool
+	var name string
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Make the calls runs queued with --workers 0: lease jobs from the shared store, call, commit, repeat",
+		Long: `Takes jobs from the work queue of a shared PostgreSQL store (--db postgres://…) and calls the
+providers with this machine's keys and limits, answering from the shared cache first. A job's answer is
+committed before the job is marked done, so no committed answer is ever paid for again; the jobs of a
+worker that dies return to the queue when its lease runs out (--lease), and another worker takes them.`,
+		Example: `  fallacylab --db "$FALLACYLAB_DB" worker
+  fallacylab --db "$FALLACYLAB_DB" worker --until-empty --lease 1m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			pg, ok := s.st.(*postgres.Store)
+			if !ok {
+				return fmt.Errorf("fallacylab worker needs the shared store the runs queue their jobs in: --db postgres://…")
+			}
+			if name == "" {
+				host, _ := os.Hostname()
+				name = fmt.Sprintf("%s:%d", host, os.Getpid())
+			}
+			eng := s.engine(0) // calls are linked to their runs by the runs themselves
+			// Keep the leases alive while the calls take their time.
+			renew, stop := context.WithCancel(ctx)
+			defer stop()
+			go func() {
+				t := time.NewTicker(lease / 3)
+				defer t.Stop()
+				for {
+					select {
+					case <-renew.Done():
+						return
+					case <-t.C:
+						pg.Renew(context.WithoutCancel(renew), name, lease)
+					}
+				}
+			}()
+			done, failed := 0, 0
+			for ctx.Err() == nil {
+				leases, err := pg.Lease(ctx, name, take, lease)
+				if err != nil {
+					return err
+				}
+				if len(leases) == 0 {
+					if untilEmpty {
+						open, err := pg.OpenJobs(ctx)
+						if err != nil {
+							return err
+						}
+						if open == 0 {
+							break
+						}
+					}
+					sleepCtx(ctx, 300*time.Millisecond)
+					continue
+				}
+				var jobs []engine.Job
+				for _, l := range leases {
+					if k := eng.Place(l.Job).Key(); k != l.Key {
+						// This machine names the endpoint otherwise: its answer
+						// would be stored under another key.
+						pg.Finish(ctx, name, l.Key, fmt.Errorf("worker %s reaches %s at another endpoint than the run's machine (check base_url / cache_as in its config)", name, l.Job.Spec.Provider))
+						failed++
+						continue
+					}
+					jobs = append(jobs, l.Job)
+				}
+				if _, err := eng.Run(ctx, engine.SlicePlan("worker", jobs), func(r engine.Result) {
+					if err := pg.Finish(context.WithoutCancel(ctx), name, r.Key, r.Err); err == nil {
+						if r.Err != nil {
+							failed++
+						} else {
+							done++
+						}
+					}
+				}); err != nil && ctx.Err() == nil {
+					return err
+				}
+				if !g.Quiet {
+					fmt.Fprintf(g.Stderr, "%s worker %s: %d jobs done, %d failed\n", time.Now().Format("15:04:05"), name, done, failed)
+				}
+			}
+			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed\n", name, done, failed)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&lease, "lease", 30*time.Second, "how long a leased job is this worker's before others may take it (renewed while it works)")
+	cmd.Flags().IntVar(&take, "take", 64, "jobs leased at a time")
+	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job is queued or leased (default: wait for work)")
+	cmd.Flags().StringVar(&name, "name", "", "this worker's name in the queue (default host:pid)")
+	return cmd
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,155 @@
+package cli_test
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/bench/prompts"
+	"github.com/fallacylab/fallacylab/internal/config"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+// TestWorkersShareARun: a run of 3,000 calls queued with --workers 0 on
+// PostgreSQL and made by three worker processes against llmtest with
+// latency; one worker is SIGKILLed mid-run and started again. Every job
+// ends with exactly one stored answer, no answer committed before the kill
+// is requested again afterwards (ledger), and the run's output equals a
+// single-process run's.
+func TestWorkersShareARun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	var buf bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&buf, "{\"id\": \"p%04d\", \"prompt\": \"worker test prompt %d\"}\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "plan.jsonl"), buf.Bytes(), 0o644)
+	items, err := prompts.Parse(bytes.NewReader(buf.Bytes()), "plan.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(filepath.Join(dir, "fallacylab.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptOf := map[string]string{}
+	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
+		j.Endpoint = cfg.Identity("openai")
+		promptOf[j.Key()] = j.Request.Messages[0].Content
+	}
+	db, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := func(q string) int {
+		var c int
+		if err := db.QueryRow(q).Scan(&c); err != nil {
+			return -1 // the table may not exist yet
+		}
+		return c
+	}
+	spawn := func(out string, args ...string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], append([]string{"--db", pg, "--quiet"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+		f, _ := os.Create(filepath.Join(dir, out))
+		cmd.Stdout, cmd.Stderr = f, f
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	waitFor := func(what string, ok func() bool) {
+		deadline := time.Now().Add(90 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	coord := spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "workers.jsonl")
+	waitFor("the run to queue its jobs", func() bool { return count(`SELECT COUNT(*) FROM queue`) > 0 })
+	var workers []*exec.Cmd
+	for i := range 3 {
+		workers = append(workers, spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--lease", "2s", "--take", "32", "--name", fmt.Sprintf("w%d", i)))
+	}
+	waitFor("a third of the jobs", func() bool { return count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`) >= n/3 })
+	workers[1].Process.Signal(syscall.SIGKILL)
+	workers[1].Wait()
+	// What was committed when the worker died must never be asked for again.
+	committed := map[string]bool{}
+	rows, err := db.Query(`SELECT key FROM calls WHERE status = 'ok'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		rows.Scan(&k)
+		committed[promptOf[k]] = true
+	}
+	rows.Close()
+	afterKill := len(srv.Ledger())
+	workers[1] = spawn("worker1b.log", "worker", "--until-empty", "--lease", "2s", "--take", "32", "--name", "w1b")
+	for i, w := range workers {
+		if err := w.Wait(); err != nil {
+			log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("worker%d.log", i)))
+			t.Fatalf("worker %d: %v\n%s", i, err, log)
+		}
+	}
+	if err := coord.Wait(); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "coordinator.log"))
+		t.Fatalf("the run: %v\n%s", err, log)
+	}
+	for _, e := range srv.Ledger()[afterKill:] {
+		if committed[e.Call.Prompt] {
+			t.Fatalf("%q was committed before the kill and requested again", e.Call.Prompt)
+		}
+	}
+	if got := count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`); got != n {
+		t.Fatalf("%d stored answers, want %d (one per job)", got, n)
+	}
+	if got := count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		t.Fatalf("%d jobs done of %d", got, n)
+	}
+	if got := count(`SELECT COUNT(*) FROM run_calls WHERE run_id = 1`); got != n {
+		t.Fatalf("the run links %d calls, want %d", got, n)
+	}
+	show, _, err := runCLI(t, dir, "--db", pg, "runs", "show", "1")
+	if err != nil || !bytes.Contains([]byte(show), []byte(fmt.Sprintf("workers:   0 jobs queued, 0 leased, %d done, 0 failed", n))) {
+		t.Fatalf("runs show: %v\n%s", err, show)
+	}
+	paid := len(srv.Ledger())
+	t.Logf("%d requests for %d jobs (%d made again after the kill, in flight when it died)", paid, n, paid-n)
+	// The same run in one process, on a SQLite store: the same output.
+	single := exec.Command(os.Args[0], "--db", filepath.Join(dir, "single.db"), "--quiet", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "single.jsonl")
+	single.Dir = dir
+	single.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+	if out, err := single.CombinedOutput(); err != nil {
+		t.Fatalf("single-process run: %v\n%s", err, out)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "workers.jsonl"))
+	b, _ := os.ReadFile(filepath.Join(dir, "single.jsonl"))
+	if !bytes.Equal(a, b) || len(a) == 0 {
+		t.Fatalf("the workers' output (%d bytes) differs from a single process's (%d bytes)", len(a), len(b))
+	}
+}

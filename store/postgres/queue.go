@@ -1,0 +1,183 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
+)
+
+// Queue states.
+const (
+	Queued = "queued"
+	Leased = "leased"
+	Done   = "done"
+	Failed = "failed"
+)
+
+// Enqueue queues a job of a run for the workers; a job already queued,
+// leased or done stays as it is, a failed one is queued again.
+func (s *Store) Enqueue(ctx context.Context, runID int64, j engine.Job, key string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO queue (key, run_id, job_id, job, status) VALUES (?,?,?,?,'queued')
+		ON CONFLICT (key) DO UPDATE SET status = 'queued', error = '', run_id = excluded.run_id, job_id = excluded.job_id, updated_at = now()
+		WHERE queue.status = 'failed'`, key, runID, j.ID, string(j.Canonical()))
+	if err != nil {
+		return fmt.Errorf("queue job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// Lease is a queued job a worker now holds.
+type Lease struct {
+	Key, JobID string
+	RunID      int64
+	Job        engine.Job
+}
+
+// Lease takes up to n queued jobs — and jobs whose lease ran out, a dead
+// worker's — for worker, until lease from now. Rows another worker is
+// taking at the same moment are skipped, never waited for.
+func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Duration) ([]Lease, error) {
+	rows, err := s.db.QueryContext(ctx, `UPDATE queue q SET status = 'leased', worker = ?, lease_until = now() + ? * interval '1 millisecond',
+		leases = q.leases + 1, updated_at = now()
+		WHERE q.key IN (SELECT key FROM queue WHERE status = 'queued' OR (status = 'leased' AND lease_until < now())
+			ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
+		RETURNING q.key, q.job_id, q.run_id, q.job`, worker, lease.Milliseconds(), n)
+	if err != nil {
+		return nil, fmt.Errorf("lease jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []Lease
+	for rows.Next() {
+		var l Lease
+		var doc string
+		if err := rows.Scan(&l.Key, &l.JobID, &l.RunID, &doc); err != nil {
+			return nil, fmt.Errorf("lease jobs: %w", err)
+		}
+		if l.Job, err = engine.JobFromCanonical([]byte(doc)); err != nil {
+			return nil, fmt.Errorf("lease job %s: %w", l.JobID, err)
+		}
+		l.Job.ID = l.JobID
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// Renew extends the leases worker holds, while it works on them.
+func (s *Store) Renew(ctx context.Context, worker string, lease time.Duration) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE queue SET lease_until = now() + ? * interval '1 millisecond' WHERE worker = ? AND status = 'leased'`,
+		lease.Milliseconds(), worker)
+	return err
+}
+
+// Finish marks a leased job done (its answer is committed) or failed, if
+// worker still holds it.
+func (s *Store) Finish(ctx context.Context, worker, key string, failure error) error {
+	status, msg := Done, ""
+	if failure != nil {
+		status, msg = Failed, failure.Error()
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE queue SET status = ?, error = ?, updated_at = now() WHERE key = ? AND worker = ? AND status = 'leased'`,
+		status, msg, key, worker)
+	return err
+}
+
+// OpenJobs is how many jobs are queued or leased, of any run.
+func (s *Store) OpenJobs(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM queue WHERE status IN ('queued', 'leased')`).Scan(&n)
+	return n, err
+}
+
+// QueueCounts is how many of a run's jobs are in each state.
+func (s *Store) QueueCounts(ctx context.Context, runID int64) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT status, COUNT(*) FROM queue WHERE run_id = ? GROUP BY status`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+// Dispatcher queues a run's jobs for workers and waits for them: one poll
+// of the queue every Poll (default 250 ms) answers every waiting job.
+type Dispatcher struct {
+	st    *Store
+	run   int64
+	Poll  time.Duration
+	mu    sync.Mutex
+	waits map[string][]chan error
+	once  sync.Once
+}
+
+// NewDispatcher makes the dispatcher of a run.
+func NewDispatcher(st *Store, runID int64) *Dispatcher {
+	return &Dispatcher{st: st, run: runID, Poll: 250 * time.Millisecond, waits: map[string][]chan error{}}
+}
+
+// Dispatch queues the job and waits until a worker has finished it.
+func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) error {
+	if err := d.st.Enqueue(ctx, d.run, j, key); err != nil {
+		return err
+	}
+	ch := make(chan error, 1)
+	d.mu.Lock()
+	d.waits[key] = append(d.waits[key], ch)
+	d.mu.Unlock()
+	d.once.Do(func() { go d.poll(context.WithoutCancel(ctx)) })
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// poll answers the waiting jobs whose rows are done or failed.
+func (d *Dispatcher) poll(ctx context.Context) {
+	t := time.NewTicker(d.Poll)
+	defer t.Stop()
+	for range t.C {
+		d.mu.Lock()
+		keys := make([]string, 0, len(d.waits))
+		for k := range d.waits {
+			keys = append(keys, k)
+		}
+		d.mu.Unlock()
+		if len(keys) == 0 {
+			continue
+		}
+		rows, err := d.st.db.QueryContext(ctx, `SELECT key, status, error FROM queue WHERE key = ANY(?) AND status IN ('done', 'failed')`, keys)
+		if err != nil {
+			continue // the next poll tries again
+		}
+		for rows.Next() {
+			var k, st, msg string
+			if rows.Scan(&k, &st, &msg) != nil {
+				continue
+			}
+			var err error
+			if st == Failed {
+				err = fmt.Errorf("a worker failed it: %s", msg)
+			}
+			d.mu.Lock()
+			for _, ch := range d.waits[k] {
+				ch <- err
+			}
+			delete(d.waits, k)
+			d.mu.Unlock()
+		}
+		rows.Close()
+	}
+}
