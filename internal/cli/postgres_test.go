@@ -170,3 +170,37 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 		t.Fatalf("the run on the copied store paid for %d calls again", n-paid)
 	}
 }
+
+// Two users on two machines (two working directories, two processes) run
+// the same command on the team store: the second pays for nothing.
+func TestTeamStoreSecondUserPaysNothing(t *testing.T) {
+	pg := pgStore(t)
+	srv, first := guaranteeEnv(t, nil)
+	second := t.TempDir()
+	if err := writeConfig(second, srv); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&plan, "{\"id\": \"q%02d\", \"prompt\": \"shared prompt %d\"}\n", i, i)
+	}
+	var outs []string
+	for _, dir := range []string{first, second} {
+		os.WriteFile(filepath.Join(dir, "plan.jsonl"), []byte(plan.String()), 0o644)
+		out, stderr, err := runCLI(t, dir, "--db", pg, "prompts", "run", filepath.Join(dir, "plan.jsonl"), "--models", "openai:gpt-4.1-mini", "--samples", "2")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", dir, err, stderr)
+		}
+		outs = append(outs, out)
+		if dir == first && len(srv.Ledger()) != 80 {
+			t.Fatalf("the first user paid for %d calls, want 80", len(srv.Ledger()))
+		}
+	}
+	if n := len(srv.Ledger()); n != 80 {
+		t.Fatalf("the second user paid for %d calls", n-80)
+	}
+	// The same answers, the second user's all from the shared cache.
+	if strings.Count(outs[1], `"cached":true`) != 80 || strings.ReplaceAll(outs[0], `"cached":false`, `"cached":true`) != outs[1] {
+		t.Fatalf("the second user's answers are not the first's, from the cache:\n%.400s\n%.400s", outs[0], outs[1])
+	}
+}
