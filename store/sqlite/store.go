@@ -426,4 +426,3 @@ func isBusy(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
 }
 
-func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
