@@ -81,6 +81,9 @@ type Options struct {
 	// OnBatch, if set, hears about every provider batch: submitted, each
 	// change of the provider's status while polling, and ingested.
 	OnBatch func(BatchEvent)
+	// Shared, if set, holds the configured requests/min and tokens/min
+	// across all processes sharing the store instead of in this one.
+	Shared SharedLimits
 	// Dispatch, if set, sends every job the cache cannot answer to workers
 	// in other processes (see Dispatcher) instead of calling it here.
 	Dispatch Dispatcher

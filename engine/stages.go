@@ -73,13 +73,19 @@ func (e *Engine) limited(next stage) stage {
 			return llm.Response{}, nil, err
 		}
 		estIn, estOut := l.est.estimateJob(j)
-		if m.rpm != nil {
+		if e.opt.Shared != nil && (l.lim.RPM > 0 || l.lim.TPM > 0) {
+			// The limits hold across every worker of the store.
+			if err := e.opt.Shared.Take(ctx, l.name+":"+j.Spec.Model, l.lim.RPM, l.lim.TPM, int(estIn+estOut)); err != nil {
+				m.sem.release(unsent, 0)
+				return llm.Response{}, nil, err
+			}
+		} else if m.rpm != nil {
 			if err := m.rpm.Wait(ctx); err != nil {
 				m.sem.release(unsent, 0)
 				return llm.Response{}, nil, err
 			}
 		}
-		if m.tpm != nil {
+		if m.tpm != nil && e.opt.Shared == nil {
 			if err := m.tpm.WaitN(ctx, min(int(estIn+estOut), m.tpm.Burst())); err != nil {
 				m.sem.release(unsent, 0)
 				return llm.Response{}, nil, err

@@ -198,11 +198,11 @@ var flagRanges = []flagRange{
 var callsModels = map[string]bool{
 	"fallacylab ask": true, "fallacylab prompts run": true, "fallacylab deflect run": true, "fallacylab deflect judge": true,
 	"fallacylab foils audit": true, "fallacylab foils generate": true, "fallacylab missci run": true, "fallacylab missci eval": true,
-	"fallacylab missci report": true, "fallacylab models check": true, "fallacylab selftest": true,
+	"fallacylab missci report": true, "fallacylab models check": true, "fallacylab selftest": true, "fallacylab worker": true,
 }
 
 // engineFlags are the global flags that only model-calling commands use.
-var engineFlags = []string{"concurrency", "rpm", "tpm", "batch", "batch-size", "log", "dry-run", "budget", "timeout", "max-attempts", "max-unusable", "cache"}
+var engineFlags = []string{"workers", "concurrency", "rpm", "tpm", "batch", "batch-size", "log", "dry-run", "budget", "timeout", "max-attempts", "max-unusable", "cache"}
 
 // engineFlagsUnused refuses an engine flag given to a command that calls no
 // model (it would do nothing, silently).

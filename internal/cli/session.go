@@ -188,6 +188,10 @@ func (s *session) engine(runID int64) *engine.Engine {
 		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
 		Cache: cacheMode(s.g.Cache),
 	}
+	if pg, ok := s.st.(*postgres.Store); ok {
+		// Configured rate limits hold for everyone using the team store.
+		o.Shared = postgres.NewSharedLimits(pg)
+	}
 	if pg, ok := s.st.(*postgres.Store); ok && s.g.Workers == 0 && runID != 0 {
 		// The workers call; this process queues and waits, many jobs at once.
 		o.Dispatch, o.Workers = postgres.NewDispatcher(pg, runID), 1024

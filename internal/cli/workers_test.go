@@ -55,38 +55,9 @@ func TestWorkersShareARun(t *testing.T) {
 		j.Endpoint = cfg.Identity("openai")
 		promptOf[j.Key()] = j.Request.Messages[0].Content
 	}
-	db, err := sql.Open("pgx", pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	count := func(q string) int {
-		var c int
-		if err := db.QueryRow(q).Scan(&c); err != nil {
-			return -1 // the table may not exist yet
-		}
-		return c
-	}
-	spawn := func(out string, args ...string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], append([]string{"--db", pg, "--quiet"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
-		f, _ := os.Create(filepath.Join(dir, out))
-		cmd.Stdout, cmd.Stderr = f, f
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
-	}
-	waitFor := func(what string, ok func() bool) {
-		deadline := time.Now().Add(90 * time.Second)
-		for !ok() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	r := newRig(t, pg, dir)
+	count, spawn, waitFor := r.count, r.spawn, r.waitFor
+	db := r.db
 	coord := spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "workers.jsonl")
 	waitFor("the run to queue its jobs", func() bool { return count(`SELECT COUNT(*) FROM queue`) > 0 })
 	var workers []*exec.Cmd
@@ -151,5 +122,121 @@ func TestWorkersShareARun(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "single.jsonl"))
 	if !bytes.Equal(a, b) || len(a) == 0 {
 		t.Fatalf("the workers' output (%d bytes) differs from a single process's (%d bytes)", len(a), len(b))
+	}
+}
+
+// rig runs fallacylab processes on one PostgreSQL store in one directory.
+type rig struct {
+	t       *testing.T
+	pg, dir string
+	db      *sql.DB
+}
+
+func newRig(t *testing.T, pg, dir string) *rig {
+	db, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &rig{t: t, pg: pg, dir: dir, db: db}
+}
+
+// count is a number the store answers, or -1 before its tables exist.
+func (r *rig) count(q string) int {
+	var c int
+	if err := r.db.QueryRow(q).Scan(&c); err != nil {
+		return -1
+	}
+	return c
+}
+
+// spawn starts the CLI on the store, its output to the file out.
+func (r *rig) spawn(out string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"--db", r.pg, "--quiet"}, args...)...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+	f, _ := os.Create(filepath.Join(r.dir, out))
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	return cmd
+}
+
+// waitFor polls ok for up to 90 s.
+func (r *rig) waitFor(what string, ok func() bool) {
+	deadline := time.Now().Add(90 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// log is what a process wrote to out.
+func (r *rig) log(out string) string {
+	b, _ := os.ReadFile(filepath.Join(r.dir, out))
+	return string(b)
+}
+
+// TestWorkersShareTheRateLimit: three workers against a server that admits
+// 60 requests in any 3 s (1,200 a minute) and answers the rest 429 with no
+// Retry-After, each told --rpm 1200: they hold the limit together — no
+// job fails and at most 5 % of requests are refused — where three workers
+// each holding it alone would send three times too many.
+func TestWorkersShareTheRateLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	const n = 360
+	var buf bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&buf, "{\"id\": \"r%04d\", \"prompt\": \"rate test prompt %d\"}\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "plan.jsonl"), buf.Bytes(), 0o644)
+	r := newRig(t, pg, dir)
+	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+	start := time.Now()
+	var workers []*exec.Cmd
+	for i := range 3 {
+		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "--rpm", "1200", "worker", "--until-empty", "--name", fmt.Sprintf("w%d", i)))
+	}
+	for i, w := range workers {
+		if err := w.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
+		}
+	}
+	took := time.Since(start)
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run failed: %v\n%s", err, r.log("coordinator.log"))
+	}
+	refused := 0
+	ledger := srv.Ledger()
+	for _, e := range ledger {
+		if e.Status == 429 {
+			refused++
+		}
+	}
+	share := float64(refused) / float64(len(ledger))
+	if len(ledger) > 0 {
+		t.Logf("first request %s after the workers started, last %s", ledger[0].Arrived.Sub(start), ledger[len(ledger)-1].Arrived.Sub(start))
+	}
+	rate := float64(n) / took.Minutes()
+	t.Logf("%d requests, %d refused (%.1f %%); %.0f answered a minute against a limit of 1,200 (%.0f %%)", len(ledger), refused, 100*share, rate, 100*rate/1200)
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		t.Fatalf("%d of %d jobs done", got, n)
+	}
+	if share > 0.05 {
+		t.Fatalf("%.1f %% of requests refused: the workers do not hold the limit together", 100*share)
 	}
 }

@@ -425,4 +425,3 @@ func (s *Store) tryGroup(ctx context.Context, group []op) error {
 func isBusy(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
 }
-
