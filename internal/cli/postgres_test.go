@@ -204,3 +204,30 @@ func TestTeamStoreSecondUserPaysNothing(t *testing.T) {
 		t.Fatalf("the second user's answers are not the first's, from the cache:\n%.400s\n%.400s", outs[0], outs[1])
 	}
 }
+
+// --workers 0 refuses what it would silently ignore: a SQLite store, a
+// budget it cannot hold across workers, limits that belong on the workers.
+func TestWorkersZeroRefusesWhatItCannotHonour(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte(`{"id":"a","prompt":"x"}`+"\n"), 0o644)
+	run := func(args ...string) error {
+		_, _, err := runCLI(t, dir, append(args, "prompts", "run", filepath.Join(dir, "p.jsonl"), "--models", "openai:gpt-4.1-mini")...)
+		return err
+	}
+	if err := run("--workers", "0"); err == nil || !strings.Contains(err.Error(), "needs a shared store") {
+		t.Fatalf("--workers 0 on SQLite: %v", err)
+	}
+	if err := run("--workers", "3"); err == nil || !strings.Contains(err.Error(), "give 0") {
+		t.Fatalf("--workers 3: %v", err)
+	}
+	pg := pgStore(t)
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{{[]string{"--budget", "5"}, "budget is not yet held"}, {[]string{"--rpm", "600"}, "give --concurrency, --rpm and --tpm to the workers"}, {[]string{"--batch"}, "--batch"}} {
+		if err := run(append([]string{"--db", pg, "--workers", "0"}, c.flags...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%v: %v", c.flags, err)
+		}
+	}
+}

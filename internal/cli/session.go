@@ -77,6 +77,10 @@ func open(g *Global, browse bool) (*session, error) {
 			err = fmt.Errorf("--workers 0 needs a shared store: --db postgres://… (workers on other machines reach it, a SQLite file they cannot)")
 		case g.Batch:
 			err = fmt.Errorf("--workers 0 and --batch: workers call providers live; give one")
+		case g.Budget > 0:
+			err = fmt.Errorf("--workers 0 and --budget: a budget is not yet held across workers (each worker's spend is its own); leave --budget out")
+		case g.Concurrency > 0 || g.RPM > 0 || g.TPM > 0:
+			err = fmt.Errorf("--workers 0 calls nothing here: give --concurrency, --rpm and --tpm to the workers (fallacylab worker --rpm …), where the calls are made")
 		}
 		if err != nil {
 			st.Close()
