@@ -12,11 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
-	"github.com/fallacylab/fallacylab/bench/prompts"
-	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store"
 )
@@ -36,26 +33,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 2000
-	var buf bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&buf, "{\"id\": \"p%04d\", \"prompt\": \"kill test prompt %d\"}\n", i, i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "plan.jsonl"), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	items, err := prompts.Parse(bytes.NewReader(buf.Bytes()), "plan.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	promptOf := map[string]string{} // cache key → prompt
-	cfg, err := config.Load(filepath.Join(dir, "fallacylab.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
-		j.Endpoint = cfg.Identity("openai") // the test server, not api.openai.com
-		promptOf[j.Key()] = j.Request.Messages[0].Content
-	}
+	promptOf := promptFile(t, dir, "plan.jsonl", n, "kill test prompt") // cache key → prompt
 	storedPrompts := func() map[string]bool {
 		st, err := sqlite.Open(filepath.Join(dir, "fallacylab.db"))
 		if err != nil {

@@ -37,24 +37,7 @@ func TestWorkersShareARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 3000
-	var buf bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&buf, "{\"id\": \"p%04d\", \"prompt\": \"worker test prompt %d\"}\n", i, i)
-	}
-	os.WriteFile(filepath.Join(dir, "plan.jsonl"), buf.Bytes(), 0o644)
-	items, err := prompts.Parse(bytes.NewReader(buf.Bytes()), "plan.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(filepath.Join(dir, "fallacylab.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	promptOf := map[string]string{}
-	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
-		j.Endpoint = cfg.Identity("openai")
-		promptOf[j.Key()] = j.Request.Messages[0].Content
-	}
+	promptOf := promptFile(t, dir, "plan.jsonl", n, "worker test prompt")
 	r := newRig(t, pg, dir)
 	count, spawn, waitFor := r.count, r.spawn, r.waitFor
 	db := r.db
@@ -198,11 +181,7 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 360
-	var buf bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&buf, "{\"id\": \"r%04d\", \"prompt\": \"rate test prompt %d\"}\n", i, i)
-	}
-	os.WriteFile(filepath.Join(dir, "plan.jsonl"), buf.Bytes(), 0o644)
+	promptFile(t, dir, "plan.jsonl", n, "rate test prompt")
 	r := newRig(t, pg, dir)
 	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
@@ -239,4 +218,32 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 	if share > 0.05 {
 		t.Fatalf("%.1f %% of requests refused: the workers do not hold the limit together", 100*share)
 	}
+}
+
+// promptFile writes a prompt set of n prompts to dir/name and returns each
+// prompt by the cache key of its call to openai:gpt-4.1-mini on the test
+// server (as the run in dir makes it).
+func promptFile(t *testing.T, dir, name string, n int, text string) map[string]string {
+	t.Helper()
+	var buf bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&buf, "{\"id\": \"p%04d\", \"prompt\": \"%s %d\"}\n", i, text, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, err := prompts.Parse(bytes.NewReader(buf.Bytes()), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(filepath.Join(dir, "fallacylab.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptOf := map[string]string{}
+	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
+		j.Endpoint = cfg.Identity("openai") // the test server, not api.openai.com
+		promptOf[j.Key()] = j.Request.Messages[0].Content
+	}
+	return promptOf
 }
