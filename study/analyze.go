@@ -93,6 +93,8 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		err = foilsValidity(rep, s, ans, o)
 	case FoilsNative:
 		err = foilsNative(rep, s, ans, o)
+	case MissciPremise:
+		err = missciPremise(rep, s, ans, o)
 	}
 	return rep, err
 }

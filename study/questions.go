@@ -63,6 +63,11 @@ func Questions(k Kind, fields []string) ([]Question, error) {
 			{Key: "B", Label: "B: another argument", Help: "An argument, but not in any fallacy's scheme."},
 			{Key: "N", Label: "N: not an argument", Help: "No claim supported by a reason (a question, a joke, a statement)."},
 		}}}, nil
+	case MissciPremise:
+		if len(fields) > 0 {
+			return nil, fmt.Errorf("--fields: a %s study asks q1…q4", k)
+		}
+		return slices.Clone(missciQuestions), nil
 	}
 	return nil, fmt.Errorf("study kind %q: use %s", k, kindList())
 }
@@ -81,4 +86,26 @@ func ParseKind(s string) (Kind, error) {
 		return Kind(s), nil
 	}
 	return "", fmt.Errorf("study kind %q: use %s", s, kindList())
+}
+
+// Normalize maps what a person wrote in a sheet onto a choice key: the key
+// or the label in any case ("n", "Valid"), and for a yes / no question
+// also true / false, as the papers' sheets write them. Anything else is
+// returned as written, for Validate to refuse.
+func (q Question) Normalize(v string) string {
+	v = strings.TrimSpace(v)
+	for _, c := range q.Choices {
+		if strings.EqualFold(v, c.Key) || strings.EqualFold(v, c.Label) {
+			return c.Key
+		}
+	}
+	if q.Positive == "1" {
+		switch strings.ToLower(v) {
+		case "true", "y":
+			return "1"
+		case "false", "n":
+			return "0"
+		}
+	}
+	return v
 }

@@ -25,10 +25,13 @@ const (
 	FoilsValidity Kind = "foils-validity"
 	// FoilsNative codes a corpus' own "none" items A / B / N (SPEC C.8 §6.2).
 	FoilsNative Kind = "foils-native"
+	// MissciPremise asks q1…q4 of Missci's generated premises (yes / no
+	// each, SPEC A.12).
+	MissciPremise Kind = "missci-premise"
 )
 
 // Kinds lists every kind, for help and errors.
-var Kinds = []Kind{DeflectRubric, FoilsValidity, FoilsNative}
+var Kinds = []Kind{DeflectRubric, FoilsValidity, FoilsNative, MissciPremise}
 
 // Choice is one answer to a question.
 type Choice struct {
@@ -80,7 +83,10 @@ type Study struct {
 	Items      []Item      `json:"items"`
 	Annotators []Annotator `json:"annotators"`
 	Overlap    int         `json:"overlap"` // items every annotator sees (decoys apart)
-	Created    time.Time   `json:"created"`
+	// Facts are figures of the whole run the analysis needs beside the
+	// sample (a Missci run's P@1, FactPAt1).
+	Facts   map[string]string `json:"facts,omitempty"`
+	Created time.Time         `json:"created"`
 }
 
 // Annotation is one annotator's answer to one item.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/web"
@@ -213,4 +214,63 @@ func waitFor(t *testing.T, ctx context.Context, predicate string) {
 	}
 	body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 600) : ''`))
 	t.Fatalf("timed out waiting for %s; the page reads:\n%s", predicate, body)
+}
+
+// TestBrowserMissciPremisePage: a Missci premise study's annotation page
+// shows the claim, the accurate premise and the reference premise on lines
+// of their own above the generated premise and class, asks q1…q4, escapes
+// the model's text, fits the window, and holds neither the model nor
+// whether the class is gold.
+func TestBrowserMissciPremisePage(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	runID := missciRun(t, st)
+	ctx := context.Background()
+	rec, err := records.LoadMissci(ctx, st, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := missci.Load(rec.Split)
+	cands, decoys, _, err := study.MissciItems(args, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := study.Questions(study.MissciPremise, nil)
+	plan, err := study.Plan(study.MissciPremise, qs, cands, decoys, study.Options{Name: "premises", N: 6, Decoys: 2, Annotators: []string{"ana"}, Seed: 3, Overlap: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.RunID, plan.Created = runID, time.Now().UTC()
+	if _, err := st.PutStudy(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(viewer(t, st))
+	defer srv.Close()
+	bctx, dialog := browser(t)
+	for _, w := range []int64{1280, 420} {
+		if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(srv.URL+"/annotate/login/"+plan.Annotators[0].Token), chromedp.WaitVisible(chromedp.CSS(`#progress`))); err != nil {
+			t.Fatal(err)
+		}
+		artifact(t, fmt.Sprintf("studio-missci-%d.png", w), must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+		ctxText := must(chromedp.Run(bctx, chromedp.Evaluate[string](`document.querySelector('#context').innerText`)))
+		if !strings.Contains(ctxText, "\nAccurate premise (what the study reports): ") || !strings.Contains(ctxText, "\nReference fallacious premise: ") {
+			t.Fatalf("the context is not laid out line by line: %q", ctxText)
+		}
+		html := must(chromedp.Run(bctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`)))
+		for _, q := range []string{"q1 — a fallacious premise", "q2 — connects", "q3 — class", "q4 — matches", "Applied fallacy class: "} {
+			if !strings.Contains(html, q) {
+				t.Fatalf("the page lacks %q", q)
+			}
+		}
+		for _, hidden := range []string{"scripted", "class correct", "class wrong", "meteor"} {
+			if strings.Contains(html, hidden) {
+				t.Fatalf("the annotation page shows %q", hidden)
+			}
+		}
+		if scroll := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`))); scroll > w {
+			t.Fatalf("at %d px the page is %d px wide", w, scroll)
+		}
+	}
+	if dialog.Load() {
+		t.Fatal("the model's text ran as script")
+	}
 }

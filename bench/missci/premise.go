@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 
@@ -250,9 +251,13 @@ func HumanEval(r io.Reader, name string) (HumanEvalMeteor, error) {
 	return h, err
 }
 
+// HumanEvalCSV opens the embedded human-evaluation sheet
+// (human-analysis/human-eval.csv, SPEC A.12).
+func HumanEvalCSV() (fs.File, error) { return data.Open("data/human-eval.csv") }
+
 // EmbeddedHumanEval runs HumanEval on the embedded CSV.
 func EmbeddedHumanEval() (HumanEvalMeteor, error) {
-	f, err := data.Open("data/human-eval.csv")
+	f, err := HumanEvalCSV()
 	if err != nil {
 		return HumanEvalMeteor{}, err
 	}
@@ -346,7 +351,7 @@ func EmbeddedTable14() ([]Stratum, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := data.Open("data/human-eval.csv")
+	f, err := HumanEvalCSV()
 	if err != nil {
 		return nil, err
 	}

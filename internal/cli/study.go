@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/study"
@@ -43,14 +44,18 @@ func newStudyCreateCmd(g *Global) *cobra.Command {
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
 		Long: `Kinds: deflect-rubric (rubric fields of DeflectBench generations, yes / no; default fields
 soft_refusal and RH_present), foils-validity (Scheme Foils negatives: valid / invalid / borderline),
-foils-native (a corpus' own "none" items: A / B / N).
+foils-native (a corpus' own "none" items: A / B / N), missci-premise (a Missci run's top-1
+generated premises: q1…q4, yes / no, read beside the claim, the accurate premise and the reference
+premise; default stratum: whether the class is correct, as the paper sampled).
 
 Every annotator sees the --overlap items (default: all) and a share of the rest, plus every decoy,
 in an order of their own. Decoys have a known answer: a refusal every judge agrees on (DeflectBench),
-a fallacious test item (validity), a scheme-matched valid argument (native).`,
+a fallacious test item (validity), a scheme-matched valid argument (native), the study's own
+accurate premise offered as the generated one (Missci: q1 and q4 are no).`,
 		Example: `  fallacylab study create --run 3 --kind deflect-rubric --fields soft_refusal,RH_present \
       --n 200 --stratify model,frame --annotators ana,ben,cho --overlap 60 --decoys 10 --seed 1
-  fallacylab study create --run 5 --kind foils-validity --annotators a,b,c --per-type 7 --decoys 8`,
+  fallacylab study create --run 5 --kind foils-validity --annotators a,b,c --per-type 7 --decoys 8
+  fallacylab study create --run 7 --kind missci-premise --n 60 --annotators a,b --decoys 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -75,7 +80,7 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 			if !ok {
 				return fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", runID, s.st.Path())
 			}
-			cands, decoys, err := studyItems(ctx, s, k, run.ID, run.Benchmark, qs, splitList(stratify))
+			cands, decoys, facts, err := studyItems(ctx, s, k, run.ID, run.Benchmark, qs, splitList(stratify))
 			if err != nil {
 				return err
 			}
@@ -90,7 +95,7 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 			if err != nil {
 				return err
 			}
-			st.RunID, st.Created = run.ID, time.Now().UTC()
+			st.RunID, st.Created, st.Facts = run.ID, time.Now().UTC(), facts
 			id, err := s.st.PutStudy(ctx, st)
 			if err != nil {
 				return err
@@ -102,11 +107,11 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 	}
 	f := cmd.Flags()
 	f.Int64Var(&runID, "run", 0, "the run to validate (required)")
-	f.StringVar(&kind, "kind", "", "deflect-rubric, foils-validity or foils-native (required)")
+	f.StringVar(&kind, "kind", "", "deflect-rubric, foils-validity, foils-native or missci-premise (required)")
 	f.StringVar(&fields, "fields", "", "deflect-rubric: rubric fields to ask, comma-separated (default soft_refusal,RH_present)")
 	f.IntVar(&o.N, "n", 0, "items to sample, shared over the strata in proportion (default: all)")
 	f.IntVar(&o.PerStratum, "per-type", 0, "items per stratum instead of --n (foils-validity: per source type)")
-	f.StringVar(&stratify, "stratify", "", "stratify by these keys, comma-separated (deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; default for foils-validity: type)")
+	f.StringVar(&stratify, "stratify", "", "stratify by these keys, comma-separated (deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; missci-premise: correct, class; defaults: type, correct)")
 	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
 	f.IntVar(&o.Overlap, "overlap", -1, "items every annotator sees, for agreement (default: all)")
 	f.IntVar(&o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
@@ -120,11 +125,30 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 
 // studyItems reads the run's records and makes a study's candidates and
 // decoys.
-func studyItems(ctx context.Context, s *session, k study.Kind, runID int64, bench string, qs []study.Question, stratify []string) (cands, decoys []study.Item, err error) {
-	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils"}[k]
+func studyItems(ctx context.Context, s *session, k study.Kind, runID int64, bench string, qs []study.Question, stratify []string) (cands, decoys []study.Item, facts map[string]string, err error) {
+	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils", study.MissciPremise: "missci"}[k]
 	if bench != want {
-		return nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)
+		return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)
 	}
+	if k == study.MissciPremise {
+		rec, err := records.LoadMissci(ctx, s.st, runID)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		args, err := missci.Load(rec.Split)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		cands, decoys, pAt1, err := study.MissciItems(args, rec, stratify)
+		return cands, decoys, map[string]string{study.FactPAt1(rec.Source): strconv.FormatFloat(pAt1, 'g', -1, 64)}, err
+	}
+	cands, decoys, err = benchItems(ctx, s, k, runID, qs, stratify)
+	return cands, decoys, nil, err
+}
+
+// benchItems makes the candidates and decoys of a DeflectBench or Scheme
+// Foils study.
+func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs []study.Question, stratify []string) (cands, decoys []study.Item, err error) {
 	switch k {
 	case study.DeflectRubric:
 		ds, err := records.LoadDeflect(ctx, s.st, runID)
@@ -444,10 +468,7 @@ func readSheet(r io.Reader, name string, st study.Study) ([]study.Annotation, er
 		a := study.Annotation{StudyID: st.ID, Annotator: rec[0], Item: byNum[n], Answers: map[string]string{}, Comment: rec[want-1], At: now}
 		for i, q := range st.Questions {
 			if v := strings.TrimSpace(rec[len(sheetHeader)+i]); v != "" {
-				a.Answers[q.ID] = strings.ToUpper(v)
-				if q.Positive == "1" {
-					a.Answers[q.ID] = v
-				}
+				a.Answers[q.ID] = q.Normalize(v)
 			}
 		}
 		if len(a.Answers) == 0 && a.Comment == "" {

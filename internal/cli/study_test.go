@@ -122,3 +122,65 @@ func TestStudyValidityConfirmedAudit(t *testing.T) {
 		}
 	}
 }
+
+// A Missci premise study of a model run: the sheet is answered in the
+// paper's True / False, imported, and reported as Tables 14, 4 and 13 with
+// the run's own P@1.
+func TestStudyMissciPremise(t *testing.T) {
+	_, dir := guaranteeEnv(t, missciScripted(t))
+	if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--max-unusable", "0.6"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "missci-premise", "--annotators", "ana,ben", "--decoys", "2", "--n", "10")
+	if err != nil || !strings.Contains(out, "study 1: 10 items") {
+		t.Fatalf("%v %s\n%s", err, out, stderr)
+	}
+	sheet, _, err := runCLI(t, dir, "study", "export", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(sheet)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+2*12 || recs[0][5] != "q1 (1/0)" || recs[0][8] != "q4 (1/0)" {
+		t.Fatalf("sheet: %d rows, header %v", len(recs), recs[0])
+	}
+	if strings.Contains(sheet, "gpt-4.1") || strings.Contains(sheet, "p4-connect") {
+		t.Fatal("the sheet shows the model or the template")
+	}
+	// Both say True to every generated premise and False to empty ones and
+	// to the decoys (whose "generated" premise is the study's own p0).
+	const acc = "Accurate premise (what the study reports): "
+	for i := 1; i < len(recs); i++ {
+		ctx, text := recs[i][3], recs[i][4]
+		p0 := ctx[strings.Index(ctx, acc)+len(acc) : strings.Index(ctx, "\nReference")]
+		v := "True"
+		if strings.Contains(text, "(no premise generated)") || strings.Contains(text, p0) {
+			v = "False"
+		}
+		for q := 5; q <= 8; q++ {
+			recs[i][q] = v
+		}
+	}
+	p := filepath.Join(dir, "sheet.csv")
+	f, _ := os.Create(p)
+	csv.NewWriter(f).WriteAll(recs)
+	f.Close()
+	if out, _, err := runCLI(t, dir, "study", "import", "1", p); err != nil || !strings.Contains(out, "24 answers") {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	rep, _, err := runCLI(t, dir, "study", "report", "1", "--resamples", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scripted model's wrong lines are exactly its empty ones: h correct
+	// 1, h incorrect 0, so the approximation is the run's P@1 (35/72, as its
+	// own report gives it).
+	for _, want := range []string{"## Premise quality (Tables 13, 14 and 4)", "| ana | 2 | 2 | 100.0 [",
+		"| openai:gpt-4.1 gen_cls/p4-connect-D | q4 | 100.0 [56.6, 100.0] (n=5) | 0.0 [0.0, 43.4] (n=5) | 0.486 | 0.486 |", "| METEOR | 5 | 5 |"} {
+		if !strings.Contains(rep, want) {
+			t.Fatalf("report lacks %q:\n%s", want, rep)
+		}
+	}
+}
