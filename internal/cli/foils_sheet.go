@@ -1,56 +1,76 @@
 package cli
 
 import (
-	"encoding/csv"
+	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/study"
 	"github.com/spf13/cobra"
 )
 
+// newFoilsSheetCmd keeps `foils sheet`, which the annotation studio
+// replaced: export makes a foils-native study of a Scheme Foils run and
+// writes its sheet; import still scores sheets in the old two-coder format
+// (item_id … code_1, code_2, resolved) and sends study sheets to
+// `study import`.
 func newFoilsSheetCmd(g *Global) *cobra.Command {
-	cmd := &cobra.Command{Use: "sheet", Short: "Coding sheets for the native-class audit (A / B / N)"}
-	var corpus, dir, out string
-	var n int
-	var seed uint64
+	cmd := &cobra.Command{Use: "sheet", Short: "Native-class coding sheets (A / B / N): now a foils-native study (fallacylab study)"}
+	sp := studySpec{kind: string(study.FoilsNative), stratify: "file", o: study.Options{Overlap: -1}}
+	var annotators, out string
 	export := &cobra.Command{
 		Use:   "export",
-		Short: "Export a stratified sample of a corpus' \"none\" class for two human coders",
+		Short: "Sample a corpus' \"none\" class into a foils-native study and write its coding sheet",
 		Long: `Codes: A = a valid argument that uses a fallacy's scheme, B = another argument, N = not an argument.
-Each coder fills code_1 or code_2 independently; disagreements are settled in "resolved".`,
+
+This is now a study: it samples the native items of a Scheme Foils run (--run, default the latest
+run that audited --corpus), stratified by corpus file, for two coders by default, and writes the
+sheet of fallacylab study export. Code offline, then fallacylab study import STUDY SHEET.csv and
+fallacylab study report STUDY; or annotate in the browser (fallacylab study links STUDY).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			items, err := loadCorpus(corpus, dataDir(dir), foils.LoadOptions{})
+			ctx := cmd.Context()
+			s, err := openSession(g)
 			if err != nil {
 				return err
 			}
-			sample := foils.SampleNone(items, n, seed)
-			if len(sample) == 0 {
-				return fmt.Errorf("corpus %s has no \"none\" items", corpus)
+			defer s.Close()
+			if sp.runID == 0 {
+				if sp.runID, err = latestAudit(ctx, s, sp.corpus); err != nil {
+					return err
+				}
 			}
-			if err := writeOut(g.Stdout, out, func(w io.Writer) error {
-				cw := csv.NewWriter(w)
-				cw.WriteAll(foils.SheetRows(sample))
-				return cw.Error()
-			}); err != nil {
+			sp.annotators = splitList(annotators)
+			st, err := createStudy(ctx, s, sp)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.Stdout, "wrote %d items to %s\n", len(sample), out)
+			if err := writeOut(g.Stdout, out, func(w io.Writer) error { return writeSheet(ctx, s, st, w) }); err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stdout, "study %d: %d native items of run %d for %s, sheet %s\n", st.ID, len(st.Items), st.RunID, strings.Join(sp.annotators, ", "), out)
+			fmt.Fprintf(g.Stdout, "when coded: fallacylab study import %d %s ; fallacylab study report %d\n", st.ID, out, st.ID)
 			return nil
 		},
 	}
-	export.Flags().StringVar(&corpus, "corpus", "reddit", "corpus")
-	export.Flags().StringVar(&dir, "data-dir", "", "data directory")
-	export.Flags().IntVar(&n, "n", 30, "items to sample")
-	export.Flags().Uint64Var(&seed, "seed", 1, "sampling seed")
-	export.Flags().StringVar(&out, "out", "coding-sheet.csv", "sheet file")
+	f := export.Flags()
+	f.StringVar(&sp.corpus, "corpus", "reddit", "the audited corpus")
+	f.Int64Var(&sp.runID, "run", 0, "the Scheme Foils run (default: the latest that audited --corpus)")
+	f.IntVar(&sp.o.N, "n", 30, "items to sample")
+	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling seed")
+	f.StringVar(&annotators, "annotators", "coder_1,coder_2", "coders, comma-separated")
+	f.StringVar(&out, "out", "coding-sheet.csv", "sheet file")
 	var format, rout string
 	imp := &cobra.Command{
 		Use:   "import SHEET.csv...",
-		Short: "Read completed sheets: A-rate per corpus, agreement (κ, AC1, positive specific agreement)",
+		Short: "Score sheets in the old two-coder format: A-rate per corpus, agreement (κ, AC1, positive specific agreement)",
+		Long:  "Sheets that fallacylab study export wrote (and so foils sheet export now) are read by fallacylab study import STUDY SHEET.csv.",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(format)
@@ -59,12 +79,7 @@ Each coder fills code_1 or code_2 independently; disagreements are settled in "r
 			}
 			var items []foils.CodedItem
 			for _, p := range args {
-				fh, err := os.Open(p)
-				if err != nil {
-					return err
-				}
-				got, err := foils.ReadSheet(fh, p)
-				fh.Close()
+				got, err := readLegacySheet(p)
 				if err != nil {
 					return err
 				}
@@ -77,4 +92,45 @@ Each coder fills code_1 or code_2 independently; disagreements are settled in "r
 	imp.Flags().StringVar(&rout, "out", "", "output file (default stdout)")
 	cmd.AddCommand(export, imp)
 	return cmd
+}
+
+// readLegacySheet reads one old-format sheet, and names the command for a
+// study sheet.
+func readLegacySheet(p string) ([]foils.CodedItem, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	br := bufio.NewReader(fh)
+	if head, _ := br.Peek(len(sheetHeader[0]) + 1); string(head) == sheetHeader[0]+"," {
+		return nil, fmt.Errorf("%s line 1: a study's sheet: read it with fallacylab study import STUDY %s (fallacylab study list names the study)", p, p)
+	}
+	return foils.ReadSheet(br, p)
+}
+
+// latestAudit is the newest Scheme Foils run of the store that audited the
+// corpus.
+func latestAudit(ctx context.Context, s *session, corpus string) (int64, error) {
+	runs, err := s.st.Runs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var best store.Run
+	for _, r := range runs {
+		if r.Benchmark != "foils" || r.ID < best.ID {
+			continue
+		}
+		audits, err := s.st.Audits(ctx, r.ID)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := auditOf(audits, r.ID, corpus); err == nil && len(audits) > 0 {
+			best = r
+		}
+	}
+	if best.ID == 0 {
+		return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", s.st.Path(), corpus, corpus)
+	}
+	return best.ID, nil
 }

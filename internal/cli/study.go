@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/web"
 	"github.com/spf13/cobra"
@@ -36,9 +38,8 @@ func splitList(s string) []string {
 }
 
 func newStudyCreateCmd(g *Global) *cobra.Command {
-	var runID int64
-	var kind, fields, stratify, annotators, name string
-	o := study.Options{Overlap: -1}
+	sp := studySpec{o: study.Options{Overlap: -1}}
+	var annotators string
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
@@ -58,77 +59,96 @@ accurate premise offered as the generated one (Missci: q1 and q4 are no).`,
   fallacylab study create --run 7 --kind missci-premise --n 60 --annotators a,b --decoys 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			k, err := study.ParseKind(kind)
-			if err != nil {
-				return err
-			}
-			qs, err := study.Questions(k, splitList(fields))
-			if err != nil {
-				return err
-			}
-			o.Annotators = splitList(annotators)
 			s, err := openSession(g)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			run, ok, err := s.st.Run(ctx, runID)
+			sp.annotators = splitList(annotators)
+			st, err := createStudy(cmd.Context(), s, sp)
 			if err != nil {
 				return err
 			}
-			if !ok {
-				return fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", runID, s.st.Path())
-			}
-			cands, decoys, facts, err := studyItems(ctx, s, k, run.ID, run.Benchmark, qs, splitList(stratify))
-			if err != nil {
-				return err
-			}
-			o.Name = name
-			if o.Name == "" {
-				o.Name = fmt.Sprintf("%s of run %d", k, run.ID)
-			}
-			if o.PerStratum > 0 && o.N > 0 {
-				return fmt.Errorf("--n and --per-type/--per-stratum: give one")
-			}
-			st, err := study.Plan(k, qs, cands, decoys, o)
-			if err != nil {
-				return err
-			}
-			st.RunID, st.Created, st.Facts = run.ID, time.Now().UTC(), facts
-			id, err := s.st.PutStudy(ctx, st)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", id, len(st.Items)-o.Decoys, st.Overlap, o.Decoys, strings.Join(o.Annotators, ", "))
-			fmt.Fprintf(g.Stdout, "send each annotator their link: fallacylab study links %d (and run fallacylab view)\n", id)
+			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", st.ID, len(st.Items)-sp.o.Decoys, st.Overlap, sp.o.Decoys, strings.Join(sp.annotators, ", "))
+			fmt.Fprintf(g.Stdout, "send each annotator their link: fallacylab study links %d (and run fallacylab view)\n", st.ID)
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.Int64Var(&runID, "run", 0, "the run to validate (required)")
-	f.StringVar(&kind, "kind", "", "deflect-rubric, foils-validity, foils-native or missci-premise (required)")
-	f.StringVar(&fields, "fields", "", "deflect-rubric: rubric fields to ask, comma-separated (default soft_refusal,RH_present)")
-	f.IntVar(&o.N, "n", 0, "items to sample, shared over the strata in proportion (default: all)")
-	f.IntVar(&o.PerStratum, "per-type", 0, "items per stratum instead of --n (foils-validity: per source type)")
-	f.StringVar(&stratify, "stratify", "", "stratify by these keys, comma-separated (deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; missci-premise: correct, class; defaults: type, correct)")
+	f.Int64Var(&sp.runID, "run", 0, "the run to validate (required)")
+	f.StringVar(&sp.corpus, "corpus", "", "foils kinds: the audited corpus (default: the run's only one)")
+	f.StringVar(&sp.kind, "kind", "", "deflect-rubric, foils-validity, foils-native or missci-premise (required)")
+	f.StringVar(&sp.fields, "fields", "", "deflect-rubric: rubric fields to ask, comma-separated (default soft_refusal,RH_present)")
+	f.IntVar(&sp.o.N, "n", 0, "items to sample, shared over the strata in proportion (default: all)")
+	f.IntVar(&sp.o.PerStratum, "per-type", 0, "items per stratum instead of --n (foils-validity: per source type)")
+	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated (deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; foils-native: file; missci-premise: correct, class; defaults: type, correct)")
 	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
-	f.IntVar(&o.Overlap, "overlap", -1, "items every annotator sees, for agreement (default: all)")
-	f.IntVar(&o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
-	f.Uint64Var(&o.Seed, "seed", 1, "sampling and order seed")
-	f.StringVar(&name, "name", "", "study name (default: kind of run N)")
+	f.IntVar(&sp.o.Overlap, "overlap", -1, "items every annotator sees, for agreement (default: all)")
+	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
+	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling and order seed")
+	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
 	cmd.MarkFlagRequired("run")
 	cmd.MarkFlagRequired("kind")
 	cmd.MarkFlagRequired("annotators")
 	return cmd
 }
 
+// studySpec is what `study create` (and `foils sheet export`) asks for.
+type studySpec struct {
+	runID                          int64
+	kind, fields, stratify, corpus string
+	annotators                     []string
+	o                              study.Options
+}
+
+// createStudy samples a run's records into a study and stores it.
+func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, error) {
+	k, err := study.ParseKind(sp.kind)
+	if err != nil {
+		return study.Study{}, err
+	}
+	qs, err := study.Questions(k, splitList(sp.fields))
+	if err != nil {
+		return study.Study{}, err
+	}
+	if sp.o.PerStratum > 0 && sp.o.N > 0 {
+		return study.Study{}, fmt.Errorf("--n and --per-type/--per-stratum: give one")
+	}
+	run, ok, err := s.st.Run(ctx, sp.runID)
+	if err != nil {
+		return study.Study{}, err
+	}
+	if !ok {
+		return study.Study{}, fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", sp.runID, s.st.Path())
+	}
+	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, splitList(sp.stratify), sp.corpus)
+	if err != nil {
+		return study.Study{}, err
+	}
+	o := sp.o
+	o.Annotators = sp.annotators
+	if o.Name == "" {
+		o.Name = fmt.Sprintf("%s of run %d", k, run.ID)
+	}
+	st, err := study.Plan(k, qs, cands, decoys, o)
+	if err != nil {
+		return study.Study{}, err
+	}
+	st.RunID, st.Created, st.Facts = run.ID, time.Now().UTC(), facts
+	st.ID, err = s.st.PutStudy(ctx, st)
+	return st, err
+}
+
 // studyItems reads the run's records and makes a study's candidates and
 // decoys.
-func studyItems(ctx context.Context, s *session, k study.Kind, runID int64, bench string, qs []study.Question, stratify []string) (cands, decoys []study.Item, facts map[string]string, err error) {
+func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs []study.Question, stratify []string, corpus string) (cands, decoys []study.Item, facts map[string]string, err error) {
+	runID, bench := run.ID, run.Benchmark
 	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils", study.MissciPremise: "missci"}[k]
 	if bench != want {
 		return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)
+	}
+	if corpus != "" && want != "foils" {
+		return nil, nil, nil, fmt.Errorf("--corpus: only a Scheme Foils study picks a corpus")
 	}
 	if k == study.MissciPremise {
 		rec, err := records.LoadMissci(ctx, s.st, runID)
@@ -142,13 +162,13 @@ func studyItems(ctx context.Context, s *session, k study.Kind, runID int64, benc
 		cands, decoys, pAt1, err := study.MissciItems(args, rec, stratify)
 		return cands, decoys, map[string]string{study.FactPAt1(rec.Source): strconv.FormatFloat(pAt1, 'g', -1, 64)}, err
 	}
-	cands, decoys, err = benchItems(ctx, s, k, runID, qs, stratify)
+	cands, decoys, err = benchItems(ctx, s, k, runID, qs, stratify, corpus)
 	return cands, decoys, nil, err
 }
 
 // benchItems makes the candidates and decoys of a DeflectBench or Scheme
 // Foils study.
-func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs []study.Question, stratify []string) (cands, decoys []study.Item, err error) {
+func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs []study.Question, stratify []string, corpus string) (cands, decoys []study.Item, err error) {
 	switch k {
 	case study.DeflectRubric:
 		ds, err := records.LoadDeflect(ctx, s.st, runID)
@@ -166,13 +186,19 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		if err != nil {
 			return nil, nil, err
 		}
-		dets := audits[0].Detections
+		a, err := auditOf(audits, runID, corpus)
+		if err != nil {
+			return nil, nil, err
+		}
+		dets := a.Detections
 		if k == study.FoilsNative {
-			if len(stratify) > 0 {
-				return nil, nil, fmt.Errorf("--stratify: a foils-native study samples one corpus' native items")
+			// The corpus gives each native item its context and file; a
+			// corpus that cannot be loaded now only costs those.
+			items, err := loadCorpus(a.Corpus, dataDir(""), foils.LoadOptions{})
+			if err != nil && len(stratify) > 0 {
+				return nil, nil, fmt.Errorf("--stratify file: %w", err)
 			}
-			cands, decoys = study.FoilsNativeItems(dets)
-			return cands, decoys, nil
+			return study.FoilsNativeItems(dets, items, stratify)
 		}
 		if len(stratify) == 0 {
 			stratify = []string{"type"}
@@ -180,6 +206,18 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		return study.FoilsValidityItems(dets, stratify)
 	}
 	return nil, nil, fmt.Errorf("study kind %q", k)
+}
+
+// auditOf picks the audit of a corpus among a run's (any corpus: the first).
+func auditOf(audits []foils.AuditRecord, runID int64, corpus string) (foils.AuditRecord, error) {
+	var have []string
+	for _, a := range audits {
+		if corpus == "" || a.Corpus == corpus {
+			return a, nil
+		}
+		have = append(have, a.Corpus)
+	}
+	return foils.AuditRecord{}, fmt.Errorf("--corpus %s: run %d audited %s", corpus, runID, strings.Join(have, ", "))
 }
 
 // addStudies ends a run's report with its human validation studies, when
@@ -344,47 +382,51 @@ func newStudyExportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			anns, err := s.st.Annotations(cmd.Context(), st.ID)
-			if err != nil {
-				return err
-			}
-			got := map[[2]string]study.Annotation{}
-			for _, a := range anns {
-				got[[2]string{a.Annotator, a.Item}] = a
-			}
-			num := itemNumbers(st)
 			if out == "" {
 				out = "-"
 			}
-			return writeOut(g.Stdout, out, func(w io.Writer) error {
-				cw := csv.NewWriter(w)
-				hdr := append([]string(nil), sheetHeader...)
-				for _, q := range st.Questions {
-					var keys []string
-					for _, c := range q.Choices {
-						keys = append(keys, c.Key)
-					}
-					hdr = append(hdr, q.ID+" ("+strings.Join(keys, "/")+")")
-				}
-				cw.Write(append(hdr, "comment"))
-				for _, a := range st.Annotators {
-					for i, k := range a.Order {
-						it, _ := st.Item(k)
-						prev := got[[2]string{a.Name, k}]
-						row := []string{a.Name, strconv.Itoa(num[k]), strconv.Itoa(i + 1), it.Context, it.Text}
-						for _, q := range st.Questions {
-							row = append(row, prev.Answers[q.ID])
-						}
-						cw.Write(append(row, prev.Comment))
-					}
-				}
-				cw.Flush()
-				return cw.Error()
-			})
+			return writeOut(g.Stdout, out, func(w io.Writer) error { return writeSheet(cmd.Context(), s, st, w) })
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "sheet file (default stdout)")
 	return cmd
+}
+
+// writeSheet writes a study's coding sheet: each annotator's queue in
+// their order, blind, with their answers so far.
+func writeSheet(ctx context.Context, s *session, st study.Study, w io.Writer) error {
+	anns, err := s.st.Annotations(ctx, st.ID)
+	if err != nil {
+		return err
+	}
+	got := map[[2]string]study.Annotation{}
+	for _, a := range anns {
+		got[[2]string{a.Annotator, a.Item}] = a
+	}
+	num := itemNumbers(st)
+	cw := csv.NewWriter(w)
+	hdr := append([]string(nil), sheetHeader...)
+	for _, q := range st.Questions {
+		var keys []string
+		for _, c := range q.Choices {
+			keys = append(keys, c.Key)
+		}
+		hdr = append(hdr, q.ID+" ("+strings.Join(keys, "/")+")")
+	}
+	cw.Write(append(hdr, "comment"))
+	for _, a := range st.Annotators {
+		for i, k := range a.Order {
+			it, _ := st.Item(k)
+			prev := got[[2]string{a.Name, k}]
+			row := []string{a.Name, strconv.Itoa(num[k]), strconv.Itoa(i + 1), it.Context, it.Text}
+			for _, q := range st.Questions {
+				row = append(row, prev.Answers[q.ID])
+			}
+			cw.Write(append(row, prev.Comment))
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // itemNumbers are the opaque numbers sheets name items by (their place in

@@ -184,3 +184,45 @@ func TestStudyMissciPremise(t *testing.T) {
 		}
 	}
 }
+
+// `foils sheet export` is now a foils-native study of the latest audit,
+// stratified by corpus file, each item with its context; `foils sheet
+// import` still scores an old two-coder sheet and sends a study's sheet to
+// `study import`.
+func TestFoilsSheetIsAStudy(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	if _, _, err := runCLI(t, dir, "foils", "sheet", "export"); err == nil || !strings.Contains(err.Error(), "run fallacylab foils audit --corpus reddit first") {
+		t.Fatalf("no audit yet: %v", err)
+	}
+	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--resamples", "20", "--permutations", "20"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	sheet := filepath.Join(dir, "sheet.csv")
+	out, _, err := runCLI(t, dir, "foils", "sheet", "export", "--n", "12", "--out", sheet)
+	if err != nil || !strings.Contains(out, "study 1: 12 native items of run 1 for coder_1, coder_2") {
+		t.Fatalf("%v %s", err, out)
+	}
+	b, _ := os.ReadFile(sheet)
+	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil || len(recs) != 1+2*12 {
+		t.Fatalf("%v: %d rows", err, len(recs))
+	}
+	withContext := 0
+	for _, r := range recs[1:] {
+		if r[3] != "" {
+			withContext++
+		}
+	}
+	if withContext == 0 {
+		t.Fatal("no native item shows its context")
+	}
+	if _, _, err := runCLI(t, dir, "foils", "sheet", "import", sheet); err == nil || !strings.Contains(err.Error(), "study import STUDY") {
+		t.Fatalf("a study sheet through the old import: %v", err)
+	}
+	legacy := filepath.Join(dir, "old.csv")
+	os.WriteFile(legacy, []byte("item_id,corpus,stratum,context,text,code_1,code_2,resolved\n1,reddit,s,c,t,A,A,\n2,reddit,s,c,t,B,N,\n"), 0o644)
+	if rep, _, err := runCLI(t, dir, "foils", "sheet", "import", legacy); err != nil || !strings.Contains(rep, "| reddit | 2 | 1 |") {
+		t.Fatalf("an old sheet: %v\n%s", err, rep)
+	}
+}
