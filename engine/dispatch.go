@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -22,6 +23,9 @@ func (e *Engine) dispatched(ctx context.Context, j Job, key string) (Result, boo
 	if err := e.opt.Dispatch.Dispatch(ctx, j, key); err != nil {
 		if ctx.Err() != nil {
 			return res, false
+		}
+		if errors.Is(err, ErrBudget) {
+			e.stopping.Store(true) // the run's budget, held by the workers, is spent
 		}
 		res.Err = err
 		return res, true

@@ -41,6 +41,9 @@ type Options struct {
 	Prices llm.Prices
 	// Budget in USD stops issuing calls before spend would pass it (0: none).
 	Budget float64
+	// SharedBudget holds the budgets jobs name (Job.Budget) across every
+	// process on the store: a worker's jobs count against their run's.
+	SharedBudget SharedBudget
 	// RunID links every call to a run in the store (0: not linked).
 	RunID int64
 	// MaxAttempts per call, first try included (default 6).

@@ -39,6 +39,11 @@ type Job struct {
 	// shapes the output estimate before any answer is stored, and does
 	// not enter the cache key.
 	Shape map[string]any
+	// Budget names a budget held in the store (Options.SharedBudget) that
+	// the job's cost counts against — the run that queued it, when a
+	// worker makes it; "" is the engine's own Options.Budget. It does not
+	// enter the cache key.
+	Budget string
 }
 
 // keyDoc is the canonical document hashed into a cache key. Changing its

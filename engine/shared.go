@@ -10,3 +10,13 @@ import "context"
 type SharedLimits interface {
 	Take(ctx context.Context, scope string, rpm float64, tpm float64, tokens int) error
 }
+
+// SharedBudget holds budgets across every process using one store: a
+// worker books the estimated cost of a job whose Budget names a scope (the
+// run that queued it) before sending it, and settles the actual cost after.
+// Reserve's false means the budget would be passed: the job is not sent
+// (ErrBudget), and no later job of the scope is.
+type SharedBudget interface {
+	Reserve(ctx context.Context, scope string, usd float64) (bool, error)
+	Settle(ctx context.Context, scope string, reserved, actual float64) error
+}

@@ -51,6 +51,9 @@ func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response,
 func (e *Engine) budgeted(next stage) stage {
 	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
 		in, out := l.est.estimateJob(j)
+		if j.Budget != "" && e.opt.SharedBudget != nil {
+			return e.sharedBudget(ctx, callCtx, l, j, in, out, next)
+		}
 		reserved, err := e.reserve(j.Spec, in, out, 1)
 		if err != nil {
 			return llm.Response{}, nil, err
@@ -59,6 +62,33 @@ func (e *Engine) budgeted(next stage) stage {
 		e.settle(reserved, cost)
 		return resp, cost, err
 	}
+}
+
+// sharedBudget books the call's estimated cost against the budget the job
+// names, held in the store for every worker, and settles the actual cost.
+func (e *Engine) sharedBudget(ctx, callCtx context.Context, l *lane, j Job, in, out int64, next stage) (llm.Response, *float64, error) {
+	est, ok := e.opt.Prices.Cost(j.Spec, llm.Usage{InputTokens: in, OutputTokens: out})
+	if !ok {
+		return llm.Response{}, nil, fmt.Errorf("the run that queued this job has a budget, but this worker does not know the price of %s: add it under prices: in its config", j.Spec)
+	}
+	booked, err := e.opt.SharedBudget.Reserve(ctx, j.Budget, est)
+	if err != nil {
+		return llm.Response{}, nil, err
+	}
+	if !booked {
+		return llm.Response{}, nil, ErrBudget
+	}
+	resp, cost, err := next(ctx, callCtx, l, j)
+	actual := 0.0
+	if cost != nil {
+		actual = *cost
+	}
+	// A failed settle leaves the estimate booked (the budget stays on the
+	// safe side); the answer, paid for, is kept either way.
+	if serr := e.opt.SharedBudget.Settle(context.WithoutCancel(ctx), j.Budget, est, actual); serr != nil && e.opt.Log != nil {
+		e.opt.Log.Warn("shared budget not settled", "job", j.ID, "err", serr)
+	}
+	return resp, cost, err
 }
 
 // limited holds one of the model's concurrency slots (adaptive: it grows

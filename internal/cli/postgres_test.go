@@ -205,8 +205,8 @@ func TestTeamStoreSecondUserPaysNothing(t *testing.T) {
 	}
 }
 
-// --workers 0 refuses what it would silently ignore: a SQLite store, a
-// budget it cannot hold across workers, limits that belong on the workers.
+// --workers 0 refuses what it would silently ignore: a SQLite store,
+// --batch, limits that belong on the workers.
 func TestWorkersZeroRefusesWhatItCannotHonour(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
@@ -225,7 +225,7 @@ func TestWorkersZeroRefusesWhatItCannotHonour(t *testing.T) {
 	for _, c := range []struct {
 		flags []string
 		want  string
-	}{{[]string{"--budget", "5"}, "budget is not yet held"}, {[]string{"--rpm", "600"}, "give --concurrency, --rpm and --tpm to the workers"}, {[]string{"--batch"}, "--batch"}} {
+	}{{[]string{"--rpm", "600"}, "give --concurrency, --rpm and --tpm to the workers"}, {[]string{"--batch"}, "--batch"}} {
 		if err := run(append([]string{"--db", pg, "--workers", "0"}, c.flags...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%v: %v", c.flags, err)
 		}

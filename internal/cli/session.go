@@ -77,8 +77,6 @@ func open(g *Global, browse bool) (*session, error) {
 			err = fmt.Errorf("--workers 0 needs a shared store: --db postgres://… (workers on other machines reach it, a SQLite file they cannot)")
 		case g.Batch:
 			err = fmt.Errorf("--workers 0 and --batch: workers call providers live; give one")
-		case g.Budget > 0:
-			err = fmt.Errorf("--workers 0 and --budget: a budget is not yet held across workers (each worker's spend is its own); leave --budget out")
 		case g.Concurrency > 0 || g.RPM > 0 || g.TPM > 0:
 			err = fmt.Errorf("--workers 0 calls nothing here: give --concurrency, --rpm and --tpm to the workers (fallacylab worker --rpm …), where the calls are made")
 		}
@@ -194,11 +192,13 @@ func (s *session) engine(runID int64) *engine.Engine {
 	}
 	if pg, ok := s.st.(*postgres.Store); ok {
 		// Configured rate limits hold for everyone using the team store.
-		o.Shared = postgres.NewSharedLimits(pg)
+		o.Shared, o.SharedBudget = postgres.NewSharedLimits(pg), postgres.NewSharedBudget(pg)
 	}
 	if pg, ok := s.st.(*postgres.Store); ok && s.g.Workers == 0 && runID != 0 {
 		// The workers call; this process queues and waits, many jobs at once.
-		o.Dispatch, o.Workers = postgres.NewDispatcher(pg, runID), 1024
+		d := postgres.NewDispatcher(pg, runID)
+		d.Budget = s.g.Budget // held by the workers together
+		o.Dispatch, o.Workers, o.Budget = d, 1024, 0
 	}
 	return engine.New(o)
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/prompts"
 	"github.com/fallacylab/fallacylab/internal/config"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
@@ -246,4 +248,63 @@ func promptFile(t *testing.T, dir, name string, n int, text string) map[string]s
 		promptOf[j.Key()] = j.Request.Messages[0].Content
 	}
 	return promptOf
+}
+
+// TestWorkersShareABudget: a run queued with --workers 0 --budget and made
+// by three workers: together they spend no more than the budget — each
+// call's estimate is booked in the store before it is sent — and the run
+// ends as a local run at its budget does (exit 3, the rest not sent).
+func TestWorkersShareABudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	// gpt-4.1-mini: $0.4/M in, $1.6/M out; 1,000 tokens out ≈ $0.0016 a call.
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(10)) * time.Millisecond },
+		Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "an answer", OutputTokens: 1000} }})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	const n, budget = 300, 0.08
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "{\"id\": \"q%d\", \"prompt\": \"budget question %d\", \"max_tokens\": 1000}\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "plan.jsonl"), b.Bytes(), 0o644)
+	r := newRig(t, pg, dir)
+	coord := r.spawn("coordinator.log", "--workers", "0", "--budget", fmt.Sprint(budget), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+	var workers []*exec.Cmd
+	for i := range 3 {
+		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--take", "16", "--name", fmt.Sprintf("w%d", i)))
+	}
+	for i, w := range workers {
+		if err := w.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
+		}
+	}
+	err := coord.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != lifecycle.ExitBudget {
+		t.Fatalf("the run at its budget: %v (want exit %d)\n%s", err, lifecycle.ExitBudget, r.log("coordinator.log"))
+	}
+	var spent float64
+	if err := r.db.QueryRow(`SELECT COALESCE(SUM(cost), 0) FROM calls WHERE status = 'ok'`).Scan(&spent); err != nil {
+		t.Fatal(err)
+	}
+	paid := len(srv.Ledger())
+	perCall := spent / float64(paid)
+	t.Logf("%d calls of %d paid, $%.4f of $%.2f", paid, n, spent, budget)
+	if spent > budget+1e-9 {
+		t.Fatalf("the workers spent $%.4f of a $%.2f budget", spent, budget)
+	}
+	if spent < budget-3*perCall || paid >= n {
+		t.Fatalf("$%.4f spent in %d calls: the budget was not used (each call $%.5f)", spent, paid, perCall)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed' AND error = 'budget reached: job not sent'`); got != n-paid {
+		t.Fatalf("%d jobs stopped by the budget, want %d", got, n-paid)
+	}
 }

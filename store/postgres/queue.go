@@ -33,7 +33,9 @@ func (s *Store) Enqueue(ctx context.Context, runID int64, j engine.Job, key stri
 type Lease struct {
 	Key, JobID string
 	RunID      int64
-	Job        engine.Job
+	// Job is the job to make; its Budget names the run's budget when the
+	// run has one (SetBudget), which the worker's engine then holds.
+	Job engine.Job
 }
 
 // Lease takes up to n queued jobs — and jobs whose lease ran out, a dead
@@ -44,7 +46,7 @@ func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Dura
 		leases = q.leases + 1, updated_at = now()
 		WHERE q.key IN (SELECT key FROM queue WHERE status = 'queued' OR (status = 'leased' AND lease_until < now())
 			ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
-		RETURNING q.key, q.job_id, q.run_id, q.job`, worker, lease.Milliseconds(), n)
+		RETURNING q.key, q.job_id, q.run_id, q.job, EXISTS (SELECT 1 FROM run_budgets b WHERE b.run_id = q.run_id)`, worker, lease.Milliseconds(), n)
 	if err != nil {
 		return nil, fmt.Errorf("lease jobs: %w", err)
 	}
@@ -53,13 +55,17 @@ func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Dura
 	for rows.Next() {
 		var l Lease
 		var doc string
-		if err := rows.Scan(&l.Key, &l.JobID, &l.RunID, &doc); err != nil {
+		var budgeted bool
+		if err := rows.Scan(&l.Key, &l.JobID, &l.RunID, &doc, &budgeted); err != nil {
 			return nil, fmt.Errorf("lease jobs: %w", err)
 		}
 		if l.Job, err = engine.JobFromCanonical([]byte(doc)); err != nil {
 			return nil, fmt.Errorf("lease job %s: %w", l.JobID, err)
 		}
 		l.Job.ID = l.JobID
+		if budgeted {
+			l.Job.Budget = BudgetScope(l.RunID)
+		}
 		out = append(out, l)
 	}
 	return out, rows.Err()
@@ -113,9 +119,14 @@ func (s *Store) QueueCounts(ctx context.Context, runID int64) (map[string]int, e
 // Dispatcher queues a run's jobs for workers and waits for them: one poll
 // of the queue every Poll (default 250 ms) answers every waiting job.
 type Dispatcher struct {
-	st    *Store
-	run   int64
-	Poll  time.Duration
+	st   *Store
+	run  int64
+	Poll time.Duration
+	// Budget, when > 0, is the run's budget in USD, held by the workers
+	// together (SetBudget at the first job).
+	Budget float64
+	budget sync.Once
+	berr   error
 	mu    sync.Mutex
 	waits map[string][]chan error
 	once  sync.Once
@@ -128,6 +139,14 @@ func NewDispatcher(st *Store, runID int64) *Dispatcher {
 
 // Dispatch queues the job and waits until a worker has finished it.
 func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) error {
+	d.budget.Do(func() {
+		if d.Budget > 0 {
+			d.berr = d.st.SetBudget(ctx, d.run, d.Budget)
+		}
+	})
+	if d.berr != nil {
+		return d.berr
+	}
 	if err := d.st.Enqueue(ctx, d.run, j, key); err != nil {
 		return err
 	}
@@ -168,7 +187,10 @@ func (d *Dispatcher) poll(ctx context.Context) {
 				continue
 			}
 			var err error
-			if st == Failed {
+			switch {
+			case st == Failed && msg == engine.ErrBudget.Error():
+				err = engine.ErrBudget // the run's budget, held by the workers
+			case st == Failed:
 				err = fmt.Errorf("a worker failed it: %s", msg)
 			}
 			d.mu.Lock()
