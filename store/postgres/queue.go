@@ -127,9 +127,9 @@ type Dispatcher struct {
 	Budget float64
 	budget sync.Once
 	berr   error
-	mu    sync.Mutex
-	waits map[string][]chan error
-	once  sync.Once
+	mu     sync.Mutex
+	waits  map[string][]chan error
+	once   sync.Once
 }
 
 // NewDispatcher makes the dispatcher of a run.
