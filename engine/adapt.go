@@ -100,6 +100,22 @@ func (a *adaptive) release(o outcome, latency time.Duration) {
 	a.changed = make(chan struct{})
 }
 
+// absorb counts n calls other processes sent the model that were pushed
+// back in the present window: the share that cuts the limit is the
+// provider's answer to everyone. Others' admitted calls are not counted, so
+// they neither speed up growth nor dilute the share.
+func (a *adaptive) absorb(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.answers += n
+	a.pushed += n
+	if a.answers >= max(8, int(a.limit)) {
+		a.endWindow()
+	}
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
+
 func (a *adaptive) endWindow() {
 	share := float64(a.pushed) / float64(a.answers)
 	med := math.NaN()

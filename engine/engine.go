@@ -41,6 +41,9 @@ type Options struct {
 	Prices llm.Prices
 	// Budget in USD stops issuing calls before spend would pass it (0: none).
 	Budget float64
+	// Signals pass push-back between the processes of one store (nil:
+	// each process learns alone).
+	Signals SharedSignals
 	// SharedBudget holds the budgets jobs name (Job.Budget) across every
 	// process on the store: a worker's jobs count against their run's.
 	SharedBudget SharedBudget
@@ -152,6 +155,7 @@ type Engine struct {
 	opt   Options
 	mu    sync.Mutex
 	lanes map[string]*lane
+	proc  string // this engine's name in the shared signals
 
 	prog   Progress
 	progMu sync.Mutex
@@ -202,6 +206,7 @@ type modelLimits struct {
 	rpm  *rate.Limiter
 	tpm  *rate.Limiter
 	gate *gate
+	sig  signals
 }
 
 // model returns the limits of one of the lane's models, made on first use.
@@ -209,7 +214,7 @@ func (l *lane) model(name string) *modelLimits {
 	l.mu.Lock()
 	m, ok := l.models[name]
 	if !ok {
-		m = &modelLimits{sem: newAdaptive(l.lim.Concurrency, l.lim.MaxConcurrency), gate: newGate(l.note(name))}
+		m = &modelLimits{sem: newAdaptive(l.lim.Concurrency, l.lim.MaxConcurrency), gate: newGate(l.note(name)), sig: signals{seen: -1}}
 		if l.lim.RPM > 0 {
 			m.rpm = rate.NewLimiter(rate.Limit(l.lim.RPM/60), 1)
 		}
@@ -268,7 +273,7 @@ func New(opt Options) *Engine {
 	if opt.Limits == nil {
 		opt.Limits = func(string) Limits { return Limits{Concurrency: 8} }
 	}
-	e := &Engine{opt: opt, lanes: map[string]*lane{}}
+	e := &Engine{opt: opt, lanes: map[string]*lane{}, proc: newProcID()}
 	// stopped twice: before a job waits for a slot, and again once it has
 	// one, for the jobs that were waiting when the first bad answer came.
 	e.call = e.retried(e.stopped(e.limited(e.stopped(e.budgeted(e.send)))))

@@ -143,6 +143,24 @@ func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
 	}
 }
 
+// pausedUntil is when the last Retry-After the model was told runs out.
+func (g *gate) pausedUntil() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pause
+}
+
+// hold holds every call until t (another process was told to wait).
+func (g *gate) hold(t time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t.After(g.pause) {
+		g.pause = t
+		close(g.changed)
+		g.changed = make(chan struct{})
+	}
+}
+
 // delay is how long a call must still wait (≤ 0: send now), and whether it
 // goes as a probe of a shorter window.
 func (g *gate) delay(now time.Time) (time.Duration, bool) {

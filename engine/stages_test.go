@@ -177,3 +177,20 @@ func TestSendStage(t *testing.T) {
 		t.Fatalf("offline provider: %v", err)
 	}
 }
+
+// Push-back other processes got counts in the window as if this one's:
+// 32 answers here and 8 refusals elsewhere are a 20 % share, which cuts a
+// limit of 40 to 36; others' answers are not counted.
+func TestAdaptiveAbsorbsOthersPushback(t *testing.T) {
+	a := newAdaptive(40, 40)
+	for range 32 {
+		if err := a.acquire(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		a.release(answered, 10*time.Millisecond)
+	}
+	a.absorb(8)
+	if l, _ := a.current(); l != 36 {
+		t.Fatalf("limit %d after 8 of 40 pushed back, want 36", l)
+	}
+}

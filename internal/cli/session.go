@@ -191,8 +191,9 @@ func (s *session) engine(runID int64) *engine.Engine {
 		Cache: cacheMode(s.g.Cache),
 	}
 	if pg, ok := s.st.(*postgres.Store); ok {
-		// Configured rate limits hold for everyone using the team store.
-		o.Shared, o.SharedBudget = postgres.NewSharedLimits(pg), postgres.NewSharedBudget(pg)
+		// Configured rate limits, budgets and push-back hold for everyone
+		// using the team store.
+		o.Shared, o.SharedBudget, o.Signals = postgres.NewSharedLimits(pg), postgres.NewSharedBudget(pg), postgres.NewSharedSignals(pg)
 	}
 	if pg, ok := s.st.(*postgres.Store); ok && s.g.Workers == 0 && runID != 0 {
 		// The workers call; this process queues and waits, many jobs at once.

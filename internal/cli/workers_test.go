@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -306,5 +307,69 @@ func TestWorkersShareABudget(t *testing.T) {
 	}
 	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed' AND error = 'budget reached: job not sent'`); got != n-paid {
 		t.Fatalf("%d jobs stopped by the budget, want %d", got, n-paid)
+	}
+}
+
+// TestWorkersHoldTogether: one worker is told to wait (a 429 with
+// Retry-After: 2 s); the others hear of it through the store and hold
+// their calls too, rather than run into the same limit.
+func TestWorkersHoldTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	var seq atomic.Int64
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", RetryAfter: 2 * time.Second,
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(10)) * time.Millisecond },
+		Fault: func(llmtest.Call) llmtest.Fault {
+			if seq.Add(1) == 400 {
+				return llmtest.RateLimited
+			}
+			return llmtest.NoFault
+		}})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1500
+	promptFile(t, dir, "plan.jsonl", n, "hold test prompt")
+	r := newRig(t, pg, dir)
+	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+	var workers []*exec.Cmd
+	for i := range 3 {
+		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--take", "32", "--name", fmt.Sprintf("w%d", i)))
+	}
+	for i, w := range workers {
+		if err := w.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
+		}
+	}
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run failed: %v\n%s", err, r.log("coordinator.log"))
+	}
+	ledger := srv.Ledger()
+	var told time.Time
+	for _, e := range ledger {
+		if e.Status == 429 {
+			told = e.Arrived
+		}
+	}
+	if told.IsZero() {
+		t.Fatal("no request was refused")
+	}
+	held := 0
+	for _, e := range ledger {
+		if d := e.Arrived.Sub(told); d > time.Second && d < 1800*time.Millisecond {
+			held++
+		}
+	}
+	t.Logf("%d requests; %d arrived 1–1.8 s after the 429 with Retry-After: 2 s", len(ledger), held)
+	if held > 0 {
+		t.Fatalf("%d requests arrived while every worker should hold", held)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		t.Fatalf("%d of %d jobs done", got, n)
 	}
 }
