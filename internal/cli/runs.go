@@ -167,7 +167,19 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 					return err
 				}
 				if len(q) > 0 {
-					fmt.Fprintf(w, "workers:   %d jobs queued, %d leased, %d done, %d failed\n\n", q[postgres.Queued], q[postgres.Leased], q[postgres.Done], q[postgres.Failed])
+					fmt.Fprintf(w, "workers:   %d jobs queued, %d leased, %d done, %d failed\n", q[postgres.Queued], q[postgres.Leased], q[postgres.Done], q[postgres.Failed])
+					budget, spent, stopped, ok, err := pg.Budget(cmd.Context(), r.ID)
+					if err != nil {
+						return err
+					}
+					if ok {
+						state := ""
+						if stopped {
+							state = " — reached: the rest is not sent"
+						}
+						fmt.Fprintf(w, "budget:    $%.4f of $%.2f booked by the workers%s\n", spent, budget, state)
+					}
+					fmt.Fprintln(w)
 				}
 			}
 			if len(stats) > 0 {

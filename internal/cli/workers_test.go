@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -307,6 +308,10 @@ func TestWorkersShareABudget(t *testing.T) {
 	}
 	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed' AND error = 'budget reached: job not sent'`); got != n-paid {
 		t.Fatalf("%d jobs stopped by the budget, want %d", got, n-paid)
+	}
+	show, _, err := runCLI(t, dir, "--db", pg, "runs", "show", "1")
+	if want := fmt.Sprintf("budget:    $%.4f of $0.08 booked by the workers — reached", spent); err != nil || !strings.Contains(show, want) {
+		t.Fatalf("runs show lacks %q: %v\n%s", want, err, show)
 	}
 }
 
