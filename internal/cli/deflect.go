@@ -271,8 +271,19 @@ type deflectReportOptions struct {
 	MinClusters        int
 }
 
+// defaultReportOptions are `deflect report`'s defaults.
+func defaultReportOptions() deflectReportOptions {
+	return deflectReportOptions{Format: "md", Consensus: "any", Seed: 20260101, Resamples: 1000, MinClusters: 5}
+}
+
+// defaultAnalysis is the analysis `deflect report` makes with its defaults.
+func defaultAnalysis() deflect.Options {
+	o := defaultReportOptions()
+	return deflect.Options{Mode: judge.Any, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters}
+}
+
 func newDeflectReportCmd(g *Global) *cobra.Command {
-	o := deflectReportOptions{Format: "md", Consensus: "any", Seed: 20260101, Resamples: 1000}
+	o := defaultReportOptions()
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Every table of the paper with block-bootstrap CIs, from a stored run or upstream JSONL files",
@@ -293,7 +304,7 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 	f.StringVar(&o.Compat, "compat", "", "deflectbench-code: reproduce the released code's semantics exactly")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
 	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples")
-	f.IntVar(&o.MinClusters, "min-clusters", 5, "show a cell's bootstrap interval only when its rows come from at least this many claims (negative: always)")
+	f.IntVar(&o.MinClusters, "min-clusters", o.MinClusters, "show a cell's bootstrap interval only when its rows come from at least this many claims (negative: always)")
 	return cmd
 }
 
@@ -499,11 +510,32 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The report with its default options is analysed on the other
+			// core while the records are written, and left in the report
+			// cache: the first `deflect report` (or viewer page) of the run
+			// reads it back instead of analysing 72,000 records again.
+			warm := make(chan *report.Report, 1)
+			if reportcache.Enabled() {
+				go func() {
+					rep, err := deflect.Analyze(d, defaultAnalysis())
+					if err != nil {
+						rep = nil // the report will say why
+					}
+					warm <- rep
+				}()
+			} else {
+				warm <- nil
+			}
 			// One transaction: either every record lands or none does, and
 			// the run stays unfinished until they have.
 			err = records.SaveDeflect(ctx, s.st, run.ID, d.Gens, d.Evals)
 			if err := s.finish(ctx, run, err); err != nil {
 				return err
+			}
+			if rep := <-warm; rep != nil {
+				if r, ok, err := s.st.Run(ctx, run.ID); err == nil && ok {
+					reportcache.Put(reportcache.DeflectKey(s.st.Path(), r, defaultAnalysis()), rep) // only a head start if it fails
+				}
 			}
 			runID := run.ID
 			fmt.Fprintf(g.Stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", len(d.Gens), len(d.Evals), runID, runID)

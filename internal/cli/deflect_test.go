@@ -192,7 +192,9 @@ func TestDeflectEndToEnd(t *testing.T) {
 
 // TestReportCache: a report from the store is analysed once; asked for
 // again (in any format) it is read back, byte for byte the same; records
-// written again make a new analysis, never the old one.
+// written again make a new analysis, never the old one. An import leaves the
+// analysis with the default options behind: the first report reads it, and
+// it equals the report analysed afresh.
 func TestReportCache(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv(reportcache.Env, cache)
@@ -207,6 +209,22 @@ func TestReportCache(t *testing.T) {
 		t.Fatal(err, stderr)
 	}
 	entries := func() int { e, _ := os.ReadDir(cache); return len(e) }
+	if entries() != 1 {
+		t.Fatalf("%d cache entries after an import, want its default analysis", entries())
+	}
+	warm, _, err := runCLI(t, dir, "deflect", "report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(reportcache.Env, "off")
+	fresh, _, err := runCLI(t, dir, "deflect", "report")
+	if err != nil || fresh != warm {
+		t.Fatalf("the import's analysis differs from the report analysed afresh (%v)", err)
+	}
+	t.Setenv(reportcache.Env, cache)
+	if entries() != 1 {
+		t.Fatalf("the default report analysed again: %d entries", entries())
+	}
 	report := func(format string) string {
 		out, stderr, err := runCLI(t, dir, "deflect", "report", "--resamples", "50", "--format", format)
 		if err != nil {
@@ -215,14 +233,14 @@ func TestReportCache(t *testing.T) {
 		return out
 	}
 	first := report("md")
-	if entries() != 1 {
-		t.Fatalf("%d cache entries after one report", entries())
+	if entries() != 2 {
+		t.Fatalf("%d cache entries after a report with other options", entries())
 	}
 	if again := report("md"); again != first {
 		t.Fatal("the report read back differs")
 	}
 	report("json")
-	if entries() != 1 {
+	if entries() != 2 {
 		t.Fatalf("another format analysed again: %d entries", entries())
 	}
 	// The same records imported again (a new version): a new analysis.
@@ -230,8 +248,8 @@ func TestReportCache(t *testing.T) {
 		t.Fatal(err, stderr)
 	}
 	report("md")
-	if entries() != 2 {
-		t.Fatalf("%d entries after new records", entries())
+	if entries() != 4 {
+		t.Fatalf("%d entries after new records (want the import's and the report's)", entries())
 	}
 }
 

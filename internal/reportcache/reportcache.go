@@ -57,6 +57,10 @@ var (
 	exeHash string
 )
 
+// Enabled reports whether reports are cached (FALLACYLAB_REPORT_CACHE is
+// not "off" and a cache folder exists for this user).
+func Enabled() bool { return dir() != "" }
+
 // program identifies the running executable by its contents ("" when it
 // cannot be read: then nothing is cached).
 func program() string {
