@@ -23,14 +23,7 @@ func TestStudySheetRoundTrip(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "deflect-rubric", "--annotators", "a"); err == nil || !strings.Contains(err.Error(), "needs a deflect run") {
 		t.Fatalf("a DeflectBench study of a foils run: %v", err)
 	}
-	sheet, _, err := runCLI(t, dir, "study", "export", "1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(sheet)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sheet, recs := exportSheet(t, dir, "1")
 	if len(recs) != 1+2*8 || recs[0][5] != "code (A/B/N)" {
 		t.Fatalf("sheet: %d rows, header %v", len(recs), recs[0])
 	}
@@ -135,14 +128,7 @@ func TestStudyMissciPremise(t *testing.T) {
 	if err != nil || !strings.Contains(out, "study 1: 10 items") {
 		t.Fatalf("%v %s\n%s", err, out, stderr)
 	}
-	sheet, _, err := runCLI(t, dir, "study", "export", "1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(sheet)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sheet, recs := exportSheet(t, dir, "1")
 	if len(recs) != 1+2*12 || recs[0][5] != "q1 (1/0)" || recs[0][8] != "q4 (1/0)" {
 		t.Fatalf("sheet: %d rows, header %v", len(recs), recs[0])
 	}
@@ -225,4 +211,18 @@ func TestFoilsSheetIsAStudy(t *testing.T) {
 	if rep, _, err := runCLI(t, dir, "foils", "sheet", "import", legacy); err != nil || !strings.Contains(rep, "| reddit | 2 | 1 |") {
 		t.Fatalf("an old sheet: %v\n%s", err, rep)
 	}
+}
+
+// exportSheet is study export's sheet of a study, and its rows.
+func exportSheet(t *testing.T, dir, study string) (string, [][]string) {
+	t.Helper()
+	sheet, _, err := runCLI(t, dir, "study", "export", study)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(sheet)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sheet, recs
 }

@@ -161,6 +161,42 @@ func (r *rig) waitFor(what string, ok func() bool) {
 	}
 }
 
+// testServer starts llmtest with o (and the test key) and writes dir's
+// config for it.
+func testServer(t *testing.T, dir string, o llmtest.Options) *llmtest.Server {
+	t.Helper()
+	o.APIKey = "test-key"
+	srv := llmtest.New(o)
+	t.Cleanup(srv.Close)
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// queue starts a run with --workers 0 (flags go before the command) and
+// waits until it has queued its jobs.
+func (r *rig) queue(args ...string) *exec.Cmd {
+	coord := r.spawn("coordinator.log", append([]string{"--workers", "0"}, args...)...)
+	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+	return coord
+}
+
+// work runs three workers (flags before "worker", then worker flags) until
+// the queue is empty.
+func (r *rig) work(flags []string, args ...string) {
+	var workers []*exec.Cmd
+	for i := range 3 {
+		a := append(append(append([]string(nil), flags...), "worker", "--until-empty", "--name", fmt.Sprintf("w%d", i)), args...)
+		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), a...))
+	}
+	for i, w := range workers {
+		if err := w.Wait(); err != nil {
+			r.t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
+		}
+	}
+}
+
 // log is what a process wrote to out.
 func (r *rig) log(out string) string {
 	b, _ := os.ReadFile(filepath.Join(r.dir, out))
@@ -177,28 +213,15 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	pg := pgStore(t)
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
-		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }})
-	defer srv.Close()
 	dir := t.TempDir()
-	if err := writeConfig(dir, srv); err != nil {
-		t.Fatal(err)
-	}
+	srv := testServer(t, dir, llmtest.Options{Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }})
 	const n = 360
 	promptFile(t, dir, "plan.jsonl", n, "rate test prompt")
 	r := newRig(t, pg, dir)
-	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	start := time.Now()
-	var workers []*exec.Cmd
-	for i := range 3 {
-		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "--rpm", "1200", "worker", "--until-empty", "--name", fmt.Sprintf("w%d", i)))
-	}
-	for i, w := range workers {
-		if err := w.Wait(); err != nil {
-			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
-		}
-	}
+	r.work([]string{"--rpm", "1200"})
 	took := time.Since(start)
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run failed: %v\n%s", err, r.log("coordinator.log"))
@@ -262,14 +285,10 @@ func TestWorkersShareABudget(t *testing.T) {
 	}
 	pg := pgStore(t)
 	// gpt-4.1-mini: $0.4/M in, $1.6/M out; 1,000 tokens out ≈ $0.0016 a call.
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
+	dir := t.TempDir()
+	srv := testServer(t, dir, llmtest.Options{
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(10)) * time.Millisecond },
 		Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "an answer", OutputTokens: 1000} }})
-	defer srv.Close()
-	dir := t.TempDir()
-	if err := writeConfig(dir, srv); err != nil {
-		t.Fatal(err)
-	}
 	const n, budget = 300, 0.08
 	var b bytes.Buffer
 	for i := range n {
@@ -277,17 +296,8 @@ func TestWorkersShareABudget(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "plan.jsonl"), b.Bytes(), 0o644)
 	r := newRig(t, pg, dir)
-	coord := r.spawn("coordinator.log", "--workers", "0", "--budget", fmt.Sprint(budget), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
-	var workers []*exec.Cmd
-	for i := range 3 {
-		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--take", "16", "--name", fmt.Sprintf("w%d", i)))
-	}
-	for i, w := range workers {
-		if err := w.Wait(); err != nil {
-			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
-		}
-	}
+	coord := r.queue("--budget", fmt.Sprint(budget), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.work(nil, "--take", "16")
 	err := coord.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != lifecycle.ExitBudget {
@@ -324,7 +334,8 @@ func TestWorkersHoldTogether(t *testing.T) {
 	}
 	pg := pgStore(t)
 	var seq atomic.Int64
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", RetryAfter: 2 * time.Second,
+	dir := t.TempDir()
+	srv := testServer(t, dir, llmtest.Options{RetryAfter: 2 * time.Second,
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(10)) * time.Millisecond },
 		Fault: func(llmtest.Call) llmtest.Fault {
 			if seq.Add(1) == 400 {
@@ -332,25 +343,11 @@ func TestWorkersHoldTogether(t *testing.T) {
 			}
 			return llmtest.NoFault
 		}})
-	defer srv.Close()
-	dir := t.TempDir()
-	if err := writeConfig(dir, srv); err != nil {
-		t.Fatal(err)
-	}
 	const n = 1500
 	promptFile(t, dir, "plan.jsonl", n, "hold test prompt")
 	r := newRig(t, pg, dir)
-	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
-	var workers []*exec.Cmd
-	for i := range 3 {
-		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--take", "32", "--name", fmt.Sprintf("w%d", i)))
-	}
-	for i, w := range workers {
-		if err := w.Wait(); err != nil {
-			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
-		}
-	}
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.work(nil, "--take", "32")
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run failed: %v\n%s", err, r.log("coordinator.log"))
 	}
