@@ -224,8 +224,27 @@ func judgePhase(ctx context.Context, s *session, run *lifecycle.Run, b *deflect.
 	if err := s.finish(ctx, run, err); err != nil {
 		return err
 	}
+	// The report with the default options, from the stored records, is
+	// ready for the first `deflect report` or viewer page (under a second
+	// at the end of a run of hours).
+	if reportcache.Enabled() {
+		if d, err := records.LoadDeflectScores(ctx, s.st, run.ID); err == nil {
+			if rep, err := deflect.Analyze(d, defaultAnalysis()); err == nil {
+				keepReport(ctx, s, run.ID, rep)
+			}
+		}
+	}
 	fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", run.ID, run.ID)
 	return nil
+}
+
+// keepReport leaves a finished run's report with the default options in
+// the report cache, under the key `deflect report` and the viewer ask with.
+// It is only a head start: if it cannot be kept, the report is made then.
+func keepReport(ctx context.Context, s *session, runID int64, rep *report.Report) {
+	if r, ok, err := s.st.Run(ctx, runID); err == nil && ok {
+		reportcache.Put(reportcache.DeflectKey(s.st.Path(), r, defaultAnalysis()), rep)
+	}
 }
 
 // isUnusable reports whether err is the lifecycle's too-many-unusable exit.
@@ -533,9 +552,7 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 				return err
 			}
 			if rep := <-warm; rep != nil {
-				if r, ok, err := s.st.Run(ctx, run.ID); err == nil && ok {
-					reportcache.Put(reportcache.DeflectKey(s.st.Path(), r, defaultAnalysis()), rep) // only a head start if it fails
-				}
+				keepReport(ctx, s, run.ID, rep)
 			}
 			runID := run.ID
 			fmt.Fprintf(g.Stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", len(d.Gens), len(d.Evals), runID, runID)

@@ -301,3 +301,26 @@ func TestFoilsHeatmapLinks(t *testing.T) {
 		t.Fatalf("%s: no row of condition %s", link, q.Get("cond"))
 	}
 }
+
+// TestRunLeavesItsReport: a finished `deflect run` leaves its default
+// report in the cache, equal to the report analysed afresh.
+func TestRunLeavesItsReport(t *testing.T) {
+	_, dir := guaranteeEnv(t, nil)
+	cache := t.TempDir()
+	t.Setenv(reportcache.Env, cache)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a", "--samples", "1", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if e, _ := os.ReadDir(cache); len(e) != 1 {
+		t.Fatalf("%d cache entries after a run, want its report", len(e))
+	}
+	warm, _, err := runCLI(t, dir, "deflect", "report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(reportcache.Env, "off")
+	if fresh, _, err := runCLI(t, dir, "deflect", "report"); err != nil || fresh != warm {
+		t.Fatalf("the run's kept report differs from one analysed afresh (%v)", err)
+	}
+}
