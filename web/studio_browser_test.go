@@ -230,7 +230,7 @@ func TestBrowserMissciPremisePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	args, _ := missci.Load(rec.Split)
-	cands, decoys, _, err := study.MissciItems(args, rec, nil)
+	cands, decoys, pAt1, err := study.MissciItems(args, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,13 +239,38 @@ func TestBrowserMissciPremisePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan.RunID, plan.Created = runID, time.Now().UTC()
-	if _, err := st.PutStudy(ctx, plan); err != nil {
+	plan.RunID, plan.Created, plan.Facts = runID, time.Now().UTC(), map[string]string{study.FactPAt1(rec.Source): fmt.Sprint(pAt1)}
+	sid, err := st.PutStudy(ctx, plan)
+	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(viewer(t, st))
 	defer srv.Close()
 	bctx, dialog := browser(t)
+	defer func() {
+		// ana answers every item (yes, and no to the decoys): the study's
+		// page in the viewer then has the premise tables.
+		var anns []study.Annotation
+		for _, k := range plan.Annotators[0].Order {
+			it, _ := plan.Item(k)
+			v := map[bool]string{true: "0", false: "1"}[it.Decoy]
+			anns = append(anns, study.Annotation{StudyID: sid, Annotator: "ana", Item: k, Answers: map[string]string{"q1": v, "q2": v, "q3": v, "q4": v}, At: time.Now()})
+		}
+		if err := st.PutAnnotations(ctx, anns); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(bctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(fmt.Sprintf("%s/studies/%d", srv.URL, sid)), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
+			t.Fatal(err)
+		}
+		artifact(t, "studio-missci-report-1280.png", must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+		text := must(chromedp.Run(bctx, chromedp.Evaluate[string](`document.body.innerText`)))
+		for _, want := range []string{"Premise quality (Tables 13, 14 and 4)", "Human judgements by stratum (Table 14)", "METEOR against the human q4 (Table 13)",
+			fmt.Sprintf("%.3f", pAt1)} {
+			if !strings.Contains(text, want) {
+				t.Fatalf("the study's page lacks %q", want)
+			}
+		}
+	}()
 	for _, w := range []int64{1280, 420} {
 		if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(srv.URL+"/annotate/login/"+plan.Annotators[0].Token), chromedp.WaitVisible(chromedp.CSS(`#progress`))); err != nil {
 			t.Fatal(err)
