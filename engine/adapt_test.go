@@ -285,7 +285,8 @@ func BenchmarkIsolated429s(b *testing.B) {
 // of the limit used once it binds (calls admitted from the first 429 to the
 // last admission, against 600 a minute over that time; the first 600 go at
 // once). FALLACYLAB_WINDOW_SECONDS shortens the window (and the latency
-// with it) for a quick look.
+// with it) for a quick look; FALLACYLAB_WINDOW_TRACE=1 prints when each
+// refusal came, from the first.
 func BenchmarkWindowWithoutHints(b *testing.B) {
 	per := time.Minute
 	if v, err := strconv.ParseFloat(os.Getenv("FALLACYLAB_WINDOW_SECONDS"), 64); err == nil && v > 0 {
@@ -309,6 +310,13 @@ func BenchmarkWindowWithoutHints(b *testing.B) {
 		for _, e := range o.ledger {
 			if e.Answered() && e.Arrived.After(first429) {
 				after++
+			}
+		}
+		if os.Getenv("FALLACYLAB_WINDOW_TRACE") != "" {
+			for _, e := range o.ledger {
+				if e.Status == 429 {
+					fmt.Fprintf(os.Stderr, "429 at %.2fs\n", e.Arrived.Sub(first429).Seconds())
+				}
 			}
 		}
 		span := lastAdmit.Sub(first429)
