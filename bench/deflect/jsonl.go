@@ -68,7 +68,8 @@ func readLines[T any](r io.Reader, name string, d lineDecoder[T]) ([]T, error) {
 			var p fastjson.Parser
 			in := &interner{m: map[string]string{}}
 			for b := range blocks {
-				var out []T
+				// One value per line at most: no growing, no copies.
+				out := make([]T, 0, bytes.Count(b.data, []byte("\n"))+1)
 				var err error
 				line, data := b.first, b.data
 				for len(data) > 0 {
