@@ -39,6 +39,15 @@ func (s *Store) SetBudget(ctx context.Context, runID int64, usd float64) error {
 	return nil
 }
 
+// ClearBudget leaves a run without a budget (an invocation without
+// --budget after one with it: its jobs are no longer held to the old one).
+func (s *Store) ClearBudget(ctx context.Context, runID int64) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM run_budgets WHERE run_id = ?`, runID); err != nil {
+		return fmt.Errorf("budget of run %d: %w", runID, err)
+	}
+	return nil
+}
+
 // Budget is a run's budget and what the workers spent of it (ok false: the
 // run has none).
 func (s *Store) Budget(ctx context.Context, runID int64) (budget, spent float64, stopped, ok bool, err error) {
@@ -50,7 +59,8 @@ func (s *Store) Budget(ctx context.Context, runID int64) (budget, spent float64,
 }
 
 // Reserve books usd against the scope's budget; false: it would pass the
-// budget (or a call already would have), and the budget is stopped.
+// budget (or a call already would have), and the budget is stopped. A run
+// without a budget books anything.
 func (b *SharedBudget) Reserve(ctx context.Context, scope string, usd float64) (bool, error) {
 	id, err := runOf(scope)
 	if err != nil {
@@ -63,10 +73,12 @@ func (b *SharedBudget) Reserve(ctx context.Context, scope string, usd float64) (
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err == nil, err
 	}
-	if _, err := b.st.db.ExecContext(ctx, `UPDATE run_budgets SET stopped = true WHERE run_id = ?`, id); err != nil {
+	res, err = b.st.db.ExecContext(ctx, `UPDATE run_budgets SET stopped = true WHERE run_id = ?`, id)
+	if err != nil {
 		return false, fmt.Errorf("budget of run %d: %w", id, err)
 	}
-	return false, nil
+	n, err := res.RowsAffected()
+	return n == 0 && err == nil, err // no row: the run has no budget (any more)
 }
 
 // Settle replaces a reservation by the actual cost.

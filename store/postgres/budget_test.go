@@ -62,6 +62,16 @@ func TestSharedBudgetHolds(t *testing.T) {
 	if ok, err := b.Reserve(ctx, scope, 0.01); !ok || err != nil {
 		t.Fatalf("a renewed budget: %v %v", ok, err)
 	}
+	// Run again without a budget: none is held.
+	if err := st.ClearBudget(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, ok, err := st.Budget(ctx, 7); ok || err != nil {
+		t.Fatalf("a cleared budget is still there (%v)", err)
+	}
+	if ok, err := b.Reserve(ctx, scope, 100); !ok || err != nil {
+		t.Fatalf("a job leased before the budget was cleared is refused: %v %v", ok, err)
+	}
 	if _, err := b.Reserve(ctx, "nonsense", 1); err == nil {
 		t.Fatal("a scope that names no run")
 	}

@@ -123,7 +123,7 @@ type Dispatcher struct {
 	run  int64
 	Poll time.Duration
 	// Budget, when > 0, is the run's budget in USD, held by the workers
-	// together (SetBudget at the first job).
+	// together (SetBudget at the first job); 0 clears an earlier one.
 	Budget float64
 	budget sync.Once
 	berr   error
@@ -142,6 +142,8 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	d.budget.Do(func() {
 		if d.Budget > 0 {
 			d.berr = d.st.SetBudget(ctx, d.run, d.Budget)
+		} else {
+			d.berr = d.st.ClearBudget(ctx, d.run) // an earlier invocation's
 		}
 	})
 	if d.berr != nil {
