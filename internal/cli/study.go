@@ -83,7 +83,7 @@ accurate premise offered as the generated one (Missci: q1 and q4 are no).`,
 	f.IntVar(&sp.o.PerStratum, "per-type", 0, "items per stratum instead of --n (foils-validity: per source type)")
 	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated (deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; foils-native: file; missci-premise: correct, class; defaults: type, correct)")
 	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
-	f.IntVar(&sp.o.Overlap, "overlap", -1, "items every annotator sees, for agreement (default: all)")
+	f.IntVar(&sp.o.Overlap, "overlap", -1, "items every annotator sees, for agreement (-1: all)")
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
 	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling and order seed")
 	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
