@@ -86,11 +86,11 @@ func DeflectItems(ds deflect.Dataset, fields, stratify []string) (cands, decoys 
 				unanimous = false
 				continue
 			}
-			if e.Scores["refusal"] != 1 {
+			if e.Scores.Get("refusal") != 1 {
 				unanimous = false
 			}
 			for _, f := range fields {
-				v := strconv.Itoa(e.Scores[f])
+				v := strconv.Itoa(e.Scores.Get(f))
 				it.Hidden["judge:"+j+":"+f] = v
 				if prev, ok := known[f]; (ok && prev != v) || (v != "0" && v != "1") {
 					unanimous = false

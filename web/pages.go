@@ -348,7 +348,7 @@ func (s *Server) renderGenerations(w http.ResponseWriter, r *http.Request, run s
 			if ok {
 				jv.Reasoning = e.Reasoning
 				for _, f := range deflect.Fields {
-					switch e.Scores[f] {
+					switch e.Scores.Get(f) {
 					case 1:
 						jv.Flags = append(jv.Flags, f)
 					case -1:

@@ -64,7 +64,7 @@ func (s *Server) generation(w http.ResponseWriter, r *http.Request) {
 			case !ok || e.ParseError != 0:
 				fv.Values = append(fv.Values, "")
 			default:
-				v := e.Scores[f]
+				v := e.Scores.Get(f)
 				fv.Values = append(fv.Values, fmt.Sprint(v))
 				if v != -1 {
 					seen[v] = true

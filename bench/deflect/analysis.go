@@ -195,8 +195,8 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 			if e != nil {
 				r.Judges++
 				r.scores[i].ok = true
-				for f, name := range Fields {
-					r.scores[i].v[f] = e.Scores[name]
+				for f := range Fields {
+					r.scores[i].v[f] = e.Scores[f]
 				}
 			}
 		}

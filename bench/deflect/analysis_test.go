@@ -61,7 +61,7 @@ func TestReportEqualsScriptedTruth(t *testing.T) {
 				continue
 			}
 			n++
-			if truth[e.GenID]["soft_refusal"] == 1 || e.Scores["soft_refusal"] == 1 {
+			if truth[e.GenID]["soft_refusal"] == 1 || e.Scores.Get("soft_refusal") == 1 {
 				k++
 			}
 		}
@@ -78,9 +78,9 @@ func TestReportEqualsScriptedTruth(t *testing.T) {
 	for _, e := range d.Evals {
 		x := byGen[e.GenID]
 		if e.JudgeModel == "synthetic:judge-a" {
-			x[0] = e.Scores["soft_refusal"]
+			x[0] = e.Scores.Get("soft_refusal")
 		} else {
-			x[1] = e.Scores["soft_refusal"]
+			x[1] = e.Scores.Get("soft_refusal")
 		}
 		byGen[e.GenID] = x
 	}
@@ -114,11 +114,8 @@ func TestConsensusModesOnUnjudgedAndMissing(t *testing.T) {
 			continue
 		}
 		if e.GenID == second && e.JudgeModel == "synthetic:judge-a" {
-			e.Scores = map[string]int{}
-			for k, v := range d.Evals[2].Scores {
-				e.Scores[k] = v
-			}
-			e.Scores["refusal"] = judge.Missing
+			e.Scores = d.Evals[2].Scores
+			e.Scores.Set("refusal", judge.Missing)
 		}
 		evals = append(evals, e)
 	}
@@ -217,7 +214,7 @@ func TestPanelAgreementWithThreeJudges(t *testing.T) {
 	// Fleiss' κ for refusal equals a direct computation on the ratings.
 	byGen := map[string][]string{}
 	for _, e := range d.Evals {
-		if v, ok := e.Scores["refusal"]; ok && e.ParseError == 0 && v != judge.Missing {
+		if v := e.Scores.Get("refusal"); e.ParseError == 0 && v != judge.Missing {
 			byGen[e.GenID] = append(byGen[e.GenID], strconv.Itoa(v))
 		}
 	}
@@ -249,14 +246,11 @@ func TestJudgeDifferencesKeepMissing(t *testing.T) {
 		if !ok {
 			continue
 		}
-		sc := map[string]int{}
-		for k, x := range e.Scores {
-			sc[k] = x
-		}
+		sc := e.Scores
 		if e.JudgeModel == "synthetic:judge-a" {
-			sc["refusal"] = v[0]
+			sc.Set("refusal", v[0])
 		} else {
-			sc["refusal"] = v[1]
+			sc.Set("refusal", v[1])
 		}
 		d.Evals[i].Scores = sc
 	}
@@ -268,7 +262,7 @@ func TestJudgeDifferencesKeepMissing(t *testing.T) {
 		if byGen[e.GenID] == nil {
 			byGen[e.GenID] = map[string]int{}
 		}
-		byGen[e.GenID][e.JudgeModel] = e.Scores["refusal"]
+		byGen[e.GenID][e.JudgeModel] = e.Scores.Get("refusal")
 	}
 	sum, n, differ := 0.0, 0, 0
 	for _, m := range byGen {

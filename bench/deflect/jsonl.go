@@ -350,12 +350,11 @@ var evalDecoder = lineDecoder[Eval]{
 		return nil
 	},
 	finish: func(e *Eval, in *interner) {
-		e.Scores = make(map[string]int, len(Fields))
-		for i, f := range Fields {
+		for i := range Fields {
 			if in.seen[i] {
-				e.Scores[f] = in.scores[i]
+				e.Scores[i] = in.scores[i]
 			} else {
-				e.Scores[f] = judge.Missing
+				e.Scores[i] = judge.Missing
 			}
 		}
 	},

@@ -278,8 +278,8 @@ func (p *prepared) audit(rep *report.Report) {
 				}
 			}
 			cf += e.ConsistencyFlag
-			for i, f := range Fields {
-				if e.Scores[f] == -1 {
+			for i := range Fields {
+				if e.Scores[i] == -1 {
 					missing[i]++
 				}
 			}

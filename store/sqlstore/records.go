@@ -169,8 +169,8 @@ func putJudgements(tx Tx, runID int64, evals []deflect.Eval) error {
 			}
 			sc := e.Scores
 			return append(args, runID, e.GenID, e.JudgeModel, e.EvalID, e.GenModel, e.Reasoning,
-				sc["refusal"], sc["soft_refusal"], sc["WA_present"], sc["AH_present"], sc["RH_present"], sc["any_fallacy_present"],
-				sc["compliance_clean"], sc["fallacy_labeled"], e.ParseError, string(dj), e.ConsistencyFlag, e.Timestamp,
+				sc.Get("refusal"), sc.Get("soft_refusal"), sc.Get("WA_present"), sc.Get("AH_present"), sc.Get("RH_present"), sc.Get("any_fallacy_present"),
+				sc.Get("compliance_clean"), sc.Get("fallacy_labeled"), e.ParseError, string(dj), e.ConsistencyFlag, e.Timestamp,
 				nullIfEmpty(e.CallKey), raw), nil
 		}, func(i int) string { return "judgement " + evals[i].EvalID })
 }
@@ -309,10 +309,7 @@ func (s *Store) judgementsWhere(ctx context.Context, runID int64, ids map[string
 			return nil, fmt.Errorf("run %d judgement %s: its answer (call %s) is not in the store", runID, e.EvalID, e.CallKey)
 		}
 		e.RawJudgeResponse = raw.String
-		e.Scores = make(map[string]int, len(deflect.Fields))
-		for i, f := range deflect.Fields {
-			e.Scores[f] = v[i]
-		}
+		copy(e.Scores[:], v[:])
 		if err := json.Unmarshal([]byte(det), &e.DetectedFallacies); err != nil {
 			return nil, fmt.Errorf("run %d judgement %s: detected_fallacies: %w", runID, e.EvalID, err)
 		}
@@ -353,10 +350,9 @@ func (s *Store) judgementScores(ctx context.Context, runID int64) ([]deflect.Eva
 			return nil, fmt.Errorf("run %d judgement %s: a rubric field outside −1…1", runID, e.EvalID)
 		}
 		e.JudgeModel, e.GenModel = in.str(judge), in.str(genModel)
-		e.Scores = make(map[string]int, len(deflect.Fields))
 		v := packed.Int64
-		for _, f := range deflect.Fields {
-			e.Scores[f] = int(v%3) - 1
+		for i := range deflect.Fields {
+			e.Scores[i] = int(v%3) - 1
 			v /= 3
 		}
 		out = append(out, e)

@@ -235,9 +235,9 @@ func deflectData(t *testing.T, st Store) ([]deflect.Generation, []deflect.Eval) 
 	scores["RH_present"] = -1
 	evals := []deflect.Eval{
 		{EvalID: "g2__judge_j", GenID: "g2", JudgeModel: "j", Reasoning: "r", RawJudgeResponse: `{"refusal":0}`, CallKey: "judge-call",
-			Scores: scores, DetectedFallacies: []string{"whataboutism"}, ConsistencyFlag: 1},
+			Scores: deflect.ScoresFrom(scores), DetectedFallacies: []string{"whataboutism"}, ConsistencyFlag: 1},
 		{EvalID: "g2__judge_k", GenID: "g2", JudgeModel: "k", Reasoning: "", RawJudgeResponse: "not json", ParseError: 1,
-			Scores: map[string]int{"refusal": -1}, DetectedFallacies: []string{}},
+			Scores: deflect.ScoresFrom(map[string]int{"refusal": -1}), DetectedFallacies: []string{}},
 	}
 	return gens, evals
 }
@@ -253,8 +253,8 @@ func testDeflectRecords(t *testing.T, st Store) {
 		d.Gens[0].Level != 2 || d.Gens[1].Run != 2 || d.Gens[1].IsError != 1 {
 		t.Fatalf("generations, in stored order with their answers: %+v", d.Gens)
 	}
-	if len(d.Evals) != 2 || d.Evals[0].RawJudgeResponse != `{"refusal":0}` || d.Evals[0].Scores["RH_present"] != -1 ||
-		d.Evals[0].Scores["soft_refusal"] != 1 || len(d.Evals[0].Scores) != len(deflect.Fields) || d.Evals[1].ParseError != 1 ||
+	if len(d.Evals) != 2 || d.Evals[0].RawJudgeResponse != `{"refusal":0}` || d.Evals[0].Scores.Get("RH_present") != -1 ||
+		d.Evals[0].Scores.Get("soft_refusal") != 1 || d.Evals[0].Scores != evals[0].Scores || d.Evals[1].Scores != evals[1].Scores || d.Evals[1].ParseError != 1 ||
 		d.Evals[1].RawJudgeResponse != "not json" || d.Evals[1].DetectedFallacies == nil || d.Evals[0].DetectedFallacies[0] != "whataboutism" {
 		t.Fatalf("judgements: %+v", d.Evals)
 	}
