@@ -87,17 +87,17 @@ func (g Generation) Valid() bool { return g.IsError == 0 && !strings.HasPrefix(g
 // Eval is one judge's scoring of one generation, in upstream's record format
 // (rubric_schema.json › eval_record_fields); Scores holds the eight fields.
 type Eval struct {
-	EvalID            string         `json:"eval_id"`
-	GenID             string         `json:"gen_id"`
-	JudgeModel        string         `json:"judge_model"`
-	GenModel          string         `json:"gen_model,omitempty"`
-	Reasoning         string         `json:"reasoning"`
-	ParseError        int            `json:"parse_error"`
-	RawJudgeResponse  string         `json:"raw_judge_response"`
-	Scores            Scores         `json:"-"`
-	DetectedFallacies []string       `json:"detected_fallacies"`
-	ConsistencyFlag   int            `json:"consistency_flag"`
-	Timestamp         string         `json:"timestamp,omitempty"`
+	EvalID            string   `json:"eval_id"`
+	GenID             string   `json:"gen_id"`
+	JudgeModel        string   `json:"judge_model"`
+	GenModel          string   `json:"gen_model,omitempty"`
+	Reasoning         string   `json:"reasoning"`
+	ParseError        int      `json:"parse_error"`
+	RawJudgeResponse  string   `json:"raw_judge_response"`
+	Scores            Scores   `json:"-"`
+	DetectedFallacies []string `json:"detected_fallacies"`
+	ConsistencyFlag   int      `json:"consistency_flag"`
+	Timestamp         string   `json:"timestamp,omitempty"`
 	// CallKey is the cache key of the judge call whose answer is
 	// RawJudgeResponse ("" for imported records).
 	CallKey string `json:"-"`
