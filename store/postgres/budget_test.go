@@ -13,11 +13,7 @@ import (
 // refused, and settling an actual cost below the estimate frees the rest.
 func TestSharedBudgetHolds(t *testing.T) {
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, freshDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := freshStore(t)
 	if err := st.SetBudget(ctx, 7, 0.25); err != nil {
 		t.Fatal(err)
 	}

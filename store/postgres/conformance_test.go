@@ -64,6 +64,16 @@ func withDB(u, name string) string {
 	return u[:strings.LastIndex(u, "/")+1] + name
 }
 
+// freshStore is a store on a fresh database, closed after the test.
+func freshStore(t *testing.T) *postgres.Store {
+	st, err := postgres.Open(context.Background(), freshDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store {
 		st, err := postgres.Open(context.Background(), freshDB(t))

@@ -12,12 +12,7 @@ import (
 // own, and the longest hold anyone published, in the database's clock.
 func TestSharedSignals(t *testing.T) {
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, freshDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sig := postgres.NewSharedSignals(st)
+	sig := postgres.NewSharedSignals(freshStore(t))
 	if others, left, err := sig.Exchange(ctx, "openai:m", "a", 5, 2*time.Second); err != nil || others != 0 || left < 1900*time.Millisecond {
 		t.Fatalf("a alone: %d, %v, %v", others, left, err)
 	}
