@@ -41,12 +41,12 @@ type signals struct {
 	again   bool // a hold came while an exchange ran: publish it next
 }
 
-// note counts one of this process's calls of the model and, at most every
+// signal counts one of this process's calls of the model and, at most every
 // exchangeEvery and one at a time, exchanges in the background: the
 // others' new push-backs count in the model's adaptive window as if its
 // own (the provider limits the model, not the process), and their holds
 // hold its gate.
-func (e *Engine) note(m *modelLimits, scope string, pushed bool) {
+func (e *Engine) signal(m *modelLimits, scope string, pushed bool) {
 	if e.opt.Signals == nil {
 		return
 	}

@@ -139,7 +139,7 @@ func (e *Engine) limited(next stage) stage {
 		default:
 			m.sem.release(failed, 0)
 		}
-		e.note(m, l.name+":"+j.Spec.Model, isPushback(err))
+		e.signal(m, l.name+":"+j.Spec.Model, isPushback(err))
 		if err != nil {
 			return resp, cost, err
 		}

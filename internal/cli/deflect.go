@@ -297,8 +297,29 @@ func defaultReportOptions() deflectReportOptions {
 
 // defaultAnalysis is the analysis `deflect report` makes with its defaults.
 func defaultAnalysis() deflect.Options {
-	o := defaultReportOptions()
-	return deflect.Options{Mode: judge.Any, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters}
+	// The defaults always parse; the report-cache tests compare this
+	// analysis with `deflect report`'s own.
+	opts, _ := defaultReportOptions().analysis()
+	return opts
+}
+
+// analysis is the deflect.Analyze options the report's flags ask for.
+func (o deflectReportOptions) analysis() (deflect.Options, error) {
+	if o.Compat != "" {
+		if o.Compat != "deflectbench-code" {
+			return deflect.Options{}, fmt.Errorf("--compat %q: the only mode is deflectbench-code", o.Compat)
+		}
+		o.Consensus = o.Compat
+	}
+	mode, err := judge.ParseMode(o.Consensus)
+	if err != nil {
+		return deflect.Options{}, err
+	}
+	if o.MinClusters == 0 {
+		o.MinClusters = -1 // 0 means no minimum here, as negative does
+	}
+	opts := deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters}
+	return opts, nil
 }
 
 func newDeflectReportCmd(g *Global) *cobra.Command {
@@ -405,20 +426,10 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 	if err != nil {
 		return err
 	}
-	if o.Compat != "" {
-		if o.Compat != "deflectbench-code" {
-			return fmt.Errorf("--compat %q: the only mode is deflectbench-code", o.Compat)
-		}
-		o.Consensus = o.Compat
-	}
-	mode, err := judge.ParseMode(o.Consensus)
+	opts, err := o.analysis()
 	if err != nil {
 		return err
 	}
-	if o.MinClusters == 0 {
-		o.MinClusters = -1 // 0 means no minimum here, as negative does
-	}
-	opts := deflect.Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters}
 	var rep *report.Report
 	source := ""
 	var fromRun func(*report.Report) error

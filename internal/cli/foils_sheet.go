@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 	"github.com/spf13/cobra"
 )
@@ -110,27 +110,26 @@ func readLegacySheet(p string) ([]foils.CodedItem, error) {
 }
 
 // latestAudit is the newest Scheme Foils run of the store that audited the
-// corpus.
+// corpus (runs are read newest first; the first match ends the search).
 func latestAudit(ctx context.Context, s *session, corpus string) (int64, error) {
 	runs, err := s.st.Runs(ctx)
 	if err != nil {
 		return 0, err
 	}
-	var best store.Run
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID > runs[j].ID })
 	for _, r := range runs {
-		if r.Benchmark != "foils" || r.ID < best.ID {
+		if r.Benchmark != "foils" {
 			continue
 		}
 		audits, err := s.st.Audits(ctx, r.ID)
 		if err != nil {
 			return 0, err
 		}
-		if _, err := auditOf(audits, r.ID, corpus); err == nil && len(audits) > 0 {
-			best = r
+		if len(audits) > 0 {
+			if _, err := auditOf(audits, r.ID, corpus); err == nil {
+				return r.ID, nil
+			}
 		}
 	}
-	if best.ID == 0 {
-		return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", s.st.Path(), corpus, corpus)
-	}
-	return best.ID, nil
+	return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", s.st.Path(), corpus, corpus)
 }
