@@ -65,8 +65,12 @@ func quantileSorted(s []float64, q float64) float64 {
 	if i >= len(s)-1 {
 		return s[len(s)-1]
 	}
-	// numpy's _lerp: a + (b−a)·t, rewritten as b − (b−a)(1−t) when t ≥ 0.5.
-	a, b, t := s[i], s[i+1], h-lo
+	return lerp(s[i], s[i+1], h-lo)
+}
+
+// lerp is numpy's _lerp: a + (b−a)·t, rewritten as b − (b−a)(1−t) when
+// t ≥ 0.5.
+func lerp(a, b, t float64) float64 {
 	d := b - a
 	if t >= 0.5 {
 		return b - d*(1-t)

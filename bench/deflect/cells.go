@@ -13,6 +13,7 @@ import (
 type cells struct {
 	nClusters int
 	counts    []stats.ClusterCounts
+	tallies   []stats.ClusterTally // counts[i] packed, when whole numbers (nil otherwise)
 	k, n      []float64
 	clusters  []int // claims with rows, per cell
 	// minClusters is the fewest claims a shown interval rests on; thin
@@ -24,6 +25,7 @@ type cells struct {
 	minEffective int
 	contrasts    []contrast
 	reps         stats.Replicates
+	intervals    *stats.Intervals // of reps, made on the first interval shown
 	level        float64
 }
 
@@ -60,7 +62,8 @@ func (c *cells) add(rows []*Row, filter func(*Row) bool, value func(*Row) (float
 			used++
 		}
 	}
-	c.counts, c.clusters = append(c.counts, cc), append(c.clusters, used)
+	tally, _ := cc.Tally()
+	c.counts, c.tallies, c.clusters = append(c.counts, cc), append(c.tallies, tally), append(c.clusters, used)
 	c.k, c.n = append(c.k, k), append(c.n, n)
 	return len(c.counts) - 1
 }
@@ -77,12 +80,29 @@ func (c *cells) addContrast(a, b int, h bool) int {
 // skipped by its percentile interval.
 func (c *cells) run(B int, seed uint64) error {
 	nc := len(c.counts)
+	// Cells of whole counts are summed together, cluster by cluster; the
+	// others (means of fractional values) one by one.
+	var whole []stats.ClusterTally
+	var wholeAt, fracAt []int
+	for i, t := range c.tallies {
+		if t != nil {
+			whole, wholeAt = append(whole, t), append(wholeAt, i)
+		} else {
+			fracAt = append(fracAt, i)
+		}
+	}
+	set := stats.NewTallySet(whole)
 	var err error
 	c.reps, err = stats.ClusterBootstrap(c.nClusters, B, seed, func(w []int) ([]float64, bool) {
 		out := make([]float64, nc+len(c.contrasts))
 		nz := stats.Nonzero(w)
-		for i, cc := range c.counts {
-			v, ok := cc.RateOf(w, nz)
+		rates := make([]float64, set.Len())
+		set.Rates(w, nz, make([]int64, set.Scratch()), rates)
+		for j, i := range wholeAt {
+			out[i] = rates[j]
+		}
+		for _, i := range fracAt {
+			v, ok := c.counts[i].RateOf(w, nz)
 			if !ok {
 				v = math.NaN()
 			}
@@ -119,16 +139,22 @@ func (c *cells) cell(i int) report.Cell {
 		c.thin++
 		return report.P(c.est(i), int(c.n[i]))
 	}
-	c.noteEffective(i)
-	lo, hi := c.reps.Percentile(i, c.level)
+	lo, hi := c.interval(i)
 	return report.PCI(c.est(i), lo, hi, int(c.n[i]))
 }
 
-// noteEffective keeps the fewest resamples behind a shown interval.
-func (c *cells) noteEffective(j int) {
-	if n := c.reps.Finite(j); n < c.minEffective {
+// interval is the percentile interval of statistic j (a cell, or a
+// contrast after the cells), keeping the fewest resamples behind a shown
+// interval.
+func (c *cells) interval(j int) (lo, hi float64) {
+	if c.intervals == nil {
+		c.intervals = c.reps.Intervals()
+	}
+	lo, hi, n := c.intervals.Percentile(j, c.level)
+	if n < c.minEffective {
 		c.minEffective = n
 	}
+	return lo, hi
 }
 
 // contrastCell renders contrast i (a difference in percentage points, or h).
@@ -143,8 +169,7 @@ func (c *cells) contrastCell(i int) report.Cell {
 		}
 		return report.F(100*v, 1)
 	}
-	c.noteEffective(len(c.counts) + i)
-	lo, hi := c.reps.Percentile(len(c.counts)+i, c.level)
+	lo, hi := c.interval(len(c.counts) + i)
 	if ct.h {
 		return report.NCI(v, lo, hi, 3)
 	}

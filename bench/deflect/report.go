@@ -53,6 +53,12 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 		{"consensus", string(opt.Mode)}, {"bootstrap", fmt.Sprintf("%d resamples over %d claims, seed %d, %g %% percentile intervals", opt.Resamples, len(p.claims), opt.Seed, 100*opt.Level)},
 		{"rows analysed", strconv.Itoa(len(p.rows))},
 	}
+	// The sections that use no bootstrap are built on one core while the
+	// cells are registered and the resamples drawn, in a report of their own
+	// appended after.
+	rest := &report.Report{}
+	restErr := make(chan error, 1)
+	go func() { restErr <- p.unbootstrapped(rest) }()
 	c := newCells(len(p.claims), opt.Level)
 	c.minClusters, c.resamples = opt.MinClusters, opt.Resamples
 	var later []func()
@@ -61,11 +67,6 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 	later = append(later, p.outcomeTables(rep, c)...)
 	later = append(later, p.fidelity(rep, c))
 	later = append(later, p.contrasts(rep, c))
-	// The sections below use no bootstrap: they are built on one core while
-	// the resamples are drawn, in a report of their own appended after.
-	rest := &report.Report{}
-	restErr := make(chan error, 1)
-	go func() { restErr <- p.unbootstrapped(rest) }()
 	if err := c.run(opt.Resamples, opt.Seed); err != nil {
 		<-restErr
 		return nil, fmt.Errorf("bootstrap: %w", err)

@@ -1,0 +1,124 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIntervalsEqualPercentile: selection gives Percentile's intervals (a
+// sort of a copy) to the last bit, on replicates full of ties and NaNs, at
+// several levels and replicate counts, and counts the finite ones as Finite.
+func TestIntervalsEqualPercentile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, b := range []int{1, 2, 3, 7, 100, 1000} {
+		const k = 40
+		reps := Replicates{Values: make([][]float64, b)}
+		for i := range reps.Values {
+			row := make([]float64, k)
+			for j := range row {
+				switch j % 4 {
+				case 0: // few distinct values: many ties
+					row[j] = float64(rng.IntN(3)) / 2
+				case 1: // continuous
+					row[j] = rng.NormFloat64()
+				case 2: // some NaN
+					row[j] = rng.Float64()
+					if rng.IntN(3) == 0 {
+						row[j] = math.NaN()
+					}
+				default: // all NaN in half the statistics
+					row[j] = math.NaN()
+					if j%8 == 3 {
+						row[j] = float64(j)
+					}
+				}
+			}
+			reps.Values[i] = row
+		}
+		iv := reps.Intervals()
+		for _, level := range []float64{0.5, 0.9, 0.95, 0.99, 1} {
+			for j := range k {
+				wlo, whi := reps.Percentile(j, level)
+				lo, hi, n := iv.Percentile(j, level)
+				if !same(lo, wlo) || !same(hi, whi) || n != reps.Finite(j) {
+					t.Fatalf("B=%d level %v statistic %d: [%v, %v] of %d, want [%v, %v] of %d", b, level, j, lo, hi, n, wlo, whi, reps.Finite(j))
+				}
+			}
+		}
+	}
+}
+
+func same(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// TestTallyEqualsCounts: whole-number counts give the same rate bits through
+// ClusterTally as through ClusterCounts; fractional ones are not packed.
+func TestTallyEqualsCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const clusters = 80
+	for range 200 {
+		c := ClusterCounts{K: make([]float64, clusters), N: make([]float64, clusters)}
+		for i := range clusters {
+			c.N[i] = float64(rng.IntN(400))
+			c.K[i] = float64(rng.IntN(int(c.N[i]) + 1))
+		}
+		tally, ok := c.Tally()
+		if !ok {
+			t.Fatal("whole counts not packed")
+		}
+		w := make([]int, clusters)
+		for range clusters {
+			w[rng.IntN(clusters)]++
+		}
+		nz := Nonzero(w)
+		want, wok := c.RateOf(w, nz)
+		got, gok := tally.RateOf(w, nz)
+		if !same(got, want) || gok != wok {
+			t.Fatalf("tally %v (%v), counts %v (%v)", got, gok, want, wok)
+		}
+	}
+	if _, ok := (ClusterCounts{K: []float64{0.5}, N: []float64{1}}).Tally(); ok {
+		t.Fatal("a fractional k was packed")
+	}
+	if r, ok := (ClusterTally{0, 0}).RateOf([]int{1}, []int{0}); ok || !math.IsNaN(r) {
+		t.Fatal("an empty cell has a rate")
+	}
+}
+
+// TestTallySetEqualsEach: the rates of a TallySet are each tally's own.
+func TestTallySetEqualsEach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const clusters = 30
+	var ts []ClusterTally
+	for j := range 17 {
+		c := ClusterCounts{K: make([]float64, clusters), N: make([]float64, clusters)}
+		for i := range clusters {
+			if j%3 == 0 && i%2 == 0 {
+				continue // a cell over some clusters only
+			}
+			c.N[i] = float64(rng.IntN(50))
+			c.K[i] = float64(rng.IntN(int(c.N[i]) + 1))
+		}
+		tally, _ := c.Tally()
+		ts = append(ts, tally)
+	}
+	ts = append(ts, make(ClusterTally, 2*clusters), ts[3], ts[0]) // no rows at all; cells twice
+	set := NewTallySet(ts)
+	acc, out := make([]int64, set.Scratch()), make([]float64, set.Len())
+	for range 100 {
+		w := make([]int, clusters)
+		for range clusters {
+			w[rng.IntN(clusters)]++
+		}
+		nz := Nonzero(w)
+		set.Rates(w, nz, acc, out)
+		for j, tally := range ts {
+			want, _ := tally.RateOf(w, nz)
+			if !same(out[j], want) {
+				t.Fatalf("tally %d: %v, want %v", j, out[j], want)
+			}
+		}
+	}
+}
