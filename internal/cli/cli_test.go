@@ -11,6 +11,7 @@ import (
 	"github.com/fallacylab/fallacylab/internal/cli"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -26,6 +27,14 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 		os.Setenv(reportcache.Env, dir) // testscript.Main exits: the folder stays in the temp folder
+	}
+	// And so do the stores' remembered checks.
+	if os.Getenv(sqlite.CheckCacheEnv) == "" {
+		dir, err := os.MkdirTemp("", "fallacylab-checked-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv(sqlite.CheckCacheEnv, dir)
 	}
 	testscript.Main(m, map[string]func(){"fallacylab": func() { os.Exit(cli.Main()) }})
 }

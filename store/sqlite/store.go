@@ -37,6 +37,7 @@ type Store struct {
 	ops      chan op
 	wg       sync.WaitGroup
 	close    sync.Once
+	checked  bool // passed PRAGMA quick_check when opened
 }
 
 type op struct {
@@ -240,14 +241,22 @@ func (s *Store) waitUnlocked(ctx context.Context, o Options) error {
 	}
 }
 
-// check refuses a damaged store (PRAGMA quick_check).
+// check refuses a damaged store (PRAGMA quick_check), unless these very
+// bytes passed before (checked.go).
 func (s *Store) check(ctx context.Context) error {
+	if checkedBefore(s.path) {
+		return nil
+	}
 	var res string
 	if err := s.db.QueryRowContext(ctx, `PRAGMA quick_check(1)`).Scan(&res); err != nil {
 		return s.explain(err)
 	}
 	if res != "ok" {
 		return fmt.Errorf("store %s is damaged (%s): nothing is written to it. Restore it from a copy, move it away and start a new store, or pass another --db", s.path, res)
+	}
+	s.checked = true
+	if s.readOnly {
+		rememberChecked(s.path)
 	}
 	return nil
 }
@@ -306,7 +315,11 @@ func (s *Store) DB() *sql.DB { return s.db }
 func (s *Store) Close() error {
 	s.close.Do(func() { close(s.ops) })
 	s.wg.Wait()
-	return s.db.Close()
+	err := s.db.Close()
+	if err == nil && !s.readOnly && s.checked {
+		rememberChecked(s.path) // as it is left: checked at open, written only by SQLite since
+	}
+	return err
 }
 
 // ReadOnly reports whether the store was opened read-only.

@@ -1,0 +1,4 @@
+package sqlite
+
+// CheckedBefore is checkedBefore, for the tests.
+var CheckedBefore = checkedBefore
