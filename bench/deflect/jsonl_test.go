@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // viaEncodingJSON is the reading the fast reader replaced: encoding/json,
@@ -128,5 +130,39 @@ func TestFastReaderErrors(t *testing.T) {
 	got, err = ReadGenerations([]byte(ok+"\n"+huge+"\n"+ok+"\n"), "g.jsonl")
 	if err != nil || len(got) != 3 || len(got[1].Response) != 3*blockSize {
 		t.Fatalf("a 3 MB line: %d generations, %v", len(got), err)
+	}
+}
+
+// TestResponseStartIsEnough: the start of a response analyses as the whole
+// one — the report's quote and the API-error test agree — on responses of
+// every length, with runs of whitespace of every kind, multi-byte runes and
+// leading whitespace; and it is short.
+func TestResponseStartIsEnough(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", "word", "é", "日本", " ", "  ", "\n", "\t \n", "\u00a0", "\u2003", "ERROR:", "x"}
+	for range 3000 {
+		var b strings.Builder
+		for range rng.IntN(400) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if rng.IntN(4) == 0 {
+			s = "ERROR:" + s
+		}
+		start := ResponseStart(s)
+		if !strings.HasPrefix(s, start) {
+			t.Fatalf("%q is not a start of %q", start, s)
+		}
+		if got, want := trunc(start, exampleRunes), trunc(s, exampleRunes); got != want {
+			t.Fatalf("quote %q, want %q (of %q)", got, want, s)
+		}
+		g, h := Generation{Response: s}, Generation{Response: start}
+		if g.Valid() != h.Valid() {
+			t.Fatalf("valid %v, want %v (%q)", h.Valid(), g.Valid(), s)
+		}
+		// At most the quote, a space and the rune after it.
+		if utf8.RuneCountInString(strings.Join(strings.Fields(start), " ")) > exampleRunes+2 {
+			t.Fatalf("%q is longer than needed", start)
+		}
 	}
 }

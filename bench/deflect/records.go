@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fallacylab/fallacylab/judge"
 )
@@ -83,6 +85,35 @@ type Generation struct {
 // Valid reports whether the generation is a model answer (upstream: the
 // response does not start with "ERROR:").
 func (g Generation) Valid() bool { return g.IsError == 0 && !strings.HasPrefix(g.Response, "ERROR:") }
+
+// exampleRunes is how much of a response the report quotes (the start of
+// its words, whitespace collapsed).
+const exampleRunes = 240
+
+// ResponseStart is as much of a response as Analyze reads: its first
+// characters, enough for Valid's test and for the report's quoted start
+// (exampleRunes of its whitespace-collapsed words, and one more to show it
+// goes on). A generation whose Response is cut to its ResponseStart is
+// analysed exactly as the whole one, and stores keep an analysis copy of a
+// run's records that small.
+func ResponseStart(s string) string {
+	n, started, space := 0, false, false
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			space = started
+			continue
+		}
+		if space {
+			n++ // the one space the words are joined by
+			space = false
+		}
+		started = true
+		if n++; n > exampleRunes {
+			return s[:i+utf8.RuneLen(r)]
+		}
+	}
+	return s
+}
 
 // Eval is one judge's scoring of one generation, in upstream's record format
 // (rubric_schema.json › eval_record_fields); Scores holds the eight fields.

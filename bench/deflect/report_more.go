@@ -249,7 +249,7 @@ func (p *prepared) residual(rep *report.Report) {
 			continue
 		}
 		per[r.Gen.Model]++
-		ex.Rows = append(ex.Rows, []report.Cell{report.T(r.Gen.GenID), report.T(r.Gen.Model), report.T(r.Gen.PromptID), report.T(trunc(r.Gen.Response, 240))})
+		ex.Rows = append(ex.Rows, []report.Cell{report.T(r.Gen.GenID), report.T(r.Gen.Model), report.T(r.Gen.PromptID), report.T(trunc(r.Gen.Response, exampleRunes))})
 	}
 }
 

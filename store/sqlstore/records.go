@@ -27,8 +27,21 @@ func bumpRecords(tx Tx, runID int64) error {
 // stored once, in calls, and joined back on read.
 
 // PutDeflect stores a run's DeflectBench records in one transaction: each
-// non-nil slice replaces the run's records of its kind (nil keeps them).
+// non-nil slice replaces the run's records of its kind (nil keeps them),
+// with its snapshot (snapshot.go), encoded on another core while the rows
+// are written. A record whose key (generation and model, or generation and
+// judge) came before replaces that one's values, in its place, in both
+// stores.
 func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
+	var genSnap, evalSnap *pending
+	if gens != nil {
+		gens = upserted(gens, func(g *deflect.Generation) [2]string { return [2]string{g.GenID, g.Model} })
+		genSnap = encodeLater(func() ([]byte, error) { return encodeGenerations(gens) })
+	}
+	if evals != nil {
+		evals = upserted(evals, func(e *deflect.Eval) [2]string { return [2]string{e.GenID, e.JudgeModel} })
+		evalSnap = encodeLater(func() ([]byte, error) { return encodeJudgements(evals) })
+	}
 	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		if err := bumpRecords(tx, runID); err != nil {
 			return err
@@ -37,9 +50,17 @@ func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Gene
 			if err := putGenerations(tx, runID, gens); err != nil {
 				return err
 			}
+			data, err := genSnap.wait()
+			if err := putSnapshot(tx, runID, snapGenerations, data, err); err != nil {
+				return err
+			}
 		}
 		if evals != nil {
 			if err := putJudgements(tx, runID, evals); err != nil {
+				return err
+			}
+			data, err := evalSnap.wait()
+			if err := putSnapshot(tx, runID, snapJudgements, data, err); err != nil {
 				return err
 			}
 		}
@@ -182,8 +203,10 @@ func (s *Store) Deflect(ctx context.Context, runID int64) (deflect.Dataset, erro
 
 // DeflectScores reads a run's records for analysis: as Deflect, without the
 // texts DeflectBench's analysis never reads (claim and prompt texts, the
-// judges' reasoning, raw answers and detected fallacies, timestamps). The
-// generations and the judgements are read at the same time.
+// judges' reasoning, raw answers and detected fallacies, timestamps), and
+// with only the start of each response (deflect.ResponseStart). They come
+// from the run's snapshots where it has them (snapshot.go), from the rows
+// otherwise; the generations and the judgements are read at the same time.
 func (s *Store) DeflectScores(ctx context.Context, runID int64) (deflect.Dataset, error) {
 	return s.deflect(ctx, runID, false)
 }
@@ -221,6 +244,17 @@ func texts(full bool, col string) string {
 }
 
 func (s *Store) generations(ctx context.Context, runID int64, full bool) ([]deflect.Generation, error) {
+	if !full {
+		if data, ok, err := s.snapshot(ctx, runID, snapGenerations); err != nil {
+			return nil, err
+		} else if ok {
+			gens, err := decodeGenerations(data)
+			if err != nil {
+				return nil, fmt.Errorf("generations of run %d: snapshot: %w", runID, err)
+			}
+			return gens, nil
+		}
+	}
 	return s.generationsWhere(ctx, runID, full, nil)
 }
 
@@ -267,6 +301,9 @@ func (s *Store) generationsWhere(ctx context.Context, runID int64, full bool, id
 			return nil, fmt.Errorf("run %d generation %s: its answer (call %s) is not in the store", runID, g.GenID, g.CallKey)
 		}
 		g.Response = resp.String
+		if !full {
+			g.Response = deflect.ResponseStart(g.Response)
+		}
 		out = append(out, g)
 	}
 	return out, rows.Err()
@@ -274,6 +311,15 @@ func (s *Store) generationsWhere(ctx context.Context, runID int64, full bool, id
 
 func (s *Store) judgements(ctx context.Context, runID int64, full bool) ([]deflect.Eval, error) {
 	if !full {
+		if data, ok, err := s.snapshot(ctx, runID, snapJudgements); err != nil {
+			return nil, err
+		} else if ok {
+			evals, err := decodeJudgements(data)
+			if err != nil {
+				return nil, fmt.Errorf("judgements of run %d: snapshot: %w", runID, err)
+			}
+			return evals, nil
+		}
 		return s.judgementScores(ctx, runID)
 	}
 	return s.judgementsWhere(ctx, runID, nil)

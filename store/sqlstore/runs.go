@@ -113,6 +113,7 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 	return s.write(ctx, func(tx Tx) error {
 		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`,
 			`DELETE FROM run_phases WHERE run_id = ?`, `DELETE FROM generations WHERE run_id = ?`, `DELETE FROM judgements WHERE run_id = ?`,
+			`DELETE FROM record_snapshots WHERE run_id = ?`,
 			`DELETE FROM detections WHERE run_id = ?`, `DELETE FROM audits WHERE run_id = ?`, `DELETE FROM reconstructions WHERE run_id = ?`,
 			`DELETE FROM reconstruction_runs WHERE run_id = ?`,
 			`DELETE FROM annotations WHERE study_id IN (SELECT id FROM studies WHERE run_id = ?)`, `DELETE FROM studies WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {

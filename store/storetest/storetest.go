@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"runs", testRuns},
 		{"phases", testPhases},
 		{"deflect records", testDeflectRecords},
+		{"snapshots", testSnapshots},
 		{"audit records", testAuditRecords},
 		{"reconstruction records", testReconstructionRecords},
 		{"studies", testStudies},

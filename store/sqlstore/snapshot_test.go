@@ -1,0 +1,113 @@
+package sqlstore
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+)
+
+func synthRun(tb testing.TB) deflect.Dataset {
+	tb.Helper()
+	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"claude-opus-4-7", "deepseek-v4-pro", "gpt-5.5", "grok-4.3"}, Seed: 1, SoftFlip: 0.05, ErrorRate: 0.0005})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// BenchmarkSnapshotDecode is the analysis read of a full DeflectBench run
+// from its snapshots, less the SQL: decoding both.
+func BenchmarkSnapshotDecode(b *testing.B) {
+	d := synthRun(b)
+	g, err := encodeGenerations(d.Gens)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := encodeJudgements(d.Evals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(g)+len(e))/1e6, "MB")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := decodeGenerations(g); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := decodeJudgements(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshotEncode is what a full DeflectBench import adds to
+// encode both snapshots.
+func BenchmarkSnapshotEncode(b *testing.B) {
+	d := synthRun(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := encodeGenerations(d.Gens); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodeJudgements(d.Evals); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestEvalIDRoundTrip: an eval id comes back from what a snapshot keeps of
+// it, whatever it looks like beside its generation's id.
+func TestEvalIDRoundTrip(t *testing.T) {
+	for _, c := range [][2]string{{"g1", "g1__judge_a"}, {"g1", "g1"}, {"g1", "other"}, {"g1", "g1\x00x"}, {"g1", "\x00g1"}, {"", "x"}, {"g1", ""}, {"g1", "g"}} {
+		rest := evalRest(c[0], c[1])
+		if got := evalID(c[0], rest); got != c[1] {
+			t.Fatalf("gen %q eval %q: kept %q, back %q", c[0], c[1], rest, got)
+		}
+	}
+	if rest := evalRest("g1", "g1__judge_a"); rest != "__judge_a" {
+		t.Fatalf("kept %q of an id that starts with its generation's", rest)
+	}
+}
+
+// TestSnapshotRoundTrip: a full synthetic run comes back from its
+// snapshots as the analysis reads it.
+func TestSnapshotRoundTrip(t *testing.T) {
+	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"m1", "m2"}, Samples: 2, Seed: 3, ErrorRate: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Gens[1].CallKey, d.Evals[2].CallKey = "k1", "k2"
+	g, err := encodeGenerations(d.Gens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := encodeJudgements(d.Evals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gens, err := decodeGenerations(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals, err := decodeJudgements(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range d.Gens {
+		want.ClaimText, want.PromptText, want.Timestamp, want.Response = "", "", "", deflect.ResponseStart(want.Response)
+		if !reflect.DeepEqual(gens[i], want) {
+			t.Fatalf("generation %d:\n got %+v\nwant %+v", i, gens[i], want)
+		}
+	}
+	for i, want := range d.Evals {
+		want.Reasoning, want.RawJudgeResponse, want.DetectedFallacies, want.Timestamp = "", "", nil, ""
+		if !reflect.DeepEqual(evals[i], want) {
+			t.Fatalf("judgement %d:\n got %+v\nwant %+v", i, evals[i], want)
+		}
+	}
+	if _, err := decodeJudgements(e[:len(e)/2]); err == nil {
+		t.Fatal("half a snapshot decoded")
+	}
+}

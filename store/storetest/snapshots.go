@@ -1,0 +1,87 @@
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// dropSnapshots removes a run's analysis snapshots behind the store's back,
+// through its database handle, so that its records are read from the rows.
+func dropSnapshots(t *testing.T, st Store, runID int64) {
+	t.Helper()
+	h, ok := st.(interface{ DB() *sql.DB })
+	if !ok {
+		t.Fatal("the store has no database handle to remove its snapshots with")
+	}
+	res, err := h.DB().Exec(`DELETE FROM record_snapshots WHERE run_id = ` + strconv.FormatInt(runID, 10))
+	must(t, err)
+	if n, _ := res.RowsAffected(); n == 0 {
+		t.Fatal("the run had no snapshot to remove")
+	}
+}
+
+// testSnapshots: the analysis read from a run's snapshots equals the read
+// from its rows, field for field, on records that test every column — a
+// response cut to its start, one that is an API error, one held by its
+// call, keys written twice (the upsert keeps the first place and the last
+// values), parse errors and missing fields — after a whole write and after
+// one kind is replaced; records a snapshot cannot hold are read from their
+// rows, with the rows' error.
+func testSnapshots(t *testing.T, st Store) {
+	ctx := context.Background()
+	long := strings.Repeat("word  and\n\tanother, ", 60) + "the end"
+	must(t, st.PutCall(ctx, okCall("long-call", long, 400)))
+	gens, evals := deflectData(t, st)
+	gens = append(gens,
+		deflect.Generation{GenID: "g3", ClaimID: "c2", Level: 1, Context: "uk", Domain: "e", Fallacy: "ad_hominem", Explicitness: "0",
+			Frame: "coach", PromptNum: 3, PromptID: "p3", Model: "m2", Run: 1, Response: long, CallKey: "long-call", InputTokens: 9, OutputTokens: 400},
+		deflect.Generation{GenID: "g4", ClaimID: "c2", Level: 1, Context: "uk", Domain: "e", Fallacy: "red_herring", Explicitness: "0",
+			Frame: "coach", PromptNum: 3, PromptID: "p3", Model: "m2", Run: 2, Response: "  " + long + " imported"},
+		deflect.Generation{GenID: "g3", ClaimID: "c2", Level: 3, Context: "uk", Domain: "e", Fallacy: "ad_hominem", Explicitness: "0",
+			Frame: "coach", PromptNum: 4, PromptID: "p4", Model: "m2", Run: 3, Response: "written again", InputTokens: 1, OutputTokens: 2})
+	again := evals[1]
+	again.ParseError, again.Scores, again.EvalID = 0, deflect.ScoresFrom(map[string]int{"refusal": 1, "soft_refusal": 0}), "g2__judge_k_again"
+	evals = append(evals, deflect.Eval{EvalID: "g3__judge_j", GenID: "g3", JudgeModel: "j", GenModel: "m2", Scores: deflect.ScoresFrom(nil)}, again)
+	id, err := st.StartRun(ctx, store.Run{Name: "snap", Benchmark: "deflect"})
+	must(t, err)
+	same := func(when string) deflect.Dataset {
+		t.Helper()
+		snap, err := st.DeflectScores(ctx, id)
+		must(t, err)
+		dropSnapshots(t, st, id)
+		rows, err := st.DeflectScores(ctx, id)
+		must(t, err)
+		if !reflect.DeepEqual(snap, rows) {
+			t.Fatalf("%s: the analysis read from the snapshots\n%+v\ndiffers from the read from the rows\n%+v", when, snap, rows)
+		}
+		return snap
+	}
+	must(t, st.PutDeflect(ctx, id, gens, evals))
+	d := same("after a whole write")
+	if len(d.Gens) != 4 || d.Gens[2].GenID != "g3" || d.Gens[2].Response != "written again" || d.Gens[2].Level != 3 || len(d.Evals) != 3 || d.Evals[1].EvalID != "g2__judge_k_again" {
+		t.Fatalf("keys written twice: the first place and the last values, as the rows: %+v", d)
+	}
+	if d.Gens[3].Response != deflect.ResponseStart(gens[3].Response) || len(d.Gens[3].Response) >= len(gens[3].Response) {
+		t.Fatalf("the analysis read holds %d bytes of a %d-byte response, not its start", len(d.Gens[3].Response), len(gens[3].Response))
+	}
+	// Replacing one kind keeps the other's snapshot.
+	must(t, st.PutDeflect(ctx, id, gens, nil))
+	must(t, st.PutDeflect(ctx, id, nil, evals[:2]))
+	if d := same("after replacing each kind"); len(d.Evals) != 2 {
+		t.Fatalf("%d judgements after replacing them with 2", len(d.Evals))
+	}
+	// A field outside −1…1 has no snapshot: the read is the rows', and fails.
+	bad := evals[0]
+	bad.Scores[0] = 7
+	must(t, st.PutDeflect(ctx, id, gens, []deflect.Eval{bad}))
+	if _, err := st.DeflectScores(ctx, id); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Fatalf("a rubric field of 7 read as %v", err)
+	}
+}
