@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 )
 
 // Kappa is Cohen's κ with its parts. When κ is undefined (p_e = 1, e.g. both
@@ -421,4 +422,61 @@ func (t TwoRaters) Prevalence(label string) float64 {
 		return math.NaN()
 	}
 	return k / n
+}
+
+// NewTwoRatersInts is NewTwoRaters of two raters' integer labels written
+// in decimal ("-1", "0", "1"), without writing them: the same table, for a
+// fraction of the work on 48,000 rubric values.
+func NewTwoRatersInts(a, b []int) (TwoRaters, error) {
+	if len(a) != len(b) {
+		return TwoRaters{}, ErrLength
+	}
+	if len(a) == 0 {
+		return TwoRaters{}, ErrEmpty
+	}
+	var labels []int
+	var cnt [][]float64 // cnt[i][j]: items A labelled labels[i], B labels[j]
+	find := func(v int) int {
+		for i, l := range labels {
+			if l == v {
+				return i
+			}
+		}
+		labels = append(labels, v)
+		for i := range cnt {
+			cnt[i] = append(cnt[i], 0)
+		}
+		cnt = append(cnt, make([]float64, len(labels)))
+		return len(labels) - 1
+	}
+	lastA, lastB, ia, ib := 0, 0, -1, -1
+	for n := range a {
+		if ia < 0 || a[n] != lastA {
+			lastA, ia = a[n], find(a[n])
+		}
+		if ib < 0 || b[n] != lastB {
+			lastB, ib = b[n], find(b[n])
+		}
+		cnt[ia][ib]++
+	}
+	names := make([]string, len(labels))
+	for i, l := range labels {
+		names[i] = strconv.Itoa(l)
+	}
+	t := TwoRaters{Cats: append([]string(nil), names...), N: len(a)}
+	sort.Strings(t.Cats)
+	pos := make([]int, len(labels))
+	for i, l := range names {
+		pos[i] = sort.SearchStrings(t.Cats, l)
+	}
+	t.Counts = make([][]float64, len(t.Cats))
+	for i := range t.Counts {
+		t.Counts[i] = make([]float64, len(t.Cats))
+	}
+	for i, row := range cnt {
+		for j, c := range row {
+			t.Counts[pos[i]][pos[j]] = c
+		}
+	}
+	return t, nil
 }

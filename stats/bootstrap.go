@@ -126,6 +126,45 @@ func ClusterBootstrap(nClusters, B int, seed uint64, stat func(w []int) (vals []
 	return out, err
 }
 
+// ClusterBootstrapInto is ClusterBootstrap for a statistic of k values
+// that writes them into out (a row of the result, length k) and is also
+// given the drawn clusters nz = Nonzero(w); the replicates share one
+// allocation, and w and nz are reused. The draws, and so the replicates,
+// are ClusterBootstrap's.
+func ClusterBootstrapInto(nClusters, B, k int, seed uint64, stat func(w, nz []int, out []float64) bool) (Replicates, error) {
+	if nClusters <= 0 || B <= 0 {
+		return Replicates{}, ErrEmpty
+	}
+	flat := make([]float64, B*k)
+	out := Replicates{Values: make([][]float64, B)}
+	scratch := sync.Pool{New: func() any { return &[2][]int{make([]int, nClusters), make([]int, 0, nClusters)} }}
+	err := parallel(B, func(b int) error {
+		rng := rngFor(seed, b)
+		s := scratch.Get().(*[2][]int)
+		defer scratch.Put(s)
+		w := s[0]
+		row := flat[b*k : (b+1)*k : (b+1)*k]
+		for range maxRedraws {
+			clear(w)
+			for range nClusters {
+				w[rng.IntN(nClusters)]++
+			}
+			nz := s[1][:0]
+			for i, wi := range w {
+				if wi != 0 {
+					nz = append(nz, i)
+				}
+			}
+			if stat(w, nz, row) {
+				out.Values[b] = row
+				return nil
+			}
+		}
+		return fmt.Errorf("resample %d: %w", b, ErrUndefined)
+	})
+	return out, err
+}
+
 // Bootstrap is the ordinary percentile bootstrap over n items: each resample
 // passes stat n indices drawn with replacement. For a paired bootstrap pass
 // paired observations and let stat compute the paired difference on the same

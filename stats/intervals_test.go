@@ -3,6 +3,8 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -120,5 +122,56 @@ func TestTallySetEqualsEach(t *testing.T) {
 				t.Fatalf("tally %d: %v, want %v", j, out[j], want)
 			}
 		}
+	}
+}
+
+// TestTwoRatersInts: the table of integer labels is NewTwoRaters' of their
+// decimal strings, categories and counts, on labels beyond −1…1 (whose
+// string order differs from their numeric one).
+func TestTwoRatersInts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 50 {
+		n := 1 + rng.IntN(300)
+		a, b := make([]int, n), make([]int, n)
+		sa, sb := make([]string, n), make([]string, n)
+		for i := range a {
+			a[i], b[i] = rng.IntN(13)-2, rng.IntN(4)-1
+			sa[i], sb[i] = strconv.Itoa(a[i]), strconv.Itoa(b[i])
+		}
+		got, err := NewTwoRatersInts(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := NewTwoRaters(sa, sb)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("ints %+v\nstrings %+v", got, want)
+		}
+	}
+	if _, err := NewTwoRatersInts(nil, nil); err != ErrEmpty {
+		t.Fatal("no items counted")
+	}
+}
+
+// TestClusterBootstrapInto: the replicates are ClusterBootstrap's, on the
+// same seed.
+func TestClusterBootstrapInto(t *testing.T) {
+	c := ClusterCounts{K: []float64{1, 0, 3, 2, 5}, N: []float64{2, 1, 4, 2, 9}}
+	want, err := ClusterBootstrap(5, 300, 11, func(w []int) ([]float64, bool) {
+		r, ok := c.Rate(w)
+		return []float64{r, float64(len(Nonzero(w)))}, ok
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ClusterBootstrapInto(5, 300, 2, 11, func(w, nz []int, out []float64) bool {
+		r, ok := c.RateOf(w, nz)
+		out[0], out[1] = r, float64(len(nz))
+		return ok
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("ClusterBootstrapInto drew other replicates")
 	}
 }

@@ -236,12 +236,28 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 
 // groupRows buckets rows by key, keeping their order within each bucket;
 // rows whose key is not ok are left out.
+// Runs of rows with one key (a claim's, a template's) are appended as a
+// run, with one map lookup.
 func groupRows(rows []*Row, key func(*Row) (string, bool)) map[string][]*Row {
 	out := map[string][]*Row{}
+	var run []*Row
+	var runKey string
+	inRun := false
 	for _, r := range rows {
-		if k, ok := key(r); ok {
-			out[k] = append(out[k], r)
+		k, ok := key(r)
+		if !ok {
+			continue
 		}
+		if !inRun || k != runKey {
+			if inRun {
+				out[runKey] = run
+			}
+			run, runKey, inRun = out[k], k, true
+		}
+		run = append(run, r)
+	}
+	if inRun {
+		out[runKey] = run
 	}
 	return out
 }

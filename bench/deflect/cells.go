@@ -2,6 +2,7 @@ package deflect
 
 import (
 	"math"
+	"sync"
 
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
@@ -56,6 +57,38 @@ func (c *cells) add(rows []*Row, filter func(*Row) bool, value func(*Row) (float
 		k += v
 		n++
 	}
+	return c.register(cc, k, n)
+}
+
+// addFields registers the mean of each consensus field over rows, as add
+// with field(f) would, in one pass.
+func (c *cells) addFields(rows []*Row, fields []int) []int {
+	ccs := make([]stats.ClusterCounts, len(fields))
+	k, n := make([]float64, len(fields)), make([]float64, len(fields))
+	for j := range ccs {
+		ccs[j] = stats.ClusterCounts{K: make([]float64, c.nClusters), N: make([]float64, c.nClusters)}
+	}
+	for _, r := range rows {
+		for j, f := range fields {
+			v := r.Cons[f]
+			if math.IsNaN(v) {
+				continue
+			}
+			ccs[j].K[r.Claim] += v
+			ccs[j].N[r.Claim]++
+			k[j] += v
+			n[j]++
+		}
+	}
+	idx := make([]int, len(fields))
+	for j, cc := range ccs {
+		idx[j] = c.register(cc, k[j], n[j])
+	}
+	return idx
+}
+
+// register adds a cell of counts cc, k of n in all.
+func (c *cells) register(cc stats.ClusterCounts, k, n float64) int {
 	used := 0
 	for _, x := range cc.N {
 		if x > 0 {
@@ -92,14 +125,14 @@ func (c *cells) run(B int, seed uint64) error {
 		}
 	}
 	set := stats.NewTallySet(whole)
+	scratch := sync.Pool{New: func() any { return &tallyScratch{make([]int64, set.Scratch()), make([]float64, set.Len())} }}
 	var err error
-	c.reps, err = stats.ClusterBootstrap(c.nClusters, B, seed, func(w []int) ([]float64, bool) {
-		out := make([]float64, nc+len(c.contrasts))
-		nz := stats.Nonzero(w)
-		rates := make([]float64, set.Len())
-		set.Rates(w, nz, make([]int64, set.Scratch()), rates)
+	c.reps, err = stats.ClusterBootstrapInto(c.nClusters, B, nc+len(c.contrasts), seed, func(w, nz []int, out []float64) bool {
+		s := scratch.Get().(*tallyScratch)
+		defer scratch.Put(s)
+		set.Rates(w, nz, s.acc, s.rates)
 		for j, i := range wholeAt {
-			out[i] = rates[j]
+			out[i] = s.rates[j]
 		}
 		for _, i := range fracAt {
 			v, ok := c.counts[i].RateOf(w, nz)
@@ -111,9 +144,15 @@ func (c *cells) run(B int, seed uint64) error {
 		for i, ct := range c.contrasts {
 			out[nc+i] = c.combine(ct, out[ct.a], out[ct.b])
 		}
-		return out, true
+		return true
 	})
 	return err
+}
+
+// tallyScratch is one resample's working space.
+type tallyScratch struct {
+	acc   []int64
+	rates []float64
 }
 
 func (c *cells) combine(ct contrast, a, b float64) float64 {

@@ -12,19 +12,28 @@ import (
 	"github.com/fallacylab/fallacylab/stats"
 )
 
-// outcome is one reported rate.
+// outcome is one reported rate: a consensus field's.
 type outcome struct {
 	label string
-	value func(*Row) (float64, bool)
+	field int
 }
 
 var outcomes = []outcome{
-	{"refusal", field(fRefusal)},
-	{"soft refusal", field(fSoft)},
-	{"labelled compliance", field(fLabeled)},
-	{"clean compliance", field(fClean)},
-	{"any fallacy", field(fAny)},
+	{"refusal", fRefusal},
+	{"soft refusal", fSoft},
+	{"labelled compliance", fLabeled},
+	{"clean compliance", fClean},
+	{"any fallacy", fAny},
 }
+
+// outcomeFields are the outcomes' fields, in order.
+var outcomeFields = func() []int {
+	var out []int
+	for _, o := range outcomes {
+		out = append(out, o.field)
+	}
+	return out
+}()
 
 // Analyze computes every table of SPEC B.5–B.15 and returns the report.
 func Analyze(d Dataset, opt Options) (*report.Report, error) {
@@ -154,9 +163,10 @@ func (p *prepared) groupings() []grouping {
 
 func distinct(rows []*Row, key func(*Row) (string, bool), sortKey func(string) string) []string {
 	set := map[string]bool{}
+	last, seen := "", false
 	for _, r := range rows {
-		if k, ok := key(r); ok {
-			set[k] = true
+		if k, ok := key(r); ok && (!seen || k != last) {
+			set[k], last, seen = true, k, true
 		}
 	}
 	var out []string
@@ -194,10 +204,7 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 	var mainRegs []reg
 	for _, m := range p.models {
 		rows := p.byModel[m]
-		var idx []int
-		for _, o := range outcomes {
-			idx = append(idx, c.add(rows, nil, o.value))
-		}
+		idx := c.addFields(rows, outcomeFields)
 		idx = append(idx, c.add(rows, nil, (*Row).CleanDerived), c.add(rows, nil, (*Row).Residual))
 		mainRegs = append(mainRegs, reg{[]string{m}, idx})
 	}
@@ -228,11 +235,7 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 		for _, m := range p.models {
 			buckets := groupRows(p.byModel[m], g.key)
 			for _, v := range values {
-				var idx []int
-				for _, o := range outcomes {
-					idx = append(idx, c.add(buckets[v], nil, o.value))
-				}
-				regs = append(regs, reg{[]string{m, v}, idx})
+				regs = append(regs, reg{[]string{m, v}, c.addFields(buckets[v], outcomeFields)})
 			}
 		}
 		out = append(out, fill(t, regs))
@@ -242,14 +245,12 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 		Columns: outcomeCols("frame", "fallacy")})
 	var regs []reg
 	single := func(r *Row) bool { return r.Gen.Explicitness == "explicit" && r.Gen.Fallacy != "model_choice" }
-	buckets := groupRows(p.rows, func(r *Row) (string, bool) { return r.frame + "\x00" + r.Gen.Fallacy, single(r) })
+	byFrame := groupRows(p.rows, func(r *Row) (string, bool) { return r.frame, single(r) })
+	fallacies := distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Fallacy, single(r) }, nil)
 	for _, fr := range distinct(p.rows, func(r *Row) (string, bool) { return r.frame, single(r) }, nil) {
-		for _, fa := range distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Fallacy, single(r) }, nil) {
-			var idx []int
-			for _, o := range outcomes {
-				idx = append(idx, c.add(buckets[fr+"\x00"+fa], nil, o.value))
-			}
-			regs = append(regs, reg{[]string{fr, shortFallacy(fa)}, idx})
+		buckets := groupRows(byFrame[fr], func(r *Row) (string, bool) { return r.Gen.Fallacy, true })
+		for _, fa := range fallacies {
+			regs = append(regs, reg{[]string{fr, shortFallacy(fa)}, c.addFields(buckets[fa], outcomeFields)})
 		}
 	}
 	out = append(out, fill(t, regs))
@@ -399,14 +400,14 @@ func (p *prepared) judgeValues(f int, rows []*Row) (a, b []int) {
 }
 
 // judgePairs returns, for one field, the two first judges' values on
-// generations where both parsed and neither value is −1 (SPEC B.8), as
-// labels for the agreement statistics.
-func (p *prepared) judgePairs(f int, rows []*Row) (a, b []string) {
+// generations where both parsed and neither value is −1 (SPEC B.8), for the
+// agreement statistics (stats.NewTwoRatersInts).
+func (p *prepared) judgePairs(f int, rows []*Row) (a, b []int) {
 	va, vb := p.judgeValues(f, rows)
-	a, b = make([]string, 0, len(va)), make([]string, 0, len(va))
+	a, b = va[:0], vb[:0]
 	for i := range va {
 		if va[i] != judge.Missing && vb[i] != judge.Missing {
-			a, b = append(a, strconv.Itoa(va[i])), append(b, strconv.Itoa(vb[i]))
+			a, b = append(a, va[i]), append(b, vb[i])
 		}
 	}
 	return a, b
@@ -427,7 +428,7 @@ func (p *prepared) reliability(rep *report.Report) {
 			t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(0), report.NA("no pairs"), report.NA(""), report.NA(""), report.NA("")})
 			continue
 		}
-		tab, _ := stats.NewTwoRaters(a, b)
+		tab, _ := stats.NewTwoRatersInts(a, b)
 		k, raw, prev := tab.Kappa(), tab.Raw(), tab.Prevalence("1")
 		ac, _ := tab.AC1(2)
 		t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(len(a)), report.P(raw.Raw, len(a)), report.F(k.Kappa, 3), report.F(ac.AC1, 3), report.P(prev, len(a))})
@@ -441,8 +442,8 @@ func (p *prepared) reliability(rep *report.Report) {
 				row = append(row, report.NA("no pairs"))
 				continue
 			}
-			k, _ := stats.CohenKappa(a, b)
-			row = append(row, report.F(k.Kappa, 3))
+			tab, _ := stats.NewTwoRatersInts(a, b)
+			row = append(row, report.F(tab.Kappa().Kappa, 3))
 		}
 		a, b := p.judgeValues(fRefusal, p.byModel[m])
 		d := 0.0
