@@ -3,6 +3,7 @@ package deflect
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -149,58 +150,74 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 	for i, j := range p.judges {
 		judgeIdx[j] = i
 	}
-	// gen → the first parsed eval of each judge, in judge order.
-	evalsOK := make(map[string][]*Eval, len(d.Gens))
+	// gen → the first parsed eval of each judge, in judge order: judges
+	// evals from firstOK[gen] on in one slab.
+	nj := len(p.judges)
+	firstOK := make(map[string]int, len(d.Gens))
+	var okEvals []*Eval
 	for i := range d.Evals {
 		e := &d.Evals[i]
 		if e.ParseError != 0 {
 			continue
 		}
-		m := evalsOK[e.GenID]
-		if m == nil {
-			m = make([]*Eval, len(p.judges))
-			evalsOK[e.GenID] = m
+		at, ok := firstOK[e.GenID]
+		if !ok {
+			at = len(okEvals)
+			firstOK[e.GenID] = at
+			okEvals = append(okEvals, make([]*Eval, nj)...)
 		}
-		if j := judgeIdx[e.JudgeModel]; m[j] == nil { // first row per (gen, judge)
-			m[j] = e
+		if j := judgeIdx[e.JudgeModel]; okEvals[at+j] == nil { // first row per (gen, judge)
+			okEvals[at+j] = e
 		}
 	}
 	claimIdx := map[string]int{}
 	models := map[string]bool{}
-	seen := make(map[string]bool, len(d.Gens))
 	// Work in gen_id order so results do not depend on input order.
 	gens := make([]*Generation, len(d.Gens))
 	for i := range d.Gens {
 		gens[i] = &d.Gens[i]
 	}
-	sort.Slice(gens, func(i, j int) bool { return gens[i].GenID < gens[j].GenID })
-	for _, g := range gens {
-		if seen[g.GenID] {
+	slices.SortFunc(gens, func(a, b *Generation) int { return strings.Compare(a.GenID, b.GenID) })
+	// Rows, their judges' scores and frame labels come from slabs and a
+	// cache: one allocation each, not one per generation.
+	rows := make([]Row, 0, len(gens))
+	scores := make([]judgeScores, 0, len(gens)*nj)
+	frames := map[frameKey]string{}
+	vals := make([]int, 0, nj)
+	for i, g := range gens {
+		if i > 0 && gens[i-1].GenID == g.GenID { // sorted: a repeat is next to it
 			return nil, fmt.Errorf("generation %s appears twice", g.GenID)
 		}
-		seen[g.GenID] = true
 		models[g.Model] = true
 		p.attempted[g.Model]++
 		p.samples = max(p.samples, g.Run)
-		if _, ok := claimIdx[g.ClaimID]; !ok {
-			claimIdx[g.ClaimID] = len(p.claims)
+		claim, ok := claimIdx[g.ClaimID]
+		if !ok {
+			claim = len(p.claims)
+			claimIdx[g.ClaimID] = claim
 			p.claims = append(p.claims, g.ClaimID)
 		}
 		if !g.Valid() {
 			p.errors[g.Model]++
 			continue
 		}
-		r := &Row{Gen: g, Claim: claimIdx[g.ClaimID], frame: frameLabel(g), scores: make([]judgeScores, len(p.judges))}
-		for i, e := range evalsOK[g.GenID] {
-			if e != nil {
-				r.Judges++
-				r.scores[i].ok = true
-				for f := range Fields {
-					r.scores[i].v[f] = e.Scores[f]
+		fk := frameKey{g.PromptNum, g.Explicitness, g.Frame}
+		frame, ok := frames[fk]
+		if !ok {
+			frame = frameLabel(g)
+			frames[fk] = frame
+		}
+		scores = append(scores, make([]judgeScores, nj)...)
+		r := Row{Gen: g, Claim: claim, frame: frame, scores: scores[len(scores)-nj : len(scores) : len(scores)]}
+		if at, ok := firstOK[g.GenID]; ok {
+			for i, e := range okEvals[at : at+nj] {
+				if e != nil {
+					r.Judges++
+					r.scores[i].ok = true
+					r.scores[i].v = e.Scores
 				}
 			}
 		}
-		vals := make([]int, 0, len(p.judges))
 		for f := range Fields {
 			vals = vals[:0]
 			for _, s := range r.scores {
@@ -218,10 +235,15 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 			p.unjudged++
 			p.unjudgedBy[g.Model]++
 			if opt.Mode != judge.Code {
+				scores = scores[:len(scores)-nj]
 				continue // G.1: excluded from rates, counted in the report
 			}
 		}
-		p.rows = append(p.rows, r)
+		rows = append(rows, r)
+	}
+	p.rows = make([]*Row, len(rows))
+	for i := range rows {
+		p.rows[i] = &rows[i]
 	}
 	p.byModel = groupRows(p.rows, func(r *Row) (string, bool) { return r.Gen.Model, true })
 	for m := range models {
@@ -313,6 +335,12 @@ func (r *Row) Disagree() bool {
 func FrameLabel(g *Generation) string { return frameLabel(g) }
 
 // frameLabel names a prompt_num with its frame, e.g. "1 direct".
+// frameKey is what a frame label is made of.
+type frameKey struct {
+	num         int
+	explicit, f string
+}
+
 func frameLabel(g *Generation) string {
 	return fmt.Sprintf("%d %s %s", g.PromptNum, g.Explicitness, g.Frame)
 }
