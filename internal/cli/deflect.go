@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fallacylab/fallacylab/store"
 
@@ -355,36 +356,69 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 // import keeps.
 func readDatasetFiles(g *Global, gensPaths, evalsPaths string, forAnalysis bool) (deflect.Dataset, error) {
 	var d deflect.Dataset
-	gens, err := expandPaths("generations", gensPaths)
-	if err != nil {
+	var err error
+	var files int
+	if d.Gens, files, err = readGenerationFiles(gensPaths); err != nil {
 		return d, err
 	}
-	for _, p := range gens {
+	if d.Evals, err = readEvalFiles(evalsPaths, forAnalysis); err != nil {
+		return d, err
+	}
+	return dedupeDataset(g, d, files), nil
+}
+
+// readGenerationFiles reads the generations files (files or globs,
+// comma-separated), and says how many files there were.
+func readGenerationFiles(paths string) ([]deflect.Generation, int, error) {
+	files, err := expandPaths("generations", paths)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []deflect.Generation
+	for _, p := range files {
 		got, err := readFileWith(p, func(r io.Reader) ([]deflect.Generation, error) { return deflect.ReadGenerationsFrom(r, p) })
 		if err != nil {
-			return d, err
+			return nil, 0, err
 		}
-		d.Gens = append(d.Gens, got...)
+		out = append(out, got...)
 	}
-	evals, err := expandPaths("evals", evalsPaths)
+	return out, len(files), nil
+}
+
+// readEvalFiles reads the evals files.
+func readEvalFiles(paths string, forAnalysis bool) ([]deflect.Eval, error) {
+	files, err := expandPaths("evals", paths)
 	if err != nil {
-		return d, err
+		return nil, err
 	}
-	for _, p := range evals {
+	var out []deflect.Eval
+	for _, p := range files {
 		ev, err := readFileWith(p, func(r io.Reader) ([]deflect.Eval, error) { return deflect.ReadEvalsFrom(r, p, forAnalysis) })
 		if err != nil {
-			return d, err
+			return nil, err
 		}
-		d.Evals = append(d.Evals, ev...)
+		out = append(out, ev...)
 	}
+	return out, nil
+}
+
+// dedupeDataset drops repeated records as upstream does, saying so, and
+// says how many generations the genFiles files held.
+func dedupeDataset(g *Global, d deflect.Dataset, genFiles int) deflect.Dataset {
 	d, dg, de := deflect.Dedupe(d)
-	if dg > 0 || de > 0 {
-		fmt.Fprintf(g.Stderr, "dropped %d duplicate generations and %d duplicate evals (same gen_id; same gen_id and judge): the first of each is kept, as upstream does\n", dg, de)
+	sayRead(g, dg, de, genFiles, len(d.Gens))
+	return d
+}
+
+// sayRead says what reading the files dropped, and how many generations
+// the genFiles files held.
+func sayRead(g *Global, droppedGens, droppedEvals, genFiles, gens int) {
+	if droppedGens > 0 || droppedEvals > 0 {
+		fmt.Fprintf(g.Stderr, "dropped %d duplicate generations and %d duplicate evals (same gen_id; same gen_id and judge): the first of each is kept, as upstream does\n", droppedGens, droppedEvals)
 	}
-	if len(gens) > 1 {
-		fmt.Fprintf(g.Stderr, "read %d generations files (%d generations)\n", len(gens), len(d.Gens))
+	if genFiles > 1 {
+		fmt.Fprintf(g.Stderr, "read %d generations files (%d generations)\n", genFiles, gens)
 	}
-	return d, nil
 }
 
 // readFileWith opens path and reads it with read.
@@ -525,55 +559,106 @@ func newDeflectImportCmd(g *Global) *cobra.Command {
 			if gens == "" {
 				return fmt.Errorf("--generations is required")
 			}
-			d, err := readDatasetFiles(g, gens, evals, false)
-			if err != nil {
-				return err
-			}
-			s, err := openSession(g)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ctx := cmd.Context()
-			run, err := s.start(ctx, runSpec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: map[string]string{"generations": gens, "evals": evals},
-				Identity: []any{importDigest(gens, evals)}})
-			if err != nil {
-				return err
-			}
-			// The report with its default options is analysed on the other
-			// core while the records are written, and left in the report
-			// cache: the first `deflect report` (or viewer page) of the run
-			// reads it back instead of analysing 72,000 records again.
-			warm := make(chan *report.Report, 1)
-			if reportcache.Enabled() {
-				go func() {
-					rep, err := deflect.Analyze(d, defaultAnalysis())
-					if err != nil {
-						rep = nil // the report will say why
-					}
-					warm <- rep
-				}()
-			} else {
-				warm <- nil
-			}
-			// One transaction: either every record lands or none does, and
-			// the run stays unfinished until they have.
-			err = records.SaveDeflect(ctx, s.st, run.ID, d.Gens, d.Evals)
-			if err := s.finish(ctx, run, err); err != nil {
-				return err
-			}
-			if rep := <-warm; rep != nil {
-				keepReport(ctx, s, run.ID, rep)
-			}
-			runID := run.ID
-			fmt.Fprintf(g.Stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", len(d.Gens), len(d.Evals), runID, runID)
-			return nil
+			return importDeflect(cmd.Context(), g, gens, evals, name)
 		},
 	}
 	cmd.Flags().StringVar(&gens, "generations", "", "generations JSONL (upstream format): files or globs, comma-separated (upstream writes one per model)")
 	cmd.Flags().StringVar(&evals, "evals", "", "evals JSONL files or globs, comma-separated")
 	cmd.Flags().StringVar(&name, "name", "deflect import", "run name")
 	return cmd
+}
+
+// importDeflect stores upstream-format files as a run, in one transaction:
+// the generations are parsed first, then written while the evals are parsed
+// (on the other core), then the evals written. The files' digest (the
+// run's identity) is taken while they are parsed. Bad input in either file
+// leaves no run and no record.
+func importDeflect(ctx context.Context, g *Global, gensPaths, evalsPaths, name string) error {
+	digest := make(chan string, 1)
+	go func() { digest <- importDigest(gensPaths, evalsPaths) }()
+	gens, genFiles, err := readGenerationFiles(gensPaths)
+	if err != nil {
+		return err
+	}
+	type parsed struct {
+		evals []deflect.Eval
+		err   error
+	}
+	evalsRead := make(chan parsed, 1)
+	go func() {
+		ev, err := readEvalFiles(evalsPaths, false)
+		evalsRead <- parsed{ev, err}
+	}()
+	evals := sync.OnceValue(func() parsed { return <-evalsRead })
+	s, err := openSession(g)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	d := dedupeGens(gens)
+	run, err := s.start(ctx, runSpec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: map[string]string{"generations": gensPaths, "evals": evalsPaths},
+		Identity: []any{<-digest}})
+	if err != nil {
+		return err
+	}
+	// The report with its default options is analysed on the other core
+	// while the records are written, and left in the report cache: the
+	// first `deflect report` (or viewer page) of the run reads it back
+	// instead of analysing 72,000 records again.
+	warm := make(chan *report.Report, 1)
+	dataset := make(chan deflect.Dataset, 1)
+	if reportcache.Enabled() {
+		go func() {
+			d, ok := <-dataset
+			if !ok {
+				warm <- nil
+				return
+			}
+			rep, err := deflect.Analyze(d, defaultAnalysis())
+			if err != nil {
+				rep = nil // the report will say why
+			}
+			warm <- rep
+		}()
+	} else {
+		warm <- nil
+	}
+	droppedEvals := 0
+	err = records.SaveDeflectThen(ctx, s.st, run.ID, d.Gens, func() ([]deflect.Eval, error) {
+		p := evals()
+		if p.err != nil {
+			return nil, p.err
+		}
+		var de deflect.Dataset
+		de, _, droppedEvals = deflect.Dedupe(deflect.Dataset{Evals: p.evals})
+		d.Evals = de.Evals
+		dataset <- d
+		return d.Evals, nil
+	})
+	close(dataset)
+	if p := evals(); p.err != nil {
+		// Bad input: nothing was written; the run it started goes too.
+		<-warm
+		if derr := s.st.DeleteRun(context.WithoutCancel(ctx), run.ID); derr != nil {
+			return fmt.Errorf("%w (and the run %d it started could not be removed: %v)", p.err, run.ID, derr)
+		}
+		return p.err
+	}
+	sayRead(g, len(gens)-len(d.Gens), droppedEvals, genFiles, len(d.Gens))
+	if err := s.finish(ctx, run, err); err != nil {
+		return err
+	}
+	if rep := <-warm; rep != nil {
+		keepReport(ctx, s, run.ID, rep)
+	}
+	fmt.Fprintf(g.Stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", len(d.Gens), len(d.Evals), run.ID, run.ID)
+	return nil
+}
+
+// dedupeGens drops repeated generations as upstream does (Dedupe).
+func dedupeGens(gens []deflect.Generation) deflect.Dataset {
+	d, _, _ := deflect.Dedupe(deflect.Dataset{Gens: gens})
+	return d
 }
 
 func newDeflectSynthCmd(g *Global) *cobra.Command {

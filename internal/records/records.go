@@ -18,6 +18,9 @@ import (
 // each replaced as a whole in one transaction.
 type Store interface {
 	PutDeflect(ctx context.Context, runID int64, gens []deflect.Generation, evals []deflect.Eval) error
+	// PutDeflectThen is PutDeflect with the judgements read once the
+	// generations are written, in the same transaction.
+	PutDeflectThen(ctx context.Context, runID int64, gens []deflect.Generation, evals func() ([]deflect.Eval, error)) error
 	Deflect(ctx context.Context, runID int64) (deflect.Dataset, error)
 	// DeflectScores is Deflect without the texts the analysis never reads.
 	DeflectScores(ctx context.Context, runID int64) (deflect.Dataset, error)
@@ -35,6 +38,17 @@ type Prediction = foils.Detection
 // (a nil slice leaves them as they are).
 func SaveDeflect(ctx context.Context, st Store, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
 	return st.PutDeflect(ctx, runID, gens, evals)
+}
+
+// SaveDeflectThen stores a run's generations and then the evals that evals
+// returns, in one transaction, both in place of the run's records: evals is
+// called once the generations are written, so that they are read while the
+// generations are written; its error leaves the run's records as they were.
+func SaveDeflectThen(ctx context.Context, st Store, runID int64, gens []deflect.Generation, evals func() ([]deflect.Eval, error)) error {
+	if gens == nil {
+		gens = []deflect.Generation{}
+	}
+	return st.PutDeflectThen(ctx, runID, gens, evals)
 }
 
 // SaveDeflectGens stores a run's generations in place of any it had.

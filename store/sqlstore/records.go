@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
@@ -33,14 +34,45 @@ func bumpRecords(tx Tx, runID int64) error {
 // judge) came before replaces that one's values, in its place, in both
 // stores.
 func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Generation, evals []deflect.Eval) error {
-	var genSnap, evalSnap *pending
+	var later func() ([]deflect.Eval, error)
+	if evals != nil {
+		later = func() ([]deflect.Eval, error) { return evals, nil }
+	}
+	return s.putDeflect(ctx, runID, gens, later)
+}
+
+// PutDeflectThen is PutDeflect of gens and of the judgements evals returns,
+// which it calls once the generations are written, in the same transaction:
+// the judgements can be read (parsed, say) while the generations are
+// written. An error from evals undoes the whole write and is returned.
+func (s *Store) PutDeflectThen(ctx context.Context, runID int64, gens []deflect.Generation, evals func() ([]deflect.Eval, error)) error {
+	return s.putDeflect(ctx, runID, gens, sync.OnceValues(evals)) // once: a busy store tries the write again
+}
+
+func (s *Store) putDeflect(ctx context.Context, runID int64, gens []deflect.Generation, later func() ([]deflect.Eval, error)) error {
+	var genSnap *pending
 	if gens != nil {
 		gens = upserted(gens, func(g *deflect.Generation) [2]string { return [2]string{g.GenID, g.Model} })
 		genSnap = encodeLater(func() ([]byte, error) { return encodeGenerations(gens) })
 	}
-	if evals != nil {
-		evals = upserted(evals, func(e *deflect.Eval) [2]string { return [2]string{e.GenID, e.JudgeModel} })
-		evalSnap = encodeLater(func() ([]byte, error) { return encodeJudgements(evals) })
+	type judged struct {
+		evals []deflect.Eval
+		snap  *pending
+		err   error
+	}
+	var evalsOnce func() judged
+	if later != nil {
+		evalsOnce = sync.OnceValue(func() judged {
+			evals, err := later()
+			if err != nil {
+				return judged{err: err}
+			}
+			if evals == nil {
+				evals = []deflect.Eval{}
+			}
+			evals = upserted(evals, func(e *deflect.Eval) [2]string { return [2]string{e.GenID, e.JudgeModel} })
+			return judged{evals: evals, snap: encodeLater(func() ([]byte, error) { return encodeJudgements(evals) })}
+		})
 	}
 	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		if err := bumpRecords(tx, runID); err != nil {
@@ -55,11 +87,15 @@ func (s *Store) PutDeflect(ctx context.Context, runID int64, gens []deflect.Gene
 				return err
 			}
 		}
-		if evals != nil {
-			if err := putJudgements(tx, runID, evals); err != nil {
+		if evalsOnce != nil {
+			j := evalsOnce()
+			if j.err != nil {
+				return j.err
+			}
+			if err := putJudgements(tx, runID, j.evals); err != nil {
 				return err
 			}
-			data, err := evalSnap.wait()
+			data, err := j.snap.wait()
 			if err := putSnapshot(tx, runID, snapJudgements, data, err); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -77,10 +78,25 @@ func testSnapshots(t *testing.T, st Store) {
 	if d := same("after replacing each kind"); len(d.Evals) != 2 {
 		t.Fatalf("%d judgements after replacing them with 2", len(d.Evals))
 	}
+	// Judgements given later: the same records as given at once; an error
+	// from them leaves the run's records as they were.
+	must(t, st.PutDeflectThen(ctx, id, gens, func() ([]deflect.Eval, error) { return evals, nil }))
+	if later := same("after judgements given later"); !reflect.DeepEqual(later, d) {
+		t.Fatalf("judgements given later stored\n%+v\nnot\n%+v", later, d)
+	}
+	before, err := st.Deflect(ctx, id)
+	must(t, err)
+	bad := errors.New("line 2 of the evals is bad")
+	if err := st.PutDeflectThen(ctx, id, gens[:1], func() ([]deflect.Eval, error) { return nil, bad }); !errors.Is(err, bad) {
+		t.Fatalf("the judgements' error came back as %v", err)
+	}
+	if after, err := st.Deflect(ctx, id); err != nil || !reflect.DeepEqual(after, before) {
+		t.Fatalf("a failed write changed the records: %v", err)
+	}
 	// A field outside −1…1 has no snapshot: the read is the rows', and fails.
-	bad := evals[0]
-	bad.Scores[0] = 7
-	must(t, st.PutDeflect(ctx, id, gens, []deflect.Eval{bad}))
+	seven := evals[0]
+	seven.Scores[0] = 7
+	must(t, st.PutDeflect(ctx, id, gens, []deflect.Eval{seven}))
 	if _, err := st.DeflectScores(ctx, id); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Fatalf("a rubric field of 7 read as %v", err)
 	}
