@@ -29,7 +29,7 @@ import (
 //     calls it admitted in the last minute. One probe call at a time then
 //     finds when the provider has room again: probes go when the oldest of
 //     those admitted calls is 1, 1.5, 2, 3 … 45, 55, 60.5, 62 … s old
-//     (probeAges: finer near the usual one-second and one-minute windows), and the age at
+//     (probeAges: finer for short windows), and the age at
 //     the first admitted probe is the window. Calls
 //     are then sent only while fewer than the limit were admitted in a
 //     sliding window, which grows by 5 % on any later hintless 429.
@@ -308,11 +308,11 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 
 // probeAges are the ages of the oldest admitted call at which the gate
 // probes for room: the window is the age at the first admitted probe, so
-// the steps bound how much it overshoots — at most half between the usual
-// windows (a second, a minute), under a second at the minute, the window
-// providers use most. Every refused probe is a 429, so there are no more
-// steps than that takes: 13 up to the minute.
-var probeAges = []time.Duration{1000, 1500, 2000, 3000, 4500, 6500, 10000, 15000, 22000, 33000,
+// the steps bound how much it overshoots (a quarter for short windows, a
+// second at the minute, the window providers use most). Every refused
+// probe is a 429: between 55 s and the minute there are none (no provider
+// limits per 58 s).
+var probeAges = []time.Duration{1000, 1500, 2000, 3000, 4000, 5000, 6500, 8000, 10000, 15000, 20000, 30000,
 	45000, 55000, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
 
 // nextProbe is when to probe next: the next probe age past now (at least a
