@@ -4,17 +4,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/internal/cachedir"
 )
 
 // TestMain keeps the checks of the tests' stores out of the user's cache.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fallacylab-checked-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv(sqlite.CheckCacheEnv, dir)
+	done := cachedir.Isolate()
 	code := m.Run()
-	os.RemoveAll(dir)
+	done()
 	os.Exit(code)
 }

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/internal/cli"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
-	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -19,23 +19,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("FALLACYLAB_BE_CLI") == "1" { // the kill test runs the CLI as a subprocess
 		os.Exit(cli.Main())
 	}
-	// Reports cached by the tests go to a folder of their own, not the
-	// user's cache.
-	if os.Getenv(reportcache.Env) == "" {
-		dir, err := os.MkdirTemp("", "fallacylab-report-cache-")
-		if err != nil {
-			panic(err)
-		}
-		os.Setenv(reportcache.Env, dir) // testscript.Main exits: the folder stays in the temp folder
-	}
-	// And so do the stores' remembered checks.
-	if os.Getenv(sqlite.CheckCacheEnv) == "" {
-		dir, err := os.MkdirTemp("", "fallacylab-checked-")
-		if err != nil {
-			panic(err)
-		}
-		os.Setenv(sqlite.CheckCacheEnv, dir)
-	}
+	// Reports cached by the tests, and the stores' checks, go to folders of
+	// their own, not the user's cache (testscript.Main exits: the folders
+	// stay in the temp folder).
+	cachedir.Isolate()
 	testscript.Main(m, map[string]func(){"fallacylab": func() { os.Exit(cli.Main()) }})
 }
 

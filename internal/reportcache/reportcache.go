@@ -20,36 +20,23 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 )
 
 // Env names the cache folder, or "off".
-const Env = "FALLACYLAB_REPORT_CACHE"
+const Env = cachedir.ReportsEnv
 
 // maxAge is how long an unused entry is kept.
 const maxAge = 30 * 24 * time.Hour
 
 // dir is the cache folder ("" when off).
-func dir() string {
-	switch v := os.Getenv(Env); v {
-	case "off":
-		return ""
-	case "":
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(base, "fallacylab", "reports")
-	default:
-		return v
-	}
-}
+func dir() string { return cachedir.Dir(Env, "reports") }
 
 var (
 	exeOnce sync.Once
@@ -145,24 +132,8 @@ func Put(key string, r *report.Report) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	prune(d)
+	cachedir.Prune(d, ".gob", maxAge)
 	return nil
-}
-
-// prune removes entries unused for maxAge.
-func prune(d string) {
-	entries, err := os.ReadDir(d)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".gob") {
-			continue
-		}
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > maxAge {
-			os.Remove(filepath.Join(d, e.Name()))
-		}
-	}
 }
 
 // DeflectKey is the key of a DeflectBench report analysed from a stored run

@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/fallacylab/fallacylab/internal/cachedir"
 )
 
 // PRAGMA quick_check reads and verifies every page of the store: a tenth of
@@ -24,25 +25,9 @@ import (
 
 // CheckCacheEnv names the folder where checked stores are remembered, or
 // "off".
-const CheckCacheEnv = "FALLACYLAB_CHECK_CACHE"
+const CheckCacheEnv = cachedir.ChecksEnv
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// checkedDir is the folder of remembered checks ("" when off).
-func checkedDir() string {
-	switch v := os.Getenv(CheckCacheEnv); v {
-	case "off":
-		return ""
-	case "":
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(base, "fallacylab", "checked")
-	default:
-		return v
-	}
-}
 
 // digest is the store's contents digest ("" when a file cannot be read).
 func digest(path string) string {
@@ -70,7 +55,7 @@ func digest(path string) string {
 
 // stampFile is where the check of the store at path is remembered.
 func stampFile(path string) string {
-	dir := checkedDir()
+	dir := cachedir.Dir(CheckCacheEnv, "checked")
 	if dir == "" {
 		return ""
 	}
@@ -84,22 +69,6 @@ func stampFile(path string) string {
 
 // stampAge is how long a store's check is remembered without being renewed.
 const stampAge = 30 * 24 * time.Hour
-
-// prune removes the stamps not renewed for stampAge (of stores gone, say).
-func prune(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".stamp") {
-			continue
-		}
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > stampAge {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
 
 // checkedBefore reports whether the store's bytes are those last
 // remembered as checked.
@@ -141,5 +110,5 @@ func rememberChecked(path string) {
 	if err := os.Rename(tmp.Name(), f); err != nil {
 		os.Remove(tmp.Name())
 	}
-	prune(filepath.Dir(f))
+	cachedir.Prune(filepath.Dir(f), ".stamp", stampAge)
 }

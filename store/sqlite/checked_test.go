@@ -8,18 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
 // TestMain keeps the checks the tests remember out of the user's cache.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fallacylab-checked-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv(sqlite.CheckCacheEnv, dir)
+	done := cachedir.Isolate()
 	code := m.Run()
-	os.RemoveAll(dir)
+	done()
 	os.Exit(code)
 }
 
