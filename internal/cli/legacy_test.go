@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
 // runInStore matches the provenance rows that name the store file.
@@ -81,5 +83,16 @@ func TestLegacyStore(t *testing.T) {
 	got, _, err := runCLI(t, dir, "runs")
 	if err != nil || strings.Count(got, " done ") != 3 {
 		t.Fatalf("runs of the legacy store: %v\n%s", err, got)
+	}
+	// Upgrading it gave its DeflectBench run analysis snapshots (the
+	// reports above were analysed from them).
+	st, err := sqlite.OpenWith(t.Context(), filepath.Join(dir, "f.db"), sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var n int
+	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM record_snapshots WHERE run_id = 1`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("the upgraded store has %d snapshots of its DeflectBench run (%v), want 2", n, err)
 	}
 }

@@ -38,6 +38,7 @@ type Store struct {
 	wg       sync.WaitGroup
 	close    sync.Once
 	checked  bool // passed PRAGMA quick_check when opened
+	backfill bool // migration 006 applied by this open: old runs need snapshots
 }
 
 type op struct {
@@ -121,6 +122,12 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
 		return s.write(ctx, func(tx *sql.Tx) error { return fn(sqliteTx{tx}) })
 	}, sqlstore.Dialect{ResponseText: "json_extract(c.response, '$.text')", InsertOrder: "rowid"})
+	if s.backfill {
+		if _, err := s.BackfillSnapshots(ctx); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open store %s: %w", s.path, err)
+		}
+	}
 	return s, nil
 }
 
@@ -359,9 +366,16 @@ func (s *Store) migrate() error {
 		if err := tx.Commit(); err != nil {
 			return err
 		}
+		if strings.HasPrefix(names[i], "migrations/"+snapshotsMigration) {
+			s.backfill = true
+		}
 	}
 	return nil
 }
+
+// snapshotsMigration is the migration that brought records' analysis
+// snapshots: the runs stored before it get theirs once it is applied.
+const snapshotsMigration = "006_"
 
 // write queues fn and waits until the transaction that ran it has committed.
 func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {

@@ -469,3 +469,73 @@ func (s *Store) snapshot(ctx context.Context, runID int64, kind string) (data []
 	}
 	return data, true, nil
 }
+
+// BackfillSnapshots gives the runs stored before snapshots existed
+// (migration 006) theirs: each kind of records a run has rows of but no
+// snapshot for is read from the rows and its snapshot written, unless the
+// run's records were written again meanwhile (they then have their own). A
+// run whose rows cannot be read keeps being read from them. It returns how
+// many snapshots it wrote; the stores call it once, when they apply
+// migration 006.
+func (s *Store) BackfillSnapshots(ctx context.Context) (int, error) {
+	written := 0
+	for _, k := range []struct{ kind, table string }{{snapGenerations, "generations"}, {snapJudgements, "judgements"}} {
+		rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.records_version FROM runs r
+			WHERE EXISTS (SELECT 1 FROM `+k.table+` t WHERE t.run_id = r.id)
+			AND NOT EXISTS (SELECT 1 FROM record_snapshots p WHERE p.run_id = r.id AND p.kind = ?) ORDER BY r.id`, k.kind)
+		if err != nil {
+			return written, fmt.Errorf("snapshots to write: %w", err)
+		}
+		var runs [][2]int64
+		for rows.Next() {
+			var id, version int64
+			if err := rows.Scan(&id, &version); err != nil {
+				rows.Close()
+				return written, fmt.Errorf("snapshots to write: %w", err)
+			}
+			runs = append(runs, [2]int64{id, version})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return written, fmt.Errorf("snapshots to write: %w", err)
+		}
+		for _, r := range runs {
+			var data []byte
+			var encErr error
+			if k.kind == snapGenerations {
+				gens, err := s.generationsWhere(ctx, r[0], false, nil)
+				if err != nil {
+					continue
+				}
+				data, encErr = encodeGenerations(gens)
+			} else {
+				evals, err := s.judgementScores(ctx, r[0])
+				if err != nil {
+					continue
+				}
+				data, encErr = encodeJudgements(evals)
+			}
+			wrote := false
+			err := s.write(ctx, func(tx Tx) error {
+				var version int64
+				switch err := tx.QueryRow(`SELECT records_version FROM runs WHERE id = ?`, r[0]).Scan(&version); {
+				case errors.Is(err, sql.ErrNoRows):
+					return nil // gone meanwhile
+				case err != nil:
+					return err
+				case version != r[1]:
+					return nil // written again meanwhile, with its own snapshot
+				}
+				wrote = encErr == nil
+				return putSnapshot(tx, r[0], k.kind, data, encErr)
+			})
+			if err != nil {
+				return written, fmt.Errorf("snapshot of run %d: %w", r[0], err)
+			}
+			if wrote {
+				written++
+			}
+		}
+	}
+	return written, nil
+}
