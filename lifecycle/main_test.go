@@ -8,9 +8,4 @@ import (
 )
 
 // TestMain keeps the checks of the tests' stores out of the user's cache.
-func TestMain(m *testing.M) {
-	done := cachedir.Isolate()
-	code := m.Run()
-	done()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(cachedir.Run(m)) }

@@ -263,49 +263,7 @@ type TwoRaters struct {
 
 // NewTwoRaters counts two raters' labels item by item.
 func NewTwoRaters(a, b []string) (TwoRaters, error) {
-	if len(a) != len(b) {
-		return TwoRaters{}, ErrLength
-	}
-	if len(a) == 0 {
-		return TwoRaters{}, ErrEmpty
-	}
-	// Labels are few: a linear search of the last ones seen beats a map.
-	var labels []string
-	find := func(s string) int {
-		for i, l := range labels {
-			if l == s {
-				return i
-			}
-		}
-		labels = append(labels, s)
-		return len(labels) - 1
-	}
-	type pair struct{ i, j int }
-	raw := map[pair]float64{}
-	lastA, lastB, ia, ib := "", "", -1, -1
-	for n := range a {
-		if ia < 0 || a[n] != lastA {
-			lastA, ia = a[n], find(a[n])
-		}
-		if ib < 0 || b[n] != lastB {
-			lastB, ib = b[n], find(b[n])
-		}
-		raw[pair{ia, ib}]++
-	}
-	t := TwoRaters{Cats: append([]string(nil), labels...), N: len(a)}
-	sort.Strings(t.Cats)
-	pos := make([]int, len(labels))
-	for i, l := range labels {
-		pos[i] = sort.SearchStrings(t.Cats, l)
-	}
-	t.Counts = make([][]float64, len(t.Cats))
-	for i := range t.Counts {
-		t.Counts[i] = make([]float64, len(t.Cats))
-	}
-	for p, c := range raw {
-		t.Counts[pos[p.i]][pos[p.j]] = c
-	}
-	return t, nil
+	return countRaters(a, b, func(s string) string { return s })
 }
 
 func (t TwoRaters) margins() (ra, rb []float64, diag float64) {
@@ -427,16 +385,21 @@ func (t TwoRaters) Prevalence(label string) float64 {
 // NewTwoRatersInts is NewTwoRaters of two raters' integer labels written
 // in decimal ("-1", "0", "1"), without writing them: the same table, for a
 // fraction of the work on 48,000 rubric values.
-func NewTwoRatersInts(a, b []int) (TwoRaters, error) {
+func NewTwoRatersInts(a, b []int) (TwoRaters, error) { return countRaters(a, b, strconv.Itoa) }
+
+// countRaters counts two raters' labels into a table whose categories are
+// the labels' names, sorted. Labels are few: a linear search of the ones
+// seen, skipped while a rater repeats its last label, beats a map.
+func countRaters[L comparable](a, b []L, name func(L) string) (TwoRaters, error) {
 	if len(a) != len(b) {
 		return TwoRaters{}, ErrLength
 	}
 	if len(a) == 0 {
 		return TwoRaters{}, ErrEmpty
 	}
-	var labels []int
+	var labels []L
 	var cnt [][]float64 // cnt[i][j]: items A labelled labels[i], B labels[j]
-	find := func(v int) int {
+	find := func(v L) int {
 		for i, l := range labels {
 			if l == v {
 				return i
@@ -449,7 +412,8 @@ func NewTwoRatersInts(a, b []int) (TwoRaters, error) {
 		cnt = append(cnt, make([]float64, len(labels)))
 		return len(labels) - 1
 	}
-	lastA, lastB, ia, ib := 0, 0, -1, -1
+	var lastA, lastB L
+	ia, ib := -1, -1
 	for n := range a {
 		if ia < 0 || a[n] != lastA {
 			lastA, ia = a[n], find(a[n])
@@ -461,7 +425,7 @@ func NewTwoRatersInts(a, b []int) (TwoRaters, error) {
 	}
 	names := make([]string, len(labels))
 	for i, l := range labels {
-		names[i] = strconv.Itoa(l)
+		names[i] = name(l)
 	}
 	t := TwoRaters{Cats: append([]string(nil), names...), N: len(a)}
 	sort.Strings(t.Cats)

@@ -9,9 +9,4 @@ import (
 
 // TestMain keeps the reports the tests analyse, and the stores' checks, out
 // of the user's cache.
-func TestMain(m *testing.M) {
-	done := cachedir.Isolate()
-	code := m.Run()
-	done()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(cachedir.Run(m)) }

@@ -52,6 +52,14 @@ func Prune(dir, suffix string, age time.Duration) {
 	}
 }
 
+// Run runs a test binary's tests (m.Run) with the caches isolated: a
+// TestMain is os.Exit(cachedir.Run(m)).
+func Run(m interface{ Run() int }) int {
+	done := Isolate()
+	defer done()
+	return m.Run()
+}
+
 // Isolate points every cache variable not set already at a new temporary
 // folder, for a test binary's TestMain, so that tests leave nothing in the
 // user's cache; done removes the folders it made.

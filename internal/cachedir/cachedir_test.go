@@ -39,3 +39,19 @@ func TestPrune(t *testing.T) {
 		}
 	}
 }
+
+// TestIsolate: both caches go to new folders, which done removes; a
+// variable set already is left alone.
+func TestIsolate(t *testing.T) {
+	t.Setenv(ReportsEnv, "")
+	t.Setenv(ChecksEnv, "/kept")
+	done := Isolate()
+	dir := os.Getenv(ReportsEnv)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || os.Getenv(ChecksEnv) != "/kept" {
+		t.Fatalf("reports in %q (%v), checks in %q", dir, err, os.Getenv(ChecksEnv))
+	}
+	done()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("%s left behind", dir)
+	}
+}

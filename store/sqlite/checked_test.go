@@ -13,12 +13,7 @@ import (
 )
 
 // TestMain keeps the checks the tests remember out of the user's cache.
-func TestMain(m *testing.M) {
-	done := cachedir.Isolate()
-	code := m.Run()
-	done()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(cachedir.Run(m)) }
 
 // TestCheckRemembered: a store whose bytes were checked is opened again
 // without the check, and any change to its bytes — even one that keeps its
