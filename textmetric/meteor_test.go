@@ -203,3 +203,14 @@ func BenchmarkMeteorBatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(refs)*b.N)/b.Elapsed().Seconds(), "pairs/s")
 }
+
+// BenchmarkReadWordNet is what the first METEOR score of a process pays:
+// reading the embedded WordNet index.
+func BenchmarkReadWordNet(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := readWordNet(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
