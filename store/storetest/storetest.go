@@ -382,6 +382,14 @@ func testDeleteRun(t *testing.T, st Store) {
 	if d, err := st.Deflect(ctx, keep); err != nil || len(d.Gens) != 2 {
 		t.Fatalf("another run's records: %v", err)
 	}
+	// Its analysis snapshots go with it: a later run given its id (SQLite
+	// gives the highest id again) must not read them.
+	if d, err := st.DeflectScores(ctx, id); err != nil || len(d.Gens) != 0 || len(d.Evals) != 0 {
+		t.Fatalf("a deleted run's analysis read: %d generations, %d judgements (%v)", len(d.Gens), len(d.Evals), err)
+	}
+	if d, err := st.DeflectScores(ctx, keep); err != nil || len(d.Gens) != 2 {
+		t.Fatalf("another run's analysis read: %v", err)
+	}
 }
 
 func testBatches(t *testing.T, st Store) {
