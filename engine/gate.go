@@ -28,7 +28,7 @@ import (
 //     grows, calls go one at a time), the limit is the
 //     calls it admitted in the last minute. One probe call at a time then
 //     finds when the provider has room again: probes go when the oldest of
-//     those admitted calls is 1, 1.5, 2, 3 … 45, 55, 60.5, 62 … s old
+//     those admitted calls is 1.07, 1.58, 2.09, 3.11 … 56.15, 60.5, 62 … s old
 //     (probeAges: finer for short windows), and the age at
 //     the first admitted probe is the window. Calls
 //     are then sent only while fewer than the limit were admitted in a
@@ -309,11 +309,14 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 // probeAges are the ages of the oldest admitted call at which the gate
 // probes for room: the window is the age at the first admitted probe, so
 // the steps bound how much it overshoots (a quarter for short windows, a
-// second at the minute, the window providers use most). Every refused
-// probe is a 429: between 55 s and the minute there are none (no provider
-// limits per 58 s).
-var probeAges = []time.Duration{1000, 1500, 2000, 3000, 4000, 5000, 6500, 8000, 10000, 15000, 20000, 30000,
-	45000, 55000, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
+// second at the minute, the window providers use most). Each age is a
+// little past a round window (2 % and 50 ms), because the provider counts
+// the oldest call from its arrival, a trip after it was sent: a probe at
+// exactly 3 s of a 3 s window is refused, and the window measured a step
+// too long. Every refused probe is a 429: between 55 s and the minute there
+// are none (no provider limits per 58 s).
+var probeAges = []time.Duration{1070, 1580, 2090, 3110, 4130, 5150, 6680, 8210, 10250, 15350, 20450, 30650,
+	45950, 56150, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
 
 // nextProbe is when to probe next: the next probe age past now (at least a
 // quarter second away), then every 30 s.
