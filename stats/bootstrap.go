@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"sync"
 )
 
@@ -57,11 +56,7 @@ func (r Replicates) Percentile(j int, level float64) (lo, hi float64) {
 			finite = append(finite, v)
 		}
 	}
-	if len(finite) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	sort.Float64s(finite)
-	return quantileSorted(finite, (1-level)/2), quantileSorted(finite, (1+level)/2)
+	return percentileInterval(finite, level)
 }
 
 // rngFor gives resample b its own generator, so results do not depend on how

@@ -49,10 +49,17 @@ func (iv *Intervals) Percentile(j int, level float64) (lo, hi float64, finite in
 			s = append(s, v)
 		}
 	}
+	lo, hi = percentileInterval(s, level)
+	return lo, hi, len(s)
+}
+
+// percentileInterval is the (1−level)/2 and (1+level)/2 quantiles of s,
+// which holds no NaN (NaN, NaN when empty); s is reordered.
+func percentileInterval(s []float64, level float64) (lo, hi float64) {
 	if len(s) == 0 {
-		return math.NaN(), math.NaN(), 0
+		return math.NaN(), math.NaN()
 	}
-	return quantileSelect(s, (1-level)/2), quantileSelect(s, (1+level)/2), len(s)
+	return quantileSelect(s, (1-level)/2), quantileSelect(s, (1+level)/2)
 }
 
 // quantileSelect is quantileSorted(sorted(s), q) without sorting: the two

@@ -281,14 +281,8 @@ func texts(full bool, col string) string {
 
 func (s *Store) generations(ctx context.Context, runID int64, full bool) ([]deflect.Generation, error) {
 	if !full {
-		if data, ok, err := s.snapshot(ctx, runID, snapGenerations); err != nil {
-			return nil, err
-		} else if ok {
-			gens, err := decodeGenerations(data)
-			if err != nil {
-				return nil, fmt.Errorf("generations of run %d: snapshot: %w", runID, err)
-			}
-			return gens, nil
+		if gens, ok, err := readSnapshot(ctx, s, runID, snapGenerations, "generations", decodeGenerations); err != nil || ok {
+			return gens, err
 		}
 	}
 	return s.generationsWhere(ctx, runID, full, nil)
@@ -347,14 +341,8 @@ func (s *Store) generationsWhere(ctx context.Context, runID int64, full bool, id
 
 func (s *Store) judgements(ctx context.Context, runID int64, full bool) ([]deflect.Eval, error) {
 	if !full {
-		if data, ok, err := s.snapshot(ctx, runID, snapJudgements); err != nil {
-			return nil, err
-		} else if ok {
-			evals, err := decodeJudgements(data)
-			if err != nil {
-				return nil, fmt.Errorf("judgements of run %d: snapshot: %w", runID, err)
-			}
-			return evals, nil
+		if evals, ok, err := readSnapshot(ctx, s, runID, snapJudgements, "judgements", decodeJudgements); err != nil || ok {
+			return evals, err
 		}
 		return s.judgementScores(ctx, runID)
 	}

@@ -100,6 +100,20 @@ func putSnapshot(tx Tx, runID int64, kind string, data []byte, err error) error 
 	return nil
 }
 
+// readSnapshot decodes a run's snapshot of kind (its records, what, for
+// errors); ok is false when it has none of this format.
+func readSnapshot[T any](ctx context.Context, s *Store, runID int64, kind, what string, decode func([]byte) ([]T, error)) ([]T, bool, error) {
+	data, ok, err := s.snapshot(ctx, runID, kind)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	out, err := decode(data)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s of run %d: snapshot: %w", what, runID, err)
+	}
+	return out, true, nil
+}
+
 // snapshot reads a run's snapshot of kind; ok is false when there is none
 // of this format.
 func (s *Store) snapshot(ctx context.Context, runID int64, kind string) (data []byte, ok bool, err error) {
