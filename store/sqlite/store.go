@@ -38,7 +38,11 @@ type Store struct {
 	wg       sync.WaitGroup
 	close    sync.Once
 	checked  bool // passed PRAGMA quick_check when opened
-	backfill bool // migration 006 applied by this open: old runs need snapshots
+	// remembered: before this open connected, the store's bytes were
+	// those remembered as checked (checked.go)
+	remembered bool
+	release    func(last func()) // files.go
+	backfill   bool              // migration 006 applied by this open: old runs need snapshots
 }
 
 type op struct {
@@ -103,7 +107,16 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 		}
 	}
 	s := &Store{path: path, readOnly: o.ReadOnly, ops: make(chan op, 1024)}
-	var err error
+	// The file is digested, if at all, before this process connects to it
+	// (files.go).
+	release, err := connecting(path, func(idle bool) error {
+		s.remembered = idle && checkedBefore(path)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.release = release
 	if o.ReadOnly {
 		err = s.openReadOnly(ctx)
 	} else {
@@ -113,6 +126,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 		if s.db != nil {
 			s.db.Close()
 		}
+		release(nil)
 		return nil, err
 	}
 	if !o.ReadOnly {
@@ -251,7 +265,7 @@ func (s *Store) waitUnlocked(ctx context.Context, o Options) error {
 // check refuses a damaged store (PRAGMA quick_check), unless these very
 // bytes passed before (checked.go).
 func (s *Store) check(ctx context.Context) error {
-	if checkedBefore(s.path) {
+	if s.remembered {
 		return nil
 	}
 	var res string
@@ -261,10 +275,7 @@ func (s *Store) check(ctx context.Context) error {
 	if res != "ok" {
 		return fmt.Errorf("store %s is damaged (%s): nothing is written to it. Restore it from a copy, move it away and start a new store, or pass another --db", s.path, res)
 	}
-	s.checked = true
-	if s.readOnly {
-		rememberChecked(s.path)
-	}
+	s.checked = true // remembered when the store closes (files.go)
 	return nil
 }
 
@@ -291,13 +302,12 @@ func (s *Store) explainErr(err error) error {
 // canWrite is CanWrite; tests replace it to take the read-only paths.
 var canWrite = CanWrite
 
-// CanWrite reports whether the file and its folder can be written.
+// CanWrite reports whether the file and its folder can be written. It
+// never opens a file that this process has a connection to (files.go).
 func CanWrite(path string) bool {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
+	if !writableFile(path) {
 		return false
 	}
-	f.Close()
 	probe, err := os.CreateTemp(filepath.Dir(path), ".fallacylab-probe-*")
 	if err != nil {
 		return false
@@ -323,9 +333,13 @@ func (s *Store) Close() error {
 	s.close.Do(func() { close(s.ops) })
 	s.wg.Wait()
 	err := s.db.Close()
-	if err == nil && !s.readOnly && s.checked {
-		rememberChecked(s.path) // as it is left: checked at open, written only by SQLite since
-	}
+	s.release(func() {
+		if err == nil && s.checked {
+			// As it is left: checked at open, written only by SQLite
+			// since; read only once no connection of this process is open.
+			rememberChecked(s.path)
+		}
+	})
 	return err
 }
 
