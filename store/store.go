@@ -157,6 +157,17 @@ type ModelStats struct {
 // ErrNotFound is returned when a requested row does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrHasStudies is returned by DeleteRun of a run that human studies
+// annotate, unless their deletion is asked for: human answers are the
+// dearest data in a store.
+var ErrHasStudies = errors.New("the run has human studies")
+
+// Deleted counts the human studies and answers that went with a run.
+type Deleted struct {
+	Studies     int
+	Annotations int
+}
+
 // CallSelection picks calls to delete from the cache.
 type CallSelection struct {
 	Before   time.Time // made before this time (zero: any time)

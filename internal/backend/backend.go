@@ -25,7 +25,8 @@ type Store interface {
 	study.Store
 	Run(ctx context.Context, id int64) (store.Run, bool, error)
 	Runs(ctx context.Context) ([]store.Run, error)
-	DeleteRun(ctx context.Context, id int64) error
+	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
+	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
 	FinishRun(ctx context.Context, id int64, status string) error
 	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
 	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error

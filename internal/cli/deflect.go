@@ -639,7 +639,7 @@ func importDeflect(ctx context.Context, g *Global, gensPaths, evalsPaths, name s
 	if p := evals(); p.err != nil {
 		// Bad input: nothing was written; the run it started goes too.
 		<-warm
-		if derr := s.st.DeleteRun(context.WithoutCancel(ctx), run.ID); derr != nil {
+		if _, derr := s.st.DeleteRun(context.WithoutCancel(ctx), run.ID, false); derr != nil {
 			return fmt.Errorf("%w (and the run %d it started could not be removed: %v)", p.err, run.ID, derr)
 		}
 		return p.err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -269,9 +270,10 @@ stored, so never exported. With --out the file is written whole or not at all.`,
 }
 
 func newRunsRmCmd(g *Global) *cobra.Command {
-	return &cobra.Command{
+	var withStudies bool
+	cmd := &cobra.Command{
 		Use:   "rm RUN...",
-		Short: "Delete runs and their records; their calls stay in the cache",
+		Short: "Delete runs and their records; their calls stay in the cache (a run with human studies needs --with-studies)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := openSession(g)
@@ -288,12 +290,30 @@ func newRunsRmCmd(g *Global) *cobra.Command {
 				runs = append(runs, r)
 			}
 			for _, r := range runs {
-				if err := s.st.DeleteRun(cmd.Context(), r.ID); err != nil {
+				d, err := s.st.DeleteRun(cmd.Context(), r.ID, withStudies)
+				if errors.Is(err, store.ErrHasStudies) {
+					return fmt.Errorf("%w: nothing was deleted. Human answers cannot be made again by re-running: export them first (fallacylab study list --run %d; fallacylab study export STUDY), then delete the run and its studies with --with-studies, or a study alone with fallacylab study rm STUDY", err, r.ID)
+				}
+				if err != nil {
 					return err
 				}
-				fmt.Fprintf(g.Stdout, "deleted run %d (%s); its %d calls stay in the cache\n", r.ID, r.Name, r.Calls)
+				also := ""
+				if d.Studies > 0 {
+					also = fmt.Sprintf(", with its %s and their %s", plural(d.Studies, "study", "studies"), plural(d.Annotations, "human answer", "human answers"))
+				}
+				fmt.Fprintf(g.Stdout, "deleted run %d (%s)%s; its %d calls stay in the cache\n", r.ID, r.Name, also, r.Calls)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&withStudies, "with-studies", false, "also delete the run's human studies and every answer in them")
+	return cmd
+}
+
+// plural is "1 study" or "3 studies".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -23,7 +23,7 @@ import (
 
 func newStudyCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "study", Short: "Human validation of a run: blind annotation in the viewer, agreement, decoys, judge validity"}
-	cmd.AddCommand(newStudyCreateCmd(g), newStudyListCmd(g), newStudyLinksCmd(g), newStudyReportCmd(g), newStudyExportCmd(g), newStudyImportCmd(g))
+	cmd.AddCommand(newStudyCreateCmd(g), newStudyListCmd(g), newStudyLinksCmd(g), newStudyReportCmd(g), newStudyExportCmd(g), newStudyImportCmd(g), newStudyRmCmd(g))
 	return cmd
 }
 
@@ -252,6 +252,37 @@ func browseStudy(g *Global, cmd *cobra.Command, arg string) (*session, study.Stu
 		return nil, st, err
 	}
 	return s, st, nil
+}
+
+func newStudyRmCmd(g *Global) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm STUDY...",
+		Short: "Delete studies and every human answer in them (export them first: fallacylab study export STUDY)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var studies []study.Study
+			for _, a := range args {
+				st, err := loadStudy(cmd.Context(), s, a)
+				if err != nil {
+					return err
+				}
+				studies = append(studies, st)
+			}
+			for _, st := range studies {
+				n, err := s.st.DeleteStudy(cmd.Context(), st.ID)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.Stdout, "deleted study %d (%s of run %d) and its %s\n", st.ID, st.Name, st.RunID, plural(n, "human answer", "human answers"))
+			}
+			return nil
+		},
+	}
 }
 
 // loadStudy reads a study by its id argument.

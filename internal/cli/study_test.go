@@ -75,6 +75,23 @@ func TestStudySheetRoundTrip(t *testing.T) {
 	if strings.Count(links, "http://lab.example:7411/annotate/login/") != 2 {
 		t.Fatalf("links:\n%s", links)
 	}
+	// Deleting the run would delete the human answers: refused, nothing goes.
+	if _, _, err := runCLI(t, dir, "runs", "rm", "1"); err == nil || !strings.Contains(err.Error(), "1 study with 16 answers") || !strings.Contains(err.Error(), "--with-studies") {
+		t.Fatalf("runs rm of a run with a study: %v", err)
+	}
+	if list, _, _ := runCLI(t, dir, "study", "list"); !strings.Contains(list, "ana 8/8, ben 8/8") {
+		t.Fatalf("a refused runs rm lost answers:\n%s", list)
+	}
+	// A second study goes alone.
+	if _, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "foils-native", "--n", "4", "--annotators", "cy"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if out, _, err := runCLI(t, dir, "study", "rm", "2"); err != nil || !strings.Contains(out, "deleted study 2") || !strings.Contains(out, "its 0 human answers") {
+		t.Fatalf("study rm: %v %s", err, out)
+	}
+	if out, _, err := runCLI(t, dir, "runs", "rm", "1", "--with-studies"); err != nil || !strings.Contains(out, "with its 1 study and their 16 human answers") {
+		t.Fatalf("runs rm --with-studies: %v %s", err, out)
+	}
 }
 
 // A validity study's report makes the audit again on the negatives the

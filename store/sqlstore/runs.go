@@ -108,9 +108,22 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]store.Ru
 
 // DeleteRun removes a run, its records (labels) and its links to calls. The
 // calls stay in the cache: other runs may use them, and re-running the
-// command answers from them.
-func (s *Store) DeleteRun(ctx context.Context, id int64) error {
-	return s.write(ctx, func(tx Tx) error {
+// command answers from them. A run that human studies annotate is refused
+// (store.ErrHasStudies, naming how many studies and answers) unless
+// withStudies; then they go with it, counted in what it returns. The count
+// and the delete are one transaction: an answer saved meanwhile is never
+// deleted uncounted.
+func (s *Store) DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error) {
+	var d store.Deleted
+	err := s.write(ctx, func(tx Tx) error {
+		d = store.Deleted{}
+		if err := tx.QueryRow(`SELECT (SELECT count(*) FROM studies WHERE run_id = ?),
+			(SELECT count(*) FROM annotations WHERE study_id IN (SELECT id FROM studies WHERE run_id = ?))`, id, id).Scan(&d.Studies, &d.Annotations); err != nil {
+			return fmt.Errorf("delete run %d: count its studies: %w", id, err)
+		}
+		if d.Studies > 0 && !withStudies {
+			return fmt.Errorf("delete run %d: %w (%s with %s)", id, store.ErrHasStudies, plural(d.Studies, "study", "studies"), plural(d.Annotations, "answer", "answers"))
+		}
 		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`,
 			`DELETE FROM run_phases WHERE run_id = ?`, `DELETE FROM generations WHERE run_id = ?`, `DELETE FROM judgements WHERE run_id = ?`,
 			`DELETE FROM record_snapshots WHERE run_id = ?`,
@@ -123,4 +136,16 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return store.Deleted{}, err
+	}
+	return d, nil
+}
+
+// plural is "1 study" or "3 studies".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -79,6 +80,30 @@ func (s *Store) Study(ctx context.Context, id int64) (study.Study, bool, error) 
 	}
 	st.ID = id
 	return st, true, nil
+}
+
+// DeleteStudy removes a study and every answer to it, and returns how many
+// answers went (store.ErrNotFound when there is no such study).
+func (s *Store) DeleteStudy(ctx context.Context, id int64) (answers int, err error) {
+	err = s.write(ctx, func(tx Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM studies WHERE id = ?`, id).Scan(&n); err != nil {
+			return fmt.Errorf("delete study %d: %w", id, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("delete study %d: %w", id, store.ErrNotFound)
+		}
+		if err := tx.QueryRow(`SELECT count(*) FROM annotations WHERE study_id = ?`, id).Scan(&answers); err != nil {
+			return fmt.Errorf("delete study %d: %w", id, err)
+		}
+		for _, q := range []string{`DELETE FROM annotations WHERE study_id = ?`, `DELETE FROM studies WHERE id = ?`} {
+			if _, err := tx.Exec(q, id); err != nil {
+				return fmt.Errorf("delete study %d: %w", id, err)
+			}
+		}
+		return nil
+	})
+	return answers, err
 }
 
 // PutAnnotations stores annotators' answers, each in place of that

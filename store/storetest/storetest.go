@@ -9,8 +9,10 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,7 +36,8 @@ type Store interface {
 	records.Store
 	Run(ctx context.Context, id int64) (store.Run, bool, error)
 	Runs(ctx context.Context) ([]store.Run, error)
-	DeleteRun(ctx context.Context, id int64) error
+	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
+	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
 	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
 	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
 	DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error)
@@ -366,7 +369,9 @@ func testDeleteRun(t *testing.T, st Store) {
 	must(t, st.PutDeflect(ctx, keep, gens, evals))
 	must(t, st.PutPhases(ctx, id, []store.PhaseCount{{Seq: 1, Phase: "p", Model: "m"}}))
 	must(t, st.LinkRun(ctx, id, "gen-call", "g2", false))
-	must(t, st.DeleteRun(ctx, id))
+	if d, err := st.DeleteRun(ctx, id, false); err != nil || d != (store.Deleted{}) {
+		t.Fatalf("delete a run without studies: %+v %v", d, err)
+	}
 	if _, ok, _ := st.Run(ctx, id); ok {
 		t.Fatal("the run is still there")
 	}
@@ -465,7 +470,32 @@ func testStudies(t *testing.T, st Store) {
 	if len(list) != 1 || list[0].ID != id || len(all) != 1 || len(none) != 0 {
 		t.Fatalf("studies by run: %d, all: %d, other run: %d", len(list), len(all), len(none))
 	}
-	must(t, st.DeleteRun(ctx, runID))
+	// Human answers are not deleted with their run unless asked for.
+	if d, err := st.DeleteRun(ctx, runID, false); !errors.Is(err, store.ErrHasStudies) || !strings.Contains(err.Error(), "1 study with 2 answers") || d != (store.Deleted{}) {
+		t.Fatalf("a run with a study was deleted (%+v): %v", d, err)
+	}
+	if _, ok, _ := st.Run(ctx, runID); !ok {
+		t.Fatal("a refused delete deleted the run")
+	}
+	if anns, _ := st.Annotations(ctx, id); len(anns) != 2 {
+		t.Fatalf("a refused delete left %d of 2 answers", len(anns))
+	}
+	// A study goes alone, with its answers counted.
+	other, err := st.PutStudy(ctx, study.Study{RunID: runID, Kind: study.DeflectRubric, Name: "second"})
+	must(t, err)
+	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: other, Annotator: "ana", Item: "x", Answers: map[string]string{"refusal": "0"}, At: t0}}))
+	if n, err := st.DeleteStudy(ctx, other); err != nil || n != 1 {
+		t.Fatalf("delete a study: %d answers, %v", n, err)
+	}
+	if _, ok, _ := st.Study(ctx, other); ok {
+		t.Fatal("a deleted study is still there")
+	}
+	if _, err := st.DeleteStudy(ctx, other); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("delete a study twice: %v", err)
+	}
+	if d, err := st.DeleteRun(ctx, runID, true); err != nil || d != (store.Deleted{Studies: 1, Annotations: 2}) {
+		t.Fatalf("delete a run with its studies: %+v %v", d, err)
+	}
 	if _, ok, _ := st.Study(ctx, id); ok {
 		t.Fatal("the run's study outlived the run")
 	}
