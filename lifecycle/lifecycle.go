@@ -47,8 +47,9 @@ type Spec struct {
 // Options tune the lifecycle. The zero value is the default.
 type Options struct {
 	// MaxUnusable is the share of a phase's answers that may be unusable
-	// before the run fails with ExitUnusable (default 0.2; negative: no limit).
-	MaxUnusable float64
+	// before the run fails with ExitUnusable: nil is the default
+	// (DefaultMaxUnusable), 0 means none may be, negative means no limit.
+	MaxUnusable *float64
 	// HeartbeatEvery is how often a running run says it is alive (default 15s).
 	HeartbeatEvery time.Duration
 }
@@ -117,8 +118,9 @@ var ErrStillRunning = errors.New("still running")
 // that one did not finish and its process is gone. It starts a heartbeat that
 // Finish stops.
 func Start(ctx context.Context, st Store, spec Spec, opt Options) (*Run, error) {
-	if opt.MaxUnusable == 0 {
-		opt.MaxUnusable = DefaultMaxUnusable
+	if opt.MaxUnusable == nil {
+		d := DefaultMaxUnusable
+		opt.MaxUnusable = &d
 	}
 	if opt.HeartbeatEvery <= 0 {
 		opt.HeartbeatEvery = 15 * time.Second

@@ -133,8 +133,8 @@ func TestUnusableLimit(t *testing.T) {
 		limit    float64
 		unusable int
 		fail     bool
-	}{{0.2, 2, false}, {0.2, 3, true}, {-1, 10, false}, {0.5, 5, false}, {0.5, 6, true}} {
-		r, err := lifecycle.Start(ctx, st, lifecycle.Spec{Name: "u", Benchmark: "b"}, lifecycle.Options{MaxUnusable: c.limit})
+	}{{0.2, 2, false}, {0.2, 3, true}, {-1, 10, false}, {0.5, 5, false}, {0.5, 6, true}, {0, 0, false}, {0, 1, true}} {
+		r, err := lifecycle.Start(ctx, st, lifecycle.Spec{Name: "u", Benchmark: "b"}, lifecycle.Options{MaxUnusable: &c.limit})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -138,7 +138,7 @@ func (p *Phase) End(ctx context.Context, sum engine.Summary) error {
 
 // check applies the unusable-answer limit.
 func (p *Phase) check(counts []store.PhaseCount) error {
-	limit := p.run.opt.MaxUnusable
+	limit := *p.run.opt.MaxUnusable
 	if limit < 0 {
 		return nil
 	}

@@ -114,11 +114,15 @@ type Options struct {
 	Level     float64    // CI level (default 0.95)
 	Examples  int        // residual examples to show (default 5)
 	// MinClusters is the fewest claims a cell's rows must come from for
-	// its bootstrap interval to be shown (default 5; negative: no minimum):
+	// its bootstrap interval to be shown (0 or negative: no minimum;
+	// `deflect report` asks for 5, DefaultMinClusters):
 	// with one claim every resample is that claim and the interval has no
 	// width, which is not an interval.
 	MinClusters int
 }
+
+// DefaultMinClusters is the MinClusters `deflect report` and the viewer ask for.
+const DefaultMinClusters = 5
 
 // prepared is the dataset after filtering and consensus.
 type prepared struct {

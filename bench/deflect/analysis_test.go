@@ -310,7 +310,7 @@ func TestJudgeDifferencesKeepMissing(t *testing.T) {
 // that claim: a zero-width "interval" is not one); the report says how many.
 func TestFewClustersNoInterval(t *testing.T) {
 	d, _, _ := Synthesize(SynthOptions{Models: []string{"m"}, Samples: 1, Seed: 2})
-	for _, min := range []int{0, -1} {
+	for _, min := range []int{DefaultMinClusters, 0, -1} {
 		rep, err := Analyze(d, Options{Resamples: 100, MinClusters: min})
 		if err != nil {
 			t.Fatal(err)
@@ -332,12 +332,12 @@ func TestFewClustersNoInterval(t *testing.T) {
 		for _, m := range rep.Meta {
 			meta[m[0]] = m[1]
 		}
-		if min == 0 { // the default: at least 5 claims
+		if min == DefaultMinClusters { // `deflect report`'s: at least 5 claims
 			if culture[2].HasCI || !other[2].HasCI || !strings.Contains(meta["intervals"], "fewer than 5 claims") {
 				t.Fatalf("default: culture %+v, politics %+v, meta %q", culture[2], other[2], meta["intervals"])
 			}
 		} else if !culture[2].HasCI || culture[2].Lo != culture[2].Hi || meta["intervals"] != "" {
-			t.Fatalf("no minimum: culture %+v", culture[2])
+			t.Fatalf("no minimum (%d): culture %+v", min, culture[2])
 		}
 	}
 }

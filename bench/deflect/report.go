@@ -49,9 +49,6 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 	if opt.Examples == 0 {
 		opt.Examples = 5
 	}
-	if opt.MinClusters == 0 {
-		opt.MinClusters = 5
-	}
 	p, err := prepare(d, opt)
 	if err != nil {
 		return nil, err

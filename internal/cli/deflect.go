@@ -293,7 +293,7 @@ type deflectReportOptions struct {
 
 // defaultReportOptions are `deflect report`'s defaults.
 func defaultReportOptions() deflectReportOptions {
-	return deflectReportOptions{Format: "md", Consensus: "any", Seed: 20260101, Resamples: 1000, MinClusters: 5}
+	return deflectReportOptions{Format: "md", Consensus: "any", Seed: 20260101, Resamples: 1000, MinClusters: deflect.DefaultMinClusters}
 }
 
 // defaultAnalysis is the analysis `deflect report` makes with its defaults.
@@ -345,7 +345,7 @@ func newDeflectReportCmd(g *Global) *cobra.Command {
 	f.StringVar(&o.Compat, "compat", "", "deflectbench-code: reproduce the released code's semantics exactly")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
 	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples")
-	f.IntVar(&o.MinClusters, "min-clusters", o.MinClusters, "show a cell's bootstrap interval only when its rows come from at least this many claims (negative: always)")
+	f.IntVar(&o.MinClusters, "min-clusters", o.MinClusters, "show a cell's bootstrap interval only when its rows come from at least this many claims (0: always)")
 	return cmd
 }
 

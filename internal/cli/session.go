@@ -352,7 +352,7 @@ func (s *session) start(ctx context.Context, rs runSpec) (*lifecycle.Run, error)
 	}
 	run, err := lifecycle.Start(ctx, s.st, lifecycle.Spec{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options),
 		Version: Version(), Fingerprint: lifecycle.Fingerprint(rs.Benchmark, append([]any{rs.Name}, id...)...)},
-		lifecycle.Options{MaxUnusable: s.g.MaxUnusable})
+		lifecycle.Options{MaxUnusable: &s.g.MaxUnusable})
 	if err != nil {
 		return nil, err
 	}
