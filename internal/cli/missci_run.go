@@ -51,7 +51,8 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	// reconstruct runs a gen_cls template and parses ranked predictions;
 	// keys are the calls each line's answer came from.
 	var keys map[string]string
-	reconstruct := func(template string) (missci.Predictions, int64, error) {
+	// source != "" stores the predictions with the run, before it finishes.
+	reconstruct := func(template, source string) (missci.Predictions, int64, error) {
 		plan, err := missci.ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
 		if err != nil {
 			return nil, 0, err
@@ -61,6 +62,15 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		var parseErr error
 		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
 		rs.phase(missci.Definition.Phase("reconstruction"))
+		rs.Records = func(ctx context.Context, runID int64) error {
+			if parseErr != nil {
+				return parseErr // --strict: the run fails, as upstream aborts
+			}
+			if source == "" {
+				return nil
+			}
+			return storeMissci(ctx, s, runID, o.Split, source, unknown, preds, keys)
+		}
 		_, runID, err := s.execute(ctx, rs, func(r engine.Result) {
 			id, ok := missci.LineOf(r)
 			if !ok {
@@ -76,9 +86,6 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			}
 			preds[id], keys[id] = p, r.Key
 		})
-		if err == nil {
-			err = parseErr
-		}
 		return preds, runID, err
 	}
 	classify := func(units []missci.ClassifyUnit, template string) (map[string]string, error) {
@@ -90,6 +97,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		var parseErr error
 		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
 		rs.phase(missci.Definition.Phase("classification"))
+		rs.Records = func(context.Context, int64) error { return parseErr }
 		_, _, err = s.execute(ctx, rs, func(r engine.Result) {
 			u, ok := missci.UnitOf(r)
 			if !ok {
@@ -105,9 +113,6 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			}
 			out[u.ID] = c
 		})
-		if err == nil {
-			err = parseErr
-		}
 		return out, err
 	}
 	templates, err := expandTemplates(o.Template, o.Task)
@@ -132,14 +137,9 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 				if g.DryRun {
 					fmt.Fprintf(g.Stdout, "%s:\n", t)
 				}
-				preds, runID, err := reconstruct(t)
+				preds, _, err := reconstruct(t, o.Model+" "+t)
 				if err != nil {
 					return fmt.Errorf("template %s: %w", t, err)
-				}
-				if !g.DryRun {
-					if err := storeMissci(ctx, s, runID, o.Split, o.Model+" "+t, unknown, preds, keys); err != nil {
-						return err
-					}
 				}
 				all = append(all, preds)
 			}
@@ -156,11 +156,8 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			}
 			return writeReport(g, rep, f, o.Out)
 		}
-		preds, runID, err := reconstruct(o.Template)
+		preds, runID, err := reconstruct(o.Template, source)
 		if err != nil || g.DryRun {
-			return err
-		}
-		if err := storeMissci(ctx, s, runID, o.Split, source, unknown, preds, keys); err != nil {
 			return err
 		}
 		x, err := scorers(ctx, g, s, o.Embedder, o.Scorer)
@@ -216,7 +213,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		rep := missci.ClassificationReport(o.Task, o.Split, source, []missci.ClassifyRow{{Result: res}})
 		return writeReport(g, rep, f, o.Out)
 	case "consistency":
-		preds, _, err := reconstruct(o.FromTemplate)
+		preds, _, err := reconstruct(o.FromTemplate, "")
 		if err != nil || g.DryRun {
 			return err
 		}

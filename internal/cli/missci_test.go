@@ -165,3 +165,36 @@ func TestMissciEvalEmbedderAndScorer(t *testing.T) {
 		t.Fatal("the embedder was not called")
 	}
 }
+
+// A --strict run that aborts on an unknown class fails (exit 1, listed as
+// failed with the reason), and is never a done run without records: the
+// predictions are stored before a run finishes, and a run whose records are
+// refused is not done.
+func TestMissciStrictAbortFailsTheRun(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: "1. Fallacious Premise: \"something\"; Applied Fallacy Class: Wishful Numerology."}
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	_, _, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--strict", "--limit", "3")
+	if err == nil || !strings.Contains(err.Error(), "Wishful Numerology") {
+		t.Fatalf("a strict run with an unknown class: %v", err)
+	}
+	out, _, err := runCLI(t, dir, "runs", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []struct{ Status, Reason string }
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 || runs[0].Status != "failed" || !strings.Contains(runs[0].Reason, "Wishful Numerology") {
+		t.Fatalf("the aborted run is stored as %s (%v)", out, err)
+	}
+	// Without --strict the same answers are a done run with its records.
+	if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "3", "--max-unusable", "-1"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if rep, _, err := runCLI(t, dir, "runs", "show", "2"); err != nil || !strings.Contains(rep, "done") {
+		t.Fatalf("runs show 2: %v\n%s", err, rep)
+	}
+}

@@ -285,6 +285,12 @@ type runSpec struct {
 	Phase  string
 	Hint   string
 	Usable func(engine.Result) bool
+	// Records stores the records made of the phase's answers with the run.
+	// execute calls it after the phase (when it was not interrupted) and
+	// before the run finishes: its error — a failed write, or answers the
+	// command refuses (--strict) — fails the run, so a run that is done
+	// always has its records.
+	Records func(ctx context.Context, runID int64) error
 }
 
 // phase sets the run's (first) phase from a registered benchmark phase.
@@ -306,6 +312,12 @@ func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.
 		return engine.Summary{}, 0, err
 	}
 	sum, err := s.phase(ctx, run, phaseSpec{Name: rs.Phase, Hint: rs.Hint, Plan: rs.Plan, Usable: rs.Usable}, onResult)
+	if rs.Records != nil && (err == nil || isUnusable(err)) && !sum.Interrupted {
+		// Unusable answers are records too (the report counts them).
+		if rerr := rs.Records(ctx, run.ID); rerr != nil {
+			err = rerr
+		}
+	}
 	return sum, run.ID, s.finish(ctx, run, err)
 }
 
