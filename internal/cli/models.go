@@ -41,13 +41,13 @@ func newModelsCmd(g *Global) *cobra.Command {
 				out := []ep{}
 				for _, n := range s.Names() {
 					e := s.Endpoints[n]
-					out = append(out, ep{n, e.Type, s.BaseURL(n), e.APIKeyEnv, e.KeyOptional, e.CacheAs})
+					out = append(out, ep{n, e.Type, llm.RedactURL(s.BaseURL(n)), e.APIKeyEnv, e.KeyOptional, e.CacheAs})
 				}
 				return printJSON(g, out)
 			}
 			for _, n := range s.Names() {
 				ep := s.Endpoints[n]
-				base := ep.BaseURL
+				base := llm.RedactURL(s.BaseURL(n))
 				if base == "" {
 					base = "(provider default)"
 				}

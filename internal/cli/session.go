@@ -239,13 +239,12 @@ func (s *session) snapshot(args []string, extra any) json.RawMessage {
 			shown[i] = backend.Redact(a)
 		}
 	}
-	cfg := *s.cfg
-	cfg.DB = backend.Redact(cfg.DB)
+	cfg := s.cfg.Redacted()
 	doc := map[string]any{
 		"args": shown,
 		"flags": map[string]any{"concurrency": s.g.Concurrency, "rpm": s.g.RPM, "tpm": s.g.TPM, "batch": s.g.Batch, "batch_size": s.g.BatchSize,
 			"budget": s.g.Budget, "timeout": s.g.Timeout.String(), "max_attempts": s.g.MaxAttempts},
-		"config":    &cfg,
+		"config":    cfg,
 		"options":   extra,
 		"base_urls": s.baseURLs(),
 	}
@@ -259,7 +258,7 @@ func (s *session) baseURLs() map[string]string {
 	out := map[string]string{}
 	for _, n := range s.cfg.Names() {
 		if u := s.cfg.BaseURL(n); u != "" {
-			out[n] = u
+			out[n] = llm.RedactURL(u)
 		} else {
 			out[n] = "(the SDK's default)"
 		}
@@ -475,6 +474,12 @@ func secrets(cfg *config.Config) []string {
 			if env := cfg.Endpoints[n].APIKeyEnv; env != "" {
 				add(os.Getenv(env))
 			}
+			for _, v := range llm.URLSecrets(cfg.BaseURL(n)) {
+				add(v)
+			}
+		}
+		for _, v := range llm.URLSecrets(cfg.DB) {
+			add(v)
 		}
 	}
 	for _, kv := range os.Environ() {

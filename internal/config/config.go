@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -153,6 +154,13 @@ func Load(path string) (*Config, error) {
 		if !known && ep.BaseURL == "" {
 			return nil, fmt.Errorf("config %s: endpoints.%s: base_url is required for a new endpoint", path, name)
 		}
+		if ep.BaseURL != "" {
+			if u, err := url.Parse(ep.BaseURL); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				// The URL is shown masked: a password that breaks parsing
+				// would otherwise be printed in part.
+				return nil, fmt.Errorf("config %s: endpoints.%s.base_url: %s is not an http(s) URL with a host (percent-encode any of : / ? # @ %% in a password)", path, name, llm.RedactURL(ep.BaseURL))
+			}
+		}
 		if ep.PromptCache && ep.Type != "anthropic" {
 			return nil, fmt.Errorf("config %s: endpoints.%s.prompt_cache: only anthropic endpoints take it (OpenAI and Gemini cache long prompts by themselves)", path, name)
 		}
@@ -218,4 +226,17 @@ func explainYAML(err error) string {
 		parts = append(parts, prefix+strings.TrimPrefix(line, "yaml: "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Redacted is a copy of the config for the run's record: the secrets of
+// its store URL and of every endpoint's base URL masked (llm.RedactURL).
+func (c *Config) Redacted() *Config {
+	out := *c
+	out.DB = llm.RedactURL(c.DB)
+	out.Endpoints = make(map[string]Endpoint, len(c.Endpoints))
+	for n, ep := range c.Endpoints {
+		ep.BaseURL = llm.RedactURL(ep.BaseURL)
+		out.Endpoints[n] = ep
+	}
+	return &out
 }

@@ -89,7 +89,9 @@ func (c *Config) Identity(name string) string {
 	if ep := c.Endpoints[name]; ep.CacheAs != "" {
 		return "as:" + ep.CacheAs
 	}
-	base := NormalizeURL(c.BaseURL(name))
+	// Its secrets are masked: they never reach a stored key document, and
+	// a new password for the same server is the same endpoint.
+	base := NormalizeURL(llm.RedactURL(c.BaseURL(name)))
 	if base == "" {
 		return ""
 	}

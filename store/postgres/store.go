@@ -12,12 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlstore"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -151,16 +151,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 }
 
 // Redact is a store URL with its password masked, for logs and errors.
-func Redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
+func Redact(dsn string) string { return llm.RedactURL(dsn) }
 
 // Path names the store (its URL, password masked).
 func (s *Store) Path() string { return Redact(s.url) }
