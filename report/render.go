@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -213,7 +212,7 @@ func markdownMatrix(w io.Writer, t *Table) {
 // interval becomes four columns: value, lo, hi and n (proportions as
 // fractions, not percentages, so nothing is lost).
 func RenderCSVTable(w io.Writer, t *Table) error {
-	cw := csv.NewWriter(w)
+	cw := NewCSVWriter(w) // no cell is run as a formula (csvsafe.go)
 	var hdr []string
 	wide := make([]bool, len(t.Columns))
 	for j, c := range t.Columns {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"cmp"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/report"
 )
 
 // sortKey is one sortable column of a list: its name in ?sort= and how two
@@ -145,7 +146,7 @@ func exported(w http.ResponseWriter, r *http.Request, name string, header []stri
 		return true
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.%s"`, url.PathEscape(name), format))
-	cw := csv.NewWriter(w)
+	cw := report.NewCSVWriter(w) // no cell is run as a formula
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if format == "csv" {

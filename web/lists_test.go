@@ -60,10 +60,22 @@ func TestGenerationListSortJumpExport(t *testing.T) {
 	if fmt.Sprint(len(recs)-1) != total || recs[0][0] != "gen_id" || recs[0][len(recs[0])-1] != "fallacy_labeled" {
 		t.Fatalf("csv: %d rows for a list of %s; header %v", len(recs)-1, total, recs[0])
 	}
+	formulas := 0
 	for _, r := range recs[1:] {
 		if r[1] != "model-b" {
 			t.Fatalf("csv row of %s in a model-b list", r[1])
 		}
+		for _, c := range r {
+			if c != "" && strings.ContainsRune("=+-@", rune(c[0])) && strings.Trim(c, "-0123456789.") != "" {
+				t.Fatalf("a cell a spreadsheet runs as a formula: %q", c)
+			}
+			if strings.HasPrefix(c, `'=HYPERLINK("http://evil.example/`) {
+				formulas++
+			}
+		}
+	}
+	if formulas == 0 {
+		t.Fatal("the model's formula is not in the export, neutralised")
 	}
 	_, body, hdr = get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&export=jsonl", id))
 	n := 0

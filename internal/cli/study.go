@@ -435,7 +435,7 @@ func writeSheet(ctx context.Context, s *session, st study.Study, w io.Writer) er
 		got[[2]string{a.Annotator, a.Item}] = a
 	}
 	num := itemNumbers(st)
-	cw := csv.NewWriter(w)
+	cw := report.NewCSVWriter(w) // no cell is run as a formula
 	hdr := append([]string(nil), sheetHeader...)
 	for _, q := range st.Questions {
 		var keys []string
@@ -538,7 +538,7 @@ func readSheet(r io.Reader, name string, st study.Study) ([]study.Annotation, er
 		if err != nil || byNum[n] == "" {
 			return nil, fmt.Errorf("%s line %d: field item: %q is not an item of study %d", name, line, rec[1], st.ID)
 		}
-		a := study.Annotation{StudyID: st.ID, Annotator: rec[0], Item: byNum[n], Answers: map[string]string{}, Comment: rec[want-1], At: now}
+		a := study.Annotation{StudyID: st.ID, Annotator: rec[0], Item: byNum[n], Answers: map[string]string{}, Comment: report.CSVUnsafe(rec[want-1]), At: now}
 		for i, q := range st.Questions {
 			if v := strings.TrimSpace(rec[len(sheetHeader)+i]); v != "" {
 				a.Answers[q.ID] = q.Normalize(v)
