@@ -169,6 +169,17 @@ func (s *Store) openWritable(ctx context.Context, o Options) error {
 	if err := s.waitUnlocked(ctx, o); err != nil {
 		return err
 	}
+	// Another program's database is refused before anything changes it
+	// (WAL mode would stay with its file).
+	var version, tables int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema WHERE type = 'table')`).Scan(&version, &tables); err != nil {
+		return s.explain(err)
+	}
+	if version == 0 && tables > 0 {
+		if err := refuseForeign(ctx, db); err != nil {
+			return fmt.Errorf("open store %s: %w; nothing was written to it: pass another --db", s.path, err)
+		}
+	}
 	if _, err := db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
 		return s.explain(err)
 	}
@@ -176,6 +187,9 @@ func (s *Store) openWritable(ctx context.Context, o Options) error {
 		return err
 	}
 	if err := s.migrate(); err != nil {
+		if errors.Is(err, errForeign) {
+			return fmt.Errorf("open store %s: %w; nothing was written to it: pass another --db", s.path, err)
+		}
 		return fmt.Errorf("open store %s: %w (is it a fallacylab database? pass another --db)", s.path, s.explainErr(err))
 	}
 	return nil
@@ -346,46 +360,92 @@ func (s *Store) Close() error {
 // ReadOnly reports whether the store was opened read-only.
 func (s *Store) ReadOnly() bool { return s.readOnly }
 
+// migrate applies the migrations the store lacks. Each is applied in a
+// BEGIN IMMEDIATE transaction (the write lock first, so processes creating
+// one store at once take turns) that reads the schema version again inside
+// it: a migration another process applied meanwhile is skipped, not run
+// twice. A database with tables but no fallacylab schema belongs to another
+// program and is refused, untouched.
 func (s *Store) migrate() error {
 	ctx := context.Background()
-	var version int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return err
-	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
-	if version > len(names) {
-		return fmt.Errorf("database schema version %d is newer than this fallacylab (%d): upgrade fallacylab", version, len(names))
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
 	}
-	for i := version; i < len(names); i++ {
-		body, err := migrations.ReadFile(names[i])
+	defer conn.Close()
+	for i := 0; i < len(names); i++ {
+		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+			return err
+		}
+		applied, err := s.migrateOne(ctx, conn, names, i)
 		if err != nil {
+			conn.ExecContext(ctx, `ROLLBACK`)
 			return err
 		}
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
+		if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+			conn.ExecContext(ctx, `ROLLBACK`)
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", names[i], err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return err
-		}
-		if strings.HasPrefix(names[i], "migrations/"+snapshotsMigration) {
+		if applied && strings.HasPrefix(names[i], "migrations/"+snapshotsMigration) {
 			s.backfill = true
 		}
 	}
 	return nil
 }
+
+// migrateOne applies migration i inside the open transaction of conn,
+// unless the store already has it.
+func (s *Store) migrateOne(ctx context.Context, conn *sql.Conn, names []string, i int) (applied bool, err error) {
+	var version int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return false, err
+	}
+	if version > len(names) {
+		return false, fmt.Errorf("database schema version %d is newer than this fallacylab (%d): upgrade fallacylab", version, len(names))
+	}
+	if version > i {
+		return false, nil
+	}
+	if version == 0 {
+		if err := refuseForeign(ctx, conn); err != nil {
+			return false, err
+		}
+	}
+	body, err := migrations.ReadFile(names[i])
+	if err != nil {
+		return false, err
+	}
+	if _, err := conn.ExecContext(ctx, string(body)); err != nil {
+		return false, fmt.Errorf("migration %s: %w", names[i], err)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// refuseForeign returns errForeign, naming some of its tables, for a
+// database without the fallacylab schema that has tables.
+func refuseForeign(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) error {
+	var tables string
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(group_concat(name, ', '), '') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name LIMIT 5)`).Scan(&tables); err != nil {
+		return err
+	}
+	if tables != "" {
+		return fmt.Errorf("%w: it holds other tables (%s)", errForeign, tables)
+	}
+	return nil
+}
+
+// errForeign: the database is another program's.
+var errForeign = errors.New("not a fallacylab store")
 
 // snapshotsMigration is the migration that brought records' analysis
 // snapshots: the runs stored before it get theirs once it is applied.
