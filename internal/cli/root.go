@@ -78,6 +78,9 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 		if err := checkFlags(cmd); err != nil {
 			return err
 		}
+		if err := formatFromOut(cmd); err != nil {
+			return err
+		}
 		return engineFlagsUnused(cmd)
 	}
 	root.SetOut(stdout)

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// formatOfExt is the report format a file extension names.
+var formatOfExt = map[string]string{".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json", ".tex": "tex", ".html": "html", ".htm": "html"}
+
+// formatFromOut makes a report command's --out and --format agree, for
+// every command that has both: without --format, the format is the one
+// --out's extension names (report.html is HTML, not Markdown in an .html
+// file); a --format that contradicts the extension is refused.
+func formatFromOut(cmd *cobra.Command) error {
+	ff, of := cmd.Flags().Lookup("format"), cmd.Flags().Lookup("out")
+	if ff == nil || of == nil || of.Value.String() == "" || of.Value.String() == "-" {
+		return nil
+	}
+	out := of.Value.String()
+	ext, ok := formatOfExt[strings.ToLower(filepath.Ext(out))]
+	if !ok || strings.HasSuffix(out, string(filepath.Separator)) {
+		return nil
+	}
+	if !ff.Changed {
+		return ff.Value.Set(ext)
+	}
+	if ff.Value.String() != ext {
+		return fmt.Errorf("--format %s and --out %s disagree: leave out --format (the extension chooses it) or name a .%s file", ff.Value.String(), out, ff.Value.String())
+	}
+	return nil
+}
