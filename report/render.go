@@ -327,12 +327,17 @@ func renderJSON(w io.Writer, r *Report) error {
 	for _, m := range r.Meta {
 		out.Meta[m[0]] = m[1]
 	}
+	// Lists are never null, so that `for t in s["tables"]` always works.
+	out.Sections = []js{}
 	for _, s := range r.Sections {
-		sec := js{Title: s.Title, Intro: s.Intro}
+		sec := js{Title: s.Title, Intro: s.Intro, Tables: []jt{}}
 		for _, t := range s.Tables {
-			tt := jt{ID: t.ID, Title: t.Title, Note: t.Note, Columns: t.Columns}
+			tt := jt{ID: t.ID, Title: t.Title, Note: t.Note, Columns: t.Columns, Rows: [][]jsonCell{}}
+			if tt.Columns == nil {
+				tt.Columns = []Column{}
+			}
 			for _, row := range t.Rows {
-				var cells []jsonCell
+				cells := []jsonCell{}
 				for _, c := range row {
 					cells = append(cells, toJSONCell(c))
 				}
