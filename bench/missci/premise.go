@@ -179,17 +179,21 @@ func ScorePairs(pairs []Pair) (PremiseScores, error) {
 			s.NEmbedding++
 		}
 	}
+	// A mean of no pairs is undefined (NaN: "NA" in every renderer, null
+	// in JSON), never 0; upstream leaves it out.
 	s.N = len(pairs)
-	if s.N > 0 {
-		s.All /= float64(s.N)
-	}
-	if s.NCorrect > 0 {
-		s.Correct = sc / float64(s.NCorrect)
-	}
-	if s.N-s.NCorrect > 0 {
-		s.Incorrect = si / float64(s.N-s.NCorrect)
-	}
+	s.All = meanOf(s.All, s.N)
+	s.Correct = meanOf(sc, s.NCorrect)
+	s.Incorrect = meanOf(si, s.N-s.NCorrect)
 	return s, nil
+}
+
+// meanOf is sum/n, NaN (undefined) for no values.
+func meanOf(sum float64, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
 }
 
 // HumanEvalMeteor is Table 13 for METEOR (SPEC A.12): the mean on rows with
@@ -240,12 +244,7 @@ func HumanEval(r io.Reader, name string) (HumanEvalMeteor, error) {
 		}
 		scores, q4 = append(scores, m), append(q4, q)
 	}
-	if h.NYes > 0 {
-		h.YesMean = ys / float64(h.NYes)
-	}
-	if h.NNo > 0 {
-		h.NoMean = ns / float64(h.NNo)
-	}
+	h.YesMean, h.NoMean = meanOf(ys, h.NYes), meanOf(ns, h.NNo)
 	c, err := stats.Pearson(scores, q4)
 	h.R, h.P = c.R, c.P
 	return h, err
@@ -326,12 +325,8 @@ func Table14(r io.Reader, name string, args []Argument) ([]Stratum, error) {
 		a := by[k]
 		s := Stratum{Model: k[0], Prompt: k[1], NCorrect: a.n[0], NIncorrect: a.n[1]}
 		for q := range 4 {
-			if a.n[0] > 0 {
-				s.Correct[q] = float64(a.yes[0][q]) / float64(a.n[0])
-			}
-			if a.n[1] > 0 {
-				s.Incorrect[q] = float64(a.yes[1][q]) / float64(a.n[1])
-			}
+			s.Correct[q] = meanOf(float64(a.yes[0][q]), a.n[0])
+			s.Incorrect[q] = meanOf(float64(a.yes[1][q]), a.n[1])
 		}
 		out = append(out, s)
 	}

@@ -1,0 +1,35 @@
+package missci
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// A mean over no pairs is undefined: NA in the tables and null in JSON,
+// never 0 (upstream leaves it out).
+func TestEmptyMeanIsNotZero(t *testing.T) {
+	pairs := []Pair{{Gold: "the study shows a link", Pred: "a link is shown", Correct: true}}
+	ps, err := ScorePairs(pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(ps.Incorrect) || math.IsNaN(ps.Correct) || ps.Correct <= 0 {
+		t.Fatalf("scores %+v: the incorrect-class mean of no pairs must be undefined", ps)
+	}
+	if none, _ := ScorePairs(nil); !math.IsNaN(none.All) || !math.IsNaN(none.Correct) {
+		t.Fatalf("no pairs: %+v", none)
+	}
+	tab := &report.Table{ID: "x", Columns: report.Cols("METEOR incorrect class"), Rows: [][]report.Cell{{report.F(ps.Incorrect, 4)}}}
+	rep := &report.Report{}
+	rep.AddSection("s", "").Add(tab)
+	var md, js bytes.Buffer
+	report.Render(&md, rep, report.Markdown)
+	report.Render(&js, rep, report.JSON)
+	if strings.Contains(md.String(), "0.0000") || !strings.Contains(md.String(), "NA") || strings.Contains(js.String(), `"value"`) {
+		t.Fatalf("an empty mean rendered as a number:\n%s\n%s", md.String(), js.String())
+	}
+}
