@@ -2,8 +2,9 @@ package missci
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/internal/pyre"
 )
 
 // Prediction is one ranked (premise, class) answer for a reasoning line.
@@ -22,9 +23,9 @@ type PredictionLine struct {
 }
 
 var (
-	reL1   = regexp.MustCompile(`(?i)^.*fallacious premise( 3\.?\d?)?: (.+)[;\."] applied fallacy class: (.+)$`)
-	reL2   = regexp.MustCompile(`(?i)^.*fallacious premise( 3\.?\d?)?: (.+)[;\."] applied fallacy: (.+)$`)
-	reFull = regexp.MustCompile(`(?im)^fallacious premise( 3\.?\d?)?: (.+)\n+applied fallacy class: (.+)$`)
+	reL1   = pyre.MustCompile(`(?i)^.*fallacious premise( 3\.?\d?)?: (.+)[;\."] applied fallacy class: (.+)$`)
+	reL2   = pyre.MustCompile(`(?i)^.*fallacious premise( 3\.?\d?)?: (.+)[;\."] applied fallacy: (.+)$`)
+	reFull = pyre.MustCompile(`(?im)^fallacious premise( 3\.?\d?)?: (.+)\n+applied fallacy class: (.+)$`)
 )
 
 // ParseOptions control parsing.
@@ -60,11 +61,11 @@ func ParseGenCls(answer string, o ParseOptions) ([]Prediction, error) {
 	}
 	out := make([]Prediction, 0, len(found))
 	for _, f := range found {
-		c, err := o.normalize(strings.TrimSpace(f.class))
+		c, err := o.normalize(pyre.Strip(f.class))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Prediction{Premise: strings.TrimSpace(strings.ReplaceAll(f.premise, `"`, "")), Class: c})
+		out = append(out, Prediction{Premise: pyre.Strip(strings.ReplaceAll(f.premise, `"`, "")), Class: c})
 	}
 	return out, nil
 }
@@ -78,7 +79,7 @@ func GenClsParsable(answer string) bool { return len(findGenCls(answer)) > 0 }
 // (or one of the phrases that mean Other) in a form the parser reads.
 func ClassifyParsable(answer string) bool {
 	for _, line := range strings.Split(answer, "\n") {
-		if reFallacy.MatchString(strings.TrimSpace(line)) {
+		if reFallacy.MatchString(pyre.Strip(line)) {
 			return true
 		}
 	}
@@ -87,9 +88,9 @@ func ClassifyParsable(answer string) bool {
 			return true
 		}
 	}
-	lower := strings.ToLower(answer)
+	lower := pyre.Lower(answer)
 	for _, k := range otherKeys {
-		if strings.Contains(lower, strings.ToLower(k)) {
+		if strings.Contains(lower, pyre.Lower(k)) {
 			return true
 		}
 	}
@@ -102,14 +103,14 @@ func findGenCls(answer string) []genClsRaw {
 	type raw = genClsRaw
 	var found []raw
 	for _, line := range strings.Split(answer, "\n") {
-		line = strings.TrimSpace(line)
+		line = pyre.Strip(line)
 		if line == "" {
 			continue
 		}
 		if m := reL1.FindStringSubmatch(line); m != nil {
-			found = append(found, raw{strings.TrimSpace(m[2]), strings.TrimSpace(m[3])})
+			found = append(found, raw{pyre.Strip(m[2]), pyre.Strip(m[3])})
 		} else if m := reL2.FindStringSubmatch(line); m != nil {
-			found = append(found, raw{strings.TrimSpace(m[2]), strings.TrimSpace(m[3])})
+			found = append(found, raw{pyre.Strip(m[2]), pyre.Strip(m[3])})
 		}
 	}
 	if len(found) == 0 {
@@ -120,7 +121,7 @@ func findGenCls(answer string) []genClsRaw {
 	return found
 }
 
-var reFallacy = regexp.MustCompile(`(?i)^fallacy: (.+)$`)
+var reFallacy = pyre.MustCompile(`(?i)^fallacy: (.+)$`)
 
 // classifyKeys is the fallback table of SPEC A.5.2, in insertion order.
 var classifyKeys = []struct{ key, class string }{
@@ -135,12 +136,12 @@ var classifyKeys = []struct{ key, class string }{
 // ParseClassify parses a classification answer (SPEC A.5.2).
 func ParseClassify(answer string, o ParseOptions) (string, error) {
 	for _, line := range strings.Split(answer, "\n") {
-		line = strings.TrimSpace(line)
+		line = pyre.Strip(line)
 		if line == "" {
 			continue
 		}
 		if m := reFallacy.FindStringSubmatch(line); m != nil {
-			return o.normalize(strings.TrimSpace(m[1]))
+			return o.normalize(pyre.Strip(m[1]))
 		}
 	}
 	best, bestPos := "", -1
@@ -152,9 +153,9 @@ func ParseClassify(answer string, o ParseOptions) (string, error) {
 	if bestPos >= 0 {
 		return o.normalize(best)
 	}
-	lower := strings.ToLower(answer)
+	lower := pyre.Lower(answer)
 	for _, k := range otherKeys {
-		if strings.Contains(lower, strings.ToLower(k)) {
+		if strings.Contains(lower, pyre.Lower(k)) {
 			return Other, nil
 		}
 	}

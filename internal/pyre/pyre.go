@@ -1,0 +1,150 @@
+// Package pyre compiles regular expressions written for Python's re (str
+// patterns, Unicode semantics) into Go regexps that match the same text,
+// for the parsers ported from upstream Python. Go's regexp (RE2) differs
+// where model output reaches: \d, \s and \w are ASCII in Go and Unicode in
+// Python, and Python's IGNORECASE matches 'i' with 'İ' (U+0130) and 'ı'
+// (U+0131), which Go's simple case folding leaves out ('k' with the Kelvin
+// sign and 's' with 'ſ' fold alike in both). No library translates one
+// dialect into the other, hence this small rewriter; it handles the syntax
+// the ported patterns use (literals, escapes, classes, groups, inline
+// flags at the start) and refuses what it does not know.
+package pyre
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Python's \s for str patterns: str.isspace() (29 code points), which adds
+// \x1c-\x1f and the Unicode spaces to Go's ASCII \s.
+const space = `\t\n\x0b\x0c\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}`
+
+// escapes are Python's Unicode classes in Go syntax, inside a class.
+var escapes = map[byte]string{
+	'd': `\p{Nd}`,
+	's': space,
+	'w': `\p{L}\p{N}_`,
+}
+
+// MustCompile translates and compiles a Python pattern; it panics on a
+// pattern it cannot translate, as regexp.MustCompile does.
+func MustCompile(pattern string) *regexp.Regexp {
+	re, err := Compile(pattern)
+	if err != nil {
+		panic(err)
+	}
+	return re
+}
+
+// Compile translates a Python pattern into Go syntax and compiles it.
+func Compile(pattern string) (*regexp.Regexp, error) {
+	g, err := Translate(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(g)
+}
+
+// Translate rewrites a Python pattern into Go syntax.
+func Translate(pattern string) (string, error) {
+	var b strings.Builder
+	p := pattern
+	fold := false
+	if strings.HasPrefix(p, "(?") && len(p) > 2 && p[2] != ':' && p[2] != 'P' && p[2] != '=' && p[2] != '!' && p[2] != '<' {
+		end := strings.IndexByte(p, ')')
+		if end < 0 {
+			return "", fmt.Errorf("pyre: unclosed flags in %q", pattern)
+		}
+		flags := p[2:end]
+		for _, f := range flags {
+			switch f {
+			case 'i':
+				fold = true
+			case 'm', 's':
+			default:
+				return "", fmt.Errorf("pyre: flag %q of %q has no translation", f, pattern)
+			}
+		}
+		b.WriteString(p[:end+1])
+		p = p[end+1:]
+	}
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(p) {
+				return "", fmt.Errorf("pyre: trailing backslash in %q", pattern)
+			}
+			e := p[i+1]
+			i++
+			if cls, ok := escapes[e]; ok {
+				if inClass {
+					b.WriteString(cls)
+				} else {
+					b.WriteString("[" + cls + "]")
+				}
+				continue
+			}
+			if up := e | 0x20; escapes[up] != "" && e != up { // \D \S \W
+				if inClass {
+					return "", fmt.Errorf("pyre: \\%c inside a class of %q has no translation", e, pattern)
+				}
+				b.WriteString("[^" + escapes[up] + "]")
+				continue
+			}
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' { // a literal ] first
+				b.WriteString(`\]`)
+				i++
+			}
+		case c == ']' && inClass:
+			inClass = false
+			b.WriteByte(c)
+		case fold && (c == 'i' || c == 'I'):
+			if inClass {
+				b.WriteString("iIİı")
+			} else {
+				b.WriteString("[iIİı]")
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if inClass {
+		return "", fmt.Errorf("pyre: unclosed class in %q", pattern)
+	}
+	return b.String(), nil
+}
+
+// Strip is Python's str.strip(): it trims str.isspace() characters, which
+// include \x1c-\x1f, unlike strings.TrimSpace.
+func Strip(s string) string {
+	return strings.TrimFunc(s, IsSpace)
+}
+
+// IsSpace is Python's str.isspace() for one character.
+func IsSpace(r rune) bool {
+	switch {
+	case r >= '\t' && r <= '\r', r >= 0x1c && r <= 0x20, r == 0x85, r == 0xa0, r == 0x1680,
+		r >= 0x2000 && r <= 0x200a, r == 0x2028, r == 0x2029, r == 0x202f, r == 0x205f, r == 0x3000:
+		return true
+	}
+	return false
+}
+
+// Lower is Python's str.lower() where it differs from strings.ToLower on
+// text a parser compares with ASCII keys: 'İ' lowers to "i̇" (i and a
+// combining dot), not to 'i'.
+func Lower(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "İ", "i\u0307"))
+}

@@ -1,0 +1,31 @@
+package pyre
+
+import "testing"
+
+func TestTranslate(t *testing.T) {
+	for in, want := range map[string]string{
+		`(?i)^premise( 3\.?\d?)?: (.+)$`: `(?i)^prem[iIİı]se( 3\.?[\p{Nd}]?)?: (.+)$`,
+		`a\sb\S[\dx]`:                   `a[` + space + `]b[^` + space + `][\p{Nd}x]`,
+		`[^i]i`:                         `[^i]i`,
+		`(?i)[a-i]`:                     `(?i)[a-iIİı]`,
+	} {
+		got, err := Translate(in)
+		if err != nil || got != want {
+			t.Errorf("Translate(%q) = %q %v, want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{`(?x)a`, `[a`, `a\`, `[\D]`} {
+		if _, err := Translate(bad); err == nil {
+			t.Errorf("Translate(%q) took a pattern it cannot translate", bad)
+		}
+	}
+	re := MustCompile(`(?i)^fallacious premise( 3\.?\d?)?: x$`)
+	for s, want := range map[string]bool{"FALLACIOUS PREMİSE: x": true, "fallacıous premise 3.١: x": true, "fallacious premise 3.a: x": false} {
+		if re.MatchString(s) != want {
+			t.Errorf("%q: %v", s, !want)
+		}
+	}
+	if Strip("\x1c a \u3000\x1f") != "a" || Lower("İ") != "i\u0307" {
+		t.Fatal("Strip or Lower")
+	}
+}
