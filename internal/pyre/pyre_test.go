@@ -5,9 +5,9 @@ import "testing"
 func TestTranslate(t *testing.T) {
 	for in, want := range map[string]string{
 		`(?i)^premise( 3\.?\d?)?: (.+)$`: `(?i)^prem[iIİı]se( 3\.?[\p{Nd}]?)?: (.+)$`,
-		`a\sb\S[\dx]`:                   `a[` + space + `]b[^` + space + `][\p{Nd}x]`,
-		`[^i]i`:                         `[^i]i`,
-		`(?i)[a-i]`:                     `(?i)[a-iIİı]`,
+		`a\sb\S[\dx]`:                    `a[` + space + `]b[^` + space + `][\p{Nd}x]`,
+		`[^i]i`:                          `[^i]i`,
+		`(?i)[a-i]`:                      `(?i)[a-iIİı]`,
 	} {
 		got, err := Translate(in)
 		if err != nil || got != want {
