@@ -138,12 +138,19 @@ func (p *Phase) End(ctx context.Context, sum engine.Summary) error {
 
 // check applies the unusable-answer limit.
 func (p *Phase) check(counts []store.PhaseCount) error {
-	limit := *p.run.opt.MaxUnusable
+	return CheckUnusable(p.Name, p.Hint, counts, *p.run.opt.MaxUnusable)
+}
+
+// CheckUnusable applies the unusable-answer limit (a share; negative: no
+// limit) to a phase's counts per model, as every run does: an ExitError
+// with ExitUnusable naming the models over it and quoting one raw answer.
+// Scoring paths without a run (answers read from a file) apply it too.
+func CheckUnusable(name, hint string, counts []store.PhaseCount, limit float64) error {
 	if limit < 0 {
 		return nil
 	}
 	var bad []string
-	example, hint := "", p.Hint
+	example := ""
 	for _, c := range counts {
 		if c.Answered == 0 || c.Unusable == 0 || float64(c.Unusable) <= limit*float64(c.Answered) {
 			continue
@@ -156,12 +163,12 @@ func (p *Phase) check(counts []store.PhaseCount) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("%s: %s could not be parsed (more than %.0f %%; --max-unusable sets the limit)", p.Name, strings.Join(bad, ", "), 100*limit)
+	msg := fmt.Sprintf("%s: %s could not be parsed (more than %.0f %%; --max-unusable sets the limit)", name, strings.Join(bad, ", "), 100*limit)
 	if hint != "" {
 		msg += ": " + hint
 	}
 	msg += "\none raw answer: " + quote(example)
-	return &ExitError{Code: ExitUnusable, Err: errors.New(msg), Reason: fmt.Sprintf("%s: %s unusable", p.Name, strings.Join(bad, ", "))}
+	return &ExitError{Code: ExitUnusable, Err: errors.New(msg), Reason: fmt.Sprintf("%s: %s unusable", name, strings.Join(bad, ", "))}
 }
 
 // Unusable sums the unusable answers over models.

@@ -48,6 +48,12 @@ func MissciItems(args []missci.Argument, rec missci.Record, stratify []string) (
 	if err := checkKeys(stratify, MissciStrata); err != nil {
 		return nil, nil, 0, err
 	}
+	// A run of a subset (--limit, --sample-id) is studied on the arguments
+	// it reconstructed, and its P@1 is theirs.
+	args = missci.Covered(args, rec.Preds).Args
+	if len(args) == 0 {
+		return nil, nil, 0, fmt.Errorf("the run reconstructed no whole argument: nothing to study")
+	}
 	// A line whose call failed or gave no premise is still put to the
 	// annotators, as an empty premise (the paper's sheet has one).
 	preds := missci.Predictions{}

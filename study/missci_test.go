@@ -125,6 +125,8 @@ func TestMissciItems(t *testing.T) {
 			lines++
 			if i%2 == 0 {
 				rec.Preds[l.ID] = []missci.Prediction{{Premise: "the sample speaks for all", Class: l.Fallacies[0].Class}, {Premise: "x", Class: "Ambiguity"}}
+			} else {
+				rec.Preds[l.ID] = []missci.Prediction{{Class: missci.Other}} // a failed call, as a run stores it
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 // viewerCSS styles what only the viewer shows, on top of the reports' CSS.
 const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d;padding:.4rem .7rem}` +
+	`dl.method{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .8rem;margin:.4rem 0 1rem;font-size:.92em}dl.method dt{color:#666}dl.method dd{margin:0}` +
 	`details.about{margin:.6rem 0 1rem;padding:.4rem .7rem;border:1px solid #ddd;border-radius:4px}` +
 	`details.about summary{cursor:pointer}pre.config{max-height:24rem;overflow:auto;background:#f6f6f6;padding:.5rem;font-size:12px}` +
 	// Model output is untrusted and unbounded: it wraps anywhere, never widens the page.

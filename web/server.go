@@ -314,7 +314,9 @@ func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {
 	if err != nil {
 		return err
 	}
-	md := &missciData{args: args, preds: m.Preds, split: m.Split, source: m.Source, calls: m.CallKeys}
+	// A run of a subset shows the arguments it reconstructed (the report
+	// says how many of the split's).
+	md := &missciData{args: missci.Covered(args, m.Preds).Args, preds: m.Preds, split: m.Split, source: m.Source, calls: m.CallKeys}
 	d.missci = md
 	// The report `missci report` makes: every cut-off k, per-class scores,
 	// Arg@t and METEOR (no embedder or scorer: the viewer calls nothing).

@@ -419,3 +419,29 @@ func TestRunList(t *testing.T) {
 		t.Fatalf("?bench=deflect lists:\n%.3000s", only)
 	}
 }
+
+// A run of a subset of the split (--limit, --sample-id) has its page, over
+// the arguments it holds.
+func TestMissciSubsetPage(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	id, _ := st.StartRun(ctx, store.Run{Name: "missci --limit 2", Benchmark: "missci", Version: "test"})
+	args, _ := missci.Load("dev")
+	m := missci.Record{Split: "dev", Source: "scripted", Preds: missci.Predictions{}}
+	for _, a := range args[:2] {
+		for _, l := range a.Lines {
+			m.Preds[l.ID] = []missci.Prediction{{Premise: "p", Class: l.Fallacies[0].Class}}
+		}
+	}
+	if err := records.SaveMissci(ctx, st, id, m); err != nil {
+		t.Fatal(err)
+	}
+	h := viewer(t, st)
+	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d", id))
+	if code != 200 || !strings.Contains(body, "2 of 30 arguments") {
+		t.Fatalf("the page of a limited Missci run: %d\n%.300s", code, body)
+	}
+	if _, body, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments", id)); !strings.Contains(body, "2 rows") {
+		t.Fatalf("arguments page of a limited run:\n%.400s", body)
+	}
+}

@@ -19,6 +19,11 @@ type Scorers struct {
 // cut-off (k = 1: all of 1…6 and all), per-class scores, Arg@t and premise
 // quality.
 func ReconstructionReport(data []Argument, preds Predictions, k int, split, source string, unknown []string, x Scorers) (*report.Report, error) {
+	cov := Covered(data, preds)
+	if err := cov.err(split); err != nil {
+		return nil, err
+	}
+	data = cov.Args
 	var names []string
 	var rs []Reconstruction
 	ks := []int{k}
@@ -34,6 +39,9 @@ func ReconstructionReport(data []Argument, preds Predictions, k int, split, sour
 	}
 	rep := &report.Report{Title: "Missci reconstruction", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"source", source},
 		{"unknown class names mapped to Other", fmt.Sprintf("%d %v", len(unknown), unknown[:min(5, len(unknown))])}}}
+	if d := cov.Describe(); d != "" {
+		rep.Meta = append(rep.Meta, [2]string{"arguments", d})
+	}
 	sec := rep.AddSection("Reconstruction", "HasPositive@k is the paper's P@1 at k = 1; Other is never a false positive in micro-F1 (SPEC A.7).")
 	sec.Add(ReconstructionTable("reconstruction", "Reconstruction by cut-off k", names, rs))
 	sec.Add(PerClassTable(rs[0]))

@@ -10,7 +10,9 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/decode"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
 )
 
@@ -103,6 +105,9 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			var unknown []string
 			opts := missci.ParseOptions{Strict: strict, Unknown: &unknown}
 			preds := missci.Predictions{}
+			// Raw answers the parser cannot read count as unusable, as in
+			// a run: over --max-unusable, the evaluation fails (exit 4).
+			usage := store.PhaseCount{Phase: "reconstruction", Model: file}
 			sc := bufio.NewScanner(fh)
 			sc.Buffer(make([]byte, 1<<20), 32<<20)
 			for n := 1; sc.Scan(); n++ {
@@ -127,6 +132,12 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 						return fmt.Errorf("%s line %d: %w", file, n, err)
 					}
 					preds[pl.ID] = p
+					usage.Answered++
+					if !missci.GenClsParsable(*pl.Answer) {
+						if usage.Unusable++; usage.Example == "" {
+							usage.Example = *pl.Answer
+						}
+					}
 				case len(pl.Predictions) > 0:
 					for i, p := range pl.Predictions {
 						if !missci.IsValid(p.Class) {
@@ -145,6 +156,9 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			if err := sc.Err(); err != nil {
 				return err
 			}
+			if err := lifecycle.CheckUnusable("reconstruction", missci.Definition.Phase("reconstruction").Hint, []store.PhaseCount{usage}, g.MaxUnusable); err != nil {
+				return err
+			}
 			var sess *session
 			if embedder != "" {
 				if sess, err = openSession(g); err != nil {
@@ -159,6 +173,9 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			rep, err := missci.ReconstructionReport(data, preds, k, split, file, unknown, x)
 			if err != nil {
 				return err
+			}
+			if usage.Unusable > 0 {
+				rep.Meta = append(rep.Meta, [2]string{"unusable answers", fmt.Sprintf("%d of %d raw answers could not be parsed (scored as Other)", usage.Unusable, usage.Answered)})
 			}
 			return writeReport(g, rep, f, out)
 		},

@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
@@ -197,4 +200,79 @@ func TestMissciStrictAbortFailsTheRun(t *testing.T) {
 	if rep, _, err := runCLI(t, dir, "runs", "show", "2"); err != nil || !strings.Contains(rep, "done") {
 		t.Fatalf("runs show 2: %v\n%s", err, rep)
 	}
+}
+
+// A limited run, a partial predictions file and the docs' own example are
+// subsets: reports, the viewer and studies cover the arguments they hold
+// and say "n of N arguments"; raw answers nobody can parse are counted and
+// held to --max-unusable, in eval as in a run.
+func TestMissciSubsetsAndUnusable(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: "1. Fallacious Premise: \"something\"; Applied Fallacy Class: Ambiguity."}
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "3"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rep, _, err := runCLI(t, dir, "missci", "report", "--run", "1")
+	if err != nil || !strings.Contains(rep, "3 of 30 arguments") {
+		t.Fatalf("missci report of a limited run: %v\n%s", err, rep)
+	}
+	out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "missci-premise", "--annotators", "a", "--decoys", "1")
+	if err != nil {
+		t.Fatalf("study of a limited run: %v\n%s", err, stderr)
+	}
+	items := 0
+	fmt.Sscanf(out[strings.Index(out, ":")+1:], "%d items", &items)
+	lines := 0
+	args, _ := missci.Load("dev")
+	calls := map[string]bool{}
+	for _, e := range srv.Ledger() {
+		calls[e.Call.Prompt] = true
+	}
+	for _, a := range args {
+		for _, l := range a.Lines {
+			p, _ := missci.Fill("gen_cls/p4-connect-D", mustTemplate(t, "gen_cls/p4-connect-D"), a.Claim, l.Context, a.P0, "")
+			if calls[p] {
+				lines++
+			}
+		}
+	}
+	if items == 0 || items > lines+1 {
+		t.Fatalf("the study holds %d items for the run's %d reconstructed lines (+1 decoy):\n%s", items, lines, out)
+	}
+	// The docs' example: two lines of one argument of the test split.
+	rep, _, err = runCLI(t, dir, "missci", "eval", "--predictions", "../../docs/examples/missci-predictions.jsonl")
+	if err != nil || !strings.Contains(rep, "1 of 154 arguments") {
+		t.Fatalf("missci eval of the docs' example: %v\n%s", err, rep)
+	}
+	// Garbage answers: exit 4 over the limit, counted under it.
+	var b strings.Builder
+	for _, a := range args[:4] {
+		for _, l := range a.Lines {
+			fmt.Fprintf(&b, "{\"id\": %q, \"answer\": \"no idea\"}\n", l.ID)
+		}
+	}
+	garbage := filepath.Join(dir, "garbage.jsonl")
+	os.WriteFile(garbage, []byte(b.String()), 0o644)
+	_, _, err = runCLI(t, dir, "missci", "eval", "--split", "dev", "--predictions", garbage, "--max-unusable", "0.1")
+	var ee *lifecycle.ExitError
+	if !errors.As(err, &ee) || ee.Code != lifecycle.ExitUnusable || !strings.Contains(err.Error(), "could not be parsed") {
+		t.Fatalf("unparsable answers in eval: %v", err)
+	}
+	rep, _, err = runCLI(t, dir, "missci", "eval", "--split", "dev", "--predictions", garbage, "--max-unusable", "-1")
+	if err != nil || !strings.Contains(rep, "raw answers could not be parsed") {
+		t.Fatalf("no limit: %v\n%s", err, rep)
+	}
+}
+
+func mustTemplate(t *testing.T, name string) string {
+	tpl, err := missci.Template(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl
 }
