@@ -221,7 +221,10 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		n    int
 		of   int
 	}{{"native none", len(nat), len(in.Native)}, {"matched", len(M.flag), len(in.Matched)}, {"wrong-scheme", len(W.flag), len(in.Wrong)}} {
-		if c.n == 0 {
+		switch {
+		case c.of == 0:
+			return nil, sum, fmt.Errorf("audit: nothing to analyse: there are no %s items", c.name)
+		case c.n == 0:
 			return nil, sum, fmt.Errorf("audit: nothing to analyse: all %d %s predictions of %s are unparsed (%d unparsed in all)", c.of, c.name, in.Detector, sum.Unparsed)
 		}
 	}

@@ -216,7 +216,7 @@ URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
 	f.StringVar(&o.Seeds, "seeds", "", "with --detector file:PREDS.csv: audit each seed of its seed column and report mean ± SD, e.g. 1,2,3")
 	f.StringVar(&o.Matched, "matched", "", "matched set CSV in the released format (default: the released set of the corpus)")
 	f.StringVar(&o.Wrong, "wrong", "", "wrong-scheme set CSV in the released format")
-	f.IntVar(&o.Limit, "limit", 0, "audit only the first N items of each condition (test, matched, wrong-scheme; 0: all): a quick look, not a result")
+	f.IntVar(&o.Limit, "limit", 0, "audit at most N items of each condition (test, matched, wrong-scheme), taken in turn from each class (0: all): a quick look, not a result")
 	f.StringVar(&o.Variant, "reddit-variant", "annotated", "Reddit items: annotated (Sahai's processed annotated dataset, balanced) or full (plus 6,400 random negative samples)")
 	return cmd
 }
@@ -253,8 +253,12 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 		return err
 	}
 	if o.Limit > 0 {
-		sets.Test, sets.Matched, sets.Wrong = sets.Test[:min(o.Limit, len(sets.Test))], sets.Matched[:min(o.Limit, len(sets.Matched))], sets.Wrong[:min(o.Limit, len(sets.Wrong))]
-		notes = append(notes, fmt.Sprintf("--limit %d: only the first %d items of each condition are audited", o.Limit, o.Limit))
+		sets = sets.Limit(o.Limit)
+		notes = append(notes, fmt.Sprintf("--limit %d: %d test, %d matched and %d wrong-scheme items are audited, taken in turn from each class: a quick look, not a result", o.Limit, len(sets.Test), len(sets.Matched), len(sets.Wrong)))
+	}
+	// Nothing is paid for an audit known in advance to fail.
+	if err := sets.Check(); err != nil {
+		return err
 	}
 	if o.Corpus == "touche" {
 		reddit, err := foils.EmbeddedReddit()

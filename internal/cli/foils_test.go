@@ -138,3 +138,24 @@ func TestFoilsAuditSeedsFromFile(t *testing.T) {
 		t.Fatalf("across-seeds table missing or wrong:\n%s", out[strings.Index(out, "## Across seeds"):])
 	}
 }
+
+// foils audit --limit samples each condition so that its classes are
+// present, and an LLM detector pays for exactly the limited set.
+func TestFoilsAuditLimit(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "none"} }})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	out, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "5", "--detector", "llm:openai:detector-model:typed", "--resamples", "50", "--permutations", "50", "--format", "md")
+	if err != nil {
+		t.Fatalf("foils audit --limit 5: %v\n%s", err, stderr)
+	}
+	if n := len(srv.Ledger()); n != 15 || !strings.Contains(out, "--limit 5: 5 test, 5 matched and 5 wrong-scheme items") {
+		t.Fatalf("%d calls for 15 items:\n%s", n, out)
+	}
+	// The offline detector too.
+	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "5", "--resamples", "50", "--permutations", "50"); err != nil {
+		t.Fatalf("tfidf --limit 5: %v\n%s", err, stderr)
+	}
+}
