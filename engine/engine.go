@@ -155,7 +155,8 @@ type Engine struct {
 	opt   Options
 	mu    sync.Mutex
 	lanes map[string]*lane
-	proc  string // this engine's name in the shared signals
+	proc  string // this engine's name in the shared signals and call claims
+	began time.Time // when the Run in progress began
 
 	prog   Progress
 	progMu sync.Mutex
@@ -368,6 +369,11 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 	e.reset(plan)
 	callCtx, stopCalls := graceContext(ctx, e.opt.Grace)
 	defer stopCalls()
+	if c := e.claims(); c != nil && e.opt.Dispatch == nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go e.renewClaims(c, stop)
+	}
 
 	jobs := make(chan Job)
 	go func() {
@@ -435,6 +441,7 @@ func (e *Engine) laneConcurrency() int {
 func (e *Engine) reset(plan Plan) {
 	e.progMu.Lock()
 	e.prog = Progress{Total: plan.Len, Started: time.Now()}
+	e.began = e.prog.Started
 	e.sent.Store(0)
 	e.spent = 0
 	e.batchReserved = nil
@@ -562,28 +569,56 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		res.Err = err
 		return res, true
 	}
+	// Claimed in the store before it is paid: another process running the
+	// same plan waits for this answer instead of paying for it again.
+	claims := e.claims()
+	if claims != nil {
+		r, hit, err := e.claim(ctx, callCtx, claims, j, key)
+		switch {
+		case hit:
+			return r, true
+		case err != nil && ctx.Err() != nil:
+			return res, false
+		case err != nil:
+			res.Err = fmt.Errorf("claim the call in the store: %w", err)
+			return res, true
+		}
+	}
 	a := e.call(ctx, callCtx, l, j)
 	if a.abandoned {
+		e.release(claims, key)
 		return res, false
 	}
 	res.Attempts = a.n
 	if a.err == nil {
 		res.Response, res.Cost = &a.resp, a.cost
-		if cerr := e.commit(callCtx, res); cerr != nil {
+		stored, cerr := e.commit(callCtx, res)
+		if cerr != nil {
 			// Paid for but not stored: a failed job, counted and
 			// reported, so the run cannot end as a success.
 			res.Response, res.Err = nil, fmt.Errorf("answer received but not stored (a re-run pays for it again): %w", cerr)
 			e.logFailure(j, a.n, res.Err)
+		} else if stored != nil {
+			// An answer stored first (by another process) stays the
+			// cache's, and the records read their text from the cache:
+			// this job goes on with it.
+			res.Response = stored
 		}
 		return res, true
 	}
 	res.Err = a.err
 	if errors.Is(a.err, ErrBudget) {
+		e.release(claims, key)
 		return res, true
 	}
 	e.logFailure(j, a.n, a.err)
-	if cerr := e.commit(callCtx, res); cerr != nil {
+	stored, cerr := e.commit(callCtx, res)
+	switch {
+	case cerr != nil:
 		res.Err = fmt.Errorf("%w (and recording the failure: %v)", a.err, cerr)
+	case stored != nil:
+		// Another process has the answer this call failed to get.
+		res.Err, res.Response, res.Cached = nil, stored, true
 	}
 	return res, true
 }
@@ -646,8 +681,10 @@ func (e *Engine) logFailure(j Job, attempts int, err error) {
 	}
 }
 
-// commit stores a call's outcome and links it to the run, in one write.
-func (e *Engine) commit(ctx context.Context, r Result) error {
+// commit stores a call's outcome and links it to the run, in one write. On
+// a store of several processes (Claimer) it returns the answer the cache
+// kept for the key when that is not this result's own (nil otherwise).
+func (e *Engine) commit(ctx context.Context, r Result) (*llm.Response, error) {
 	c := store.Call{Key: r.Key, Namespace: r.Job.Namespace, Provider: r.Job.Spec.Provider, Model: r.Job.Spec.Model,
 		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.opt.Cache == CacheRefresh,
 		RunID: e.opt.RunID, Job: r.Job.ID}
@@ -656,7 +693,15 @@ func (e *Engine) commit(ctx context.Context, r Result) error {
 	} else {
 		c.Status, c.Response, c.Usage, c.Latency = store.StatusOK, r.Response, r.Response.Usage, r.Response.Latency
 	}
-	return e.opt.Store.PutCall(ctx, c) // and links it to the run: one write
+	cl, ok := e.opt.Store.(Claimer)
+	if !ok {
+		return nil, e.opt.Store.PutCall(ctx, c) // and links it to the run: one write
+	}
+	stored, err := cl.PutAnswer(ctx, c)
+	if err != nil || stored.Status != store.StatusOK || stored.Response == nil || stored.Response == c.Response {
+		return nil, err
+	}
+	return stored.Response, nil
 }
 
 // backoff is exponential with full jitter, at least the server's Retry-After.

@@ -70,10 +70,10 @@ func TestForeignDatabaseRefused(t *testing.T) {
 // Processes that create one new store at the same moment all succeed, and
 // the store is migrated once.
 func TestConcurrentCreation(t *testing.T) {
-	for round := range 10 {
+	for round := range 30 {
 		path := filepath.Join(t.TempDir(), fmt.Sprintf("new%d.db", round))
 		var wg sync.WaitGroup
-		errs := make([]string, 4)
+		errs := make([]string, 8)
 		for i := range errs {
 			wg.Add(1)
 			go func() {

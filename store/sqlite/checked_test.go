@@ -42,13 +42,15 @@ func TestCheckRemembered(t *testing.T) {
 	if !sqlite.CheckedBefore(path) {
 		t.Fatal("reading a store forgot its check")
 	}
-	// Damage in the middle of the file, size and times kept.
+	// Damage in the middle of the file, at the start of a page (a new
+	// store's pages are 16 KB: the unused middle of an empty page is no
+	// damage any check can see), size and times kept.
 	fi, _ := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteAt(bytes.Repeat([]byte{0xA5}, 4096), fi.Size()/2)
+	f.WriteAt(bytes.Repeat([]byte{0xA5}, 4096), fi.Size()/2/16384*16384)
 	f.Close()
 	os.Chtimes(path, fi.ModTime(), fi.ModTime())
 	if sqlite.CheckedBefore(path) {

@@ -173,15 +173,29 @@ func (s *Store) openWritable(ctx context.Context, o Options) error {
 	// (WAL mode would stay with its file).
 	var version, tables int
 	if err := db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema WHERE type = 'table')`).Scan(&version, &tables); err != nil {
-		return s.explain(err)
+		return s.explain(fmt.Errorf("read its schema: %w", err))
 	}
 	if version == 0 && tables > 0 {
 		if err := refuseForeign(ctx, db); err != nil {
 			return fmt.Errorf("open store %s: %w; nothing was written to it: pass another --db", s.path, err)
 		}
 	}
-	if _, err := db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
-		return s.explain(err)
+	// Switching a new file to WAL needs it alone: while another process
+	// creates the same store, SQLite answers busy at once, without its
+	// busy handler; wait for that process as for a lock.
+	for start := time.Now(); ; {
+		_, err := db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
+		if err == nil {
+			break
+		}
+		if !isBusy(err) || time.Since(start) > o.LockTimeout {
+			return s.explain(fmt.Errorf("set WAL mode: %w", err))
+		}
+		select {
+		case <-ctx.Done():
+			return s.explain(ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	if err := s.check(ctx); err != nil {
 		return err

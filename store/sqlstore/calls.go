@@ -46,35 +46,11 @@ func (s *Store) GetCall(ctx context.Context, key string) (store.Call, bool, erro
 }
 
 // PutCall stores a call; it returns once the row is committed. A successful
-// answer is never overwritten; an earlier error is replaced.
+// answer is never overwritten (except under --cache refresh); an earlier
+// error is replaced (PutAnswer, claims.go).
 func (s *Store) PutCall(ctx context.Context, c store.Call) error {
-	args, err := callArgs(c)
-	if err != nil {
-		return err
-	}
-	// A stored answer is never replaced by anything, except by a new answer
-	// under --cache refresh.
-	where := `WHERE calls.status <> 'ok'`
-	if c.Replace && c.Status == store.StatusOK {
-		where = ``
-	}
-	return s.write(ctx, func(tx Tx) error {
-		_, err := tx.Exec(insertCall+`
-			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
-			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
-			  reasoning_tokens=excluded.reasoning_tokens, cost=excluded.cost, latency_ms=excluded.latency_ms,
-			  batch_id=excluded.batch_id, created_at=excluded.created_at
-			`+where, args...)
-		if err != nil {
-			return fmt.Errorf("put call %s: %w", c.Key, err)
-		}
-		if c.RunID != 0 {
-			if err := linkRun(tx, c.RunID, c.Key, c.Job, false); err != nil {
-				return fmt.Errorf("link call %s to run %d: %w", c.Key, c.RunID, err)
-			}
-		}
-		return nil
-	})
+	_, err := s.PutAnswer(ctx, c)
+	return err
 }
 
 // ImportCalls adds successful calls made elsewhere (e.g. by `runs export` on

@@ -38,6 +38,7 @@ type Store interface {
 	Runs(ctx context.Context) ([]store.Run, error)
 	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
 	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
+	engine.Claimer
 	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
 	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
 	DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error)
@@ -69,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"copy", testCopy},
 		{"delete run", testDeleteRun},
 		{"batches", testBatches},
+		{"claims", testClaims},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -535,5 +537,49 @@ func testCopy(t *testing.T, st Store) {
 	if !ok || back.Name != r.Name || !back.Started.Equal(r.Started) || !back.Ended.Equal(r.Ended) || back.Status != r.Status || back.Reason != r.Reason ||
 		back.PID != 42 || back.Host != "h" || !back.Heartbeat.Equal(r.Heartbeat) || back.Fingerprint != "fp" || string(back.Config) != `{"a":1}` {
 		t.Fatalf("imported run:\n got %+v\nwant %+v", back, r)
+	}
+}
+
+// testClaims: one owner at a time holds a call key; a claim whose lease
+// ran out is taken over; storing the call's outcome ends the claim; an
+// answer stored first is kept and returned to a later writer.
+func testClaims(t *testing.T, st Store) {
+	ctx := context.Background()
+	got := func(key, owner string, lease time.Duration) bool {
+		ok, err := st.ClaimCall(ctx, key, owner, lease)
+		must(t, err)
+		return ok
+	}
+	if !got("ck", "a", time.Minute) || got("ck", "b", time.Minute) || !got("ck", "a", time.Minute) {
+		t.Fatal("a live claim is not exclusive, or its owner cannot renew it")
+	}
+	must(t, st.RenewClaims(ctx, "a", time.Minute))
+	if !got("short", "a", time.Millisecond) {
+		t.Fatal("claim")
+	}
+	time.Sleep(5 * time.Millisecond)
+	if !got("short", "b", time.Minute) || got("short", "a", time.Minute) {
+		t.Fatal("a claim whose lease ran out is not taken over")
+	}
+	must(t, st.ReleaseClaim(ctx, "short", "a")) // not a's any more: nothing happens
+	if got("short", "c", time.Minute) {
+		t.Fatal("another owner released b's claim")
+	}
+	must(t, st.ReleaseClaim(ctx, "short", "b"))
+	if !got("short", "c", time.Minute) {
+		t.Fatal("a released claim is still held")
+	}
+	first := okCall("ck", "first answer", 3)
+	if s, err := st.PutAnswer(ctx, first); err != nil || s.Response.Text != "first answer" {
+		t.Fatalf("put answer: %+v %v", s, err)
+	}
+	if !got("ck", "b", time.Minute) {
+		t.Fatal("storing the answer did not end the claim")
+	}
+	if s, err := st.PutAnswer(ctx, okCall("ck", "second answer", 4)); err != nil || s.Response.Text != "first answer" {
+		t.Fatalf("a second answer for the key: the store returned %+v (%v), want the first, which it keeps", s.Response, err)
+	}
+	if c, _, _ := st.GetCall(ctx, "ck"); c.Response.Text != "first answer" {
+		t.Fatalf("stored: %q", c.Response.Text)
 	}
 }

@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// Claimer is a store shared by processes that claims a call key before the
+// call is paid for (store/sqlstore's claims): two processes running the
+// same command on one store pay for each call once — the second waits for
+// the first one's answer, or takes the claim over once its lease has run
+// out (the first process died).
+type Claimer interface {
+	// ClaimCall claims key for owner for lease: false while another
+	// owner's claim is live.
+	ClaimCall(ctx context.Context, key, owner string, lease time.Duration) (bool, error)
+	// RenewClaims extends every claim of owner by lease.
+	RenewClaims(ctx context.Context, owner string, lease time.Duration) error
+	// ReleaseClaim gives up owner's claim on key.
+	ReleaseClaim(ctx context.Context, key, owner string) error
+	// PutAnswer stores a call's outcome, ends any claim on its key and
+	// returns what the cache holds for the key afterwards (an answer stored
+	// first is kept).
+	PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
+}
+
+// claimLease is how long a claim holds without renewal; claims are renewed
+// every claimLease/3 while their calls are in flight, so a claim outlives
+// its process by at most claimLease.
+var claimLease = 45 * time.Second
+
+// claimPoll bounds the wait between looks at another process's claim.
+var claimPoll = time.Second
+
+// claims returns the store's claims, or nil (no claims: a store of one
+// process, or --cache only, which sends nothing).
+func (e *Engine) claims() Claimer {
+	if e.opt.Cache == CacheOnly {
+		return nil
+	}
+	c, _ := e.opt.Store.(Claimer)
+	return c
+}
+
+// claim claims key before the job's call is paid. While another process
+// holds it, claim waits for that process's answer and returns it as a
+// cache hit (hit true), or takes the claim over once its lease has run out.
+// It returns with the claim held (hit false) or with ctx's error.
+func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key string) (r Result, hit bool, err error) {
+	wait := 50 * time.Millisecond
+	for {
+		got, err := c.ClaimCall(callCtx, key, e.proc, claimLease)
+		if err != nil {
+			return r, false, err
+		}
+		if got {
+			// The answer may have been stored between this job's cache
+			// look-up and its claim (the claim ends with the answer).
+			if r, ok := e.answeredMeanwhile(callCtx, j, key); ok {
+				e.release(c, key)
+				return r, true, nil
+			}
+			return r, false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return r, false, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, claimPoll)
+		if r, ok := e.answeredMeanwhile(callCtx, j, key); ok {
+			return r, true, nil
+		}
+	}
+}
+
+// answeredMeanwhile is the answer another process stored for key while this
+// one waited for its claim (under --cache refresh, one stored since this
+// engine's run began).
+func (e *Engine) answeredMeanwhile(ctx context.Context, j Job, key string) (Result, bool) {
+	r := Result{Job: j, Key: key}
+	s, ok, err := e.opt.Store.GetCall(ctx, key)
+	if err != nil || !ok {
+		return r, false
+	}
+	if e.opt.Cache == CacheRefresh && s.CreatedAt.Before(e.began) {
+		return r, false
+	}
+	r.Response, r.Cached, r.Cost = s.Response, true, s.Cost
+	if err := e.opt.Store.LinkRun(ctx, e.opt.RunID, key, j.ID, true); err != nil {
+		r.Err = err
+	}
+	return r, true
+}
+
+// renewClaims keeps this engine's claims alive until stop is closed.
+func (e *Engine) renewClaims(c Claimer, stop <-chan struct{}) {
+	t := time.NewTicker(claimLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), claimLease/3)
+			if err := c.RenewClaims(ctx, e.proc, claimLease); err != nil && e.opt.Log != nil {
+				e.opt.Log.Warn("renewing call claims failed", "err", err.Error())
+			}
+			cancel()
+		}
+	}
+}
+
+// release gives up the claim on key of a call that was not made.
+func (e *Engine) release(c Claimer, key string) {
+	if c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.ReleaseClaim(ctx, key, e.proc); err != nil && e.opt.Log != nil {
+		e.opt.Log.Warn("releasing a call claim failed", "key", key, "err", fmt.Sprint(err))
+	}
+}

@@ -1,0 +1,104 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// ClaimCall claims key for owner for lease, before owner pays for the
+// call: true when owner now holds it (a new claim, its own renewed, or
+// another owner's whose lease ran out, taken over), false while another
+// owner's claim is live. One statement, so two processes can never both
+// hold a key.
+func (s *Store) ClaimCall(ctx context.Context, key, owner string, lease time.Duration) (bool, error) {
+	now := time.Now().UnixMilli()
+	var got bool
+	err := s.write(ctx, func(tx Tx) error {
+		res, err := tx.Exec(`INSERT INTO call_claims (key, owner, expires) VALUES (?, ?, ?)
+			ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, expires = excluded.expires
+			WHERE call_claims.owner = excluded.owner OR call_claims.expires < ?`, key, owner, now+lease.Milliseconds(), now)
+		if err != nil {
+			return fmt.Errorf("claim call %s: %w", key, err)
+		}
+		n, err := res.RowsAffected()
+		got = n > 0
+		return err
+	})
+	return got, err
+}
+
+// RenewClaims extends every claim of owner by lease from now.
+func (s *Store) RenewClaims(ctx context.Context, owner string, lease time.Duration) error {
+	return s.write(ctx, func(tx Tx) error {
+		if _, err := tx.Exec(`UPDATE call_claims SET expires = ? WHERE owner = ?`, time.Now().UnixMilli()+lease.Milliseconds(), owner); err != nil {
+			return fmt.Errorf("renew claims: %w", err)
+		}
+		return nil
+	})
+}
+
+// ReleaseClaim gives up owner's claim on key (its call was abandoned).
+func (s *Store) ReleaseClaim(ctx context.Context, key, owner string) error {
+	return s.write(ctx, func(tx Tx) error {
+		if _, err := tx.Exec(`DELETE FROM call_claims WHERE key = ? AND owner = ?`, key, owner); err != nil {
+			return fmt.Errorf("release claim on %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// PutAnswer stores a call's outcome like PutCall and returns what the cache
+// holds for its key afterwards: the call itself, or — when an answer was
+// stored first (by another process that paid for the same key) — that
+// earlier answer, which is never replaced. Records read their text from
+// the cache, so a caller that goes on with the returned answer (a judge of
+// this generation) uses the text its records will show. Any claim on the
+// key ends with it.
+func (s *Store) PutAnswer(ctx context.Context, c store.Call) (store.Call, error) {
+	args, err := callArgs(c)
+	if err != nil {
+		return c, err
+	}
+	where := `WHERE calls.status <> 'ok'`
+	if c.Replace && c.Status == store.StatusOK {
+		where = ``
+	}
+	kept := false
+	err = s.write(ctx, func(tx Tx) error {
+		kept = false
+		res, err := tx.Exec(insertCall+`
+			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
+			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
+			  reasoning_tokens=excluded.reasoning_tokens, cost=excluded.cost, latency_ms=excluded.latency_ms,
+			  batch_id=excluded.batch_id, created_at=excluded.created_at
+			`+where, args...)
+		if err != nil {
+			return fmt.Errorf("put call %s: %w", c.Key, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			kept = true // an answer was there first
+		}
+		if c.RunID != 0 {
+			if err := linkRun(tx, c.RunID, c.Key, c.Job, false); err != nil {
+				return fmt.Errorf("link call %s to run %d: %w", c.Key, c.RunID, err)
+			}
+		}
+		if _, err := tx.Exec(`DELETE FROM call_claims WHERE key = ?`, c.Key); err != nil {
+			return fmt.Errorf("end claim on %s: %w", c.Key, err)
+		}
+		return nil
+	})
+	if err != nil || !kept {
+		return c, err
+	}
+	stored, ok, err := s.GetCall(ctx, c.Key)
+	if err != nil || !ok {
+		return c, err
+	}
+	return stored, nil
+}
