@@ -155,7 +155,7 @@ type Engine struct {
 	opt   Options
 	mu    sync.Mutex
 	lanes map[string]*lane
-	proc  string // this engine's name in the shared signals and call claims
+	proc  string    // this engine's name in the shared signals and call claims
 	began time.Time // when the Run in progress began
 
 	prog   Progress
