@@ -121,8 +121,8 @@ func (e *Engine) reserveBatch(j Job, key string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	in, out := l.est.estimateJob(j)
-	amount, err := e.reserve(j.Spec, in, out, e.opt.BatchDiscount)
+	in, out := l.est.worstCase(j)
+	amount, err := e.reserve(j.Spec, in, out, e.opt.BatchDiscount, false)
 	if errors.Is(err, ErrBudget) {
 		return false, nil
 	}

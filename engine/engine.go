@@ -161,6 +161,10 @@ type Engine struct {
 	prog   Progress
 	progMu sync.Mutex
 	spent  float64 // actual plus reserved cost, guarded by progMu
+	// inflight counts the live calls holding a reservation, and settled
+	// (on progMu) wakes the calls waiting for room in the budget.
+	inflight int
+	settled  *sync.Cond
 	// batchReserved is the budget booked for each batch job not yet
 	// ingested (by key), guarded by progMu.
 	batchReserved map[string]float64
@@ -275,6 +279,7 @@ func New(opt Options) *Engine {
 		opt.Limits = func(string) Limits { return Limits{Concurrency: 8} }
 	}
 	e := &Engine{opt: opt, lanes: map[string]*lane{}, proc: newProcID()}
+	e.settled = sync.NewCond(&e.progMu)
 	// stopped twice: before a job waits for a slot, and again once it has
 	// one, for the jobs that were waiting when the first bad answer came.
 	e.call = e.retried(e.stopped(e.limited(e.stopped(e.budgeted(e.send)))))

@@ -41,6 +41,22 @@ func (e *estimator) estimateJob(j Job) (in, out int64) {
 	return e.estimate(r)
 }
 
+// WorstOutputTokens is the most output a call without max_tokens is
+// reserved for against a budget.
+const WorstOutputTokens = 8192
+
+// worstCase is what a job may cost at most, in tokens: its prompt (as
+// estimate counts it) and every output token it allows (max_tokens, or
+// WorstOutputTokens without one). A budget reserves this before the call.
+func (e *estimator) worstCase(j Job) (in, out int64) {
+	in, _ = e.estimate(j.Request)
+	out = int64(j.Request.MaxTokens)
+	if out <= 0 {
+		out = WorstOutputTokens
+	}
+	return in, out
+}
+
 // estimate returns the predicted input and output tokens.
 func (e *estimator) estimate(r llm.Request) (in, out int64) {
 	e.mu.Lock()

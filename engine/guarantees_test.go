@@ -88,10 +88,11 @@ func TestBudgetUnderBatch(t *testing.T) {
 	st := openStore(t)
 	opts := fastOpts(st, srv)
 	opts.BatchPoll = time.Millisecond
-	// About 3 input and 256 guessed output tokens per job at $1 a token,
-	// discounted by half: roughly $130 a job, so $1,000 buys a few jobs.
+	// About 3 input tokens per job and, without max_tokens, up to
+	// engine.WorstOutputTokens of output at $1 a token, discounted by half:
+	// about $4,100 reserved a job, so $20,000 sends a few jobs.
 	opts.Prices = llm.Prices{"openai:m": {Input: 1e6, Output: 1e6}, "openai:m2": {Input: 1e6, Output: 1e6}}
-	opts.Budget = 1000
+	opts.Budget = 20000
 	sum, err := engine.New(opts).RunBatch(context.Background(), batchPlan(40, "openai"), nil)
 	if err != nil {
 		t.Fatal(err)

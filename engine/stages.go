@@ -45,16 +45,17 @@ func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response,
 	return resp, cost, nil
 }
 
-// budgeted books the call's estimated cost against the budget before next
-// and settles it with the actual cost after: a call that would pass the
-// budget is never sent (ErrBudget).
+// budgeted books the call's worst-case cost (its prompt and every output
+// token max_tokens allows) against the budget before next and settles it
+// with the actual cost after: a call that could pass the budget, whatever
+// its answer's length, is never sent (ErrBudget).
 func (e *Engine) budgeted(next stage) stage {
 	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
-		in, out := l.est.estimateJob(j)
+		in, out := l.est.worstCase(j)
 		if j.Budget != "" && e.opt.SharedBudget != nil {
 			return e.sharedBudget(ctx, callCtx, l, j, in, out, next)
 		}
-		reserved, err := e.reserve(j.Spec, in, out, 1)
+		reserved, err := e.reserve(j.Spec, in, out, 1, true)
 		if err != nil {
 			return llm.Response{}, nil, err
 		}
@@ -211,14 +212,15 @@ const (
 	maxPushbackWait = 15 * time.Minute
 )
 
-// reserve books the estimated cost of a call, times factor (the batch
+// reserve books the worst-case cost of a call, times factor (the batch
 // discount, or 1), against the budget. Shared by the live and batch paths.
-func (e *Engine) reserve(s llm.Spec, in, out int64, factor float64) (float64, error) {
+// A live call (wait) that does not fit while others' reservations are out
+// waits for them to settle — most cost less than their worst case — and
+// the budget stops the run only when it does not fit with nothing in
+// flight; a batch job that does not fit is not sent.
+func (e *Engine) reserve(s llm.Spec, in, out int64, factor float64, wait bool) (float64, error) {
 	if e.opt.Budget <= 0 {
 		return 0, nil
-	}
-	if e.stopping.Load() {
-		return 0, ErrBudget
 	}
 	est, ok := e.opt.Prices.Cost(s, llm.Usage{InputTokens: in, OutputTokens: out})
 	if !ok {
@@ -227,22 +229,34 @@ func (e *Engine) reserve(s llm.Spec, in, out int64, factor float64) (float64, er
 	est *= factor
 	e.progMu.Lock()
 	defer e.progMu.Unlock()
-	if e.spent+est > e.opt.Budget {
-		e.stopping.Store(true)
-		return 0, ErrBudget
+	for e.spent+est > e.opt.Budget || e.stopping.Load() {
+		if !wait || e.inflight == 0 || e.stopping.Load() {
+			e.stopping.Store(true)
+			e.settled.Broadcast()
+			return 0, ErrBudget
+		}
+		e.settled.Wait()
 	}
 	e.spent += est
+	if wait {
+		e.inflight++
+	}
 	return est, nil
 }
 
-// settle replaces a reservation by the actual cost (nil: nothing was paid,
-// or the price is unknown), in one step so no other call sees the gap.
+// settle replaces a live call's reservation by the actual cost (nil:
+// nothing was paid, or the price is unknown), in one step so no other call
+// sees the gap, and wakes the calls waiting for room.
 func (e *Engine) settle(reserved float64, cost *float64) {
 	e.progMu.Lock()
 	defer e.progMu.Unlock()
 	e.spent -= reserved
 	if cost != nil {
 		e.spent += *cost
+	}
+	if reserved > 0 {
+		e.inflight--
+		e.settled.Broadcast()
 	}
 }
 

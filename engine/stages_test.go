@@ -126,18 +126,25 @@ func TestBudgetedStage(t *testing.T) {
 		return llm.Response{}, cost(300), nil
 	}
 	call := e.budgeted(next)
+	job := testJob()
+	job.Request.MaxTokens = 400
 	var err error
 	for err == nil {
-		_, _, err = call(context.Background(), context.Background(), testLane(), testJob())
+		_, _, err = call(context.Background(), context.Background(), testLane(), job)
 	}
-	in, out := testLane().est.estimate(testJob().Request)
+	// Each call is reserved at its worst case: its prompt and all 400
+	// output tokens it may write.
+	in, out := testLane().est.worstCase(job)
 	est := float64(in + out) // $1 a token
+	if out != 400 {
+		t.Fatalf("worst-case output %d, want max_tokens", out)
+	}
 	want := 0
 	for spent := 0.0; spent+est <= 1000; spent += 300 {
 		want++
 	}
 	if !errors.Is(err, ErrBudget) || sent != want || want == 0 || e.spent != float64(300*want) {
-		t.Fatalf("sent %d at $300 each under $1000 (estimated $%.0f each), want %d: spent %v, err %v", sent, est, want, e.spent, err)
+		t.Fatalf("sent %d at $300 each under $1000 (up to $%.0f each), want %d: spent %v, err %v", sent, est, want, e.spent, err)
 	}
 	// A failed call gives its reservation back.
 	e = New(Options{Budget: 1000, Prices: prices})

@@ -27,6 +27,9 @@ type Store interface {
 	Runs(ctx context.Context) ([]store.Run, error)
 	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
 	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
+	RunBudget(ctx context.Context, runID int64) (usd float64, ok bool, err error)
+	SetRunBudget(ctx context.Context, runID int64, usd float64) error
+	RunSpend(ctx context.Context, runID int64) (float64, error)
 	FinishRun(ctx context.Context, id int64, status string) error
 	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
 	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error

@@ -26,6 +26,7 @@ import (
 type Global struct {
 	ConfigPath  string
 	DBPath      string
+	budgetSet   bool // --budget was given (a resumed run otherwise keeps its own)
 	Concurrency int
 	// Workers 0 hands every call of a run to `fallacylab worker`
 	// processes sharing a PostgreSQL store; -1 (default) calls here.
@@ -75,6 +76,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		g.ctx = cmd.Context()
 		g.dbFlagSet = cmd.Flags().Changed("db")
+		g.budgetSet = cmd.Flags().Changed("budget")
 		if err := checkFlags(cmd); err != nil {
 			return err
 		}

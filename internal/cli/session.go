@@ -186,7 +186,7 @@ func (s *session) limits(provider string) engine.Limits {
 func (s *session) engine(runID int64) *engine.Engine {
 	o := engine.Options{
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
-		Budget: s.g.Budget, RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
+		Budget: s.remainingBudget(runID), RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
 		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
 		Cache: cacheMode(s.g.Cache),
 	}
@@ -198,7 +198,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 	if pg, ok := s.st.(*postgres.Store); ok && s.g.Workers == 0 && runID != 0 {
 		// The workers call; this process queues and waits, many jobs at once.
 		d := postgres.NewDispatcher(pg, runID)
-		d.Budget = s.g.Budget // held by the workers together
+		d.Budget = s.remainingBudget(runID) // held by the workers together
 		o.Dispatch, o.Workers, o.Budget = d, 1024, 0
 	}
 	return engine.New(o)
@@ -369,6 +369,10 @@ func (s *session) start(ctx context.Context, rs runSpec) (*lifecycle.Run, error)
 	}
 	if !s.g.Quiet || run.Resumed {
 		fmt.Fprintf(s.g.Stderr, "run %d in store %s (%s)\n", run.ID, s.st.Path(), s.g.dbFrom)
+	}
+	if err := s.runBudget(ctx, run); err != nil {
+		run.Finish(ctx, err)
+		return nil, err
 	}
 	if run.Resumed {
 		fmt.Fprintf(s.g.Stderr, "resuming run %d (%s): answers already made come from the cache\n", run.ID, run.Previous)

@@ -10,9 +10,10 @@ import (
 )
 
 type anthropicParams struct {
-	Model    string          `json:"model"`
-	System   json.RawMessage `json:"system"`
-	Messages []struct {
+	MaxTokens int             `json:"max_tokens"`
+	Model     string          `json:"model"`
+	System    json.RawMessage `json:"system"`
+	Messages  []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
@@ -23,7 +24,7 @@ func decodeAnthropic(body []byte) (Call, error) {
 	if err := json.Unmarshal(body, &p); err != nil {
 		return Call{}, err
 	}
-	c := Call{Protocol: "anthropic", Model: p.Model, Body: body}
+	c := Call{Protocol: "anthropic", Model: p.Model, Body: body, MaxTokens: p.MaxTokens}
 	if len(p.System) > 0 {
 		c.System = openaiText(p.System) // string or array of text blocks
 		var blocks []struct {

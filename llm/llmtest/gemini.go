@@ -59,11 +59,14 @@ func decodeGemini(model string, body []byte) (Call, error) {
 	var req struct {
 		Contents          []geminiContent `json:"contents"`
 		SystemInstruction *geminiContent  `json:"systemInstruction"`
+		GenerationConfig  struct {
+			MaxOutputTokens int `json:"maxOutputTokens"`
+		} `json:"generationConfig"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return Call{}, err
 	}
-	c := Call{Protocol: "gemini", Model: model, Body: body}
+	c := Call{Protocol: "gemini", Model: model, Body: body, MaxTokens: req.GenerationConfig.MaxOutputTokens}
 	if req.SystemInstruction != nil {
 		c.System = req.SystemInstruction.text()
 	}

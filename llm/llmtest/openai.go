@@ -11,8 +11,10 @@ import (
 )
 
 type openaiRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
+	Model               string `json:"model"`
+	MaxTokens           int    `json:"max_tokens"`
+	MaxCompletionTokens int    `json:"max_completion_tokens"`
+	Messages            []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
@@ -40,7 +42,7 @@ func decodeOpenAI(body []byte) (Call, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return Call{}, err
 	}
-	c := Call{Protocol: "openai", Model: req.Model, Body: body}
+	c := Call{Protocol: "openai", Model: req.Model, Body: body, MaxTokens: max(req.MaxTokens, req.MaxCompletionTokens)}
 	var user []string
 	for _, m := range req.Messages {
 		switch m.Role {

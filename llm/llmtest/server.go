@@ -33,6 +33,9 @@ type Call struct {
 	APIKey   string
 	Batch    bool // arrived inside a batch
 	Body     []byte
+	// MaxTokens is the request's output limit (0: none); the server never
+	// answers, or bills, more output than it, as the providers do.
+	MaxTokens int
 	// CacheSystem: the system prompt was marked as a prompt-cache breakpoint
 	// (Anthropic cache_control); the server then reports cache writes and
 	// reads as the real API does.
@@ -283,6 +286,9 @@ func (s *Server) respond(c Call) Reply {
 	}
 	if r.OutputTokens == 0 {
 		r.OutputTokens = 1 + len(strings.Fields(r.Text))
+	}
+	if c.MaxTokens > 0 && r.OutputTokens > c.MaxTokens {
+		r.OutputTokens, r.FinishReason = c.MaxTokens, "length"
 	}
 	if c.CacheSystem && r.CachedInputTokens == 0 && r.CacheWriteTokens == 0 {
 		n := len(strings.Fields(c.System))

@@ -38,6 +38,9 @@ type Store interface {
 	Runs(ctx context.Context) ([]store.Run, error)
 	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
 	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
+	RunBudget(ctx context.Context, runID int64) (usd float64, ok bool, err error)
+	SetRunBudget(ctx context.Context, runID int64, usd float64) error
+	RunSpend(ctx context.Context, runID int64) (float64, error)
 	engine.Claimer
 	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
 	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
@@ -71,6 +74,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"delete run", testDeleteRun},
 		{"batches", testBatches},
 		{"claims", testClaims},
+		{"run budgets", testRunBudgets},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -581,5 +585,36 @@ func testClaims(t *testing.T, st Store) {
 	}
 	if c, _, _ := st.GetCall(ctx, "ck"); c.Response.Text != "first answer" {
 		t.Fatalf("stored: %q", c.Response.Text)
+	}
+}
+
+// testRunBudgets: a run's budget is kept with it; its spend is what it paid
+// itself (a call the cache answered costs it nothing).
+func testRunBudgets(t *testing.T, st Store) {
+	ctx := context.Background()
+	id, err := st.StartRun(ctx, store.Run{Name: "b", Benchmark: "deflect"})
+	must(t, err)
+	if _, ok, err := st.RunBudget(ctx, id); ok || err != nil {
+		t.Fatalf("a run without a budget has one: %v", err)
+	}
+	must(t, st.SetRunBudget(ctx, id, 2))
+	must(t, st.SetRunBudget(ctx, id, 2.5))
+	if b, ok, err := st.RunBudget(ctx, id); !ok || b != 2.5 || err != nil {
+		t.Fatalf("budget %v %v %v", b, ok, err)
+	}
+	paid, hit := okCall("paid", "a", 3), okCall("hit", "b", 3)
+	c1, c2 := 0.25, 0.5
+	paid.Cost, paid.RunID, paid.Job = &c1, id, "j1"
+	hit.Cost = &c2
+	must(t, st.PutCall(ctx, paid))
+	must(t, st.PutCall(ctx, hit))
+	must(t, st.LinkRun(ctx, id, "hit", "j2", true))
+	if s, err := st.RunSpend(ctx, id); s != 0.25 || err != nil {
+		t.Fatalf("spend %v (%v), want 0.25: a cache hit costs the run nothing", s, err)
+	}
+	_, err = st.DeleteRun(ctx, id, false)
+	must(t, err)
+	if _, ok, _ := st.RunBudget(ctx, id); ok {
+		t.Fatal("a deleted run's budget outlived it")
 	}
 }
