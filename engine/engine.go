@@ -93,6 +93,9 @@ type Options struct {
 	// Dispatch, if set, sends every job the cache cannot answer to workers
 	// in other processes (see Dispatcher) instead of calling it here.
 	Dispatch Dispatcher
+	// Spill, if set, keeps the paid answers the store refused to the end
+	// somewhere else (unwritten.go) and says where.
+	Spill func([]store.Call) (where string, err error)
 }
 
 // BatchEvent is news about one provider batch.
@@ -148,6 +151,16 @@ type Summary struct {
 	Failures      []Failure
 	Interrupted   bool
 	BudgetStopped bool
+	// StoreErr is the store's first failed write: from then on nothing
+	// was sent (unwritten.go). Rewritten paid answers it refused were
+	// written at the end after all; Unwritten ones (UnwrittenCost paid for
+	// them) were still refused, and kept in SpilledTo (or lost: SpillErr).
+	StoreErr      error
+	Rewritten     int
+	Unwritten     int
+	UnwrittenCost float64
+	SpilledTo     string
+	SpillErr      error
 }
 
 // Engine runs plans. It is safe to run one plan at a time per Engine.
@@ -165,6 +178,10 @@ type Engine struct {
 	// (on progMu) wakes the calls waiting for room in the budget.
 	inflight int
 	settled  *sync.Cond
+	// storeErr is the store's first failed write and unwritten the paid
+	// answers it refused, guarded by progMu (unwritten.go).
+	storeErr  error
+	unwritten []store.Call
 	// batchReserved is the budget booked for each batch job not yet
 	// ingested (by key), guarded by progMu.
 	batchReserved map[string]float64
@@ -425,7 +442,9 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 	e.mu.Lock()
 	e.pool = nil
 	e.mu.Unlock()
-	return e.summary(ctx), nil
+	sum := e.summary(ctx)
+	e.flushUnwritten(&sum)
+	return sum, nil
 }
 
 // laneConcurrency is the sum of the open models' concurrency ceilings.
@@ -451,6 +470,7 @@ func (e *Engine) reset(plan Plan) {
 	e.spent = 0
 	e.batchReserved = nil
 	e.failures = nil
+	e.storeErr, e.unwritten = nil, nil
 	e.progMu.Unlock()
 	e.stopping.Store(false)
 }
@@ -458,7 +478,7 @@ func (e *Engine) reset(plan Plan) {
 func (e *Engine) summary(ctx context.Context) Summary {
 	e.progMu.Lock()
 	defer e.progMu.Unlock()
-	s := Summary{Progress: e.prog, Elapsed: time.Since(e.prog.Started), Interrupted: ctx.Err() != nil, BudgetStopped: e.stopping.Load()}
+	s := Summary{Progress: e.prog, Elapsed: time.Since(e.prog.Started), Interrupted: ctx.Err() != nil, BudgetStopped: e.stopping.Load(), StoreErr: e.storeErr}
 	s.Failures = append(s.Failures, e.failures...)
 	sort.Slice(s.Failures, func(i, k int) bool { return s.Failures[i].JobID < s.Failures[k].JobID })
 	return s
@@ -569,6 +589,10 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	if e.opt.Dispatch != nil {
 		return e.dispatched(ctx, j, key)
 	}
+	if serr := e.storeFailed(); serr != nil {
+		res.Err = fmt.Errorf("%w (%v): free its disk and run the same command again", ErrStoreFailed, serr)
+		return res, true
+	}
 	l, err := e.lane(j.Spec.Provider)
 	if err != nil {
 		res.Err = err
@@ -585,6 +609,7 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		case err != nil && ctx.Err() != nil:
 			return res, false
 		case err != nil:
+			e.writeFailed(err)
 			res.Err = fmt.Errorf("claim the call in the store: %w", err)
 			return res, true
 		}
@@ -600,8 +625,11 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		stored, cerr := e.commit(callCtx, res)
 		if cerr != nil {
 			// Paid for but not stored: a failed job, counted and
-			// reported, so the run cannot end as a success.
-			res.Response, res.Err = nil, fmt.Errorf("answer received but not stored (a re-run pays for it again): %w", cerr)
+			// reported, so the run cannot end as a success; the answer
+			// is kept to be written at the end, and nothing more is sent.
+			e.writeFailed(cerr)
+			e.keep(e.callOf(res))
+			res.Response, res.Err = nil, fmt.Errorf("answer received but not stored (kept to be written when the run ends): %w", cerr)
 			e.logFailure(j, a.n, res.Err)
 		} else if stored != nil {
 			// An answer stored first (by another process) stays the
@@ -620,6 +648,7 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	stored, cerr := e.commit(callCtx, res)
 	switch {
 	case cerr != nil:
+		e.writeFailed(cerr)
 		res.Err = fmt.Errorf("%w (and recording the failure: %v)", a.err, cerr)
 	case stored != nil:
 		// Another process has the answer this call failed to get.
@@ -663,6 +692,7 @@ func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result,
 	}
 	r.Response, r.Cached, r.Cost = c.Response, true, c.Cost
 	if err := e.opt.Store.LinkRun(ctx, e.opt.RunID, key, j.ID, true); err != nil {
+		e.writeFailed(err)
 		r.Err = err
 	}
 	return r, true
@@ -690,14 +720,7 @@ func (e *Engine) logFailure(j Job, attempts int, err error) {
 // a store of several processes (Claimer) it returns the answer the cache
 // kept for the key when that is not this result's own (nil otherwise).
 func (e *Engine) commit(ctx context.Context, r Result) (*llm.Response, error) {
-	c := store.Call{Key: r.Key, Namespace: r.Job.Namespace, Provider: r.Job.Spec.Provider, Model: r.Job.Spec.Model,
-		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.opt.Cache == CacheRefresh,
-		RunID: e.opt.RunID, Job: r.Job.ID}
-	if r.Err != nil {
-		c.Status, c.Error = store.StatusError, r.Err.Error()
-	} else {
-		c.Status, c.Response, c.Usage, c.Latency = store.StatusOK, r.Response, r.Response.Usage, r.Response.Latency
-	}
+	c := e.callOf(r)
 	cl, ok := e.opt.Store.(Claimer)
 	if !ok {
 		return nil, e.opt.Store.PutCall(ctx, c) // and links it to the run: one write
@@ -707,6 +730,19 @@ func (e *Engine) commit(ctx context.Context, r Result) (*llm.Response, error) {
 		return nil, err
 	}
 	return stored.Response, nil
+}
+
+// callOf is the stored form of a call's outcome.
+func (e *Engine) callOf(r Result) store.Call {
+	c := store.Call{Key: r.Key, Namespace: r.Job.Namespace, Provider: r.Job.Spec.Provider, Model: r.Job.Spec.Model,
+		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.opt.Cache == CacheRefresh,
+		RunID: e.opt.RunID, Job: r.Job.ID}
+	if r.Err != nil {
+		c.Status, c.Error = store.StatusError, r.Err.Error()
+	} else {
+		c.Status, c.Response, c.Usage, c.Latency = store.StatusOK, r.Response, r.Response.Usage, r.Response.Latency
+	}
+	return c
 }
 
 // backoff is exponential with full jitter, at least the server's Retry-After.

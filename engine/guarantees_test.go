@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -14,7 +15,8 @@ import (
 )
 
 // A store whose inserts fail after the provider answered: every job is a
-// failed job, counted, never dropped.
+// failed job, counted, never dropped; after the first refusal nothing more
+// is sent, and the answers paid for are kept to the end (Unwritten).
 func TestFailedCommitIsAFailedJob(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{})
 	defer srv.Close()
@@ -29,8 +31,10 @@ func TestFailedCommitIsAFailedJob(t *testing.T) {
 		results++
 		if r.Err != nil {
 			failed++
-			if !strings.Contains(r.Err.Error(), "not stored") || !strings.Contains(r.Err.Error(), "disk says no") {
-				t.Errorf("error %q does not say the answer was not stored", r.Err)
+			notStored := strings.Contains(r.Err.Error(), "not stored")
+			notSent := errors.Is(r.Err, engine.ErrStoreFailed)
+			if !(notStored || notSent) || !strings.Contains(r.Err.Error(), "disk says no") {
+				t.Errorf("error %q does not say the answer was not stored, or not sent", r.Err)
 			}
 		}
 	})
@@ -42,6 +46,9 @@ func TestFailedCommitIsAFailedJob(t *testing.T) {
 	}
 	if sum.Cost <= 0 {
 		t.Fatalf("the calls were paid for but the summary says $%v", sum.Cost)
+	}
+	if paid := len(srv.Ledger()); sum.StoreErr == nil || sum.Unwritten != paid || paid == 0 {
+		t.Fatalf("%d calls paid, %d kept unwritten (store error %v)", paid, sum.Unwritten, sum.StoreErr)
 	}
 }
 

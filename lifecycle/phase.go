@@ -130,7 +130,9 @@ func (p *Phase) End(ctx context.Context, sum engine.Summary) error {
 	counts := p.Counts()
 	if len(counts) > 0 {
 		if err := p.run.st.PutPhases(context.WithoutCancel(ctx), p.run.ID, counts); err != nil {
-			return err
+			// The store could not be written (a full disk): what is not
+			// stored is asked for again by a re-run, as failed jobs are.
+			return &ExitError{Code: ExitFailedJobs, Err: fmt.Errorf("%s: its counts could not be stored: %w; free the store's disk and run the same command again", p.Name, err)}
 		}
 	}
 	return p.check(counts)

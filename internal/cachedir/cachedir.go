@@ -15,6 +15,9 @@ import (
 const (
 	ReportsEnv = "FALLACYLAB_REPORT_CACHE"
 	ChecksEnv  = "FALLACYLAB_CHECK_CACHE"
+	// UnwrittenEnv names where paid answers a store refused (a full disk)
+	// wait for the store's next open; they are not thrown away.
+	UnwrittenEnv = "FALLACYLAB_UNWRITTEN"
 )
 
 // Dir is the folder the variable env names, or sub of fallacylab's folder
@@ -65,7 +68,7 @@ func Run(m interface{ Run() int }) int {
 // user's cache; done removes the folders it made.
 func Isolate() (done func()) {
 	var made []string
-	for _, env := range []string{ReportsEnv, ChecksEnv} {
+	for _, env := range []string{ReportsEnv, ChecksEnv, UnwrittenEnv} {
 		if os.Getenv(env) != "" {
 			continue
 		}

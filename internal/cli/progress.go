@@ -151,6 +151,18 @@ func printSummary(g *Global, s engine.Summary) {
 	}
 	fmt.Fprintln(w)
 	printFailures(w, s.Failures)
+	if s.StoreErr != nil {
+		fmt.Fprintf(w, "the store could not be written (%v): nothing more was sent\n", s.StoreErr)
+		if s.Rewritten > 0 {
+			fmt.Fprintf(w, "  %d paid answers it refused were written at the end after all\n", s.Rewritten)
+		}
+		switch {
+		case s.Unwritten > 0 && s.SpilledTo != "":
+			fmt.Fprintf(w, "  %d paid answers it still refuses ($%.4f) are kept in %s: the next command on this store takes them in, and a re-run does not pay for them\n", s.Unwritten, s.UnwrittenCost, s.SpilledTo)
+		case s.Unwritten > 0:
+			fmt.Fprintf(w, "  %d paid answers ($%.4f) are lost: %v\n", s.Unwritten, s.UnwrittenCost, s.SpillErr)
+		}
+	}
 }
 
 // printPhaseCounts adds one line per model when the phase had several

@@ -64,6 +64,11 @@ func open(g *Global, browse bool) (*session, error) {
 		}
 	} else {
 		st, err = backend.Open(ctx, g.DBPath, o)
+		if err == nil {
+			if err = takeInUnwritten(ctx, g, st); err != nil {
+				st.Close()
+			}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -188,7 +193,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.remainingBudget(runID), RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
 		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
-		Cache: cacheMode(s.g.Cache),
+		Cache: cacheMode(s.g.Cache), Spill: s.spill,
 	}
 	if pg, ok := s.st.(*postgres.Store); ok {
 		// Configured rate limits, budgets and push-back hold for everyone

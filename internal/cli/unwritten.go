@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// Paid answers that a store refused to the end of a run (its disk was full)
+// are kept in a file of the user's cache, one per store, and the next
+// command that opens the store for writing takes them in: a re-run then
+// finds them cached and pays only for what was never answered.
+
+// unwrittenCall is one kept answer, with the run link the store's form
+// leaves out of its JSON.
+type unwrittenCall struct {
+	Call  store.Call `json:"call"`
+	RunID int64      `json:"run_id"`
+	Job   string     `json:"job"`
+}
+
+// unwrittenFile is where the answers refused by the store at db wait.
+func unwrittenFile(db string) string {
+	dir := cachedir.Dir(cachedir.UnwrittenEnv, "unwritten")
+	if dir == "" {
+		return ""
+	}
+	name := backend.Redact(db)
+	if !backend.IsURL(db) {
+		if abs, err := filepath.Abs(db); err == nil {
+			name = abs
+		}
+	}
+	sum := sha256.Sum256([]byte(name))
+	return filepath.Join(dir, hex.EncodeToString(sum[:12])+".jsonl")
+}
+
+// spill appends calls to the store's unwritten file and returns its path.
+func (s *session) spill(calls []store.Call) (string, error) {
+	path := unwrittenFile(s.g.DBPath)
+	if path == "" {
+		return "", fmt.Errorf("no cache folder to keep them in (%s is off)", cachedir.UnwrittenEnv)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	enc := json.NewEncoder(f)
+	for _, c := range calls {
+		if err := enc.Encode(unwrittenCall{Call: c, RunID: c.RunID, Job: c.Job}); err != nil {
+			f.Close()
+			return "", err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// takeInUnwritten writes the answers kept for this store into it, and
+// removes the file once every one is stored.
+func takeInUnwritten(ctx context.Context, g *Global, st backend.Store) error {
+	path := unwrittenFile(g.DBPath)
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for line := 1; sc.Scan(); line++ {
+		var u unwrittenCall
+		if err := json.Unmarshal(sc.Bytes(), &u); err != nil {
+			return fmt.Errorf("%s line %d: %w (answers paid but not stored: move the file away to go on without them)", path, line, err)
+		}
+		u.Call.RunID, u.Call.Job = u.RunID, u.Job
+		if err := st.PutCall(ctx, u.Call); err != nil {
+			return fmt.Errorf("take in the %s answers the store refused before: %w", path, err)
+		}
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	f.Close()
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	if n > 0 {
+		fmt.Fprintf(g.Stderr, "took in %d paid answers this store could not hold before (kept in %s): they are cached now\n", n, path)
+	}
+	return nil
+}
