@@ -131,11 +131,36 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	case "reconstruct":
 		if len(templates) > 1 {
 			var all []missci.Predictions
+			// A sweep run again after it was stopped part-way resumes:
+			// the templates whose runs finished then are not run again
+			// (their predictions are read back), the one that was cut
+			// off resumes, the rest start.
+			done := map[string]int64{}
+			if !g.DryRun {
+				var err error
+				if done, err = sweepDone(ctx, s, templates, func(t string) (runSpec, error) {
+					plan, err := missci.ReconstructionPlan(data, t, spec, nil, o.MaxTokens)
+					sp := rs
+					sp.Name, sp.Plan, sp.Identity = "missci reconstruct "+t, plan, []any{engine.Digest(plan), o.Strict}
+					return sp, err
+				}); err != nil {
+					return err
+				}
+			}
 			for _, t := range templates {
 				unknown = unknown[:0]
 				rs.Name = "missci reconstruct " + t
 				if g.DryRun {
 					fmt.Fprintf(g.Stdout, "%s:\n", t)
+				}
+				if id, ok := done[t]; ok {
+					rec, err := records.LoadMissci(ctx, s.st, id)
+					if err != nil {
+						return fmt.Errorf("template %s: %w", t, err)
+					}
+					fmt.Fprintf(g.Stderr, "template %s: run %d finished before; its predictions are used\n", t, id)
+					all = append(all, rec.Preds)
+					continue
 				}
 				preds, _, err := reconstruct(t, o.Model+" "+t)
 				if err != nil {
@@ -403,4 +428,36 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 	cmd.Flags().StringVar(&embedder, "embedder", "", "embeddings model for premise pairing")
 	cmd.Flags().StringVar(&scorer, "scorer", "", "BERTScore/NLI scorer URL")
 	return cmd
+}
+
+// sweepDone is, for a sweep of one run per template that was stopped
+// part-way (one template's run did not finish), the runs of the templates
+// that did finish then; nil when the sweep is not resuming.
+func sweepDone(ctx context.Context, s *session, templates []string, specOf func(string) (runSpec, error)) (map[string]int64, error) {
+	prev := map[string]store.Run{}
+	resuming := false
+	for _, t := range templates {
+		sp, err := specOf(t)
+		if err != nil {
+			return nil, err
+		}
+		r, ok, err := s.previous(ctx, sp)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			prev[t] = r
+			resuming = resuming || r.Status != store.RunDone
+		}
+	}
+	if !resuming {
+		return nil, nil
+	}
+	done := map[string]int64{}
+	for t, r := range prev {
+		if r.Status == store.RunDone {
+			done[t] = r.ID
+		}
+	}
+	return done, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
@@ -275,4 +276,64 @@ func mustTemplate(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return tpl
+}
+
+// A run resumes only the run whose plan it is: a sweep of three templates
+// stopped at the second is resumed (the first template's finished run is
+// used, the second's resumed, the third started: three runs, not four),
+// and an ask with another model or prompt is a run of its own.
+func TestResumeMatchesItsOwnRun(t *testing.T) {
+	args, _ := missci.Load("dev")
+	second := map[string]bool{}
+	for _, a := range args[:2] {
+		for _, l := range a.Lines {
+			p, _ := missci.Fill("gen_cls/p4-connect-L", mustTemplate(t, "gen_cls/p4-connect-L"), a.Claim, l.Context, a.P0, "")
+			second[p] = true
+		}
+	}
+	var failing atomic.Bool
+	failing.Store(true)
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
+		Respond: func(c llmtest.Call) llmtest.Reply {
+			return llmtest.Reply{Text: "1. Fallacious Premise: \"x\"; Applied Fallacy Class: Ambiguity."}
+		},
+		Fault: func(c llmtest.Call) llmtest.Fault {
+			if failing.Load() && second[c.Prompt] {
+				return llmtest.BadRequest
+			}
+			return llmtest.NoFault
+		}})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	sweep := []string{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "2", "--max-unusable", "-1",
+		"--template", "gen_cls/p4-connect-D,gen_cls/p4-connect-L,gen_cls/p4-connect-LE"}
+	if _, _, err := runCLI(t, dir, sweep...); err == nil {
+		t.Fatal("the sweep went through with its second template failing")
+	}
+	failing.Store(false)
+	_, stderr, err := runCLI(t, dir, sweep...)
+	if err != nil {
+		t.Fatalf("the sweep again: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "template gen_cls/p4-connect-D: run 1 finished before") || !strings.Contains(stderr, "resuming run 2") {
+		t.Fatalf("the sweep did not resume:\n%s", stderr)
+	}
+	out, _, _ := runCLI(t, dir, "runs", "--json")
+	var runs []struct{ Name, Status string }
+	json.Unmarshal([]byte(out), &runs)
+	if len(runs) != 3 {
+		t.Fatalf("%d runs for a sweep of three templates: %s", len(runs), out)
+	}
+	// ask: another prompt is another run, even after an unfinished one.
+	failing.Store(true)
+	for p := range second {
+		runCLI(t, dir, "ask", "openai:gpt-4.1", p) // fails: an unfinished ask run
+		break
+	}
+	failing.Store(false)
+	if _, stderr, err := runCLI(t, dir, "ask", "openai:other-model", "another prompt"); err != nil || strings.Contains(stderr, "resuming") {
+		t.Fatalf("an ask of another model and prompt resumed the previous one: %v\n%s", err, stderr)
+	}
 }

@@ -356,18 +356,35 @@ func (s *session) estimate(ctx context.Context, p engine.Plan) (engine.Estimate,
 	return est, nil
 }
 
+// fingerprint identifies the command a run is made by, for resuming: its
+// benchmark, name and identity, and the digest of its plan whenever the
+// spec has one — a run resumes only the run whose plan it is (an ask with
+// another model or prompt is another run, though its options are equal).
+func fingerprint(rs runSpec) string {
+	id := rs.Identity
+	if id == nil {
+		id = []any{rs.Options}
+	}
+	if rs.Plan.Jobs != nil {
+		id = append(id, "plan", engine.Digest(rs.Plan))
+	}
+	return lifecycle.Fingerprint(rs.Benchmark, append([]any{rs.Name}, id...)...)
+}
+
+// previous is the newest run made by the same command as rs (ok false:
+// none).
+func (s *session) previous(ctx context.Context, rs runSpec) (store.Run, bool, error) {
+	return s.st.RunByFingerprint(ctx, fingerprint(rs))
+}
+
 // start starts the run of the lifecycle, or resumes the same command's
 // unfinished run, and says which.
 func (s *session) start(ctx context.Context, rs runSpec) (*lifecycle.Run, error) {
 	if s.g.DryRun {
 		return nil, fmt.Errorf("internal error: a dry run must not start a run")
 	}
-	id := rs.Identity
-	if id == nil {
-		id = []any{rs.Options}
-	}
 	run, err := lifecycle.Start(ctx, s.st, lifecycle.Spec{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options),
-		Version: Version(), Fingerprint: lifecycle.Fingerprint(rs.Benchmark, append([]any{rs.Name}, id...)...)},
+		Version: Version(), Fingerprint: fingerprint(rs)},
 		lifecycle.Options{MaxUnusable: &s.g.MaxUnusable})
 	if err != nil {
 		return nil, err
