@@ -190,8 +190,12 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 			gens[gen.GenID] = gen
 		}
 	})
-	if err == nil && !sum.Interrupted {
-		err = records.SaveDeflectGens(ctx, s.st, run.ID, sortedGens(gens))
+	if err == nil || sum.Interrupted {
+		// An interrupted run keeps what it answered: --allow-incomplete
+		// reports it, and the resume writes them all again.
+		if serr := records.SaveDeflectGens(context.WithoutCancel(ctx), s.st, run.ID, sortedGens(gens)); serr != nil && err == nil {
+			err = serr
+		}
 	}
 	if err != nil || sum.Interrupted {
 		return s.finish(ctx, run, err)
@@ -214,11 +218,12 @@ func judgePhase(ctx context.Context, s *session, run *lifecycle.Run, b *deflect.
 			evals = append(evals, e)
 		}
 	})
-	if (err == nil || isUnusable(err)) && !jsum.Interrupted {
+	if err == nil || isUnusable(err) || jsum.Interrupted {
 		// Unusable answers are records too (with their parse error): the
-		// report's judge audit shows them.
+		// report's judge audit shows them. An interrupted run keeps the
+		// judgements it has.
 		sort.Slice(evals, func(i, j int) bool { return evals[i].EvalID < evals[j].EvalID })
-		if serr := records.SaveDeflectEvals(ctx, s.st, run.ID, evals); serr != nil {
+		if serr := records.SaveDeflectEvals(context.WithoutCancel(ctx), s.st, run.ID, evals); serr != nil && (err == nil || isUnusable(err)) {
 			err = serr
 		}
 	}
@@ -501,6 +506,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		}
 		source = fmt.Sprintf("run %d in %s", r.ID, s.st.Path())
 		fromRun = func(rep *report.Report) error {
+			addPartial(r, rep)
 			if err := addUnusable(ctx, s.st, r.ID, rep); err != nil {
 				return err
 			}

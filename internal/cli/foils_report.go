@@ -42,6 +42,7 @@ func newFoilsReportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("run %d: %w", r.ID, err)
 			}
+			addPartial(r, rep)
 			if err := auditProvenance(ctx, s, r.ID, rep); err != nil {
 				return err
 			}

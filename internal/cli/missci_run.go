@@ -414,6 +414,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			addPartial(r, rep)
 			if err := addUnusable(ctx, s.st, run, rep); err != nil {
 				return err
 			}

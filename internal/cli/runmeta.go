@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // addUnusable adds to a report of a stored run the header row that counts
@@ -26,4 +29,13 @@ func addUnusable(ctx context.Context, st backend.Store, runID int64, rep *report
 		rep.Meta = append(rep.Meta, [2]string{"unusable answers", strings.Join(parts, "; ") + " (fallacylab runs show " + fmt.Sprint(runID) + " shows one)"})
 	}
 	return nil
+}
+
+// addPartial marks the report of a run that did not finish: it covers the
+// records the run holds, which --allow-incomplete asked for.
+func addPartial(r store.Run, rep *report.Report) {
+	if r.Status == store.RunDone {
+		return
+	}
+	rep.Meta = append(rep.Meta, [2]string{"partial", fmt.Sprintf("run %d did not finish (%s): this report covers the records it holds; run the same command again to finish it", r.ID, lifecycle.Describe(r, time.Now()))})
 }

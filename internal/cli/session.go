@@ -316,9 +316,10 @@ func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.
 		return engine.Summary{}, 0, err
 	}
 	sum, err := s.phase(ctx, run, phaseSpec{Name: rs.Phase, Hint: rs.Hint, Plan: rs.Plan, Usable: rs.Usable}, onResult)
-	if rs.Records != nil && (err == nil || isUnusable(err)) && !sum.Interrupted {
-		// Unusable answers are records too (the report counts them).
-		if rerr := rs.Records(ctx, run.ID); rerr != nil {
+	if rs.Records != nil && (err == nil || isUnusable(err) || sum.Interrupted) {
+		// Unusable answers are records too (the report counts them), and
+		// an interrupted run keeps what it answered (--allow-incomplete).
+		if rerr := rs.Records(context.WithoutCancel(ctx), run.ID); rerr != nil && (err == nil || isUnusable(err)) {
 			err = rerr
 		}
 	}
