@@ -37,6 +37,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	if err != nil {
 		return err
 	}
+	split := data // the report of a limited run says how many of these it covers
 	if data, err = selectItems(o.Select, "arguments", data, func(a missci.Argument) string { return a.ID }); err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		if err != nil {
 			return err
 		}
-		rep, err := missci.ReconstructionReport(data, preds, 1, o.Split, source, unknown, x)
+		rep, err := missci.ReconstructionReport(split, preds, 1, o.Split, source, unknown, x)
 		if err != nil {
 			return err
 		}

@@ -215,8 +215,8 @@ func TestMissciSubsetsAndUnusable(t *testing.T) {
 	dir := t.TempDir()
 	writeConfig(dir, srv)
 	t.Setenv("OPENAI_API_KEY", "test-key")
-	if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "3"); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
+	if out, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "3"); err != nil || !strings.Contains(out, "3 of 30 arguments") {
+		t.Fatalf("the report of a --limit 3 run: %v\n%s\n%s", err, out, stderr)
 	}
 	rep, _, err := runCLI(t, dir, "missci", "report", "--run", "1")
 	if err != nil || !strings.Contains(rep, "3 of 30 arguments") {
