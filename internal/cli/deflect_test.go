@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"hash/fnv"
 	"math"
@@ -15,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/internal/cli"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/stats"
@@ -72,11 +69,7 @@ const fourClaims = `{"claim_id":"L1_INT_01","level":1,"context":"international",
 
 func runCLI(t *testing.T, dir string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	root := cli.NewRoot(&out, &errb)
-	root.SetArgs(append([]string{"--db", filepath.Join(dir, "f.db"), "--config", filepath.Join(dir, "fallacylab.yaml"), "--quiet"}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), errb.String(), err
+	return runCLI2(t, dir, filepath.Join(dir, "f.db"), args...)
 }
 
 func TestDeflectEndToEnd(t *testing.T) {

@@ -34,22 +34,7 @@ func TestKillAndResume(t *testing.T) {
 	}
 	const n = 2000
 	promptOf := promptFile(t, dir, "plan.jsonl", n, "kill test prompt") // cache key → prompt
-	storedPrompts := func() map[string]bool {
-		st, err := sqlite.Open(filepath.Join(dir, "fallacylab.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		keys, err := st.OKKeys(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]bool{}
-		for k := range keys {
-			out[promptOf[k]] = true
-		}
-		return out
-	}
+	storedPrompts := func() map[string]bool { return storedPrompts(t, filepath.Join(dir, "fallacylab.db"), promptOf) }
 	command := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--concurrency", "4", "--quiet")
 		cmd.Dir = dir

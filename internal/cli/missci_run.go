@@ -61,7 +61,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		preds := missci.Predictions{}
 		keys = map[string]string{}
 		var parseErr error
-		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
+		rs.Plan, rs.Identity = plan, []any{o.Strict} // and the plan's digest (fingerprint)
 		rs.phase(missci.Definition.Phase("reconstruction"))
 		rs.Records = func(ctx context.Context, runID int64) error {
 			if parseErr != nil {
@@ -96,7 +96,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		}
 		out := map[string]string{}
 		var parseErr error
-		rs.Plan, rs.Identity = plan, []any{engine.Digest(plan), o.Strict}
+		rs.Plan, rs.Identity = plan, []any{o.Strict} // and the plan's digest (fingerprint)
 		rs.phase(missci.Definition.Phase("classification"))
 		rs.Records = func(context.Context, int64) error { return parseErr }
 		_, _, err = s.execute(ctx, rs, func(r engine.Result) {
@@ -142,7 +142,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 				if done, err = sweepDone(ctx, s, templates, func(t string) (runSpec, error) {
 					plan, err := missci.ReconstructionPlan(data, t, spec, nil, o.MaxTokens)
 					sp := rs
-					sp.Name, sp.Plan, sp.Identity = "missci reconstruct "+t, plan, []any{engine.Digest(plan), o.Strict}
+					sp.Name, sp.Plan, sp.Identity = "missci reconstruct "+t, plan, []any{o.Strict}
 					return sp, err
 				}); err != nil {
 					return err

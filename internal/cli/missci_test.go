@@ -175,13 +175,7 @@ func TestMissciEvalEmbedderAndScorer(t *testing.T) {
 // predictions are stored before a run finishes, and a run whose records are
 // refused is not done.
 func TestMissciStrictAbortFailsTheRun(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
-		return llmtest.Reply{Text: "1. Fallacious Premise: \"something\"; Applied Fallacy Class: Wishful Numerology."}
-	}})
-	defer srv.Close()
-	dir := t.TempDir()
-	writeConfig(dir, srv)
-	t.Setenv("OPENAI_API_KEY", "test-key")
+	_, dir := oneAnswer(t, "1. Fallacious Premise: \"something\"; Applied Fallacy Class: Wishful Numerology.")
 	_, _, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--strict", "--limit", "3")
 	if err == nil || !strings.Contains(err.Error(), "Wishful Numerology") {
 		t.Fatalf("a strict run with an unknown class: %v", err)
@@ -208,13 +202,7 @@ func TestMissciStrictAbortFailsTheRun(t *testing.T) {
 // and say "n of N arguments"; raw answers nobody can parse are counted and
 // held to --max-unusable, in eval as in a run.
 func TestMissciSubsetsAndUnusable(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
-		return llmtest.Reply{Text: "1. Fallacious Premise: \"something\"; Applied Fallacy Class: Ambiguity."}
-	}})
-	defer srv.Close()
-	dir := t.TempDir()
-	writeConfig(dir, srv)
-	t.Setenv("OPENAI_API_KEY", "test-key")
+	srv, dir := oneAnswer(t, "1. Fallacious Premise: \"something\"; Applied Fallacy Class: Ambiguity.")
 	if out, stderr, err := runCLI(t, dir, "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "3"); err != nil || !strings.Contains(out, "3 of 30 arguments") {
 		t.Fatalf("the report of a --limit 3 run: %v\n%s\n%s", err, out, stderr)
 	}
@@ -336,4 +324,18 @@ func TestResumeMatchesItsOwnRun(t *testing.T) {
 	if _, stderr, err := runCLI(t, dir, "ask", "openai:other-model", "another prompt"); err != nil || strings.Contains(stderr, "resuming") {
 		t.Fatalf("an ask of another model and prompt resumed the previous one: %v\n%s", err, stderr)
 	}
+}
+
+// oneAnswer is a test server that gives every call the same answer, and a
+// folder configured for it.
+func oneAnswer(t *testing.T, text string) (*llmtest.Server, string) {
+	t.Helper()
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: text} }})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	return srv, dir
 }

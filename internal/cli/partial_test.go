@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -65,10 +66,10 @@ func TestInterruptedRunReportsWhatItHolds(t *testing.T) {
 	}
 }
 
-// runCLI2 is runCLI with the store at db.
+// runCLI2 runs the CLI in this process on the store at db, quietly.
 func runCLI2(t *testing.T, dir, db string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb strings.Builder
+	var out, errb bytes.Buffer
 	root := cli.NewRoot(&out, &errb)
 	root.SetArgs(append([]string{"--db", db, "--config", filepath.Join(dir, "fallacylab.yaml"), "--quiet"}, args...))
 	err := root.ExecuteContext(context.Background())

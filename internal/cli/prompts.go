@@ -72,7 +72,7 @@ func newPromptsCmd(g *Global) *cobra.Command {
 			var lines []resultLine
 			plan := prompts.Plan(items, specs, o.Samples)
 			rs := runSpec{Name: "prompts " + filepath.Base(args[0]), Benchmark: prompts.Definition.Name, Args: args, Options: o,
-				Plan: plan, Specs: specs, Identity: []any{engine.Digest(plan)}}
+				Plan: plan, Specs: specs, Identity: []any{}} // the plan's digest is the identity (fingerprint)
 			rs.phase(prompts.Definition.Phase("calls"))
 			_, _, runErr := s.execute(cmd.Context(), rs, func(r engine.Result) {
 				l := resultLine{Job: r.Job.ID, Model: r.Job.Spec.String(), Sample: r.Job.Sample, Cached: r.Cached}
