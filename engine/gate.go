@@ -32,7 +32,18 @@ import (
 //     (probeAges: finer for short windows), and the age at
 //     the first admitted probe is the window. Calls
 //     are then sent only while fewer than the limit were admitted in a
-//     sliding window, which grows by 5 % on any later hintless 429.
+//     sliding window, which grows by 5 % on any later hintless 429;
+//   - the limit learned may be only this model's share of a limit it shares
+//     with others (a per-key limit: the 429s began for every model at once,
+//     and each learned what it had admitted), and their shares free up when
+//     the others finish. So while the limit holds calls back, every other
+//     answer of the window is in and admitted, and the oldest of them is
+//     under half the window old (the provider still counts them all), extra
+//     calls go past the limit: one at first, and one more for each admitted
+//     (slow start: each admitted extra call raises the limit by one); after
+//     the first refused one, none for a quarter of the window. A limit that
+//     is the provider's costs a refusal or two a window; a share with room
+//     grows into it within a few answers' time.
 //
 // No library learns a limit from answers like this; x/time/rate enforces a
 // known one (the engine uses it for --rpm and --tpm).
@@ -58,6 +69,10 @@ type gate struct {
 	flying    []time.Time // send times of the calls in flight, sorted
 	probing   bool
 	nextTry   time.Time
+	extras    int                           // extra calls past the learned limit in flight
+	extraRoom int                           // how many may be in flight (0: none until nextExtra)
+	raisedAt  int                           // the limit when the extra calls began
+	nextExtra time.Time                     // no extra call before this
 	note      func(msg string, args ...any) // what the gate learned (nil: nothing said)
 }
 
@@ -94,6 +109,7 @@ const maxWindow = time.Minute
 type ticket struct {
 	sent    time.Time
 	probe   bool
+	extra   bool // past the learned limit: does the provider have room?
 	suspect bool // sent one at a time while a streak of bare 429s grew
 }
 
@@ -102,7 +118,7 @@ func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
 	for {
 		g.mu.Lock()
 		now := time.Now()
-		delay, probe := g.delay(now)
+		delay, probe, extra := g.delay(now)
 		// A bare 429 not yet answered by a later admission: the provider
 		// may be full, and refusals come back at once, so until the
 		// streak decides, calls go one at a time — not a burst of
@@ -126,8 +142,11 @@ func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
 			if probe {
 				g.probing = true
 			}
+			if extra {
+				g.extras++
+			}
 			g.mu.Unlock()
-			return ticket{sent: now, probe: probe, suspect: suspect}, nil
+			return ticket{sent: now, probe: probe, extra: extra, suspect: suspect}, nil
 		}
 		ch := g.changed
 		g.mu.Unlock()
@@ -161,9 +180,10 @@ func (g *gate) hold(t time.Time) {
 	}
 }
 
-// delay is how long a call must still wait (≤ 0: send now), and whether it
-// goes as a probe of a shorter window.
-func (g *gate) delay(now time.Time) (time.Duration, bool) {
+// delay is how long a call must still wait (≤ 0: send now), whether it
+// goes as a probe of a shorter window, and whether as an extra call past
+// the learned limit.
+func (g *gate) delay(now time.Time) (time.Duration, bool, bool) {
 	var d time.Duration
 	if now.Before(g.pause) {
 		d = g.pause.Sub(now)
@@ -185,7 +205,10 @@ func (g *gate) delay(now time.Time) (time.Duration, bool) {
 		g.prune(now)
 		if g.measuring || len(g.admitted)+g.inflight >= g.limit {
 			if d <= 0 && g.measuring && !g.probing && !now.Before(g.nextTry) {
-				return 0, true
+				return 0, true, false
+			}
+			if d <= 0 && !g.measuring && g.roomForExtra(now) {
+				return 0, false, true
 			}
 			wait := 100 * time.Millisecond // an answer in flight may free room
 			if !g.measuring && len(g.admitted) > 0 {
@@ -197,7 +220,21 @@ func (g *gate) delay(now time.Time) (time.Duration, bool) {
 			d = max(d, wait)
 		}
 	}
-	return d, false
+	return d, false, false
+}
+
+// roomForExtra reports whether an extra call past the learned limit may go
+// now: every call of the window answered and admitted, the oldest under
+// half the window old — so the provider still counts each of them, and an
+// admitted extra call proves it allows more than the limit.
+func (g *gate) roomForExtra(now time.Time) bool {
+	if g.inflight > g.extras || len(g.admitted) < g.limit || len(g.admitted) == 0 || now.Sub(g.admitted[0]) >= g.window/2 {
+		return false
+	}
+	if g.extraRoom == 0 && !now.Before(g.nextExtra) {
+		g.extraRoom, g.raisedAt = 1, g.limit
+	}
+	return g.extras < g.extraRoom
 }
 
 func (g *gate) prune(now time.Time) {
@@ -226,6 +263,9 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	if t.suspect {
 		g.suspects--
 	}
+	if t.extra {
+		g.extras--
+	}
 	admitted := !limited && (err == nil || (le != nil && le.Status != 0))
 	if admitted {
 		i := sort.Search(len(g.admitted), func(i int) bool { return g.admitted[i].After(t.sent) })
@@ -239,7 +279,20 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 			// (counting arrivals, a trip later) still holds too.
 			g.window = min(2*maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
 			g.measuring = false
+			g.nextExtra = now.Add(g.window) // first a window at the limit measured
 		}
+		if t.extra && g.learned {
+			g.limit = max(g.limit, len(g.admitted))
+			if g.extraRoom > 0 {
+				g.extraRoom++
+			}
+		}
+	}
+	if t.extra && limited && g.extraRoom > 0 {
+		if g.note != nil && g.limit > g.raisedAt {
+			g.note("room past the learned limit: limit raised", "from", g.raisedAt, "to", g.limit)
+		}
+		g.extraRoom, g.nextExtra = 0, now.Add(g.window/4)
 	}
 	if t.probe && limited {
 		g.nextTry = nextProbe(g.oldest, now)
@@ -292,7 +345,7 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		if g.note != nil {
 			g.note("rate limited without a hint: holding calls", "admitted_last_minute", g.limit)
 		}
-	case hintless && g.learned && !g.measuring && !t.probe:
+	case hintless && g.learned && !g.measuring && !t.probe && !t.extra:
 		g.window = min(2*maxWindow, g.window*105/100)
 		if g.note != nil {
 			g.note("refused past the learned limit: window widened", "limit", g.limit, "admitted_in_window", len(g.admitted),
