@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/fallacylab/fallacylab/runner"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/engine"
@@ -58,8 +59,8 @@ func newAskCmd(g *Global) *cobra.Command {
 			q := *g
 			q.Quiet = true
 			s.g = &q
-			_, _, err = s.execute(cmd.Context(), runSpec{Name: "ask", Benchmark: "ask", Args: args, Options: askRecord{System: o.System, Temperature: req.Temperature, MaxTokens: o.MaxTokens, Seed: req.Seed, Sample: o.Sample},
-				Plan: engine.SlicePlan("ask", []engine.Job{job}), Specs: []llm.Spec{spec}}, func(r engine.Result) { answer = &r })
+			_, err = s.runner().Run(cmd.Context(), runner.Spec{Name: "ask", Benchmark: "ask", Args: args, Options: askRecord{System: o.System, Temperature: req.Temperature, MaxTokens: o.MaxTokens, Seed: req.Seed, Sample: o.Sample},
+				Specs: []llm.Spec{spec}, Phases: []runner.Phase{{Plan: engine.SlicePlan("ask", []engine.Job{job}), OnResult: func(r engine.Result) { answer = &r }}}})
 			if answer != nil && answer.Response != nil {
 				fmt.Fprintln(g.Stdout, strings.TrimRight(answer.Response.Text, "\n"))
 				for _, n := range answer.Response.Notes {

@@ -6,8 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,7 +23,6 @@ import (
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/spf13/cobra"
@@ -153,94 +152,86 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 		return err
 	}
 	defer s.Close()
-	if err := s.preflight(append(append([]llm.Spec(nil), models...), judges...)); err != nil {
-		return err
-	}
-	if g.DryRun {
-		fmt.Fprintln(g.Stdout, "generation:")
-		genEst, err := s.estimate(ctx, genPlan)
-		if err != nil {
-			return err
-		}
-		judgePlan, projected, err := projectedJudgePlan(ctx, s, b, genPlan, jopt, o.MaxTokens)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(g.Stdout, "judging (%d judges × each valid generation; %d generations not made yet are priced at their expected length):\n", len(judges), projected)
-		judgeEst, err := s.estimate(ctx, judgePlan)
-		if err != nil {
-			return err
-		}
-		unknown := ""
-		if !genEst.CostKnown || !judgeEst.CostKnown {
-			unknown = " + unknown"
-		}
-		fmt.Fprintf(g.Stdout, "total estimated cost (generation + judging): $%.4f%s\n", genEst.Cost+judgeEst.Cost, unknown)
-		return nil
-	}
-	run, err := s.start(ctx, runSpec{Name: o.Name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: o,
-		Identity: []any{engine.Digest(genPlan), jopt}})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(g.Stderr, "run %d: generating %d responses\n", run.ID, genPlan.Len)
 	gens := map[string]deflect.Generation{}
-	sum, err := s.phase(ctx, run, phaseOf(deflect.Definition.Phase("generation"), genPlan), func(r engine.Result) {
+	gen := phaseOf(deflect.Definition.Phase("generation"), genPlan)
+	gen.Dry = func(context.Context) (engine.Plan, string, error) { return genPlan, "generation:", nil }
+	gen.Announce = func(runID int64, p engine.Plan) string {
+		return fmt.Sprintf("run %d: generating %d responses", runID, p.Len)
+	}
+	gen.OnResult = func(r engine.Result) {
 		if gen, ok := deflect.GenerationFromResult(r); ok {
 			gens[gen.GenID] = gen
 		}
-	})
-	if err == nil || sum.Interrupted {
+	}
+	gen.Records = func(ctx context.Context, runID int64) error {
 		// An interrupted run keeps what it answered: --allow-incomplete
 		// reports it, and the resume writes them all again.
-		if serr := records.SaveDeflectGens(context.WithoutCancel(ctx), s.st, run.ID, sortedGens(gens)); serr != nil && err == nil {
-			err = serr
-		}
+		return records.SaveDeflectGens(ctx, s.st, runID, sortedGens(gens))
 	}
-	if err != nil || sum.Interrupted {
-		return s.finish(ctx, run, err)
+	judging := judgingPhase(s, b, func() []deflect.Generation { return sortedGens(gens) }, jopt)
+	judging.Dry = func(ctx context.Context) (engine.Plan, string, error) {
+		judgePlan, projected, err := projectedJudgePlan(ctx, s, b, genPlan, jopt, o.MaxTokens)
+		return judgePlan, fmt.Sprintf("judging (%d judges × each valid generation; %d generations not made yet are priced at their expected length):", len(judges), projected), err
 	}
-	return judgePhase(ctx, s, run, b, sortedGens(gens), jopt)
+	_, err = s.runner().Run(ctx, runner.Spec{Name: o.Name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: o,
+		Identity: []any{engine.Digest(genPlan), jopt}, Specs: append(append([]llm.Spec(nil), models...), judges...),
+		Phases: []runner.Phase{gen, judging},
+		DryTotal: func(ests []engine.Estimate) {
+			total, known := 0.0, true
+			for _, e := range ests {
+				total, known = total+e.Cost, known && e.CostKnown
+			}
+			unknown := ""
+			if !known {
+				unknown = " + unknown"
+			}
+			fmt.Fprintf(g.Stdout, "total estimated cost (generation + judging): $%.4f%s\n", total, unknown)
+		},
+		Done: func(ctx context.Context, runID int64, exit error) error { return deflectDone(ctx, s, runID, exit) }})
+	return err
 }
 
-// judgePhase judges the valid generations of a run with every judge, saves
-// the evaluations with the run and finishes it.
-func judgePhase(ctx context.Context, s *session, run *lifecycle.Run, b *deflect.Benchmark, gens []deflect.Generation, jopt deflect.JudgeOptions) error {
-	g := s.g
-	judgePlan, err := b.JudgePlan(gens, jopt)
-	if err != nil {
-		return s.finish(ctx, run, err)
-	}
-	fmt.Fprintf(g.Stderr, "run %d: judging %d responses with %d judges\n", run.ID, judgePlan.Len/len(jopt.Judges), len(jopt.Judges))
+// judgingPhase judges the valid generations of a run (gens, once the
+// phases before have run) with every judge and saves the evaluations with
+// the run.
+func judgingPhase(s *session, b *deflect.Benchmark, gens func() []deflect.Generation, jopt deflect.JudgeOptions) runner.Phase {
 	var evals []deflect.Eval
-	jsum, err := s.phase(ctx, run, phaseOf(deflect.Definition.Phase("judging"), judgePlan), func(r engine.Result) {
+	p := runner.Phase{Phase: deflect.Definition.Phase("judging")}
+	p.Planner = func(context.Context) (engine.Plan, error) { return b.JudgePlan(gens(), jopt) }
+	p.Announce = func(runID int64, plan engine.Plan) string {
+		return fmt.Sprintf("run %d: judging %d responses with %d judges", runID, plan.Len/len(jopt.Judges), len(jopt.Judges))
+	}
+	p.OnResult = func(r engine.Result) {
 		if e, ok := deflect.EvalFromResult(r); ok {
 			evals = append(evals, e)
 		}
-	})
-	if err == nil || isUnusable(err) || jsum.Interrupted {
+	}
+	p.Records = func(ctx context.Context, runID int64) error {
 		// Unusable answers are records too (with their parse error): the
 		// report's judge audit shows them. An interrupted run keeps the
 		// judgements it has.
 		sort.Slice(evals, func(i, j int) bool { return evals[i].EvalID < evals[j].EvalID })
-		if serr := records.SaveDeflectEvals(context.WithoutCancel(ctx), s.st, run.ID, evals); serr != nil && (err == nil || isUnusable(err)) {
-			err = serr
-		}
+		return records.SaveDeflectEvals(ctx, s.st, runID, evals)
 	}
-	if err := s.finish(ctx, run, err); err != nil {
-		return err
+	return p
+}
+
+// deflectDone follows a finished DeflectBench run: the report with the
+// default options, from the stored records, is made ready for the first
+// `deflect report` or viewer page (under a second at the end of a run of
+// hours), and the user told how to see it.
+func deflectDone(ctx context.Context, s *session, runID int64, exit error) error {
+	if exit != nil {
+		return exit
 	}
-	// The report with the default options, from the stored records, is
-	// ready for the first `deflect report` or viewer page (under a second
-	// at the end of a run of hours).
 	if reportcache.Enabled() {
-		if d, err := records.LoadDeflectScores(ctx, s.st, run.ID); err == nil {
+		if d, err := records.LoadDeflectScores(ctx, s.st, runID); err == nil {
 			if rep, err := deflect.Analyze(d, defaultAnalysis()); err == nil {
-				keepReport(ctx, s, run.ID, rep)
+				keepReport(ctx, s, runID, rep)
 			}
 		}
 	}
-	fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", run.ID, run.ID)
+	fmt.Fprintf(s.g.Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", runID, runID)
 	return nil
 }
 
@@ -251,12 +242,6 @@ func keepReport(ctx context.Context, s *session, runID int64, rep *report.Report
 	if r, ok, err := s.st.Run(ctx, runID); err == nil && ok {
 		reportcache.Put(reportcache.DeflectKey(s.st.Path(), r, defaultAnalysis()), rep)
 	}
-}
-
-// isUnusable reports whether err is the lifecycle's too-many-unusable exit.
-func isUnusable(err error) bool {
-	var le *lifecycle.ExitError
-	return errors.As(err, &le) && le.Code == lifecycle.ExitUnusable
 }
 
 func sortedGens(m map[string]deflect.Generation) []deflect.Generation {
@@ -602,7 +587,7 @@ func importDeflect(ctx context.Context, g *Global, gensPaths, evalsPaths, name s
 	}
 	defer s.Close()
 	d := dedupeGens(gens)
-	run, err := s.start(ctx, runSpec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: map[string]string{"generations": gensPaths, "evals": evalsPaths},
+	run, err := s.runner().Start(ctx, runner.Spec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: map[string]string{"generations": gensPaths, "evals": evalsPaths},
 		Identity: []any{<-digest}})
 	if err != nil {
 		return err
@@ -651,7 +636,7 @@ func importDeflect(ctx context.Context, g *Global, gensPaths, evalsPaths, name s
 		return p.err
 	}
 	sayRead(g, len(gens)-len(d.Gens), droppedEvals, genFiles, len(d.Gens))
-	if err := s.finish(ctx, run, err); err != nil {
+	if err := run.Finish(ctx, err); err != nil {
 		return err
 	}
 	if rep := <-warm; rep != nil {

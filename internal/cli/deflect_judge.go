@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/runner"
 	"os"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
@@ -59,28 +62,20 @@ can compare with the first. Nothing is generated again; judge calls already made
 			if len(d.Gens) == 0 {
 				return fmt.Errorf("run %d has no DeflectBench generations to judge", from)
 			}
-			if err := s.preflight(judges); err != nil {
-				return err
-			}
-			if g.DryRun {
-				plan, err := b.JudgePlan(d.Gens, jopt)
-				if err != nil {
-					return err
-				}
-				return s.dryRun(ctx, plan)
-			}
 			name := o.Name
 			if name == "" {
 				name = fmt.Sprintf("deflect judge of run %d", from)
 			}
-			run, err := s.start(ctx, runSpec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{from, jopt}})
-			if err != nil {
-				return err
+			judging := judgingPhase(s, b, func() []deflect.Generation { return d.Gens }, jopt)
+			judging.Dry = func(context.Context) (engine.Plan, string, error) {
+				plan, err := b.JudgePlan(d.Gens, jopt)
+				return plan, "", err
 			}
-			if err := records.SaveDeflectGens(ctx, s.st, run.ID, d.Gens); err != nil {
-				return s.finish(ctx, run, err)
-			}
-			return judgePhase(ctx, s, run, b, d.Gens, jopt)
+			_, err = s.runner().Run(ctx, runner.Spec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{from, jopt},
+				Specs: judges, Phases: []runner.Phase{judging},
+				Setup: func(ctx context.Context, runID int64) error { return records.SaveDeflectGens(ctx, s.st, runID, d.Gens) },
+				Done:  func(ctx context.Context, runID int64, exit error) error { return deflectDone(ctx, s, runID, exit) }})
+			return err
 		},
 	}
 	f := cmd.Flags()

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -271,43 +272,55 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 		return err
 	}
 	defer s.Close()
-	if g.DryRun {
-		return foilsDryRun(ctx, s, o, sets)
-	}
 	id := o
 	id.Format, id.Out = "", ""
-	run, err := s.start(ctx, runSpec{Name: "foils audit " + o.Corpus, Benchmark: foils.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{id}})
-	if err != nil {
+	var audits []foils.AuditRecord
+	var rep *report.Report
+	var sum foils.Summary
+	detection := runner.Phase{
+		Do: func(ctx context.Context, a *runner.Active) (err error) {
+			audits, err = foilsAuditRun(ctx, s, a, o, items, sets)
+			return err
+		},
+		Dry: func(context.Context) (engine.Plan, string, error) { return foilsDryPlan(s, o, sets) },
+	}
+	_, err = s.runner().Run(ctx, runner.Spec{Name: "foils audit " + o.Corpus, Benchmark: foils.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
+		Phases: []runner.Phase{detection},
+		Complete: func(ctx context.Context, runID int64) (err error) {
+			for _, n := range notes {
+				audits[0].Meta = append(audits[0].Meta, [2]string{"note", n})
+			}
+			if bad.Count > 0 {
+				audits[0].Meta = append(audits[0].Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
+			}
+			// The report is made from the records, the way foils report and
+			// the viewer make it again later.
+			if rep, sum, err = foils.ReportOf(audits); err != nil {
+				rep = nil
+				return err
+			}
+			return records.SaveFoils(ctx, s.st, runID, audits)
+		},
+		Done: func(ctx context.Context, runID int64, exit error) error {
+			if rep == nil {
+				return exit
+			}
+			return foilsAuditDone(ctx, s, o, format, runID, rep, sum, exit)
+		}})
+	return err
+}
+
+// foilsAuditDone shows an audit's report once its run finished — a run that
+// ended with failed detector calls too (those items are unparsed), then
+// exits with the run's code.
+func foilsAuditDone(ctx context.Context, s *session, o foilsOptions, format report.Format, runID int64, rep *report.Report, sum foils.Summary, exit error) error {
+	g := s.g
+	if err := auditProvenance(ctx, s, runID, rep); err != nil {
 		return err
 	}
-	audits, err := foilsAuditRun(ctx, s, run, o, items, sets)
-	if err != nil {
-		return s.finish(ctx, run, err)
-	}
-	for _, n := range notes {
-		audits[0].Meta = append(audits[0].Meta, [2]string{"note", n})
-	}
-	if bad.Count > 0 {
-		audits[0].Meta = append(audits[0].Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
-	}
-	// The report is made from the records, the way foils report and the
-	// viewer make it again later.
-	rep, sum, err := foils.ReportOf(audits)
-	if err == nil {
-		err = records.SaveFoils(ctx, s.st, run.ID, audits)
-	}
-	ferr := s.finish(ctx, run, err)
-	if err != nil {
-		return ferr
-	}
-	if err := auditProvenance(ctx, s, run.ID, rep); err != nil {
-		return err
-	}
-	// A run that ended with failed detector calls still shows its report
-	// (those items are unparsed), then exits with the run's code.
 	if o.Brief {
-		auditBrief(g.Stdout, rep, sum, run.ID)
-		return ferr
+		auditBrief(g.Stdout, rep, sum, runID)
+		return exit
 	}
 	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
 		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
@@ -315,7 +328,7 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if werr := writeReport(g, rep, format, o.Out); werr != nil {
 		return werr
 	}
-	return ferr
+	return exit
 }
 
 // auditProvenance ends an audit report's header the same way whether it was
@@ -328,7 +341,7 @@ func auditProvenance(ctx context.Context, s *session, runID int64, rep *report.R
 
 // foilsAuditRun runs the detector(s) inside the run: one audit record per
 // detector (per seed with --seeds).
-func foilsAuditRun(ctx context.Context, s *session, run *lifecycle.Run, o foilsOptions, items []foils.Item, sets foils.Sets) ([]foils.AuditRecord, error) {
+func foilsAuditRun(ctx context.Context, s *session, run *runner.Active, o foilsOptions, items []foils.Item, sets foils.Sets) ([]foils.AuditRecord, error) {
 	var dets []detect.Detector
 	seeds := []string{""}
 	if o.Seeds != "" {
@@ -399,17 +412,14 @@ func (c *countedDetector) Detect(ctx context.Context, in []detect.Input) ([]dete
 	return preds, err
 }
 
-// foilsDryRun prices an LLM detector's calls; other detectors call no model.
-func foilsDryRun(ctx context.Context, s *session, o foilsOptions, sets foils.Sets) error {
+// foilsDryPlan is what a dry run of an audit prices: an LLM detector's
+// calls; other detectors call no model.
+func foilsDryPlan(s *session, o foilsOptions, sets foils.Sets) (engine.Plan, string, error) {
 	det, err := llmDetector(o, s)
-	if err != nil {
-		return err
+	if err != nil || det == nil {
+		return engine.Plan{}, fmt.Sprintf("dry run: 0 jobs: detector %s calls no model (nothing is trained, called or stored in a dry run)", o.Detector), err
 	}
-	if det == nil {
-		fmt.Fprintf(s.g.Stdout, "dry run: 0 jobs: detector %s calls no model (nothing is trained, called or stored in a dry run)\n", o.Detector)
-		return nil
-	}
-	return s.dryRun(ctx, det.Plan(sets.Inputs()))
+	return det.Plan(sets.Inputs()), "", nil
 }
 
 // llmDetector builds the detector of --detector llm:…, or returns nil for
@@ -459,7 +469,7 @@ func detectorModeLike(s string) bool {
 
 // buildDetector turns --detector into a detector. LLM detectors run their
 // calls as a phase of the audit's run.
-func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, run *lifecycle.Run) (detect.Detector, error) {
+func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, run *runner.Active) (detect.Detector, error) {
 	switch d := o.Detector; {
 	case d == "tfidf":
 		m, err := trainTFIDF(g, o.Corpus, items)
@@ -493,7 +503,8 @@ func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, ru
 				_, ok := det.Parse(r.Response.Text)
 				return ok
 			}
-			_, err := s.phase(ctx, run, ps, on)
+			ps.OnResult = on
+			_, err := run.Engine(ctx, ps)
 			return err
 		}
 		return det, nil

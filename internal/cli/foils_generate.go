@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -90,29 +91,16 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.preflight([]llm.Spec{gen, judge}); err != nil {
-		return err
-	}
 	genPlan := foils.GenerationPlan(as, gen, llm.Temp(o.Temperature))
-	if g.DryRun {
-		if err := s.dryRun(ctx, genPlan); err != nil {
-			return err
-		}
-		fmt.Fprintf(g.Stdout, "judging: about %d more calls (7 per source item)\n", 7*len(as))
-		return nil
-	}
 	id := o
 	id.OutDir = ""
-	run, err := s.start(ctx, runSpec{Name: "foils generate " + o.Corpus, Benchmark: foils.GenerateDefinition.Name, Args: os.Args[1:], Options: o, Identity: []any{id}})
-	if err != nil {
-		return err
-	}
 	byKey := map[string]foils.Assignment{}
 	for _, a := range as {
 		byKey[fmt.Sprintf("%s#%d", a.Item.Gold, a.ID)] = a
 	}
 	var cands []foils.Candidate
-	sum, err := s.phase(ctx, run, phaseOf(foils.GenerateDefinition.Phase("generation"), genPlan), func(r engine.Result) {
+	generation := phaseOf(foils.GenerateDefinition.Phase("generation"), genPlan)
+	generation.OnResult = func(r engine.Result) {
 		cond, typ, id, ok := foils.GenKeyOf(r)
 		if !ok {
 			return
@@ -124,27 +112,35 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 			c.Text = r.Response.Text
 		}
 		cands = append(cands, c)
-	})
-	if err != nil || sum.Interrupted {
-		return s.finish(ctx, run, err)
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if cands[i].Cond != cands[j].Cond {
-			return cands[i].Cond < cands[j].Cond
-		}
-		if cands[i].A.Item.Gold != cands[j].A.Item.Gold {
-			return cands[i].A.Item.Gold < cands[j].A.Item.Gold
-		}
-		return cands[i].A.ID < cands[j].A.ID
-	})
 	v := foils.Verdicts{}
-	jsum, err := s.phase(ctx, run, phaseOf(foils.GenerateDefinition.Phase("judging"), foils.JudgePlan(cands, judge)), v.Add)
-	if err != nil || jsum.Interrupted {
-		return s.finish(ctx, run, err)
+	judging := runner.Phase{Phase: foils.GenerateDefinition.Phase("judging"), OnResult: v.Add}
+	judging.Planner = func(context.Context) (engine.Plan, error) {
+		sort.Slice(cands, func(i, j int) bool {
+			if cands[i].Cond != cands[j].Cond {
+				return cands[i].Cond < cands[j].Cond
+			}
+			if cands[i].A.Item.Gold != cands[j].A.Item.Gold {
+				return cands[i].A.Item.Gold < cands[j].A.Item.Gold
+			}
+			return cands[i].A.ID < cands[j].A.ID
+		})
+		return foils.JudgePlan(cands, judge), nil
 	}
-	gs := foils.Filter(cands, v)
+	judging.Dry = func(context.Context) (engine.Plan, string, error) {
+		return engine.Plan{}, fmt.Sprintf("judging: about %d more calls (7 per source item)", 7*len(as)), nil
+	}
+	_, err = s.runner().Run(ctx, runner.Spec{Name: "foils generate " + o.Corpus, Benchmark: foils.GenerateDefinition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
+		Specs: []llm.Spec{gen, judge}, Phases: []runner.Phase{generation, judging},
+		Complete: func(context.Context, int64) error { return writeFoils(g, o, foils.Filter(cands, v)) }})
+	return err
+}
+
+// writeFoils writes the negatives a generation run kept, one CSV per
+// condition, and says what was dropped.
+func writeFoils(g *Global, o foilsGenOptions, gs []foils.Generated) error {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-		return s.finish(ctx, run, err)
+		return err
 	}
 	for _, x := range []struct{ cond, file string }{{foils.Matched, "matched.csv"}, {foils.WrongScheme, "wrong.csv"}} {
 		rows := foils.CSVRows(gs, x.cond)
@@ -153,7 +149,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 			cw.WriteAll(rows)
 			return cw.Error()
 		}); err != nil {
-			return s.finish(ctx, run, err)
+			return err
 		}
 	}
 	counts := foils.DropCounts(gs)
@@ -166,7 +162,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 	}
 	fmt.Fprintf(g.Stdout, "wrote %s and %s: fallacylab foils audit --corpus %s --matched %[1]s --wrong %[2]s\n",
 		filepath.Join(o.OutDir, "matched.csv"), filepath.Join(o.OutDir, "wrong.csv"), o.Corpus)
-	return s.finish(ctx, run, nil)
+	return nil
 }
 
 func sortedKeys(m map[string]int) []string {

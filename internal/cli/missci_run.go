@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/runner"
 	"os"
 	"strconv"
 	"strings"
@@ -48,7 +49,8 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	defer s.Close()
 	var unknown []string
 	opts := missci.ParseOptions{Strict: o.Strict, Unknown: &unknown}
-	rs := runSpec{Name: "missci " + o.Task + " " + o.Template, Benchmark: missci.Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec}}
+	rs := runner.Spec{Name: "missci " + o.Task + " " + o.Template, Benchmark: missci.Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec},
+		Identity: []any{o.Strict}} // and the plan's digest (fingerprint)
 	// reconstruct runs a gen_cls template and parses ranked predictions;
 	// keys are the calls each line's answer came from.
 	var keys map[string]string
@@ -61,9 +63,8 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		preds := missci.Predictions{}
 		keys = map[string]string{}
 		var parseErr error
-		rs.Plan, rs.Identity = plan, []any{o.Strict} // and the plan's digest (fingerprint)
-		rs.phase(missci.Definition.Phase("reconstruction"))
-		rs.Records = func(ctx context.Context, runID int64) error {
+		ph := phaseOf(missci.Definition.Phase("reconstruction"), plan)
+		ph.Records = func(ctx context.Context, runID int64) error {
 			if parseErr != nil {
 				return parseErr // --strict: the run fails, as upstream aborts
 			}
@@ -72,7 +73,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			}
 			return storeMissci(ctx, s, runID, o.Split, source, unknown, preds, keys)
 		}
-		_, runID, err := s.execute(ctx, rs, func(r engine.Result) {
+		ph.OnResult = func(r engine.Result) {
 			id, ok := missci.LineOf(r)
 			if !ok {
 				return
@@ -86,8 +87,11 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 				parseErr = fmt.Errorf("%s: %w", id, err)
 			}
 			preds[id], keys[id] = p, r.Key
-		})
-		return preds, runID, err
+		}
+		sp := rs
+		sp.Phases = []runner.Phase{ph}
+		res, err := s.runner().Run(ctx, sp)
+		return preds, res.RunID, err
 	}
 	classify := func(units []missci.ClassifyUnit, template string) (map[string]string, error) {
 		plan, err := missci.ClassifyPlan(data, units, template, spec, o.MaxTokens)
@@ -96,10 +100,9 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		}
 		out := map[string]string{}
 		var parseErr error
-		rs.Plan, rs.Identity = plan, []any{o.Strict} // and the plan's digest (fingerprint)
-		rs.phase(missci.Definition.Phase("classification"))
-		rs.Records = func(context.Context, int64) error { return parseErr }
-		_, _, err = s.execute(ctx, rs, func(r engine.Result) {
+		ph := phaseOf(missci.Definition.Phase("classification"), plan)
+		ph.Records = func(context.Context, int64) error { return parseErr }
+		ph.OnResult = func(r engine.Result) {
 			u, ok := missci.UnitOf(r)
 			if !ok {
 				return
@@ -113,7 +116,10 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 				parseErr = fmt.Errorf("%s: %w", u.ID, err)
 			}
 			out[u.ID] = c
-		})
+		}
+		sp := rs
+		sp.Phases = []runner.Phase{ph}
+		_, err = s.runner().Run(ctx, sp)
 		return out, err
 	}
 	templates, err := expandTemplates(o.Template, o.Task)
@@ -139,10 +145,10 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			done := map[string]int64{}
 			if !g.DryRun {
 				var err error
-				if done, err = sweepDone(ctx, s, templates, func(t string) (runSpec, error) {
+				if done, err = sweepDone(ctx, s, templates, func(t string) (runner.Spec, error) {
 					plan, err := missci.ReconstructionPlan(data, t, spec, nil, o.MaxTokens)
 					sp := rs
-					sp.Name, sp.Plan, sp.Identity = "missci reconstruct "+t, plan, []any{o.Strict}
+					sp.Name, sp.Phases = "missci reconstruct "+t, []runner.Phase{{Plan: plan}}
 					return sp, err
 				}); err != nil {
 					return err
@@ -435,7 +441,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 // sweepDone is, for a sweep of one run per template that was stopped
 // part-way (one template's run did not finish), the runs of the templates
 // that did finish then; nil when the sweep is not resuming.
-func sweepDone(ctx context.Context, s *session, templates []string, specOf func(string) (runSpec, error)) (map[string]int64, error) {
+func sweepDone(ctx context.Context, s *session, templates []string, specOf func(string) (runner.Spec, error)) (map[string]int64, error) {
 	prev := map[string]store.Run{}
 	resuming := false
 	for _, t := range templates {
@@ -443,7 +449,7 @@ func sweepDone(ctx context.Context, s *session, templates []string, specOf func(
 		if err != nil {
 			return nil, err
 		}
-		r, ok, err := s.previous(ctx, sp)
+		r, ok, err := s.runner().Previous(ctx, sp)
 		if err != nil {
 			return nil, err
 		}

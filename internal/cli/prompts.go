@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -71,10 +72,8 @@ func newPromptsCmd(g *Global) *cobra.Command {
 			defer s.Close()
 			var lines []resultLine
 			plan := prompts.Plan(items, specs, o.Samples)
-			rs := runSpec{Name: "prompts " + filepath.Base(args[0]), Benchmark: prompts.Definition.Name, Args: args, Options: o,
-				Plan: plan, Specs: specs, Identity: []any{}} // the plan's digest is the identity (fingerprint)
-			rs.phase(prompts.Definition.Phase("calls"))
-			_, _, runErr := s.execute(cmd.Context(), rs, func(r engine.Result) {
+			ph := phaseOf(prompts.Definition.Phase("calls"), plan)
+			ph.OnResult = func(r engine.Result) {
 				l := resultLine{Job: r.Job.ID, Model: r.Job.Spec.String(), Sample: r.Job.Sample, Cached: r.Cached}
 				l.ID, _ = r.Job.Meta.(string)
 				if r.Err != nil {
@@ -84,7 +83,9 @@ func newPromptsCmd(g *Global) *cobra.Command {
 					l.InputTokens, l.OutputTokens = r.Response.Usage.InputTokens, r.Response.Usage.OutputTokens
 				}
 				lines = append(lines, l)
-			})
+			}
+			_, runErr := s.runner().Run(cmd.Context(), runner.Spec{Name: "prompts " + filepath.Base(args[0]), Benchmark: prompts.Definition.Name, Args: args, Options: o,
+				Specs: specs, Identity: []any{}, Phases: []runner.Phase{ph}}) // the plan's digest is the identity (fingerprint)
 			if !g.DryRun && len(lines) > 0 && len(lines) < plan.Len {
 				// Whole or not at all: an interrupted run leaves no file.
 				what := o.Out

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/fallacylab/fallacylab/runner"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -73,12 +74,13 @@ the second run is answered by the cache.`,
 					Request: llm.UserPrompt("You are a test.", fmt.Sprintf("selftest prompt %d", i))}
 			}
 			wrong := 0
-			sum, _, err := s.execute(cmd.Context(), runSpec{Name: "selftest", Benchmark: "selftest", Options: o,
-				Plan: engine.SlicePlan("selftest", jobs), Specs: specs}, func(r engine.Result) {
-				if r.Err == nil && r.Response.Text != "echo: "+r.Job.Request.Messages[0].Content {
-					wrong++
-				}
-			})
+			res, err := s.runner().Run(cmd.Context(), runner.Spec{Name: "selftest", Benchmark: "selftest", Options: o, Specs: specs,
+				Phases: []runner.Phase{{Plan: engine.SlicePlan("selftest", jobs), OnResult: func(r engine.Result) {
+					if r.Err == nil && r.Response.Text != "echo: "+r.Job.Request.Messages[0].Content {
+						wrong++
+					}
+				}}}})
+			sum := res.Last()
 			if err != nil {
 				return err
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/runner"
 )
 
 // session is what a command that calls models needs: config, store, engine options.
@@ -271,59 +272,17 @@ func (s *session) baseURLs() map[string]string {
 	return out
 }
 
-// runSpec describes a run and its (first) plan.
-type runSpec struct {
-	Name      string
-	Benchmark string
-	Args      []string
-	Options   any
-	// Identity are the parts that identify the command for resuming, beside
-	// the benchmark and name (default: Options). Leave out what does not
-	// change the run's records, such as the report format.
-	Identity []any
-	Plan     engine.Plan
-	Specs    []llm.Spec
-	// Phase names the plan's phase; Usable says whether an answer could be
-	// parsed (nil: every answer is usable); Hint is the likely cause when
-	// many cannot.
-	Phase  string
-	Hint   string
-	Usable func(engine.Result) bool
-	// Records stores the records made of the phase's answers with the run.
-	// execute calls it after the phase (when it was not interrupted) and
-	// before the run finishes: its error — a failed write, or answers the
-	// command refuses (--strict) — fails the run, so a run that is done
-	// always has its records.
-	Records func(ctx context.Context, runID int64) error
-}
-
-// phase sets the run's (first) phase from a registered benchmark phase.
-func (rs *runSpec) phase(p bench.Phase) { rs.Phase, rs.Hint, rs.Usable = p.Name, p.Hint, p.Usable }
-
-// execute runs a one-phase command the way every command does: dry run or
-// real run, live or batch, inside a run of the lifecycle, with progress, a
-// summary that lists failures and unusable answers, and the exit error.
-// It returns the run's id (0 for a dry run).
-func (s *session) execute(ctx context.Context, rs runSpec, onResult func(engine.Result)) (engine.Summary, int64, error) {
-	if err := s.preflight(rs.Specs); err != nil {
-		return engine.Summary{}, 0, err
-	}
-	if s.g.DryRun {
-		return engine.Summary{}, 0, s.dryRun(ctx, rs.Plan)
-	}
-	run, err := s.start(ctx, rs)
-	if err != nil {
-		return engine.Summary{}, 0, err
-	}
-	sum, err := s.phase(ctx, run, phaseSpec{Name: rs.Phase, Hint: rs.Hint, Plan: rs.Plan, Usable: rs.Usable}, onResult)
-	if rs.Records != nil && (err == nil || isUnusable(err) || sum.Interrupted) {
-		// Unusable answers are records too (the report counts them), and
-		// an interrupted run keeps what it answered (--allow-incomplete).
-		if rerr := rs.Records(context.WithoutCancel(ctx), run.ID); rerr != nil && (err == nil || isUnusable(err)) {
-			err = rerr
-		}
-	}
-	return sum, run.ID, s.finish(ctx, run, err)
+// runner is the one runner of this command's runs, over the session.
+func (s *session) runner() *runner.Runner {
+	return runner.New(runner.Env{
+		Store: s.st, Where: fmt.Sprintf("store %s (%s)", s.st.Path(), s.g.dbFrom),
+		Engine: s.engine, Preflight: s.preflight,
+		DryRun: s.g.DryRun, Batch: s.g.Batch, Quiet: s.g.Quiet, Stdout: s.g.Stdout, Stderr: s.g.Stderr,
+		Snapshot: s.snapshot, Version: Version(), MaxUnusable: &s.g.MaxUnusable, Started: s.runBudget,
+		Progress:  func(e *engine.Engine) func() { return startProgress(s.g, e) },
+		Summarize: func(sum engine.Summary, counts []store.PhaseCount) { printSummary(s.g, sum); printPhaseCounts(s.g, counts) },
+		Estimate:  func(est engine.Estimate) { printEstimate(s.g.Stdout, est) },
+	})
 }
 
 // preflight resolves every provider and, with a budget, checks every price.
@@ -342,113 +301,9 @@ func (s *session) preflight(specs []llm.Spec) error {
 	return nil
 }
 
-func (s *session) dryRun(ctx context.Context, p engine.Plan) error {
-	_, err := s.estimate(ctx, p)
-	return err
-}
-
-// estimate prints and returns a plan's dry-run estimate.
-func (s *session) estimate(ctx context.Context, p engine.Plan) (engine.Estimate, error) {
-	est, err := s.engine(0).DryRun(ctx, p)
-	if err != nil {
-		return est, err
-	}
-	printEstimate(s.g.Stdout, est)
-	return est, nil
-}
-
-// fingerprint identifies the command a run is made by, for resuming: its
-// benchmark, name and identity, and the digest of its plan whenever the
-// spec has one — a run resumes only the run whose plan it is (an ask with
-// another model or prompt is another run, though its options are equal).
-func fingerprint(rs runSpec) string {
-	id := rs.Identity
-	if id == nil {
-		id = []any{rs.Options}
-	}
-	if rs.Plan.Jobs != nil {
-		id = append(id, "plan", engine.Digest(rs.Plan))
-	}
-	return lifecycle.Fingerprint(rs.Benchmark, append([]any{rs.Name}, id...)...)
-}
-
-// previous is the newest run made by the same command as rs (ok false:
-// none).
-func (s *session) previous(ctx context.Context, rs runSpec) (store.Run, bool, error) {
-	return s.st.RunByFingerprint(ctx, fingerprint(rs))
-}
-
-// start starts the run of the lifecycle, or resumes the same command's
-// unfinished run, and says which.
-func (s *session) start(ctx context.Context, rs runSpec) (*lifecycle.Run, error) {
-	if s.g.DryRun {
-		return nil, fmt.Errorf("internal error: a dry run must not start a run")
-	}
-	run, err := lifecycle.Start(ctx, s.st, lifecycle.Spec{Name: rs.Name, Benchmark: rs.Benchmark, Config: s.snapshot(rs.Args, rs.Options),
-		Version: Version(), Fingerprint: fingerprint(rs)},
-		lifecycle.Options{MaxUnusable: &s.g.MaxUnusable})
-	if err != nil {
-		return nil, err
-	}
-	if !s.g.Quiet || run.Resumed {
-		fmt.Fprintf(s.g.Stderr, "run %d in store %s (%s)\n", run.ID, s.st.Path(), s.g.dbFrom)
-	}
-	if err := s.runBudget(ctx, run); err != nil {
-		run.Finish(ctx, err)
-		return nil, err
-	}
-	if run.Resumed {
-		fmt.Fprintf(s.g.Stderr, "resuming run %d (%s): answers already made come from the cache\n", run.ID, run.Previous)
-	}
-	return run, nil
-}
-
-// phaseSpec is one plan of a run.
-type phaseSpec struct {
-	Name   string
-	Hint   string
-	Plan   engine.Plan
-	Usable func(engine.Result) bool
-}
-
 // phaseOf is a registered benchmark phase with its plan.
-func phaseOf(p bench.Phase, plan engine.Plan) phaseSpec {
-	return phaseSpec{Name: p.Name, Hint: p.Hint, Plan: plan, Usable: p.Usable}
-}
-
-// phase runs one plan inside a run, live or batch, with progress and a
-// summary, and counts its answers per model.
-func (s *session) phase(ctx context.Context, run *lifecycle.Run, ps phaseSpec, onResult func(engine.Result)) (engine.Summary, error) {
-	if ps.Name == "" {
-		ps.Name = "calls"
-	}
-	ph := run.Phase(ps.Name, ps.Hint)
-	eng := s.engine(run.ID)
-	stopProgress := startProgress(s.g, eng)
-	cb := func(r engine.Result) {
-		usable := true
-		if ps.Usable != nil && r.Err == nil && r.Response != nil {
-			usable = ps.Usable(r)
-		}
-		ph.Observe(r, usable)
-		if onResult != nil {
-			onResult(r)
-		}
-	}
-	var sum engine.Summary
-	var err error
-	if s.g.Batch {
-		sum, err = eng.RunBatch(ctx, ps.Plan, cb)
-	} else {
-		sum, err = eng.Run(ctx, ps.Plan, cb)
-	}
-	stopProgress()
-	printSummary(s.g, sum)
-	printPhaseCounts(s.g, ph.Counts())
-	if eerr := ph.End(ctx, sum); err == nil {
-		err = eerr
-	}
-	return sum, err
+func phaseOf(p bench.Phase, plan engine.Plan) runner.Phase {
+	return runner.Phase{Phase: p, Plan: plan}
 }
 
 // pick is the run a report reads: --run id, or the newest run of what (a
@@ -460,11 +315,6 @@ func pick(ctx context.Context, st backend.Store, b *bench.Benchmark, what string
 		return r, fmt.Errorf("no %s run in %s: run `%s` first", what, st.Path(), first)
 	}
 	return r, err
-}
-
-// finish ends the run and turns the outcome into the exit error.
-func (s *session) finish(ctx context.Context, run *lifecycle.Run, err error) error {
-	return run.Finish(ctx, err)
 }
 
 // parseSpecs parses a comma-separated list of model specs given to flag; a
