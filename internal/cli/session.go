@@ -279,9 +279,12 @@ func (s *session) runner() *runner.Runner {
 		Engine: s.engine, Preflight: s.preflight,
 		DryRun: s.g.DryRun, Batch: s.g.Batch, Quiet: s.g.Quiet, Stdout: s.g.Stdout, Stderr: s.g.Stderr,
 		Snapshot: s.snapshot, Version: Version(), MaxUnusable: &s.g.MaxUnusable, Started: s.runBudget,
-		Progress:  func(e *engine.Engine) func() { return startProgress(s.g, e) },
-		Summarize: func(sum engine.Summary, counts []store.PhaseCount) { printSummary(s.g, sum); printPhaseCounts(s.g, counts) },
-		Estimate:  func(est engine.Estimate) { printEstimate(s.g.Stdout, est) },
+		Progress: func(e *engine.Engine) func() { return startProgress(s.g, e) },
+		Summarize: func(sum engine.Summary, counts []store.PhaseCount) {
+			printSummary(s.g, sum)
+			printPhaseCounts(s.g, counts)
+		},
+		Estimate: func(est engine.Estimate) { printEstimate(s.g.Stdout, est) },
 	})
 }
 
