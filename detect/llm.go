@@ -23,7 +23,11 @@ type LLM struct {
 	Kind     string
 	Template string   // the typed prompt holds {text}; the binary prompt gets the text appended
 	Labels   []string // typed label set
-	Run      Runner
+	// Namespace names the calls in the cache (its Kind is appended): the
+	// benchmark's own, so the calls of one detector in two benchmarks
+	// stay apart.
+	Namespace string
+	Run       Runner
 }
 
 // Name implements Detector.
@@ -45,9 +49,9 @@ func (d *LLM) Plan(in []Input) engine.Plan {
 	for i, x := range in {
 		req := llm.UserPrompt("", d.Prompt(x.Text))
 		req.Temperature, req.MaxTokens = llm.Temp(0), 64
-		jobs[i] = engine.Job{ID: x.ID, Namespace: "foils/detect/" + d.Kind, Spec: d.Spec, Request: req, Meta: i}
+		jobs[i] = engine.Job{ID: x.ID, Namespace: d.Namespace + "/" + d.Kind, Spec: d.Spec, Request: req, Meta: i}
 	}
-	return engine.SlicePlan("foils detect", jobs)
+	return engine.SlicePlan(d.Namespace, jobs)
 }
 
 // Parse maps an answer to a label (typed or binary, by Kind).

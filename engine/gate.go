@@ -32,7 +32,8 @@ import (
 //     (probeAges: finer for short windows), and the age at
 //     the first admitted probe is the window. Calls
 //     are then sent only while fewer than the limit were admitted in a
-//     sliding window, which grows by 5 % on any later hintless 429;
+//     sliding window, which grows by 5 % on any later hintless 429 at the
+//     limit;
 //   - the limit learned may be only this model's share of a limit it shares
 //     with others (a per-key limit: the 429s began for every model at once,
 //     and each learned what it had admitted), and their shares free up when
@@ -43,7 +44,9 @@ import (
 //     (slow start: each admitted extra call raises the limit by one); after
 //     the first refused one, none for a quarter of the window. A limit that
 //     is the provider's costs a refusal or two a window; a share with room
-//     grows into it within a few answers' time.
+//     grows into it within a few answers' time. A hintless 429 while fewer
+//     than the limit are admitted or on their way (the other models take
+//     their shares again) lowers the limit to those.
 //
 // No library learns a limit from answers like this; x/time/rate enforces a
 // known one (the engine uses it for --rpm and --tpm).
@@ -344,6 +347,15 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		g.nextTry = nextProbe(g.oldest, now)
 		if g.note != nil {
 			g.note("rate limited without a hint: holding calls", "admitted_last_minute", g.limit)
+		}
+	case hintless && g.learned && !g.measuring && !t.probe && !t.extra && len(g.admitted)+len(g.flying)-int(later) < g.limit:
+		// Refused below the limit: the provider counts calls this gate
+		// does not send (another model's on the same key, which now takes
+		// its share again). The limit is what this model has in the
+		// window; extra calls find any room that frees up.
+		g.limit = max(1, len(g.admitted)+len(g.flying)-int(later))
+		if g.note != nil {
+			g.note("refused below the learned limit: limit lowered", "limit", g.limit, "window", g.window.Round(time.Millisecond).String())
 		}
 	case hintless && g.learned && !g.measuring && !t.probe && !t.extra:
 		g.window = min(2*maxWindow, g.window*105/100)

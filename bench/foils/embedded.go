@@ -57,6 +57,10 @@ func EmbeddedFoils(corpus string) (matched, wrong []Foil, err error) {
 	return matched, wrong, nil
 }
 
+// DetectNamespace names an LLM detector's calls in the cache (the
+// detector's kind is appended: foils/detect/typed).
+const DetectNamespace = "foils/detect"
+
 // DetectorPrompt returns the frozen zero-shot prompt, "typed" or "binary"
 // (the paper's Appendix C).
 func DetectorPrompt(kind string) (string, error) {

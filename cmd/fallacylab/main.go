@@ -4,6 +4,7 @@ package main
 import (
 	"os"
 
+	_ "github.com/fallacylab/fallacylab/bench/all" // every benchmark, registered
 	"github.com/fallacylab/fallacylab/internal/cli"
 )
 

@@ -449,7 +449,7 @@ func llmDetector(o foilsOptions, s *session) (*detect.LLM, error) {
 	if err := s.preflight([]llm.Spec{spec}); err != nil {
 		return nil, err
 	}
-	return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels}, nil
+	return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels, Namespace: foils.DetectNamespace}, nil
 }
 
 // detectorModeLike reports whether the last part of --detector llm:P:M:X

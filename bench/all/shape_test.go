@@ -1,0 +1,159 @@
+package all_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench"
+)
+
+// module is the repository's module path.
+const module = "github.com/fallacylab/fallacylab"
+
+// stillKnowing are the packages outside bench/<x> that still import a
+// benchmark package or name a benchmark in a string literal, as the spine
+// moves each benchmark's knowledge into its own package (issue "The
+// spine"). The list only shrinks: a package that starts knowing a
+// benchmark fails the test, and so does one listed here that no longer
+// does (take it off the list).
+var stillKnowing = map[string]bool{
+	"internal/backend":     true,
+	"internal/cli":         true,
+	"internal/records":     true,
+	"internal/reportcache": true,
+	"store/sqlstore":       true,
+	"store/storetest":      true,
+	"study":                true,
+	"web":                  true,
+}
+
+// TestNoPackageKnowsABenchmark: no package outside bench/<x> and bench/all
+// imports a benchmark package, and no non-test Go file outside them holds a
+// benchmark's name (as registered, or its title) as a word of a string
+// literal — but for the packages still listed in stillKnowing.
+func TestNoPackageKnowsABenchmark(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A benchmark's title is named anywhere in a literal; its name (often
+	// a plain word: "prompts") when it is the whole literal, begins it as a
+	// word or path ("deflect run", "foils/detect"), or follows the command
+	// ("fallacylab missci report").
+	var titles, names []string
+	for _, b := range bench.All() {
+		titles, names = append(titles, regexp.QuoteMeta(b.Title)), append(names, regexp.QuoteMeta(b.Name))
+	}
+	names = append(names, "deflectbench", "schemefoils") // the old names
+	alt := strings.Join(names, "|")
+	named := regexp.MustCompile(`(?:^|[^A-Za-z0-9_-])(` + strings.Join(titles, "|") + `)(?:$|[^A-Za-z0-9_-])|^(` + alt + `)(?:$|[ /:.])|fallacylab (` + alt + `)(?:$|[^A-Za-z0-9_-])`)
+	knowing := map[string][]string{} // package → why
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		if rel == "bench/all" || isBenchmark(rel) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if pkg, ok := strings.CutPrefix(p, module+"/"); ok && isBenchmark(pkg) {
+				knowing[rel] = append(knowing[rel], filepath.Base(path)+" imports "+pkg)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if isImportPath(f, lit) {
+				return true
+			}
+			s, _ := strconv.Unquote(lit.Value)
+			if m := named.FindStringSubmatch(s); m != nil {
+				knowing[rel] = append(knowing[rel], fset.Position(lit.Pos()).String()+" names "+m[1]+m[2]+m[3])
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []string
+	for p := range knowing {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		if !stillKnowing[p] {
+			why := knowing[p]
+			t.Errorf("%s knows a benchmark (%d places; first: %s): move that into the benchmark's package", p, len(why), why[0])
+		}
+	}
+	for p := range stillKnowing {
+		if knowing[p] == nil {
+			t.Errorf("%s no longer knows any benchmark: take it off stillKnowing", p)
+		}
+	}
+}
+
+// isBenchmark reports whether a package (relative to the module) is a
+// benchmark's own: bench/<x> or below it, but not bench/all.
+func isBenchmark(rel string) bool {
+	rest, ok := strings.CutPrefix(rel, "bench/")
+	return ok && rest != "" && rest != "all" && !strings.HasPrefix(rest, "all/")
+}
+
+func isImportPath(f *ast.File, lit *ast.BasicLit) bool {
+	for _, im := range f.Imports {
+		if im.Path == lit {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTheBinaryRegistersEveryBenchmark: the command imports bench/all, so
+// the registry the CLI, the viewer and the runner read is the whole one.
+func TestTheBinaryRegistersEveryBenchmark(t *testing.T) {
+	src, err := os.ReadFile("../../cmd/fallacylab/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", src, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, im := range f.Imports {
+		if im.Path.Value == strconv.Quote(module+"/bench/all") {
+			return
+		}
+	}
+	t.Fatal("cmd/fallacylab does not import bench/all: the binary's registry is not the whole one")
+}
