@@ -31,8 +31,9 @@ type askRecord struct {
 func newAskCmd(g *Global) *cobra.Command {
 	var o askOptions
 	cmd := &cobra.Command{
-		Use:   "ask SPEC PROMPT",
-		Short: "Send one prompt through the whole engine (cached, rate-limited, retried)",
+		Use:         "ask SPEC PROMPT",
+		Annotations: callsModels(),
+		Short:       "Send one prompt through the whole engine (cached, rate-limited, retried)",
 		Example: `  fallacylab ask openai:gpt-4.1-mini "Say hi"
   fallacylab ask anthropic:claude-haiku-4-5 --system "Be terse." --temperature 0 "Name a fallacy"`,
 		Args: cobra.ExactArgs(2),

@@ -81,8 +81,9 @@ func parseFile[T any](path, what string, parse func(io.Reader, string) (T, error
 func newDeflectRunCmd(g *Global) *cobra.Command {
 	o := deflectRunOptions{Samples: 5, Temperature: 1, JudgeTemperature: 0}
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Generate the grid models × claims × templates × samples, then judge every valid output",
+		Use:         "run",
+		Annotations: callsModels(),
+		Short:       "Generate the grid models × claims × templates × samples, then judge every valid output",
 		Example: `  fallacylab deflect run --models openai:gpt-4.1,anthropic:claude-sonnet-4-5 \
       --judges anthropic:claude-haiku-4-5,openai:gpt-4.1-mini --samples 5
   fallacylab deflect run --models ollama:llama3.1 --judges openai:gpt-4.1-mini --samples 1 --dry-run`,

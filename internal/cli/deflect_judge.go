@@ -26,8 +26,9 @@ type deflectJudgeOptions struct {
 func newDeflectJudgeCmd(g *Global) *cobra.Command {
 	var o deflectJudgeOptions
 	cmd := &cobra.Command{
-		Use:   "judge",
-		Short: "Judge a stored run's generations (yours or imported) with another judge panel, as a new run",
+		Use:         "judge",
+		Annotations: callsModels(),
+		Short:       "Judge a stored run's generations (yours or imported) with another judge panel, as a new run",
 		Long: `Takes the generations of --run (default: the latest DeflectBench run, including runs made by
 ` + "`deflect import`" + `) and judges every valid one with --judges, into a new run that a report
 can compare with the first. Nothing is generated again; judge calls already made are cached.`,

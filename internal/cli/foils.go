@@ -186,8 +186,9 @@ func trainTFIDF(g *Global, corpus string, items []foils.Item) (*detect.TFIDFMode
 func newFoilsAuditCmd(g *Global) *cobra.Command {
 	o := foilsOptions{Corpus: "reddit", Detector: "tfidf", Format: "md", Seed: 1, Resamples: 10000, Perms: 10000}
 	cmd := &cobra.Command{
-		Use:   "audit",
-		Short: "Audit a detector: native vs scheme-matched false positives, separation, τ′ margin, errors, Firth regression",
+		Use:         "audit",
+		Annotations: callsModels(),
+		Short:       "Audit a detector: native vs scheme-matched false positives, separation, τ′ margin, errors, Firth regression",
 		Long: `With no flags: the offline default — the embedded Reddit corpus, a TF-IDF + logistic-regression
 detector trained on its train split on the spot, audited on Reddit's native "none" test items and
 the released Reddit matched and wrong-scheme sets. No key and no network needed.

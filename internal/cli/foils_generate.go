@@ -26,8 +26,9 @@ type foilsGenOptions struct {
 func newFoilsGenerateCmd(g *Global) *cobra.Command {
 	o := foilsGenOptions{Corpus: "argotario", OutDir: "foils-generated", Seed: 1, Temperature: 0.7}
 	cmd := &cobra.Command{
-		Use:   "generate",
-		Short: "Build matched and wrong-scheme negatives for a corpus with a generator LLM and a cross-lineage judge",
+		Use:         "generate",
+		Annotations: callsModels(),
+		Short:       "Build matched and wrong-scheme negatives for a corpus with a generator LLM and a cross-lineage judge",
 		Long: `For each fallacious source item: one matched negative (same scheme, answers the critical question) and
 one wrong-scheme negative (τ′ balanced over the other seven types under --seed). A judge of another
 lineage checks each item; pairwise criteria are asked in both orders and pass only if both do.

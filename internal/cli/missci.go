@@ -79,8 +79,9 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 	var split, file, ks, format, out, embedder, scorer string
 	var strict bool
 	cmd := &cobra.Command{
-		Use:   "eval",
-		Short: "Score reconstruction outputs produced elsewhere",
+		Use:         "eval",
+		Annotations: callsModels(),
+		Short:       "Score reconstruction outputs produced elsewhere",
 		Long: `Each line of --predictions is {"id": "arg-34:1", "predictions": [{"premise": "…", "class": "…"}, …]}
 (ranked) or {"id": "arg-34:1", "answer": "<raw model output>"}, parsed as upstream parses it.`,
 		Args: cobra.NoArgs,

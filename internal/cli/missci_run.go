@@ -343,8 +343,9 @@ func storeMissci(ctx context.Context, s *session, runID int64, split, source str
 func newMissciRunCmd(g *Global) *cobra.Command {
 	var o missciRunOptions
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run a Missci task with a model and score it",
+		Use:         "run",
+		Annotations: callsModels(),
+		Short:       "Run a Missci task with a model and score it",
 		Long: `Tasks: reconstruct (premise + class per reasoning line, SPEC A.7), classify-gold (classify each gold
 premise, A.8), classify-only (classify without a premise, A.9), consistency (classify the model's own
 top-1 premise from --from-template, A.10). Every call is cached: consistency re-reads the
@@ -378,9 +379,10 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 	var allowIncomplete bool
 	var ks, format, out, embedder, scorer string
 	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "Report a stored reconstruction run (default: the latest) at any cut-off",
-		Args:  cobra.NoArgs,
+		Use:         "report",
+		Annotations: callsModels(),
+		Short:       "Report a stored reconstruction run (default: the latest) at any cut-off",
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			f, err := report.ParseFormat(format)

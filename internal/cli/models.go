@@ -12,8 +12,9 @@ import (
 func newModelsCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "models", Short: "Check and list model endpoints"}
 	cmd.AddCommand(&cobra.Command{
-		Use:   "check SPEC...",
-		Short: "Send one tiny uncached request to each model and report whether it answers",
+		Use:         "check SPEC...",
+		Annotations: callsModels(),
+		Short:       "Send one tiny uncached request to each model and report whether it answers",
 		Example: `  fallacylab models check openai:gpt-4.1-mini anthropic:claude-haiku-4-5 ollama:llama3.1
   fallacylab models check vllm:meta-llama/Llama-3.1-8B-Instruct`,
 		Args: cobra.MinimumNArgs(1),

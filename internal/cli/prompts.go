@@ -39,8 +39,9 @@ func newPromptsCmd(g *Global) *cobra.Command {
 	var o promptsOptions
 	root := &cobra.Command{Use: "prompts", Short: "Run your own JSONL prompt set on any models"}
 	run := &cobra.Command{
-		Use:   "run FILE.jsonl",
-		Short: "Run every prompt of FILE on every model (cached, resumable, batchable)",
+		Use:         "run FILE.jsonl",
+		Annotations: callsModels(),
+		Short:       "Run every prompt of FILE on every model (cached, resumable, batchable)",
 		Long: `Each line of FILE is {"id": "...", "prompt": "...", "system": "...", "temperature": 0.7,
 "max_tokens": 256, "seed": 1, "stop": ["..."]}; only prompt is required.`,
 		Example: `  fallacylab prompts run my.jsonl --models openai:gpt-4.1-mini,ollama:llama3.1 --samples 3 --out results.jsonl`,

@@ -198,13 +198,16 @@ var flagRanges = []flagRange{
 	{name: "limit", min: 0, max: math.Inf(1), what: "0 (all) or more"},
 }
 
-// callsModels are the commands that send model calls (or, in a dry run,
-// price them): the engine's flags mean something only to them.
-var callsModels = map[string]bool{
-	"fallacylab ask": true, "fallacylab prompts run": true, "fallacylab deflect run": true, "fallacylab deflect judge": true,
-	"fallacylab foils audit": true, "fallacylab foils generate": true, "fallacylab missci run": true, "fallacylab missci eval": true,
-	"fallacylab missci report": true, "fallacylab models check": true, "fallacylab selftest": true, "fallacylab worker": true,
-}
+// callsModels are the annotations of a command that sends model calls (or,
+// in a dry run, prices them): the engine's flags mean something only to
+// such commands. A command says so itself (Annotations: callsModels); no
+// list elsewhere names it.
+func callsModels() map[string]string { return map[string]string{callsModelsKey: "yes"} }
+
+const callsModelsKey = "fallacylab/calls-models"
+
+// sendsCalls reports whether cmd is annotated as a model-calling command.
+func sendsCalls(cmd *cobra.Command) bool { return cmd.Annotations[callsModelsKey] != "" }
 
 // engineFlags are the global flags that only model-calling commands use.
 var engineFlags = []string{"workers", "concurrency", "rpm", "tpm", "batch", "batch-size", "log", "dry-run", "budget", "timeout", "max-attempts", "max-unusable", "cache"}
@@ -212,7 +215,7 @@ var engineFlags = []string{"workers", "concurrency", "rpm", "tpm", "batch", "bat
 // engineFlagsUnused refuses an engine flag given to a command that calls no
 // model (it would do nothing, silently).
 func engineFlagsUnused(cmd *cobra.Command) error {
-	if callsModels[cmd.CommandPath()] {
+	if sendsCalls(cmd) {
 		return nil
 	}
 	for _, name := range engineFlags {
@@ -228,7 +231,7 @@ func engineFlagsUnused(cmd *cobra.Command) error {
 func helpWithoutEngineFlags(root *cobra.Command) {
 	def := root.HelpFunc()
 	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
-		if !callsModels[cmd.CommandPath()] && cmd.HasParent() {
+		if !sendsCalls(cmd) && cmd.HasParent() {
 			for _, name := range engineFlags {
 				if f := root.PersistentFlags().Lookup(name); f != nil && !f.Hidden {
 					f.Hidden = true

@@ -24,8 +24,9 @@ type selftestOptions struct {
 func newSelftestCmd(g *Global) *cobra.Command {
 	o := selftestOptions{Jobs: 300, Chaos: true, Seed: 1}
 	cmd := &cobra.Command{
-		Use:   "selftest",
-		Short: "Run the engine end to end against a built-in fake provider (no key, no network)",
+		Use:         "selftest",
+		Annotations: callsModels(),
+		Short:       "Run the engine end to end against a built-in fake provider (no key, no network)",
 		Long: `selftest starts an in-process server that speaks the OpenAI, Anthropic and Gemini wire
 protocols, sends a plan through the real SDK adapters, the engine and the store, with injected
 rate limits, server errors, hangs and malformed bodies, and checks every answer. Run it twice:

@@ -17,8 +17,9 @@ func newWorkerCmd(g *Global) *cobra.Command {
 	var untilEmpty bool
 	var name string
 	cmd := &cobra.Command{
-		Use:   "worker",
-		Short: "Make the calls runs queued with --workers 0: lease jobs from the shared store, call, commit, repeat",
+		Use:         "worker",
+		Annotations: callsModels(),
+		Short:       "Make the calls runs queued with --workers 0: lease jobs from the shared store, call, commit, repeat",
 		Long: `Takes jobs from the work queue of a shared PostgreSQL store (--db postgres://…) and calls the
 providers with this machine's keys and limits, answering from the shared cache first. A job's answer is
 committed before the job is marked done, so no committed answer is ever paid for again; the jobs of a
