@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
@@ -98,10 +97,13 @@ type Spec struct {
 
 // Phase is one plan of a run.
 type Phase struct {
-	// Name, Hint and Usable are the benchmark's phase (bench.Phase): its
-	// name, the likely cause of unusable answers, and the parser that
-	// tells a usable answer.
-	bench.Phase
+	// Name is the phase's name ("" : calls); Hint is the likely cause when
+	// many of its answers are unusable; Usable says whether an answer can
+	// be parsed into the benchmark's record (nil: every answer is usable).
+	// A benchmark declares them with its phases (bench.Phase).
+	Name   string
+	Hint   string
+	Usable func(engine.Result) bool
 	// Plan is the phase's plan when it is known before the run starts.
 	Plan engine.Plan
 	// Planner makes the plan when the phase begins, from what the phases

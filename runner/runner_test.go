@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -76,7 +75,7 @@ func jobs(ns string, prompts ...string) engine.Plan {
 func twoPhases(recorded *[]string) []runner.Phase {
 	var mu sync.Mutex
 	var gens []string
-	gen := runner.Phase{Phase: bench.Phase{Name: "generation"}, Plan: jobs("gen", "a", "b", "c"),
+	gen := runner.Phase{Name: "generation", Plan: jobs("gen", "a", "b", "c"),
 		OnResult: func(r engine.Result) {
 			if r.Err == nil {
 				mu.Lock()
@@ -88,7 +87,7 @@ func twoPhases(recorded *[]string) []runner.Phase {
 			*recorded = append(*recorded, fmt.Sprintf("generation:%d", len(gens)))
 			return nil
 		}}
-	judging := runner.Phase{Phase: bench.Phase{Name: "judging", Usable: func(r engine.Result) bool { return !strings.HasSuffix(r.Response.Text, " c") }},
+	judging := runner.Phase{Name: "judging", Usable: func(r engine.Result) bool { return !strings.HasSuffix(r.Response.Text, " c") },
 		Planner: func(context.Context) (engine.Plan, error) {
 			if len(gens) == 0 {
 				return engine.Plan{}, errors.New("no generations to judge")

@@ -197,7 +197,7 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 // the run.
 func judgingPhase(s *session, b *deflect.Benchmark, gens func() []deflect.Generation, jopt deflect.JudgeOptions) runner.Phase {
 	var evals []deflect.Eval
-	p := runner.Phase{Phase: deflect.Definition.Phase("judging")}
+	p := phaseOf(deflect.Definition.Phase("judging"), engine.Plan{})
 	p.Planner = func(context.Context) (engine.Plan, error) { return b.JudgePlan(gens(), jopt) }
 	p.Announce = func(runID int64, plan engine.Plan) string {
 		return fmt.Sprintf("run %d: judging %d responses with %d judges", runID, plan.Len/len(jopt.Judges), len(jopt.Judges))

@@ -115,7 +115,8 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		cands = append(cands, c)
 	}
 	v := foils.Verdicts{}
-	judging := runner.Phase{Phase: foils.GenerateDefinition.Phase("judging"), OnResult: v.Add}
+	judging := phaseOf(foils.GenerateDefinition.Phase("judging"), engine.Plan{})
+	judging.OnResult = v.Add
 	judging.Planner = func(context.Context) (engine.Plan, error) {
 		sort.Slice(cands, func(i, j int) bool {
 			if cands[i].Cond != cands[j].Cond {

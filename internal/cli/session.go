@@ -306,7 +306,7 @@ func (s *session) preflight(specs []llm.Spec) error {
 
 // phaseOf is a registered benchmark phase with its plan.
 func phaseOf(p bench.Phase, plan engine.Plan) runner.Phase {
-	return runner.Phase{Phase: p, Plan: plan}
+	return runner.Phase{Name: p.Name, Hint: p.Hint, Usable: p.Usable, Plan: plan}
 }
 
 // pick is the run a report reads: --run id, or the newest run of what (a
