@@ -174,3 +174,14 @@ type CallSelection struct {
 	Provider string    // "" : every provider
 	Model    string    // "" : every model
 }
+
+// Record is one record of a kind a benchmark declares (its predictions,
+// its judgements), as every store keeps it: the benchmark's own JSON
+// encoding under its kind and its key within the kind. A record made from
+// a model call names the call (CallKey), whose answer the cache keeps once.
+type Record struct {
+	Kind    string
+	Key     string
+	CallKey string
+	Body    json.RawMessage
+}

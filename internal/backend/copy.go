@@ -126,6 +126,9 @@ func copyRun(ctx context.Context, from, to Store, r store.Run) (int64, error) {
 			return 0, err
 		}
 	}
+	if err := copyRecords(ctx, from, to, r.ID, id); err != nil {
+		return 0, err
+	}
 	rec, ok, err := from.Reconstruction(ctx, r.ID)
 	if err != nil {
 		return 0, err
@@ -179,4 +182,32 @@ func parallel(ctx context.Context, n int, fn func(i int) error) error {
 		g.Go(func() error { return fn(i) })
 	}
 	return g.Wait()
+}
+
+// copyRecords copies a run's records of every kind a benchmark declares,
+// kind by kind, in their order.
+func copyRecords(ctx context.Context, from, to Store, runID, newRun int64) error {
+	var kind string
+	var recs []store.Record
+	flush := func() error {
+		if len(recs) == 0 {
+			return nil
+		}
+		err := to.PutRecords(ctx, newRun, kind, recs)
+		recs = recs[:0]
+		return err
+	}
+	if err := from.Records(ctx, runID, "", func(r store.Record) error {
+		if r.Kind != kind {
+			if err := flush(); err != nil {
+				return err
+			}
+			kind = r.Kind
+		}
+		recs = append(recs, r)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return flush()
 }

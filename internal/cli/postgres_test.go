@@ -1,8 +1,14 @@
 package cli_test
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
+
 	"fmt"
+	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlite"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,6 +139,9 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", a, err, stderr)
 		}
 	}
+	// Records of a kind only a benchmark knows travel with their run too.
+	kinds := []store.Record{{Key: "b", CallKey: "k", Body: json.RawMessage(`{"label": "x"}`)}, {Key: "a", Body: json.RawMessage(`[1]`)}}
+	withStore(t, filepath.Join(dir, "f.db"), func(st backend.Store) error { return st.PutRecords(context.Background(), 2, "test/kind", kinds) })
 	paid := len(srv.Ledger())
 	back := filepath.Join(dir, "back.db")
 	for _, c := range [][2]string{{filepath.Join(dir, "f.db"), pg}, {pg, back}} {
@@ -159,6 +168,15 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 		}
 		if got[0] != got[1] || got[0] != got[2] {
 			t.Fatalf("%v differs between the original, PostgreSQL and the copy back:\n%s\n---\n%s\n---\n%s", r, got[0], got[1], got[2])
+		}
+	}
+	for _, db := range []string{pg, back} {
+		var got []store.Record
+		withStore(t, db, func(st backend.Store) error {
+			return st.Records(context.Background(), 2, "", func(r store.Record) error { got = append(got, r); return nil })
+		})
+		if fmt.Sprint(got) != fmt.Sprint([]store.Record{{Kind: "test/kind", Key: "b", CallKey: "k", Body: kinds[0].Body}, {Kind: "test/kind", Key: "a", Body: kinds[1].Body}}) {
+			t.Fatalf("records in %s: %s", db, got)
 		}
 	}
 	// The copy is a cache: the same run on the copied store calls nothing.
@@ -229,5 +247,19 @@ func TestWorkersZeroRefusesWhatItCannotHonour(t *testing.T) {
 		if err := run(append([]string{"--db", pg, "--workers", "0"}, c.flags...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%v: %v", c.flags, err)
 		}
+	}
+}
+
+// withStore opens the store db (a file or a postgres:// URL), calls fn and
+// closes it.
+func withStore(t *testing.T, db string, fn func(backend.Store) error) {
+	t.Helper()
+	st, err := backend.Open(context.Background(), db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := fn(st); err != nil {
+		t.Fatal(err)
 	}
 }

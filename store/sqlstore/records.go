@@ -630,7 +630,7 @@ func (s *Store) CountRecords(ctx context.Context, runID int64) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM labels WHERE run_id = ?1) + (SELECT COUNT(*) FROM generations WHERE run_id = ?1)
 		+ (SELECT COUNT(*) FROM judgements WHERE run_id = ?1) + (SELECT COUNT(*) FROM detections WHERE run_id = ?1)
-		+ (SELECT COUNT(*) FROM reconstructions WHERE run_id = ?1)`, runID).Scan(&n)
+		+ (SELECT COUNT(*) FROM reconstructions WHERE run_id = ?1) + (SELECT COUNT(*) FROM records WHERE run_id = ?1)`, runID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("records of run %d: %w", runID, err)
 	}

@@ -47,7 +47,11 @@ type Store interface {
 	DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error)
 	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
 	CountRecords(ctx context.Context, runID int64) (int, error)
+	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
+	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
 	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
+	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)
+	DeleteCalls(ctx context.Context, sel store.CallSelection) (int, error)
 	study.Store
 	Calls(ctx context.Context, fn func(store.Call) error) error
 	CopyCalls(ctx context.Context, calls []store.Call) error
@@ -69,6 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"snapshots", testSnapshots},
 		{"audit records", testAuditRecords},
 		{"reconstruction records", testReconstructionRecords},
+		{"records of any kind", testKindRecords},
 		{"studies", testStudies},
 		{"copy", testCopy},
 		{"delete run", testDeleteRun},
@@ -616,5 +621,76 @@ func testRunBudgets(t *testing.T, st Store) {
 	must(t, err)
 	if _, ok, _ := st.RunBudget(ctx, id); ok {
 		t.Fatal("a deleted run's budget outlived it")
+	}
+}
+
+// kindRecords reads a run's records of a kind ("": all) as kind/key=body
+// (call key) lines.
+func kindRecords(t *testing.T, st Store, runID int64, kind string) string {
+	t.Helper()
+	var out []string
+	must(t, st.Records(context.Background(), runID, kind, func(r store.Record) error {
+		out = append(out, fmt.Sprintf("%s/%s=%s(%s)", r.Kind, r.Key, r.Body, r.CallKey))
+		return nil
+	}))
+	return strings.Join(out, " ")
+}
+
+// testKindRecords: records of the kinds a benchmark declares are stored in
+// their order, byte for byte, replaced kind by kind (a key given twice
+// keeps its last record in the first one's place), counted, keep their
+// calls in the cache, move the records version, and go with their run.
+func testKindRecords(t *testing.T, st Store) {
+	ctx := context.Background()
+	id, _ := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "any"})
+	other, _ := st.StartRun(ctx, store.Run{Name: "o", Benchmark: "any"})
+	must(t, st.PutCall(ctx, okCall("k1", "answer", 1)))
+	preds := []store.Record{{Key: "b", CallKey: "k1", Body: json.RawMessage(`{"label": "x",  "n":1}`)},
+		{Key: "a", Body: json.RawMessage(`{"label":"y"}`)}, {Key: "b", CallKey: "k1", Body: json.RawMessage(`{"label":"z"}`)}}
+	v0, _, _ := st.Run(ctx, id)
+	must(t, st.PutRecords(ctx, id, "t/pred", preds))
+	must(t, st.PutRecords(ctx, id, "t/meta", []store.Record{{Key: "m", Body: json.RawMessage(`[1,2]`)}}))
+	must(t, st.PutRecords(ctx, other, "t/pred", preds[:1]))
+	if v1, _, _ := st.Run(ctx, id); v1.RecordsVersion <= v0.RecordsVersion {
+		t.Fatal("storing records did not move the records version on")
+	}
+	if got, want := kindRecords(t, st, id, "t/pred"), `t/pred/b={"label":"z"}(k1) t/pred/a={"label":"y"}()`; got != want {
+		t.Fatalf("records\n%s\nwant\n%s", got, want)
+	}
+	if got, want := kindRecords(t, st, id, ""), `t/meta/m=[1,2]() t/pred/b={"label":"z"}(k1) t/pred/a={"label":"y"}()`; got != want {
+		t.Fatalf("every kind\n%s\nwant\n%s", got, want)
+	}
+	if got, want := kindRecords(t, st, other, ""), `t/pred/b={"label": "x",  "n":1}(k1)`; got != want {
+		t.Fatalf("another run's records, byte for byte\n%s\nwant\n%s", got, want)
+	}
+	if n, err := st.CountRecords(ctx, id); err != nil || n != 3 {
+		t.Fatalf("%d records counted (%v), want 3", n, err)
+	}
+	if n, _, kept, err := st.CountCallsFor(ctx, store.CallSelection{}); err != nil || n != 1 || kept != 1 {
+		t.Fatalf("a call a record needs may be deleted: %d selected, %d kept (%v)", n, kept, err)
+	}
+	if n, err := st.DeleteCalls(ctx, store.CallSelection{}); err != nil || n != 0 {
+		t.Fatalf("deleted %d calls a record needs (%v)", n, err)
+	}
+	must(t, st.PutRecords(ctx, id, "t/pred", []store.Record{{Key: "c", Body: json.RawMessage(`{}`)}}))
+	if got := kindRecords(t, st, id, "t/pred"); got != `t/pred/c={}()` {
+		t.Fatalf("replaced records: %s", got)
+	}
+	for _, bad := range [][]store.Record{{{Key: "", Body: json.RawMessage(`{}`)}}, {{Key: "x", Body: json.RawMessage(`{no`)}}} {
+		if err := st.PutRecords(ctx, id, "t/pred", bad); err == nil {
+			t.Fatalf("stored a bad record %+v", bad)
+		}
+	}
+	if got := kindRecords(t, st, id, "t/pred"); got != `t/pred/c={}()` {
+		t.Fatalf("a refused write changed the records: %s", got)
+	}
+	if _, err := st.DeleteRun(ctx, id, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := kindRecords(t, st, id, ""); got != "" {
+		t.Fatalf("a deleted run's records: %s", got)
+	}
+	if got := kindRecords(t, st, other, "t/pred"); got == "" {
+		t.Fatal("deleting a run deleted another's records")
 	}
 }
