@@ -316,7 +316,7 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 // exits with the run's code.
 func foilsAuditDone(ctx context.Context, s *session, o foilsOptions, format report.Format, runID int64, rep *report.Report, sum foils.Summary, exit error) error {
 	g := s.g
-	if err := auditProvenance(ctx, s, runID, rep); err != nil {
+	if err := provenance(ctx, s, runID, rep); err != nil {
 		return err
 	}
 	if o.Brief {
@@ -332,10 +332,10 @@ func foilsAuditDone(ctx context.Context, s *session, o foilsOptions, format repo
 	return exit
 }
 
-// auditProvenance ends an audit report's header the same way whether it was
-// just made or made again from the store: the build, the run, and its
-// unusable answers.
-func auditProvenance(ctx context.Context, s *session, runID int64, rep *report.Report) error {
+// provenance ends a report's header the same way whether it was just made
+// or made again from the store: the build, the run, and its unusable
+// answers.
+func provenance(ctx context.Context, s *session, runID int64, rep *report.Report) error {
 	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.st.Path())})
 	return addUnusable(ctx, s.st, runID, rep)
 }

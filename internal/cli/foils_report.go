@@ -43,7 +43,7 @@ func newFoilsReportCmd(g *Global) *cobra.Command {
 				return fmt.Errorf("run %d: %w", r.ID, err)
 			}
 			addPartial(r, rep)
-			if err := auditProvenance(ctx, s, r.ID, rep); err != nil {
+			if err := provenance(ctx, s, r.ID, rep); err != nil {
 				return err
 			}
 			if err := addStudies(ctx, s.st, r.ID, rep); err != nil {

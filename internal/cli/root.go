@@ -108,6 +108,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
 		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
+	root.AddCommand(taskCmds(g, root)...)
 	strictGroups(root)
 	helpWithoutEngineFlags(root)
 	completeValues(root, g)

@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"sort"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/runner"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// A Task is a benchmark as its own package declares it (inspect_ai's idea:
+// a dataset, the calls that solve it, the scorer; one runner runs them
+// all). Its Definition names it; what else it can do it says by the small
+// interfaces below it implements — a Task without a report still runs —
+// and the commands are made from them: `fallacylab <name> run`, `… report`.
+// Nothing outside the Task's package knows its name.
+type Task interface {
+	// Definition is the Task's registered benchmark: its one name (the
+	// store's, the command's, the URLs'), title, summary and phases.
+	Definition() *Benchmark
+}
+
+// Runs is a Task whose runs call models.
+type Runs interface {
+	Task
+	// BindRun declares the run's options as flags and returns what makes
+	// the run once they are parsed: a runner.Spec whose phases plan the
+	// calls, parse the answers and store the records (under the Task's
+	// record kinds, through env.Records). The runner fills in the
+	// benchmark and the command line.
+	BindRun(f *pflag.FlagSet) func(ctx context.Context, env Env) (runner.Spec, error)
+}
+
+// Reports is a Task that reports its stored runs.
+type Reports interface {
+	Task
+	// BindReport declares the report's options as flags and returns what
+	// makes the report of a stored run (which may not have finished: the
+	// report then covers the records it holds) once they are parsed.
+	BindReport(f *pflag.FlagSet) func(ctx context.Context, env Env, run store.Run) (*report.Report, error)
+}
+
+// Env is what a Task is given to make a run or a report.
+type Env struct {
+	// Records keeps the Task's records with their run, by kind.
+	Records Records
+	// DataDir is where corpora and other data the user fetched live
+	// (--data-dir, $FALLACYLAB_DATA, or the user's data folder).
+	DataDir string
+	// DryRun: the run is priced, never started; nothing may be written.
+	DryRun bool
+	// Stdout and Stderr are the command's.
+	Stdout, Stderr io.Writer
+}
+
+// Records is how a Task stores and reads its records: by kind, each its
+// own JSON (a kind is named after the Task: "classify/prediction").
+type Records interface {
+	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
+	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
+}
+
+var tasks = map[string]Task{}
+
+// RegisterTask registers a Task and its Definition (as Register does) and
+// returns it, for a package-level `var task = bench.RegisterTask(…)`.
+func RegisterTask[T Task](t T) T {
+	d := t.Definition()
+	Register(d)
+	mu.Lock()
+	defer mu.Unlock()
+	tasks[d.Name] = t
+	return t
+}
+
+// TaskOf returns the Task registered under that name.
+func TaskOf(name string) (Task, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	t, ok := tasks[name]
+	return t, ok
+}
+
+// Tasks returns every registered Task, by name.
+func Tasks() []Task {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Task, 0, len(tasks))
+	for _, t := range tasks {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Definition().Name < out[k].Definition().Name })
+	return out
+}

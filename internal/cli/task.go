@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// taskCmds are the commands of every registered Task, made from what it
+// declares: `fallacylab <name> run` for a Task that runs, `… report` for
+// one that reports its stored runs. A name that already has a command of
+// its own (a benchmark not yet moved onto the Task spine) is left to it.
+func taskCmds(g *Global, root *cobra.Command) []*cobra.Command {
+	var out []*cobra.Command
+	for _, t := range bench.Tasks() {
+		def := t.Definition()
+		if c, _, err := root.Find([]string{def.Name}); err == nil && c != root {
+			continue
+		}
+		cmd := &cobra.Command{Use: def.Name, Short: def.Title + ": " + def.Summary, Args: cobra.NoArgs}
+		if r, ok := t.(bench.Runs); ok {
+			cmd.AddCommand(newTaskRunCmd(g, r))
+		}
+		if r, ok := t.(bench.Reports); ok {
+			cmd.AddCommand(newTaskReportCmd(g, r))
+		}
+		out = append(out, cmd)
+	}
+	return out
+}
+
+// taskEnv is what a Task is given by this session.
+func (s *session) taskEnv(dataDirFlag string) bench.Env {
+	return bench.Env{Records: s.st, DataDir: dataDir(dataDirFlag), DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr}
+}
+
+// newTaskRunCmd is a Task's `run`: its options as flags, its run through
+// the one runner.
+func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
+	def := t.Definition()
+	var dir string
+	cmd := &cobra.Command{Use: "run", Short: "Run " + def.Title + " (" + def.Summary + ")", Args: cobra.NoArgs, Annotations: callsModels()}
+	build := t.BindRun(cmd.Flags())
+	cmd.Flags().StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		s, err := openSession(g)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		spec, err := build(ctx, s.taskEnv(dir))
+		if err != nil {
+			return err
+		}
+		spec.Benchmark, spec.Args = def.Name, os.Args[1:]
+		if spec.Name == "" {
+			spec.Name = def.Name
+		}
+		done := spec.Done
+		spec.Done = func(ctx context.Context, runID int64, exit error) error {
+			if done != nil {
+				exit = done(ctx, runID, exit)
+			}
+			if _, ok := t.(bench.Reports); ok && exit == nil {
+				fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab %s report --run %d\n", runID, def.Name, runID)
+			}
+			return exit
+		}
+		_, err = s.runner().Run(ctx, spec)
+		return err
+	}
+	return cmd
+}
+
+// newTaskReportCmd is a Task's `report` of a stored run, in every format.
+func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
+	def := t.Definition()
+	var runID int64
+	var allowIncomplete bool
+	var format, out, dir string
+	cmd := &cobra.Command{Use: "report", Short: "Report a stored " + def.Title + " run", Args: cobra.NoArgs}
+	build := t.BindReport(cmd.Flags())
+	f := cmd.Flags()
+	f.Int64Var(&runID, "run", 0, "run id (default: the latest "+def.Title+" run)")
+	f.BoolVar(&allowIncomplete, "allow-incomplete", false, "report a run that did not finish, from the records it has")
+	f.StringVar(&format, "format", "md", "md, csv, json, tex or html")
+	f.StringVar(&out, "out", "", "output file (default stdout)")
+	f.StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		rf, err := report.ParseFormat(format)
+		if err != nil {
+			return err
+		}
+		s, err := openBrowse(g)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		r, err := pick(ctx, s.st, def, def.Title, runID, allowIncomplete, nil, "fallacylab "+def.Name+" run")
+		if err != nil {
+			return err
+		}
+		rep, err := build(ctx, s.taskEnv(dir), r)
+		if err != nil {
+			return fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		addPartial(r, rep)
+		if err := provenance(ctx, s, r.ID, rep); err != nil {
+			return err
+		}
+		return writeReport(g, rep, rf, out)
+	}
+	return cmd
+}
