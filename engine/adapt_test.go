@@ -305,6 +305,17 @@ func BenchmarkIsolated429s(b *testing.B) {
 	}
 }
 
+// benchWindow is the window of the window benchmarks (a minute;
+// FALLACYLAB_WINDOW_SECONDS shortens it) and their mean latency, which
+// shrinks with it (500 ms at the minute).
+func benchWindow() (per, latency time.Duration) {
+	per = time.Minute
+	if v, err := strconv.ParseFloat(os.Getenv("FALLACYLAB_WINDOW_SECONDS"), 64); err == nil && v > 0 {
+		per = time.Duration(v * float64(time.Second))
+	}
+	return per, 500 * time.Millisecond * per / time.Minute
+}
+
 // BenchmarkWindowWithoutHints is the figure: a server limited to
 // 600 requests per sliding 60 s that sends no Retry-After and no rate-limit
 // headers, at default limits: failed jobs, the share of 429s, and the share
@@ -314,11 +325,7 @@ func BenchmarkIsolated429s(b *testing.B) {
 // with it) for a quick look; FALLACYLAB_WINDOW_TRACE=1 prints when each
 // refusal came, from the first.
 func BenchmarkWindowWithoutHints(b *testing.B) {
-	per := time.Minute
-	if v, err := strconv.ParseFloat(os.Getenv("FALLACYLAB_WINDOW_SECONDS"), 64); err == nil && v > 0 {
-		per = time.Duration(v * float64(time.Second))
-	}
-	lat := 500 * time.Millisecond * per / time.Minute
+	per, lat := benchWindow()
 	for range b.N {
 		n := benchJobs()
 		o := scenario{jobs: n, srv: llmtest.Options{Seed: 9, Window: llmtest.WindowLimit{N: 600, Per: per}, RetryAfterNone: true,
@@ -361,11 +368,7 @@ func BenchmarkWindowWithoutHints(b *testing.B) {
 // 0 s, 60 s …), and the share of 429s. FALLACYLAB_WINDOW_SECONDS shortens
 // the window and the latency with it.
 func BenchmarkModelsShareAWindow(b *testing.B) {
-	per := time.Minute
-	if v, err := strconv.ParseFloat(os.Getenv("FALLACYLAB_WINDOW_SECONDS"), 64); err == nil && v > 0 {
-		per = time.Duration(v * float64(time.Second))
-	}
-	lat := 500 * time.Millisecond * per / time.Minute
+	per, lat := benchWindow()
 	for range b.N {
 		n := benchJobs()
 		o := scenario{jobs: n, models: 2, srv: llmtest.Options{Seed: 11, Window: llmtest.WindowLimit{N: 300, Per: per}, RetryAfterNone: true,
