@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/fallacylab/fallacylab/corpus"
 	"math"
 	"os"
 	"testing"
@@ -37,7 +38,7 @@ func TestTFIDFMatchesSklearn(t *testing.T) {
 		t.Fatal(err)
 	}
 	json.Unmarshal(data, &ref)
-	items, err := EmbeddedReddit()
+	items, err := corpus.EmbeddedReddit()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestTFIDFMatchesSklearn(t *testing.T) {
 // BenchmarkTrainReddit is the figure: TF-IDF + LR training on the
 // Reddit train split with C chosen on dev (three fits).
 func BenchmarkTrainReddit(b *testing.B) {
-	items, _ := EmbeddedReddit()
+	items, _ := corpus.EmbeddedReddit()
 	tr, dv := examples(items, "train"), examples(items, "dev")
 	for range b.N {
 		if _, err := detect.TrainTFIDF(tr, dv, Labels, nil, detect.VectorizerOptions{Sublinear: true}); err != nil {

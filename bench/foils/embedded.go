@@ -1,41 +1,13 @@
 package foils
 
 import (
-	"bufio"
-	"compress/gzip"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
 
 //go:embed data/*
 var data embed.FS
-
-// EmbeddedReddit returns the Sahai et al. (2021) Reddit corpus embedded in
-// the binary (MIT), as LoadReddit reads it from the raw files.
-func EmbeddedReddit() ([]Item, error) {
-	f, err := data.Open("data/reddit.jsonl.gz")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("embedded reddit corpus: %w", err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var out []Item
-	for sc.Scan() {
-		var it Item
-		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
-			return nil, fmt.Errorf("embedded reddit corpus: %w", err)
-		}
-		out = append(out, it)
-	}
-	return out, sc.Err()
-}
 
 // EmbeddedFoils returns the released matched and wrong-scheme sets of a
 // corpus ("cocolofa" or "reddit"), embedded in the binary (CC BY 4.0).
@@ -70,14 +42,4 @@ func DetectorPrompt(kind string) (string, error) {
 	}
 	// The file's final newline is not part of the prompt.
 	return strings.TrimRight(string(b), "\r\n"), nil
-}
-
-// EmbeddedArgotario returns the English Argotario corpus (CC0) embedded in the binary.
-func EmbeddedArgotario() ([]Item, error) {
-	f, err := data.Open("data/argotario-en.tsv")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ParseArgotario(f, "argotario-en.tsv")
 }

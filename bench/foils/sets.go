@@ -2,6 +2,7 @@ package foils
 
 import (
 	"fmt"
+	"github.com/fallacylab/fallacylab/corpus"
 	"io"
 	"strconv"
 	"strings"
@@ -31,8 +32,8 @@ func (f Foil) Key() string { return f.Source + "#" + strconv.Itoa(f.ID) }
 // ParseFoils reads one released CSV. condition and corpus say which of the
 // four files it is; the header is checked against the expected columns. Type
 // labels in Reddit's raw vocabulary (target_type of reddit_task6) are mapped.
-func ParseFoils(r io.Reader, name, condition, corpus string) ([]Foil, error) {
-	pr := newPandasReader(r, ',')
+func ParseFoils(r io.Reader, name, condition, corpusName string) ([]Foil, error) {
+	pr := corpus.NewPandasReader(r, ',')
 	hdr, _, err := pr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", name, err)
@@ -50,13 +51,13 @@ func ParseFoils(r io.Reader, name, condition, corpus string) ([]Foil, error) {
 	need = append(need, typeCol)
 	for _, c := range need {
 		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("%s: header has no %q column (got %v): is this a %s %s file?", name, c, hdr, corpus, condition)
+			return nil, fmt.Errorf("%s: header has no %q column (got %v): is this a %s %s file?", name, c, hdr, corpusName, condition)
 		}
 	}
 	var out []Foil
 	seen := map[string]int{}
 	err = pr.Rows(name, len(hdr), func(rec []string, line int) error {
-		f := Foil{Condition: condition, Corpus: corpus, Text: rec[col["generated"]]}
+		f := Foil{Condition: condition, Corpus: corpusName, Text: rec[col["generated"]]}
 		var ok bool
 		if f.Source, ok = NormalizeLabel(rec[col[typeCol]]); !ok || f.Source == None {
 			return lineErr(name, line, "field %s: unknown type %q", typeCol, rec[col[typeCol]])

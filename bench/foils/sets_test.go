@@ -1,6 +1,7 @@
 package foils
 
 import (
+	"github.com/fallacylab/fallacylab/corpus"
 	"os"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestEmbeddedSets(t *testing.T) {
 	if ws[0].Target != "false dilemma" {
 		t.Fatalf("raw target not mapped: %q", ws[0].Target)
 	}
-	items, err := EmbeddedReddit()
+	items, err := corpus.EmbeddedReddit()
 	if err != nil || len(items) != 9758 {
 		t.Fatalf("%d %v", len(items), err)
 	}
@@ -73,7 +74,7 @@ func TestCoCoLoFa(t *testing.T) {
 		t.Skip("shared data not present")
 	}
 	defer f.Close()
-	items, err := ParseCoCoLoFa(f, "test.json", "test")
+	items, err := corpus.ParseCoCoLoFa(f, "test.json", "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestCoCoLoFa(t *testing.T) {
 	if len(items) != 798 || none != 317 {
 		t.Fatalf("%d comments, %d none (README: 798 and 317)", len(items), none)
 	}
-	_, err = ParseCoCoLoFa(strings.NewReader(`[{"id":1,"title":"t","comments":[{"id":"9","fallacy":"strawman","comment":"x"}]}]`), "bad.json", "test")
+	_, err = corpus.ParseCoCoLoFa(strings.NewReader(`[{"id":1,"title":"t","comments":[{"id":"9","fallacy":"strawman","comment":"x"}]}]`), "bad.json", "test")
 	if err == nil || !strings.Contains(err.Error(), "bad.json: article 1 (id 1) comment 1: field fallacy") {
 		t.Fatal(err)
 	}

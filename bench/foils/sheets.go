@@ -2,6 +2,7 @@ package foils
 
 import (
 	"fmt"
+	"github.com/fallacylab/fallacylab/corpus"
 	"io"
 	"math/rand/v2"
 	"sort"
@@ -85,7 +86,7 @@ type CodedItem struct {
 // an empty resolved code is filled from agreeing annotators, otherwise it
 // defaults to non-A (SPEC C.8) and is counted as unresolved.
 func ReadSheet(r io.Reader, name string) ([]CodedItem, error) {
-	pr := newPandasReader(r, ',')
+	pr := corpus.NewPandasReader(r, ',')
 	hdr, _, err := pr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", name, err)

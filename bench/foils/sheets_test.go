@@ -1,13 +1,14 @@
 package foils
 
 import (
+	"github.com/fallacylab/fallacylab/corpus"
 	"math"
 	"strings"
 	"testing"
 )
 
 func TestSampleNoneStratified(t *testing.T) {
-	items, _ := EmbeddedReddit()
+	items, _ := corpus.EmbeddedReddit()
 	s := SampleNone(items, 30, 7)
 	if len(s) != 30 {
 		t.Fatalf("%d sampled", len(s))

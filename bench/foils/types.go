@@ -8,24 +8,47 @@ package foils
 import (
 	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/fallacylab/fallacylab/corpus"
 )
 
-// None is the negative class.
-const None = "none"
+// The audit's label space is CoCoLoFa's eight types and none, and its items
+// are the corpora's (package corpus).
+const (
+	// None is the negative class.
+	None = corpus.None
+	// OutOfSpace is the gold label of a fallacy outside the eight types.
+	OutOfSpace = corpus.OutOfSpace
+)
 
 // Types are the eight fallacy types of CoCoLoFa, the label space of the audit.
-var Types = []string{"appeal to authority", "appeal to majority", "appeal to nature", "appeal to tradition",
-	"appeal to worse problems", "false dilemma", "hasty generalization", "slippery slope"}
+var Types = corpus.Types
 
 // Labels are the Types plus None: what a detector may answer.
-var Labels = append(append([]string(nil), Types...), None)
+var Labels = corpus.Labels
 
-// RedditRaw maps the Sahai et al. (2021) folder names to the audit's types (SPEC C.1).
-var RedditRaw = map[string]string{
-	"authority": "appeal to authority", "population": "appeal to majority", "natural": "appeal to nature",
-	"tradition": "appeal to tradition", "worse_problems": "appeal to worse problems", "blackwhite": "false dilemma",
-	"hasty_generalization": "hasty generalization", "slippery_slope": "slippery slope",
+// RedditRaw maps the Sahai et al. (2021) folder names to the audit's types.
+var RedditRaw = corpus.RedditRaw
+
+// Item is one text of a corpus.
+type Item = corpus.Item
+
+// Split selects items of one split.
+func Split(items []Item, split string) []Item { return corpus.Split(items, split) }
+
+// NormalizeLabel maps a label to the audit's label space (corpus.NormalizeLabel).
+func NormalizeLabel(s string) (string, bool) { return corpus.NormalizeLabel(s) }
+
+// RedditAnnotated restricts Reddit items to the processed annotated dataset
+// (corpus.RedditAnnotated).
+func RedditAnnotated(items []Item) []Item { return corpus.RedditAnnotated(items) }
+
+// Counts summarises items by split and gold label.
+func Counts(items []Item) map[string]map[string]int { return corpus.Counts(items) }
+
+// lineErr names a file and line.
+func lineErr(file string, line int, format string, a ...any) error {
+	return fmt.Errorf("%s line %d: %s", file, line, fmt.Sprintf(format, a...))
 }
 
 // Scheme is the Walton argumentation scheme and critical question behind a
@@ -46,79 +69,6 @@ var Schemes = map[string]Scheme{
 	"appeal to worse problems": {"argument from comparative priority", "Does the existence of a worse problem defeat action on this one?"},
 }
 
-// NormalizeLabel maps a label from any supported vocabulary to the audit's
-// label space: the eight types, their Reddit raw names, "none" (and common
-// spellings of it). ok is false for an unknown label.
-func NormalizeLabel(s string) (string, bool) {
-	l := strings.ToLower(strings.TrimSpace(s))
-	l = strings.ReplaceAll(l, "_", " ")
-	for _, t := range Types {
-		if l == t {
-			return t, true
-		}
-	}
-	if t, ok := RedditRaw[strings.ReplaceAll(l, " ", "_")]; ok {
-		return t, true
-	}
-	switch l {
-	case "none", "no fallacy", "nofallacy", "valid", "0":
-		return None, true
-	}
-	return "", false
-}
-
-// Item is one text of a corpus.
-type Item struct {
-	ID      string `json:"id"`
-	Corpus  string `json:"corpus"`
-	Text    string `json:"text"`
-	Context string `json:"context,omitempty"` // e.g. the thread title
-	Gold    string `json:"gold"`              // a Type or None
-	Split   string `json:"split"`             // train, dev or test
-	Source  string `json:"source,omitempty"`  // file or sub-corpus it came from
-	// AnnotatedSplit is the split in Sahai et al.'s processed annotated
-	// dataset (annotated rows only; "" for negative samples).
-	AnnotatedSplit string `json:"annotated_split,omitempty"`
-}
-
-// Split selects items of one split.
-func Split(items []Item, split string) []Item {
-	var out []Item
-	for _, it := range items {
-		if it.Split == split {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// RedditAnnotated restricts Reddit items to the processed annotated dataset
-// (the annotated rows, with its own train/dev/test split): balanced between
-// fallacious and valid comments, unlike the full dataset whose 6,400 random
-// negative samples make "none" four times as frequent.
-func RedditAnnotated(items []Item) []Item {
-	var out []Item
-	for _, it := range items {
-		if it.AnnotatedSplit != "" {
-			it.Split = it.AnnotatedSplit
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// Counts summarises items by split and gold label.
-func Counts(items []Item) map[string]map[string]int {
-	out := map[string]map[string]int{}
-	for _, it := range items {
-		if out[it.Split] == nil {
-			out[it.Split] = map[string]int{}
-		}
-		out[it.Split][it.Gold]++
-	}
-	return out
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -126,9 +76,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// lineErr names a file and line.
-func lineErr(file string, line int, format string, a ...any) error {
-	return fmt.Errorf("%s line %d: %s", file, line, fmt.Sprintf(format, a...))
 }

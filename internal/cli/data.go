@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/fallacylab/fallacylab/corpus"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/spf13/cobra"
 )
 
@@ -28,7 +28,7 @@ func newDataCmd(g *Global) *cobra.Command {
 					Path  string `json:"path"`
 					State string `json:"state"`
 				}
-				type corpus struct {
+				type corpusJSON struct {
 					Name     string `json:"name"`
 					Embedded bool   `json:"embedded"`
 					Licence  string `json:"licence"`
@@ -36,11 +36,11 @@ func newDataCmd(g *Global) *cobra.Command {
 					Files    []file `json:"files"`
 				}
 				out := struct {
-					DataDir string   `json:"data_dir"`
-					Corpora []corpus `json:"corpora"`
+					DataDir string       `json:"data_dir"`
+					Corpora []corpusJSON `json:"corpora"`
 				}{DataDir: d}
-				for _, c := range foils.Catalog {
-					x := corpus{Name: c.Name, Embedded: c.Embedded, Licence: c.Licence, Source: c.Source, Files: []file{}}
+				for _, c := range corpus.Catalog {
+					x := corpusJSON{Name: c.Name, Embedded: c.Embedded, Licence: c.Licence, Source: c.Source, Files: []file{}}
 					for _, f := range c.Files {
 						x.Files = append(x.Files, file{f.Path, fileState(d, f)})
 					}
@@ -53,7 +53,7 @@ func newDataCmd(g *Global) *cobra.Command {
 			} else {
 				fmt.Fprintln(g.Stdout, "data directory:", d)
 			}
-			for _, c := range foils.Catalog {
+			for _, c := range corpus.Catalog {
 				state := "missing"
 				if c.Embedded {
 					state = "embedded"
@@ -88,7 +88,7 @@ func newDataCmd(g *Global) *cobra.Command {
 }
 
 // fileState checks one catalogue file in the data directory.
-func fileState(dir string, f foils.File) string {
+func fileState(dir string, f corpus.File) string {
 	if dir == "" {
 		return describeMissing(f)
 	}
@@ -115,7 +115,7 @@ func fileState(dir string, f foils.File) string {
 	return "ok (sha256 verified)"
 }
 
-func describeMissing(f foils.File) string {
+func describeMissing(f corpus.File) string {
 	s := "missing"
 	if f.SHA256 != "" {
 		s += " (expected sha256 " + f.SHA256 + ")"

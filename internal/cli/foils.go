@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/runner"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,58 +70,21 @@ func dirExists(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// loadCorpus returns a corpus' items: Reddit is embedded; CoCoLoFa (no
-// licence stated, not redistributed) is read from the data directory.
-func loadCorpus(corpus, dir string, o foils.LoadOptions) ([]foils.Item, error) {
-	switch corpus {
-	case "reddit":
-		if dir != "" && dirExists(filepath.Join(dir, "reddit_fallacy")) {
-			return foils.LoadReddit(os.DirFS(dir), "reddit_fallacy", o)
-		}
-		return foils.EmbeddedReddit()
-	case "cocolofa":
-		if dir == "" {
-			return nil, fmt.Errorf("corpus cocolofa is not embedded (no licence stated): pass --data-dir or set FALLACYLAB_DATA to a folder with cocolofa/test.json")
-		}
-		var items []foils.Item
-		for _, split := range []string{"train", "dev", "test"} {
-			p := filepath.Join(dir, "cocolofa", split+".json")
-			f, err := os.Open(p)
-			if err != nil {
-				if split == "test" {
-					return nil, fmt.Errorf("cocolofa: %w", err)
-				}
-				continue // train.json is not public
-			}
-			got, err := foils.ParseCoCoLoFa(f, p, split)
-			f.Close()
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, got...)
-		}
-		return items, nil
-	case "argotario":
-		return foils.EmbeddedArgotario()
-	case "mafalda", "touche":
-		if dir == "" {
-			return nil, fmt.Errorf("corpus %s is not embedded: pass --data-dir or set FALLACYLAB_DATA (see fallacylab data list)", corpus)
-		}
-		rel := map[string]string{"mafalda": "mafalda/gold_standard_dataset.jsonl", "touche": "touche2026_fallacy/touchefallacy_2026_train.jsonl"}[corpus]
-		p := filepath.Join(dir, rel)
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w (see fallacylab data list)", corpus, err)
-		}
-		defer f.Close()
-		if corpus == "mafalda" {
-			return foils.ParseMAFALDA(f, p)
-		}
-		return foils.ParseTouche(f, p)
-	case "logic":
-		return nil, fmt.Errorf("corpus logic has no valid class: a false-positive rate is not measurable, so it cannot be audited")
+// loadCorpus returns a corpus' items (corpus.Load) from the data folder
+// dir ("": none). The audit refuses LOGIC, which has no valid class.
+func loadCorpus(name, dir string, o corpus.LoadOptions) ([]foils.Item, error) {
+	switch name {
+	case "logic", "logicclimate":
+		return nil, fmt.Errorf("corpus %s has no valid class: a false-positive rate is not measurable, so it cannot be audited", name)
+	case "reddit", "cocolofa", "argotario", "mafalda", "touche":
+	default:
+		return nil, fmt.Errorf("corpus %q: use reddit, cocolofa, argotario, mafalda or touche", name)
 	}
-	return nil, fmt.Errorf("corpus %q: use reddit, cocolofa, argotario, mafalda or touche", corpus)
+	var data fs.FS
+	if dir != "" {
+		data = os.DirFS(dir)
+	}
+	return corpus.Load(data, name, o)
 }
 
 // auditSets picks the audit's items: the test split (every item when the
@@ -242,8 +207,8 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if err != nil {
 		return err
 	}
-	var bad foils.BadRows
-	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), foils.LoadOptions{SkipBadRows: o.SkipBadRows, Bad: &bad})
+	var bad corpus.BadRows
+	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), corpus.LoadOptions{SkipBadRows: o.SkipBadRows, Bad: &bad})
 	if err != nil {
 		return err
 	}
@@ -263,9 +228,9 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 		return err
 	}
 	if o.Corpus == "touche" {
-		reddit, err := foils.EmbeddedReddit()
+		reddit, err := corpus.EmbeddedReddit()
 		if err == nil {
-			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", foils.Overlap(items, foils.Split(reddit, "test")), len(items)))
+			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", corpus.Overlap(items, foils.Split(reddit, "test")), len(items)))
 		}
 	}
 	s, err := openSession(g)
@@ -514,21 +479,21 @@ func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, ru
 }
 
 func newFoilsTrainCmd(g *Global) *cobra.Command {
-	var corpus, out, dir, variant string
+	var corpusName, out, dir, variant string
 	cmd := &cobra.Command{
 		Use:     "train",
 		Short:   "Train the built-in TF-IDF + logistic-regression detector and save it",
 		Example: `  fallacylab foils train --corpus reddit --out reddit-tfidf.json.gz`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			items, err := loadCorpus(corpus, dataDir(dir), foils.LoadOptions{})
+			items, err := loadCorpus(corpusName, dataDir(dir), corpus.LoadOptions{})
 			if err != nil {
 				return err
 			}
-			if items, err = redditVariant(corpus, variant, items); err != nil {
+			if items, err = redditVariant(corpusName, variant, items); err != nil {
 				return err
 			}
-			m, err := trainTFIDF(g, corpus, items)
+			m, err := trainTFIDF(g, corpusName, items)
 			if err != nil {
 				return err
 			}
@@ -539,7 +504,7 @@ func newFoilsTrainCmd(g *Global) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&corpus, "corpus", "reddit", "corpus to train on")
+	cmd.Flags().StringVar(&corpusName, "corpus", "reddit", "corpus to train on")
 	cmd.Flags().StringVar(&out, "out", "tfidf-model.json.gz", "model file")
 	cmd.Flags().StringVar(&dir, "data-dir", "", "data directory")
 	cmd.Flags().StringVar(&variant, "reddit-variant", "annotated", "annotated or full")

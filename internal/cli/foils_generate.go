@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"os"
@@ -65,7 +66,7 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 	if gen.Provider == judge.Provider {
 		fmt.Fprintf(g.Stderr, "warning: generator and judge are both from %s; the method asks for a judge of another lineage\n", gen.Provider)
 	}
-	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), foils.LoadOptions{})
+	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), corpus.LoadOptions{})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"github.com/fallacylab/fallacylab/corpus"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 // every wrong-scheme item, the gold label of every test item except one
 // native item it flags and three it answers unparseably.
 func TestFoilsLLMAuditEndToEnd(t *testing.T) {
-	items, err := foils.EmbeddedReddit()
+	items, err := corpus.EmbeddedReddit()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestFoilsLLMAuditEndToEnd(t *testing.T) {
 }
 
 func TestFoilsAuditSeedsFromFile(t *testing.T) {
-	items, _ := foils.EmbeddedReddit()
+	items, _ := corpus.EmbeddedReddit()
 	m, ws, _ := foils.EmbeddedFoils("reddit")
 	sets := foils.Sets{Corpus: "reddit", Test: foils.Split(foils.RedditAnnotated(items), "test"), Matched: m, Wrong: ws}
 	var b strings.Builder

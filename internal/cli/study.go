@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/corpus"
 	"io"
 	"os"
 	"strconv"
@@ -168,7 +169,7 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 
 // benchItems makes the candidates and decoys of a DeflectBench or Scheme
 // Foils study.
-func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs []study.Question, stratify []string, corpus string) (cands, decoys []study.Item, err error) {
+func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs []study.Question, stratify []string, corpusName string) (cands, decoys []study.Item, err error) {
 	switch k {
 	case study.DeflectRubric:
 		ds, err := records.LoadDeflect(ctx, s.st, runID)
@@ -186,7 +187,7 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		if err != nil {
 			return nil, nil, err
 		}
-		a, err := auditOf(audits, runID, corpus)
+		a, err := auditOf(audits, runID, corpusName)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -194,7 +195,7 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		if k == study.FoilsNative {
 			// The corpus gives each native item its context and file; a
 			// corpus that cannot be loaded now only costs those.
-			items, err := loadCorpus(a.Corpus, dataDir(""), foils.LoadOptions{})
+			items, err := loadCorpus(a.Corpus, dataDir(""), corpus.LoadOptions{})
 			if err != nil && len(stratify) > 0 {
 				return nil, nil, fmt.Errorf("--stratify file: %w", err)
 			}

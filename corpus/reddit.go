@@ -1,4 +1,4 @@
-package foils
+package corpus
 
 import (
 	"encoding/csv"
@@ -112,7 +112,7 @@ func readRedditFile(fsys fs.FS, name, raw string, annotated bool, splits map[spl
 	if !annotated {
 		delim = '\t' // the negative samples are TSV despite the .csv name
 	}
-	r := newPandasReader(f, delim)
+	r := NewPandasReader(f, delim)
 	hdr, _, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", name, err)

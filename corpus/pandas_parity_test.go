@@ -1,4 +1,4 @@
-package foils
+package corpus
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package foils
+package corpus
 
 import (
 	"bufio"
@@ -42,7 +42,10 @@ func ParseArgotario(r io.Reader, name string) ([]Item, error) {
 			out[len(out)-1].Text += "\n" + l
 			continue
 		}
-		gold := OutOfSpace
+		gold, label := OutOfSpace, strings.ToLower(strings.TrimSpace(f[5]))
+		if label == "no fallacy" {
+			label = None
+		}
 		switch strings.TrimSpace(f[5]) {
 		case "No Fallacy":
 			gold = None
@@ -53,7 +56,7 @@ func ParseArgotario(r io.Reader, name string) ([]Item, error) {
 		case "":
 			return nil, lineErr(name, line, "field Intended Fallacy: empty")
 		}
-		out = append(out, Item{ID: "argotario/" + f[0], Corpus: "argotario", Text: f[8], Context: f[3], Gold: gold, Split: "test", Source: name})
+		out = append(out, Item{ID: "argotario/" + f[0], Corpus: "argotario", Text: f[8], Context: f[3], Gold: gold, Label: label, Split: "test", Source: name})
 	}
 	return out, sc.Err()
 }
@@ -94,7 +97,7 @@ func ParseMAFALDA(r io.Reader, name string) ([]Item, error) {
 		if err := json.Unmarshal(raw, &row); err != nil {
 			return lineErr(name, line, "%v", err)
 		}
-		gold := None
+		gold, label := None, ""
 		for _, sp := range row.Labels {
 			if len(sp) != 3 {
 				return lineErr(name, line, "field labels: span %v is not [start, end, label]", sp)
@@ -112,9 +115,10 @@ func ParseMAFALDA(r io.Reader, name string) ([]Item, error) {
 			} else {
 				gold = OutOfSpace
 			}
+			label = lab
 			break
 		}
-		out = append(out, Item{ID: fmt.Sprintf("mafalda/%d", line), Corpus: "mafalda", Text: row.Text, Gold: gold, Split: "test", Source: name})
+		out = append(out, Item{ID: fmt.Sprintf("mafalda/%d", line), Corpus: "mafalda", Text: row.Text, Gold: gold, Label: label, Split: "test", Source: name})
 		return nil
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package foils
+package corpus
 
 // File is one file of a corpus in the data directory.
 type File struct {

@@ -1,17 +1,16 @@
-// Command mkembed builds bench/foils/data/reddit.jsonl.gz, the embedded copy
+// Command mkembed builds corpus/data/reddit.jsonl.gz, the embedded copy
 // of the Sahai et al. (2021) Reddit corpus (MIT), from its raw files with the
 // same loader the audit uses:
 //
-//	go run ./bench/foils/internal/mkembed ../shared/data reddit_fallacy bench/foils/data/reddit.jsonl.gz
+//	go run ./corpus/internal/mkembed ../shared/data reddit_fallacy corpus/data/reddit.jsonl.gz
 package main
 
 import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/fallacylab/fallacylab/corpus"
 	"os"
-
-	"github.com/fallacylab/fallacylab/bench/foils"
 )
 
 func main() {
@@ -19,7 +18,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: mkembed DATA_ROOT REDDIT_DIR OUT")
 		os.Exit(2)
 	}
-	items, err := foils.LoadReddit(os.DirFS(os.Args[1]), os.Args[2], foils.LoadOptions{})
+	items, err := corpus.LoadReddit(os.DirFS(os.Args[1]), os.Args[2], corpus.LoadOptions{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

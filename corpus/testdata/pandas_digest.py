@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Digest of the Reddit corpus texts as pandas parses them (Debian python3-pandas).
 
-    /usr/bin/python3 bench/foils/testdata/pandas_digest.py ../shared/data/reddit_fallacy > bench/foils/testdata/pandas_digest.json
+    /usr/bin/python3 corpus/testdata/pandas_digest.py ../shared/data/reddit_fallacy > corpus/testdata/pandas_digest.json
 
 The Go loader must produce the same (key, text) pairs: the test hashes its own parse the same way.
 Key = "<raw type>/<comment_id>|<file name>"; for keys repeated within a file the last row wins

@@ -1,4 +1,4 @@
-package foils
+package corpus
 
 import (
 	"bufio"
@@ -8,27 +8,28 @@ import (
 	"strings"
 )
 
-// pandasReader reads delimited text the way pandas' C parser does with its
+// PandasReader reads delimited text the way pandas' C parser does with its
 // default quoting (quotechar '"', doublequote=True). Hand-written because
 // encoding/csv, even with LazyQuotes, treats a quote inside a quoted field
 // differently: the Sahai negative-sample TSVs contain fields such as
 // `" vowing to push…" more text`, where pandas closes the quoted part at the
 // second quote and keeps the rest of the field, and encoding/csv runs on
 // across tabs and lines. Matching pandas is what reproduces upstream's rows.
-type pandasReader struct {
+type PandasReader struct {
 	r     *bufio.Reader
 	delim rune
 	line  int // current physical line (1-based)
 }
 
-func newPandasReader(r io.Reader, delim rune) *pandasReader {
-	return &pandasReader{r: bufio.NewReaderSize(r, 1<<16), delim: delim, line: 1}
+// NewPandasReader reads r, fields separated by delim.
+func NewPandasReader(r io.Reader, delim rune) *PandasReader {
+	return &PandasReader{r: bufio.NewReaderSize(r, 1<<16), delim: delim, line: 1}
 }
 
 // Rows hands every record after the header to fn with the line it starts
 // on; a read error or a record with other than width fields is an error
 // naming the file and line.
-func (p *pandasReader) Rows(name string, width int, fn func(rec []string, line int) error) error {
+func (p *PandasReader) Rows(name string, width int, fn func(rec []string, line int) error) error {
 	for {
 		rec, line, err := p.Read()
 		if errors.Is(err, io.EOF) {
@@ -48,7 +49,7 @@ func (p *pandasReader) Rows(name string, width int, fn func(rec []string, line i
 
 // Read returns the next record and the line it started on; io.EOF at the end.
 // Blank lines are skipped, as pandas does.
-func (p *pandasReader) Read() ([]string, int, error) {
+func (p *PandasReader) Read() ([]string, int, error) {
 	const (
 		startField = iota
 		inField

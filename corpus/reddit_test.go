@@ -1,4 +1,4 @@
-package foils
+package corpus
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing/fstest"
 )
 
-const sharedData = "../../../shared/data"
+const sharedData = "../../shared/data"
 
 func TestLoadRedditQuirks(t *testing.T) {
 	if _, err := os.Stat(sharedData + "/reddit_fallacy"); err != nil {
