@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"io"
+	"io/fs"
 	"sort"
 
 	"github.com/spf13/pflag"
@@ -48,9 +49,10 @@ type Reports interface {
 type Env struct {
 	// Records keeps the Task's records with their run, by kind.
 	Records Records
-	// DataDir is where corpora and other data the user fetched live
-	// (--data-dir, $FALLACYLAB_DATA, or the user's data folder).
-	DataDir string
+	// Data is the user's data folder, where corpora whose licences allow
+	// no copy live (--data-dir, $FALLACYLAB_DATA, or the user's data
+	// folder); nil when there is none.
+	Data fs.FS
 	// DryRun: the run is priced, never started; nothing may be written.
 	DryRun bool
 	// Stdout and Stderr are the command's.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,11 @@ func taskCmds(g *Global, root *cobra.Command) []*cobra.Command {
 
 // taskEnv is what a Task is given by this session.
 func (s *session) taskEnv(dataDirFlag string) bench.Env {
-	return bench.Env{Records: s.st, DataDir: dataDir(dataDirFlag), DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr}
+	var data fs.FS
+	if dir := dataDir(dataDirFlag); dir != "" && dirExists(dir) {
+		data = os.DirFS(dir)
+	}
+	return bench.Env{Records: s.st, Data: data, DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr}
 }
 
 // newTaskRunCmd is a Task's `run`: its options as flags, its run through
