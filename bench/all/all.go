@@ -3,6 +3,7 @@
 package all
 
 import (
+	_ "github.com/fallacylab/fallacylab/bench/classify"
 	_ "github.com/fallacylab/fallacylab/bench/deflect" // DeflectBench
 	_ "github.com/fallacylab/fallacylab/bench/foils"   // Scheme Foils (audit and generation)
 	_ "github.com/fallacylab/fallacylab/bench/missci"  // Missci

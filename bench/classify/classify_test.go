@@ -1,0 +1,254 @@
+package classify_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/bench/classify"
+	"github.com/fallacylab/fallacylab/corpus"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/llm/openai"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/runner"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+)
+
+// TestMain keeps the checks of the tests' stores out of the user's cache.
+func TestMain(m *testing.M) { os.Exit(cachedir.Run(m)) }
+
+func TestParse(t *testing.T) {
+	ls := classify.LabelSet{"ad hominem", "appeal to emotion", "red herring", "hasty generalization", corpus.None}
+	for answer, want := range map[string]string{
+		"ad hominem": "ad hominem", "Label: Ad Hominem.": "ad hominem", "**red herring**": "red herring", "none": corpus.None,
+		"No fallacy": corpus.None, "The text commits a hasty generalization, since it": "hasty generalization",
+		"ad hominem or red herring": "", "I cannot tell": "", "": "",
+	} {
+		got, ok := ls.Parse(answer)
+		if got != want || ok != (want != "") {
+			t.Errorf("Parse(%q) = %q, %v; want %q", answer, got, ok, want)
+		}
+	}
+	// A label inside a longer label it names is not a second label.
+	if got, ok := (classify.LabelSet{"generalization", "hasty generalization"}).Parse("a hasty generalization"); !ok || got != "hasty generalization" {
+		t.Errorf("nested labels: %q %v", got, ok)
+	}
+}
+
+// TestScore: an answer that names no label is wrong and counted; accuracy
+// and macro-F1 are scikit-learn's (stats.Classify) on that view, with
+// intervals around them.
+func TestScore(t *testing.T) {
+	setup := classify.Setup{Labels: classify.LabelSet{"a", "b", "c"}}
+	preds := []classify.Prediction{{ID: "1", Gold: "a", Pred: "a"}, {ID: "2", Gold: "a", Pred: "b"}, {ID: "3", Gold: "b", Pred: "b"},
+		{ID: "4", Gold: "b", Pred: ""}, {ID: "5", Gold: "c", Pred: "c"}, {ID: "6", Gold: "c", Failed: "500"}}
+	sc, err := classify.Score(setup, preds, classify.ReportOptions{Resamples: 200, Seed: 1, Level: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a: P 1, R 1/2; b: P 1/2, R 1/2; c: P 1, R 1/2 → F1 2/3, 1/2, 2/3.
+	if sc.Accuracy != 0.5 || math.Abs(sc.MacroF1-(2.0/3+0.5+2.0/3)/3) > 1e-12 || sc.Unusable != 1 || sc.Failed != 1 {
+		t.Fatalf("scores %+v", sc)
+	}
+	if !(sc.AccLo < sc.Accuracy && sc.Accuracy < sc.AccHi && sc.MacroLo < sc.MacroF1 && sc.MacroF1 < sc.MacroHi) {
+		t.Fatalf("intervals [%v, %v], [%v, %v]", sc.AccLo, sc.AccHi, sc.MacroLo, sc.MacroHi)
+	}
+	if got := fmt.Sprint(sc.Confusion[:3]); got != "[[1 1 0 0] [0 1 0 1] [0 0 1 1]]" {
+		t.Fatalf("confusion %s", got)
+	}
+}
+
+// fixture runs the Task through the one runner against a scripted server
+// that answers each text's gold label, but "I cannot tell" for texts about
+// a fixed word, and a wrong label for texts with another.
+type fixture struct {
+	st  *sqlite.Store
+	srv *llmtest.Server
+	out bytes.Buffer
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	items, err := corpus.Load(nil, "reddit", corpus.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := map[string]string{}
+	for _, it := range items {
+		gold[it.Text] = it.NativeLabel()
+	}
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := llmtest.New(llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+		i := strings.LastIndex(c.Prompt, "\nText: ")
+		text := strings.TrimSuffix(c.Prompt[i+len("\nText: "):], "\nLabel:")
+		switch g := gold[text]; {
+		case g == "slippery slope":
+			return llmtest.Reply{Text: "I cannot tell."}
+		case g == "false dilemma":
+			return llmtest.Reply{Text: "Label: hasty generalization"}
+		default:
+			return llmtest.Reply{Text: g}
+		}
+	}})
+	t.Cleanup(srv.Close)
+	return &fixture{st: st, srv: srv}
+}
+
+func (f *fixture) run(t *testing.T, dry bool, args ...string) (runner.Result, error) {
+	t.Helper()
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	build := classify.Task{}.BindRun(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	env := bench.Env{Records: f.st, Stdout: &f.out, Stderr: &f.out, DryRun: dry}
+	spec, err := build(context.Background(), env)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	spec.Benchmark = classify.Name
+	engineOf := func(runID int64) *engine.Engine {
+		o := engine.Options{Store: f.st, RunID: runID, MaxAttempts: 1, Limits: func(string) engine.Limits { return engine.Limits{Concurrency: 4} }}
+		o.Providers = func(name string) (llm.Provider, error) {
+			if dry {
+				return engine.Offline{Provider: name}, nil
+			}
+			return openai.New(openai.Config{BaseURL: f.srv.OpenAIURL(), APIKey: "k"}), nil
+		}
+		return engine.New(o)
+	}
+	return runner.New(runner.Env{Store: f.st, Engine: engineOf, DryRun: dry, Stdout: &f.out, Stderr: &f.out,
+		Estimate: func(e engine.Estimate) { fmt.Fprintf(&f.out, "estimate: %d jobs\n", e.Jobs) }}).Run(context.Background(), spec)
+}
+
+func (f *fixture) report(t *testing.T, runID int64) *report.Report {
+	t.Helper()
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	build := classify.Task{}.BindReport(fs)
+	if err := fs.Parse([]string{"--resamples", "200"}); err != nil {
+		t.Fatal(err)
+	}
+	r, ok, err := f.st.Run(context.Background(), runID)
+	if err != nil || !ok {
+		t.Fatalf("run %d: %v", runID, err)
+	}
+	rep, err := build(context.Background(), bench.Env{Records: f.st}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestRunAndReport: a limited run of the embedded Reddit test split (two
+// texts of each of the nine labels) calls once per text, stores a
+// prediction per text, and its report scores what the model answered: the
+// two "slippery slope" texts named no label, the two "false dilemma" ones
+// the wrong one. A dry run calls nothing; the same run again pays nothing.
+func TestRunAndReport(t *testing.T) {
+	f := newFixture(t)
+	args := []string{"--model", "openai:m", "--limit", "18"}
+	if _, err := f.run(t, true, args...); err != nil || len(f.srv.Ledger()) != 0 || !strings.Contains(f.out.String(), "estimate: 18 jobs") {
+		t.Fatalf("dry run: %v, %d requests\n%s", err, len(f.srv.Ledger()), f.out.String())
+	}
+	res, err := f.run(t, false, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.srv.Ledger()); n != 18 {
+		t.Fatalf("%d requests for 18 texts", n)
+	}
+	setup, preds, err := classify.Load(context.Background(), f.st, res.RunID)
+	if err != nil || len(preds) != 18 || len(setup.Labels) != 9 || setup.Texts == 0 {
+		t.Fatalf("records: %v, %d predictions, setup %+v", err, len(preds), setup)
+	}
+	rep := f.report(t, res.RunID)
+	var b bytes.Buffer
+	if err := report.Render(&b, rep, report.CSV); err != nil {
+		t.Fatal(err)
+	}
+	// 14 of 18 right; 2 named no label.
+	if !strings.Contains(b.String(), "openai:m,reddit,zero-shot,18,0.7777") || !strings.Contains(b.String(), ",2,0\n") {
+		t.Fatalf("report:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "false dilemma,0,0,0,0,0,0,2,0,0,0\n") {
+		t.Fatalf("confusion of false dilemma:\n%s", b.String())
+	}
+	if _, err := f.run(t, false, args...); err != nil || len(f.srv.Ledger()) != 18 {
+		t.Fatalf("again: %v, %d requests", err, len(f.srv.Ledger()))
+	}
+	var kinds []string
+	if err := f.st.Records(context.Background(), res.RunID, "", func(r store.Record) error {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != r.Kind {
+			kinds = append(kinds, r.Kind)
+		}
+		return nil
+	}); err != nil || strings.Join(kinds, " ") != classify.KindPrediction+" "+classify.KindSetup {
+		t.Fatalf("record kinds %v (%v)", kinds, err)
+	}
+}
+
+// TestTemplates: definitions and few-shot prompts hold what they promise,
+// and a template a corpus cannot fill is refused before anything is paid.
+func TestTemplates(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.run(t, false, "--model", "openai:m", "--limit", "9", "--template", "few-shot"); err != nil {
+		t.Fatal(err)
+	}
+	p := f.srv.Ledger()[0].Call.Prompt
+	if strings.Count(p, "\nLabel: ") != 9 || strings.Count(p, "\nText: ") != 10 {
+		t.Fatalf("few-shot prompt: one example per label, then the text:\n%s", p)
+	}
+	if _, err := f.run(t, false, "--model", "openai:m", "--limit", "9", "--template", "definitions"); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.srv.Ledger()[9].Call.Prompt; !strings.Contains(p, "- slippery slope: ") {
+		t.Fatalf("definitions prompt:\n%s", p)
+	}
+	before := len(f.srv.Ledger())
+	if _, err := f.run(t, false, "--model", "openai:m", "--corpus", "argotario", "--template", "few-shot"); err == nil || !strings.Contains(err.Error(), "few-shot") {
+		t.Fatalf("few-shot on a corpus with one split: %v", err)
+	}
+	if _, err := f.run(t, false, "--model", "openai:m", "--corpus", "logic"); err == nil || !strings.Contains(err.Error(), "not embedded") {
+		t.Fatalf("a corpus not in the data folder: %v", err)
+	}
+	if len(f.srv.Ledger()) != before {
+		t.Fatal("a refused run paid for calls")
+	}
+}
+
+// TestLogic: LOGIC's test split from the shared data folder, with its own
+// label set and definitions.
+func TestLogic(t *testing.T) {
+	data := os.DirFS("../../../shared/data")
+	if _, err := os.Stat("../../../shared/data/logic"); err != nil {
+		t.Skip("shared data not present")
+	}
+	items, err := corpus.Load(data, "logic", corpus.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := classify.Definitions(data, "logic", classify.LabelSet(corpus.LogicLabels))
+	if err != nil || len(defs) < 13 {
+		t.Fatalf("definitions: %v (%d)", err, len(defs))
+	}
+	p := classify.Prompt(items[0], classify.LabelSet(corpus.LogicLabels), defs, nil)
+	if !strings.Contains(p, "- faulty generalization: an informal fallacy") || !strings.HasSuffix(p, "Label:") {
+		t.Fatalf("prompt:\n%s", p)
+	}
+}

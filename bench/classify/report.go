@@ -1,0 +1,166 @@
+package classify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// NoLabel is the prediction of an answer that named no label (or of a call
+// that failed): wrong for every text, a column of the confusion matrix.
+const NoLabel = "(no label)"
+
+// ReportOptions are the report's options.
+type ReportOptions struct {
+	Resamples int
+	Seed      uint64
+	Level     float64
+}
+
+// BindReport implements bench.Reports.
+func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.Run) (*report.Report, error) {
+	o := ReportOptions{Resamples: 1000, Seed: 20260101, Level: 0.95}
+	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples of the texts for the intervals")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	return func(ctx context.Context, env bench.Env, run store.Run) (*report.Report, error) {
+		setup, preds, err := Load(ctx, env.Records, run.ID)
+		if err != nil {
+			return nil, err
+		}
+		return Report(setup, preds, o)
+	}
+}
+
+// Load reads a run's setup and predictions.
+func Load(ctx context.Context, rs bench.Records, runID int64) (Setup, []Prediction, error) {
+	var setup Setup
+	var found bool
+	if err := rs.Records(ctx, runID, KindSetup, func(r store.Record) error {
+		found = true
+		return json.Unmarshal(r.Body, &setup)
+	}); err != nil {
+		return setup, nil, fmt.Errorf("%s setup: %w", Name, err)
+	}
+	if !found {
+		return setup, nil, fmt.Errorf("run %d holds no %s records", runID, Definition.Title)
+	}
+	var preds []Prediction
+	err := rs.Records(ctx, runID, KindPrediction, func(r store.Record) error {
+		var p Prediction
+		if err := json.Unmarshal(r.Body, &p); err != nil {
+			return fmt.Errorf("prediction %s: %w", r.Key, err)
+		}
+		preds = append(preds, p)
+		return nil
+	})
+	return setup, preds, err
+}
+
+// Scores are a run's headline numbers with their intervals.
+type Scores struct {
+	N                 int
+	Accuracy, MacroF1 float64
+	AccLo, AccHi      float64
+	MacroLo, MacroHi  float64
+	Unusable, Failed  int
+	Classes           []stats.ClassScores
+	Confusion         [][]int
+	ConfusionCols     []string
+	Micro, Weighted   stats.Averages
+}
+
+// Score computes a run's scores: accuracy and macro-F1 over the run's label
+// set (scikit-learn's semantics, stats.Classify), each with its percentile
+// bootstrap interval over texts.
+func Score(setup Setup, preds []Prediction, o ReportOptions) (Scores, error) {
+	gold, pred := make([]string, len(preds)), make([]string, len(preds))
+	var sc Scores
+	for i, p := range preds {
+		gold[i], pred[i] = p.Gold, p.Pred
+		switch {
+		case p.Failed != "":
+			sc.Failed++
+			pred[i] = NoLabel
+		case p.Pred == "":
+			sc.Unusable++
+			pred[i] = NoLabel
+		}
+	}
+	labels := []string(setup.Labels)
+	r, err := stats.Classify(gold, pred, labels)
+	if err != nil {
+		return sc, err
+	}
+	sc.N, sc.Accuracy, sc.MacroF1, sc.Classes, sc.Micro, sc.Weighted = r.N, r.Accuracy, r.Macro.F1, r.Classes, r.Micro, r.Weighted
+	sc.ConfusionCols = append(append([]string(nil), labels...), NoLabel)
+	if sc.Confusion, err = stats.ConfusionMatrix(gold, pred, sc.ConfusionCols); err != nil {
+		return sc, err
+	}
+	reps, err := stats.Bootstrap(len(preds), o.Resamples, o.Seed, func(idx []int) ([]float64, bool) {
+		g, p := make([]string, len(idx)), make([]string, len(idx))
+		for k, i := range idx {
+			g[k], p[k] = gold[i], pred[i]
+		}
+		rr, err := stats.Classify(g, p, labels)
+		return []float64{rr.Accuracy, rr.Macro.F1}, err == nil
+	})
+	if err != nil {
+		return sc, err
+	}
+	sc.AccLo, sc.AccHi = reps.Percentile(0, o.Level)
+	sc.MacroLo, sc.MacroHi = reps.Percentile(1, o.Level)
+	return sc, nil
+}
+
+// Report is the report of a run's predictions.
+func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, error) {
+	if len(preds) == 0 {
+		return nil, fmt.Errorf("no predictions to score")
+	}
+	sc, err := Score(setup, preds, o)
+	if err != nil {
+		return nil, err
+	}
+	rep := &report.Report{Title: Definition.Title, Benchmark: Name, Meta: [][2]string{
+		{"corpus", setup.Corpus}, {"split", setup.Split}, {"template", setup.Template}, {"model", setup.Model},
+		{"texts", fmt.Sprintf("%d of %d", len(preds), setup.Texts)},
+		{"intervals", fmt.Sprintf("%.0f%% percentile bootstrap over texts, %d resamples, seed %d", 100*o.Level, o.Resamples, o.Seed)},
+	}}
+	if setup.Limit > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"note", fmt.Sprintf("--limit %d: a quick look at %d of %d texts, taken in turn from each label, not a result", setup.Limit, len(preds), setup.Texts)})
+	}
+	s := rep.AddSection("Scores", "Accuracy counts every text; an answer that names no label is wrong. Macro-F1 averages the labels' F1 (scikit-learn's zero_division=0).")
+	s.Add(&report.Table{ID: "scores", Title: "Scores",
+		Columns: []report.Column{{Key: "model", Label: "model"}, {Key: "corpus", Label: "corpus"}, {Key: "template", Label: "template"}, {Key: "n", Label: "texts"},
+			{Key: "accuracy", Label: "accuracy"}, {Key: "macro_f1", Label: "macro-F1"}, {Key: "micro_f1", Label: "micro-F1"}, {Key: "weighted_f1", Label: "weighted F1"},
+			{Key: "no_label", Label: "no label"}, {Key: "failed", Label: "failed calls"}},
+		Rows: [][]report.Cell{{report.T(setup.Model), report.T(setup.Corpus), report.T(setup.Template), report.I(sc.N),
+			report.PCI(sc.Accuracy, sc.AccLo, sc.AccHi, sc.N), report.NCI(sc.MacroF1, sc.MacroLo, sc.MacroHi, 3),
+			report.F(sc.Micro.F1, 3), report.F(sc.Weighted.F1, 3), report.I(sc.Unusable), report.I(sc.Failed)}}})
+	pc := &report.Table{ID: "per_class", Title: "Per class",
+		Columns: []report.Column{{Key: "label", Label: "label"}, {Key: "precision", Label: "precision"}, {Key: "recall", Label: "recall"}, {Key: "f1", Label: "F1"}, {Key: "support", Label: "support"}}}
+	for _, c := range sc.Classes {
+		pc.Rows = append(pc.Rows, []report.Cell{report.T(c.Label), report.F(c.Precision, 3), report.F(c.Recall, 3), report.F(c.F1, 3), report.I(c.Support)})
+	}
+	rep.AddSection("Per class", "").Add(pc)
+	cm := &report.Table{ID: "confusion", Title: "Confusion (rows: gold, columns: predicted)", Columns: []report.Column{{Key: "gold", Label: "gold"}}}
+	for _, c := range sc.ConfusionCols {
+		cm.Columns = append(cm.Columns, report.Column{Key: c, Label: c})
+	}
+	for i, l := range setup.Labels {
+		row := []report.Cell{report.T(l)}
+		for _, n := range sc.Confusion[i] {
+			row = append(row, report.I(n))
+		}
+		cm.Rows = append(cm.Rows, row)
+	}
+	rep.AddSection("Confusion", "").Add(cm)
+	return rep, nil
+}
