@@ -3,6 +3,7 @@ package lifecycle_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,26 @@ func deadPID(t *testing.T) int {
 	return cmd.Process.Pid
 }
 
+// zombiePID is the id of a process killed and not yet reaped (a zombie,
+// as a killed command is in a container whose first process reaps
+// nothing); the test reaps it at its end.
+func zombiePID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no `sleep` to run:", err)
+	}
+	cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Wait() })
+	for range 100 { // until the kernel has made it a zombie
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); err != nil || strings.Contains(string(b), ") Z") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return cmd.Process.Pid
+}
+
 func TestStateNoticesDeadProcesses(t *testing.T) {
 	host, _ := os.Hostname()
 	now := time.Now()
@@ -48,6 +69,7 @@ func TestStateNoticesDeadProcesses(t *testing.T) {
 	}{
 		{"alive", store.Run{Status: store.RunRunning, PID: os.Getpid(), Host: host, Heartbeat: now}, store.RunRunning},
 		{"dead process", store.Run{Status: store.RunRunning, PID: deadPID(t), Host: host, Heartbeat: now}, store.RunInterrupted},
+		{"killed, not yet reaped", store.Run{Status: store.RunRunning, PID: zombiePID(t), Host: host, Heartbeat: now}, store.RunInterrupted},
 		{"other host, fresh heartbeat", store.Run{Status: store.RunRunning, PID: 1, Host: "elsewhere", Heartbeat: now}, store.RunRunning},
 		{"other host, stale heartbeat", store.Run{Status: store.RunRunning, PID: 1, Host: "elsewhere", Heartbeat: now.Add(-time.Hour)}, store.RunInterrupted},
 		{"old store, no owner", store.Run{Status: store.RunRunning, Started: now.Add(-time.Hour)}, store.RunInterrupted},

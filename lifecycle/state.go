@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -51,14 +52,26 @@ func Describe(r store.Run, now time.Time) string {
 	return s
 }
 
-// alive reports whether a process with that id exists on this host.
+// alive reports whether a process with that id exists on this host. A
+// zombie — killed, not yet reaped, as a killed command's is for a while in a
+// container whose first process reaps nothing — is not alive: Linux says
+// so in /proc (elsewhere, the signal check alone).
 func alive(pid int) bool {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return false
 	}
 	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		// pid (comm) state …: comm may hold spaces and parentheses.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrNotDone is wrapped by Reportable's errors.
