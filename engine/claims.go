@@ -3,8 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/internal/procstate"
 	"github.com/fallacylab/fallacylab/store"
 )
 
@@ -21,6 +25,11 @@ type Claimer interface {
 	RenewClaims(ctx context.Context, owner string, lease time.Duration) error
 	// ReleaseClaim gives up owner's claim on key.
 	ReleaseClaim(ctx context.Context, key, owner string) error
+	// ClaimOwner is the owner of key's claim ("": none).
+	ClaimOwner(ctx context.Context, key string) (string, error)
+	// TakeClaim takes key's claim over from from, an owner known to be
+	// dead: false when from no longer holds it.
+	TakeClaim(ctx context.Context, key, from, owner string, lease time.Duration) (bool, error)
 	// PutAnswer stores a call's outcome, ends any claim on its key and
 	// returns what the cache holds for the key afterwards (an answer stored
 	// first is kept).
@@ -55,6 +64,16 @@ func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key strin
 		got, err := c.ClaimCall(callCtx, key, e.proc, claimLease)
 		if err != nil {
 			return r, false, err
+		}
+		if !got {
+			// A process of this host killed while its call was in flight
+			// holds its claim until the lease runs out; a run resumed
+			// after it need not wait that long.
+			if o, err := c.ClaimOwner(callCtx, key); err == nil && deadHere(o) {
+				if got, err = c.TakeClaim(callCtx, key, o, e.proc, claimLease); err != nil {
+					return r, false, err
+				}
+			}
 		}
 		if got {
 			// The answer may have been stored between this job's cache
@@ -124,4 +143,16 @@ func (e *Engine) release(c Claimer, key string) {
 	if err := c.ReleaseClaim(ctx, key, e.proc); err != nil && e.opt.Log != nil {
 		e.opt.Log.Warn("releasing a call claim failed", "key", key, "err", fmt.Sprint(err))
 	}
+}
+
+// deadHere reports whether a claim's owner (newProcID's host/pid/…) is a
+// process of this host that is gone.
+func deadHere(owner string) bool {
+	host, rest, ok := strings.Cut(owner, "/")
+	if !ok {
+		return false
+	}
+	p, _, _ := strings.Cut(rest, "/")
+	pid, err := strconv.Atoi(p)
+	return err == nil && host == hostname() && pid != os.Getpid() && !procstate.Alive(pid)
 }

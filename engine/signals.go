@@ -4,15 +4,26 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 )
 
-// newProcID names one engine among the processes exchanging signals.
+// newProcID names one engine among the processes exchanging signals and
+// claiming calls: host/pid/random, so a claim left by a process of this
+// host that died can be taken over at once (deadHere).
 func newProcID() string {
 	var b [8]byte
 	rand.Read(b[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(b[:])
+	return fmt.Sprintf("%s/%d/%s", hostname(), os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// hostname is this host's name ("" when it has none).
+func hostname() string {
+	h, _ := os.Hostname()
+	return strings.ReplaceAll(h, "/", "_")
 }
 
 // SharedSignals pass a provider's push-back between every process using

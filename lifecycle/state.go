@@ -1,14 +1,12 @@
 package lifecycle
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"syscall"
 	"time"
 
+	"github.com/fallacylab/fallacylab/internal/procstate"
 	"github.com/fallacylab/fallacylab/store"
 )
 
@@ -52,27 +50,8 @@ func Describe(r store.Run, now time.Time) string {
 	return s
 }
 
-// alive reports whether a process with that id exists on this host. A
-// zombie — killed, not yet reaped, as a killed command's is for a while in a
-// container whose first process reaps nothing — is not alive: Linux says
-// so in /proc (elsewhere, the signal check alone).
-func alive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		// pid (comm) state …: comm may hold spaces and parentheses.
-		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return false
-		}
-	}
-	return true
-}
+// alive reports whether a process with that id exists on this host.
+func alive(pid int) bool { return procstate.Alive(pid) }
 
 // ErrNotDone is wrapped by Reportable's errors.
 var ErrNotDone = errors.New("did not finish")

@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -101,4 +103,34 @@ func (s *Store) PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
 		return c, err
 	}
 	return stored, nil
+}
+
+// ClaimOwner is the owner of key's claim ("": nobody holds one).
+func (s *Store) ClaimOwner(ctx context.Context, key string) (string, error) {
+	var owner string
+	err := s.db.QueryRowContext(ctx, `SELECT owner FROM call_claims WHERE key = ?`, key).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("claim on %s: %w", key, err)
+	}
+	return owner, nil
+}
+
+// TakeClaim takes key's claim over from from — an owner known to be dead —
+// for owner, for lease: false when from no longer holds it.
+func (s *Store) TakeClaim(ctx context.Context, key, from, owner string, lease time.Duration) (bool, error) {
+	var got bool
+	err := s.write(ctx, func(tx Tx) error {
+		res, err := tx.Exec(`UPDATE call_claims SET owner = ?, expires = ? WHERE key = ? AND owner = ?`,
+			owner, time.Now().UnixMilli()+lease.Milliseconds(), key, from)
+		if err != nil {
+			return fmt.Errorf("take claim on %s over: %w", key, err)
+		}
+		n, err := res.RowsAffected()
+		got = n > 0
+		return err
+	})
+	return got, err
 }
