@@ -203,6 +203,20 @@ func TestRunAndReport(t *testing.T) {
 	}
 }
 
+// TestEveryTextIsScored: a text the corpus holds twice (the Reddit test
+// split has one) is two predictions, so the report counts every text.
+func TestEveryTextIsScored(t *testing.T) {
+	f := newFixture(t)
+	res, err := f.run(t, false, "--model", "openai:m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, preds, err := classify.Load(context.Background(), f.st, res.RunID)
+	if err != nil || len(preds) != setup.Texts {
+		t.Fatalf("%d predictions for %d texts (%v)", len(preds), setup.Texts, err)
+	}
+}
+
 // TestTemplates: definitions and few-shot prompts hold what they promise,
 // and a template a corpus cannot fill is refused before anything is paid.
 func TestTemplates(t *testing.T) {

@@ -137,14 +137,14 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 		rep.Meta = append(rep.Meta, [2]string{"note", fmt.Sprintf("--limit %d: a quick look at %d of %d texts, taken in turn from each label, not a result", setup.Limit, len(preds), setup.Texts)})
 	}
 	s := rep.AddSection("Scores", "Accuracy counts every text; an answer that names no label is wrong. Macro-F1 averages the labels' F1 (scikit-learn's zero_division=0).")
-	s.Add(&report.Table{ID: "scores", Title: "Scores",
+	s.Add(&report.Table{ID: "scores", Title: "Accuracy and F1",
 		Columns: []report.Column{{Key: "model", Label: "model"}, {Key: "corpus", Label: "corpus"}, {Key: "template", Label: "template"}, {Key: "n", Label: "texts"},
 			{Key: "accuracy", Label: "accuracy"}, {Key: "macro_f1", Label: "macro-F1"}, {Key: "micro_f1", Label: "micro-F1"}, {Key: "weighted_f1", Label: "weighted F1"},
 			{Key: "no_label", Label: "no label"}, {Key: "failed", Label: "failed calls"}},
 		Rows: [][]report.Cell{{report.T(setup.Model), report.T(setup.Corpus), report.T(setup.Template), report.I(sc.N),
 			report.PCI(sc.Accuracy, sc.AccLo, sc.AccHi, sc.N), report.NCI(sc.MacroF1, sc.MacroLo, sc.MacroHi, 3),
 			report.F(sc.Micro.F1, 3), report.F(sc.Weighted.F1, 3), report.I(sc.Unusable), report.I(sc.Failed)}}})
-	pc := &report.Table{ID: "per_class", Title: "Per class",
+	pc := &report.Table{ID: "per_class", Title: "Precision, recall and F1 of each label",
 		Columns: []report.Column{{Key: "label", Label: "label"}, {Key: "precision", Label: "precision"}, {Key: "recall", Label: "recall"}, {Key: "f1", Label: "F1"}, {Key: "support", Label: "support"}}}
 	for _, c := range sc.Classes {
 		pc.Rows = append(pc.Rows, []report.Cell{report.T(c.Label), report.F(c.Precision, 3), report.F(c.Recall, 3), report.F(c.F1, 3), report.I(c.Support)})

@@ -106,10 +106,11 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		shots = Shots(pool, labels, o.Seed)
 	}
 	jobs := make([]engine.Job, len(texts))
+	ids := uniqueIDs(texts)
 	for i, it := range texts {
 		req := llm.UserPrompt("", Prompt(it, labels, defs, shots))
 		req.Temperature, req.MaxTokens = llm.Temp(0), o.MaxTokens
-		jobs[i] = engine.Job{ID: it.ID, Namespace: Name + "/" + o.Template, Spec: spec, Request: req, Meta: meta{Index: i, Labels: labels}}
+		jobs[i] = engine.Job{ID: ids[i], Namespace: Name + "/" + o.Template, Spec: spec, Request: req, Meta: meta{Index: i, Labels: labels}}
 	}
 	preds := make([]*store.Record, len(texts))
 	p := Definition.Phases[0]
@@ -146,6 +147,21 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 	}
 	return runner.Spec{Name: fmt.Sprintf("%s %s %s %s", Name, o.Corpus, o.Template, spec), Options: o,
 		Specs: []llm.Spec{spec}, Phases: []runner.Phase{ph}}, nil
+}
+
+// uniqueIDs are the texts' ids, a repeated one numbered (the Reddit test
+// split holds one comment twice): one prediction per text.
+func uniqueIDs(texts []corpus.Item) []string {
+	out := make([]string, len(texts))
+	seen := map[string]int{}
+	for i, it := range texts {
+		seen[it.ID]++
+		out[i] = it.ID
+		if n := seen[it.ID]; n > 1 {
+			out[i] = fmt.Sprintf("%s#%d", it.ID, n)
+		}
+	}
+	return out
 }
 
 // limit takes n texts in turn from each label, in the corpus's order (0: all).
