@@ -18,6 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
@@ -268,6 +271,20 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 	}
 	if v, ok := views[d.run.Benchmark]; ok {
 		return v.load(s, ctx, id, d)
+	}
+	if t, ok := bench.TaskOf(d.run.Benchmark); ok {
+		if r, ok := t.(bench.Reports); ok {
+			// A Task's run page shows the report its `report` command
+			// makes with its defaults, from the stored records.
+			build, run := r.BindReport(pflag.NewFlagSet(d.run.Benchmark, pflag.ContinueOnError)), d.run
+			d.analyze = func() (*report.Report, error) {
+				rep, err := build(context.Background(), bench.Env{Records: s.st}, run)
+				if err == nil && run.Status != store.RunDone {
+					rep.Meta = append(rep.Meta, [2]string{"partial", fmt.Sprintf("run %d did not finish (%s): this report covers the records it holds", run.ID, run.Status)})
+				}
+				return rep, err
+			}
+		}
 	}
 	return nil
 }
