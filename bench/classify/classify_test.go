@@ -217,6 +217,36 @@ func TestEveryTextIsScored(t *testing.T) {
 	}
 }
 
+// TestBaseline: the built-in TF-IDF detector, trained on the train split,
+// classifies the same texts with no model call, through the same runner
+// and records; a dry run says it calls nothing; a corpus with no train
+// split is refused.
+func TestBaseline(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.run(t, true, "--model", classify.Baseline, "--limit", "18"); err != nil || !strings.Contains(f.out.String(), "0 jobs: builtin:tfidf calls no model") {
+		t.Fatalf("dry run: %v\n%s", err, f.out.String())
+	}
+	res, err := f.run(t, false, "--model", classify.Baseline, "--limit", "18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, preds, err := classify.Load(context.Background(), f.st, res.RunID)
+	if err != nil || len(preds) != 18 || len(f.srv.Ledger()) != 0 {
+		t.Fatalf("%d predictions, %d requests (%v)", len(preds), len(f.srv.Ledger()), err)
+	}
+	sc, err := classify.Score(classify.Setup{Labels: classify.LabelSet(corpus.Labels)}, preds, classify.ReportOptions{Resamples: 50, Seed: 1, Level: 0.95})
+	if err != nil || sc.Unusable != 0 || sc.Accuracy <= 0 {
+		t.Fatalf("scores %+v (%v)", sc, err)
+	}
+	counts, err := f.st.Phases(context.Background(), res.RunID)
+	if err != nil || len(counts) != 1 || counts[0].Answered != 18 || counts[0].Model != classify.Baseline {
+		t.Fatalf("phase counts %+v (%v)", counts, err)
+	}
+	if _, err := f.run(t, false, "--model", classify.Baseline, "--corpus", "argotario"); err == nil || !strings.Contains(err.Error(), "train split") {
+		t.Fatalf("argotario: %v", err)
+	}
+}
+
 // TestTemplates: definitions and few-shot prompts hold what they promise,
 // and a template a corpus cannot fill is refused before anything is paid.
 func TestTemplates(t *testing.T) {

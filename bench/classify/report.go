@@ -128,8 +128,12 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 	if err != nil {
 		return nil, err
 	}
+	tpl := setup.Template
+	if tpl == "" {
+		tpl = "—" // the built-in detector reads no prompt
+	}
 	rep := &report.Report{Title: Definition.Title, Benchmark: Name, Meta: [][2]string{
-		{"corpus", setup.Corpus}, {"split", setup.Split}, {"template", setup.Template}, {"model", setup.Model},
+		{"corpus", setup.Corpus}, {"split", setup.Split}, {"template", tpl}, {"model", setup.Model},
 		{"texts", fmt.Sprintf("%d of %d", len(preds), setup.Texts)},
 		{"intervals", fmt.Sprintf("%.0f%% percentile bootstrap over texts, %d resamples, seed %d", 100*o.Level, o.Resamples, o.Seed)},
 	}}
@@ -141,7 +145,7 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 		Columns: []report.Column{{Key: "model", Label: "model"}, {Key: "corpus", Label: "corpus"}, {Key: "template", Label: "template"}, {Key: "n", Label: "texts"},
 			{Key: "accuracy", Label: "accuracy"}, {Key: "macro_f1", Label: "macro-F1"}, {Key: "micro_f1", Label: "micro-F1"}, {Key: "weighted_f1", Label: "weighted F1"},
 			{Key: "no_label", Label: "no label"}, {Key: "failed", Label: "failed calls"}},
-		Rows: [][]report.Cell{{report.T(setup.Model), report.T(setup.Corpus), report.T(setup.Template), report.I(sc.N),
+		Rows: [][]report.Cell{{report.T(setup.Model), report.T(setup.Corpus), report.T(tpl), report.I(sc.N),
 			report.PCI(sc.Accuracy, sc.AccLo, sc.AccHi, sc.N), report.NCI(sc.MacroF1, sc.MacroLo, sc.MacroHi, 3),
 			report.F(sc.Micro.F1, 3), report.F(sc.Weighted.F1, 3), report.I(sc.Unusable), report.I(sc.Failed)}}})
 	pc := &report.Table{ID: "per_class", Title: "Precision, recall and F1 of each label",

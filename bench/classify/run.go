@@ -59,7 +59,7 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.StringVar(&o.Corpus, "corpus", o.Corpus, "corpus: "+strings.Join(corpus.Names, ", ")+" (only reddit and argotario are embedded)")
 	f.StringVar(&o.Split, "split", o.Split, "split to classify (train, dev or test)")
 	f.StringVar(&o.Template, "template", o.Template, "prompt: "+strings.Join(Templates, ", "))
-	f.StringVar(&o.Model, "model", "", "the model that classifies, e.g. openai:gpt-4.1")
+	f.StringVar(&o.Model, "model", "", "the model that classifies, e.g. openai:gpt-4.1, or "+Baseline+" (TF-IDF + logistic regression trained on the corpus's train split)")
 	f.IntVar(&o.Limit, "limit", 0, "classify only N texts, taken in turn from each label (0: all)")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the few-shot examples")
 	f.IntVar(&o.MaxTokens, "max-tokens", o.MaxTokens, "output token limit per answer")
@@ -68,9 +68,12 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 
 // spec is the run of the options: one call per text, parsed into its label.
 func (o Options) spec(env bench.Env) (runner.Spec, error) {
-	spec, err := llm.ParseSpec(o.Model)
-	if err != nil {
-		return runner.Spec{}, fmt.Errorf("--model: %w (e.g. --model openai:gpt-4.1)", err)
+	var spec llm.Spec
+	if o.Model != Baseline {
+		var err error
+		if spec, err = llm.ParseSpec(o.Model); err != nil {
+			return runner.Spec{}, fmt.Errorf("--model: %w (e.g. --model openai:gpt-4.1, or %s)", err, Baseline)
+		}
 	}
 	if !slices.Contains(Templates, o.Template) {
 		return runner.Spec{}, fmt.Errorf("--template %q: use %s", o.Template, strings.Join(Templates, ", "))
@@ -82,10 +85,15 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 	labels := labelsOf(o.Corpus, items)
 	texts := corpus.Split(items, o.Split)
 	if len(texts) == 0 {
-		return runner.Spec{}, fmt.Errorf("corpus %s has no %s split (it has: %s)", o.Corpus, o.Split, strings.Join(splits(items), ", "))
+		return runner.Spec{}, fmt.Errorf("corpus %s has no %s split (it has %s)", o.Corpus, o.Split, joined(splits(items)))
 	}
 	setup := Setup{Options: o, Labels: labels, Texts: len(texts)}
 	texts = limit(texts, o.Limit)
+	ids := uniqueIDs(texts)
+	if o.Model == Baseline {
+		setup.Template = ""
+		return o.baselineSpec(env, items, texts, ids, setup)
+	}
 	var defs map[string]string
 	var shots []corpus.Item
 	switch o.Template {
@@ -101,12 +109,11 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 			}
 		}
 		if len(pool) == 0 {
-			return runner.Spec{}, fmt.Errorf("--template few-shot draws its examples from the train or dev split of %s, which has only %s", o.Corpus, strings.Join(splits(items), ", "))
+			return runner.Spec{}, fmt.Errorf("--template few-shot draws its examples from the train or dev split of %s, which has %s", o.Corpus, joined(splits(items)))
 		}
 		shots = Shots(pool, labels, o.Seed)
 	}
 	jobs := make([]engine.Job, len(texts))
-	ids := uniqueIDs(texts)
 	for i, it := range texts {
 		req := llm.UserPrompt("", Prompt(it, labels, defs, shots))
 		req.Temperature, req.MaxTokens = llm.Temp(0), o.MaxTokens
@@ -130,20 +137,13 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		preds[m.Index] = &store.Record{Key: pr.ID, CallKey: r.Key, Body: body}
 	}
 	ph.Records = func(ctx context.Context, runID int64) error {
-		body, err := json.Marshal(setup)
-		if err != nil {
-			return err
-		}
-		if err := env.Records.PutRecords(ctx, runID, KindSetup, []store.Record{{Key: "setup", Body: body}}); err != nil {
-			return err
-		}
 		var done []store.Record
 		for _, r := range preds {
 			if r != nil {
 				done = append(done, *r)
 			}
 		}
-		return env.Records.PutRecords(ctx, runID, KindPrediction, done)
+		return putRecords(ctx, env.Records, runID, setup, done)
 	}
 	return runner.Spec{Name: fmt.Sprintf("%s %s %s %s", Name, o.Corpus, o.Template, spec), Options: o,
 		Specs: []llm.Spec{spec}, Phases: []runner.Phase{ph}}, nil
@@ -187,6 +187,14 @@ func limit(texts []corpus.Item, n int) []corpus.Item {
 		}
 	}
 	return out
+}
+
+// joined names splits for people: "test", "train, dev and test".
+func joined(splits []string) string {
+	if len(splits) < 2 {
+		return "only " + strings.Join(splits, "")
+	}
+	return strings.Join(splits[:len(splits)-1], ", ") + " and " + splits[len(splits)-1]
 }
 
 func splits(items []corpus.Item) []string {
