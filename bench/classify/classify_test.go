@@ -238,6 +238,24 @@ func TestBaseline(t *testing.T) {
 	if err != nil || sc.Unusable != 0 || sc.Accuracy <= 0 {
 		t.Fatalf("scores %+v (%v)", sc, err)
 	}
+	// One table compares it with a model's run on the same texts.
+	llmRun, err := f.run(t, false, "--model", "openai:m", "--limit", "18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	build := classify.Task{}.BindReport(fs)
+	if err := fs.Parse([]string{"--resamples", "50", "--with", fmt.Sprint(llmRun.RunID)}); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ := f.st.Run(context.Background(), res.RunID)
+	rep, err := build(context.Background(), bench.Env{Records: f.st}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := rep.Tables()[0].Rows; len(rows) != 2 || rows[0][0].Text != classify.Baseline || rows[1][0].Text != "openai:m" {
+		t.Fatalf("scores table rows %v", rows)
+	}
 	counts, err := f.st.Phases(context.Background(), res.RunID)
 	if err != nil || len(counts) != 1 || counts[0].Answered != 18 || counts[0].Model != classify.Baseline {
 		t.Fatalf("phase counts %+v (%v)", counts, err)

@@ -22,6 +22,9 @@ type ReportOptions struct {
 	Resamples int
 	Seed      uint64
 	Level     float64
+	// With are other runs whose scores join the run's in one table (other
+	// models, templates, corpora).
+	With []int64
 }
 
 // BindReport implements bench.Reports.
@@ -29,12 +32,29 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 	o := ReportOptions{Resamples: 1000, Seed: 20260101, Level: 0.95}
 	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples of the texts for the intervals")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	f.Int64SliceVar(&o.With, "with", nil, "other runs (ids, comma-separated) whose scores join this run's in the scores table")
 	return func(ctx context.Context, env bench.Env, run store.Run) (*report.Report, error) {
 		setup, preds, err := Load(ctx, env.Records, run.ID)
 		if err != nil {
 			return nil, err
 		}
-		return Report(setup, preds, o)
+		rep, err := Report(setup, preds, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range o.With {
+			s, p, err := Load(ctx, env.Records, id)
+			if err != nil {
+				return nil, fmt.Errorf("--with %d: %w", id, err)
+			}
+			sc, err := Score(s, p, o)
+			if err != nil {
+				return nil, fmt.Errorf("--with %d: %w", id, err)
+			}
+			t := rep.Tables()[0]
+			t.Rows = append(t.Rows, scoreRow(s, sc))
+		}
+		return rep, nil
 	}
 }
 
@@ -128,10 +148,7 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 	if err != nil {
 		return nil, err
 	}
-	tpl := setup.Template
-	if tpl == "" {
-		tpl = "—" // the built-in detector reads no prompt
-	}
+	tpl := templateOf(setup)
 	rep := &report.Report{Title: Definition.Title, Benchmark: Name, Meta: [][2]string{
 		{"corpus", setup.Corpus}, {"split", setup.Split}, {"template", tpl}, {"model", setup.Model},
 		{"texts", fmt.Sprintf("%d of %d", len(preds), setup.Texts)},
@@ -145,9 +162,7 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 		Columns: []report.Column{{Key: "model", Label: "model"}, {Key: "corpus", Label: "corpus"}, {Key: "template", Label: "template"}, {Key: "n", Label: "texts"},
 			{Key: "accuracy", Label: "accuracy"}, {Key: "macro_f1", Label: "macro-F1"}, {Key: "micro_f1", Label: "micro-F1"}, {Key: "weighted_f1", Label: "weighted F1"},
 			{Key: "no_label", Label: "no label"}, {Key: "failed", Label: "failed calls"}},
-		Rows: [][]report.Cell{{report.T(setup.Model), report.T(setup.Corpus), report.T(tpl), report.I(sc.N),
-			report.PCI(sc.Accuracy, sc.AccLo, sc.AccHi, sc.N), report.NCI(sc.MacroF1, sc.MacroLo, sc.MacroHi, 3),
-			report.F(sc.Micro.F1, 3), report.F(sc.Weighted.F1, 3), report.I(sc.Unusable), report.I(sc.Failed)}}})
+		Rows: [][]report.Cell{scoreRow(setup, sc)}})
 	pc := &report.Table{ID: "per_class", Title: "Precision, recall and F1 of each label",
 		Columns: []report.Column{{Key: "label", Label: "label"}, {Key: "precision", Label: "precision"}, {Key: "recall", Label: "recall"}, {Key: "f1", Label: "F1"}, {Key: "support", Label: "support"}}}
 	for _, c := range sc.Classes {
@@ -167,4 +182,20 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 	}
 	rep.AddSection("Confusion", "").Add(cm)
 	return rep, nil
+}
+
+// templateOf names a run's prompt ("—" for the built-in detector, which
+// reads none).
+func templateOf(s Setup) string {
+	if s.Template == "" {
+		return "—"
+	}
+	return s.Template
+}
+
+// scoreRow is a run's row of the scores table.
+func scoreRow(s Setup, sc Scores) []report.Cell {
+	return []report.Cell{report.T(s.Model), report.T(s.Corpus), report.T(templateOf(s)), report.I(sc.N),
+		report.PCI(sc.Accuracy, sc.AccLo, sc.AccHi, sc.N), report.NCI(sc.MacroF1, sc.MacroLo, sc.MacroHi, 3),
+		report.F(sc.Micro.F1, 3), report.F(sc.Weighted.F1, 3), report.I(sc.Unusable), report.I(sc.Failed)}
 }
