@@ -55,7 +55,7 @@ func LoadReddit(fsys fs.FS, dir string, o LoadOptions) ([]Item, error) {
 		return nil, err
 	}
 	var items []Item
-	for _, raw := range sortedKeys(RedditRaw) {
+	for _, raw := range SortedKeys(RedditRaw) {
 		for _, kind := range []string{"annotated", "negative-samples"} {
 			name := path.Join(dir, "raw", raw+"_"+kind+".csv")
 			got, err := readRedditFile(fsys, name, raw, kind == "annotated", splits, o)

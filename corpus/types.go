@@ -113,12 +113,19 @@ func Counts(items []Item) map[string]map[string]int {
 	return out
 }
 
-// lineErr names a file and line.
-func lineErr(file string, line int, format string, a ...any) error {
+// LineErr is an error in a data file that names the file and the line
+// (and, in format, the field): how every reader of corpora and data files
+// reports bad input.
+func LineErr(file string, line int, format string, a ...any) error {
 	return fmt.Errorf("%s line %d: %s", file, line, fmt.Sprintf(format, a...))
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func lineErr(file string, line int, format string, a ...any) error {
+	return LineErr(file, line, format, a...)
+}
+
+// SortedKeys are a map's keys in order.
+func SortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -6,9 +6,6 @@
 package foils
 
 import (
-	"fmt"
-	"sort"
-
 	"github.com/fallacylab/fallacylab/corpus"
 )
 
@@ -46,9 +43,9 @@ func RedditAnnotated(items []Item) []Item { return corpus.RedditAnnotated(items)
 // Counts summarises items by split and gold label.
 func Counts(items []Item) map[string]map[string]int { return corpus.Counts(items) }
 
-// lineErr names a file and line.
+// lineErr names a file and line (corpus.LineErr).
 func lineErr(file string, line int, format string, a ...any) error {
-	return fmt.Errorf("%s line %d: %s", file, line, fmt.Sprintf(format, a...))
+	return corpus.LineErr(file, line, format, a...)
 }
 
 // Scheme is the Walton argumentation scheme and critical question behind a
@@ -69,11 +66,4 @@ var Schemes = map[string]Scheme{
 	"appeal to worse problems": {"argument from comparative priority", "Does the existence of a worse problem defeat action on this one?"},
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return corpus.SortedKeys(m) }
