@@ -98,3 +98,21 @@ func Tasks() []Task {
 	sort.Slice(out, func(i, k int) bool { return out[i].Definition().Name < out[k].Definition().Name })
 	return out
 }
+
+// Lists is a Task whose records the viewer lists (filtered, sorted, paged,
+// exported) and shows one by one, with the call each was made from.
+type Lists interface {
+	Task
+	// Listing says which records are listed and how each reads as a row.
+	Listing() Listing
+}
+
+// Listing is a Task's list of records.
+type Listing struct {
+	// Kind is the record kind listed; Title names the list ("predictions").
+	Kind, Title string
+	// Columns name the row's cells.
+	Columns []string
+	// Row is a record's cells, in Columns' order.
+	Row func(store.Record) ([]string, error)
+}

@@ -87,6 +87,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := map[string]any{"Run": d.run, "Report": rep, "About": about, "Studies": studies}
+	if l, ok := listingOf(d); ok {
+		data["Listing"] = l.Title
+	}
 	if rep != nil {
 		// The report's own layout (every chart beside its table, as in the
 		// HTML report) with the viewer's links on the charts.

@@ -137,6 +137,8 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /runs/{id}/items/{cond}/{item}", s.item)
 	mux.HandleFunc("GET /runs/{id}/arguments", s.arguments)
 	mux.HandleFunc("GET /runs/{id}/arguments/{arg}", s.argument)
+	mux.HandleFunc("GET /runs/{id}/records", s.records)
+	mux.HandleFunc("GET /runs/{id}/records/{key}", s.record)
 	mux.HandleFunc("GET /runs/{id}/compare", s.across)
 	mux.HandleFunc("GET /compare", s.compare)
 	mux.HandleFunc("GET /studies", s.studies)

@@ -1,0 +1,144 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// taskRecord is one listed record of a Task's run: its key, the call it
+// was made from, and its cells as the Task's Listing reads them.
+type taskRecord struct {
+	Key, CallKey string
+	Cells        []string
+}
+
+// listingOf is the Listing of the run's Task (ok false: the benchmark is
+// not a Task that lists its records).
+func listingOf(d *runData) (bench.Listing, bool) {
+	t, ok := bench.TaskOf(d.run.Benchmark)
+	if !ok {
+		return bench.Listing{}, false
+	}
+	l, ok := t.(bench.Lists)
+	if !ok {
+		return bench.Listing{}, false
+	}
+	return l.Listing(), true
+}
+
+func (s *Server) taskRecords(ctx context.Context, runID int64, l bench.Listing) ([]taskRecord, error) {
+	var out []taskRecord
+	err := s.st.Records(ctx, runID, l.Kind, func(r store.Record) error {
+		cells, err := l.Row(r)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", r.Key, err)
+		}
+		out = append(out, taskRecord{Key: r.Key, CallKey: r.CallKey, Cells: cells})
+		return nil
+	})
+	return out, err
+}
+
+// records is the list of a Task's records: a substring filter over every
+// cell, an exact filter per column (?gold=…), sorting by any column,
+// pages, and every filtered row as CSV or JSONL.
+func (s *Server) records(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
+		return
+	}
+	l, ok := listingOf(d)
+	if !ok {
+		s.fail(w, 404, fmt.Errorf("run %d (%s) has no records to list", d.run.ID, d.run.Benchmark))
+		return
+	}
+	all, err := s.taskRecords(r.Context(), d.run.ID, l)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	q := r.URL.Query()
+	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
+	var match []taskRecord
+	for _, rec := range all {
+		keep := search == "" || strings.Contains(strings.ToLower(strings.Join(rec.Cells, "\x00")), search)
+		for i, c := range l.Columns {
+			if v := q.Get(c); v != "" && rec.Cells[i] != v {
+				keep = false
+			}
+		}
+		if keep {
+			match = append(match, rec)
+		}
+	}
+	keys := make([]sortKey[taskRecord], len(l.Columns))
+	for i, c := range l.Columns {
+		keys[i] = by(c, c, func(t taskRecord) string { return t.Cells[i] })
+	}
+	heads := sortRows(r, match, keys)
+	if exported(w, r, fmt.Sprintf("run-%d-%s", d.run.ID, l.Title), append(append([]string(nil), l.Columns...), "call"), func(yield func([]string, any) bool) {
+		for _, rec := range match {
+			obj := map[string]string{"call": rec.CallKey}
+			for i, c := range l.Columns {
+				obj[c] = rec.Cells[i]
+			}
+			if !yield(append(append([]string(nil), rec.Cells...), rec.CallKey), obj) {
+				return
+			}
+		}
+	}) {
+		return
+	}
+	pg := paginate(r, len(match))
+	s.render(w, "records.html", map[string]any{"Run": d.run, "Title": l.Title, "Rows": match[pg.From:pg.To], "Pager": pg, "Q": q.Get("q"), "Sort": heads})
+}
+
+// record is the page of one record of a Task's run: its cells, and the
+// call it was made from — the messages as sent, the raw answer, tokens.
+func (s *Server) record(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
+		return
+	}
+	l, ok := listingOf(d)
+	if !ok {
+		s.fail(w, 404, fmt.Errorf("run %d (%s) has no records to show", d.run.ID, d.run.Benchmark))
+		return
+	}
+	all, err := s.taskRecords(r.Context(), d.run.ID, l)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	key := r.PathValue("key")
+	for _, rec := range all {
+		if rec.Key != key {
+			continue
+		}
+		data := map[string]any{"Run": d.run, "Title": l.Title, "Record": rec, "Columns": l.Columns}
+		if rec.CallKey != "" {
+			c, ok, err := s.st.GetCall(r.Context(), rec.CallKey)
+			if err != nil {
+				s.fail(w, 500, err)
+				return
+			}
+			if ok {
+				var doc struct { // the cache key's document (engine.Job.Canonical)
+					Request llm.Request `json:"request"`
+				}
+				json.Unmarshal(c.Request, &doc) // a request that does not read shows no messages
+				data["Call"], data["Request"] = c, doc.Request
+			}
+		}
+		s.render(w, "record.html", data)
+		return
+	}
+	s.fail(w, 404, fmt.Errorf("run %d has no %s record %q", d.run.ID, l.Title, key))
+}
