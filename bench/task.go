@@ -115,4 +115,8 @@ type Listing struct {
 	Columns []string
 	// Row is a record's cells, in Columns' order.
 	Row func(store.Record) ([]string, error)
+	// Compared is the column two runs are compared on, record by record
+	// (the predicted label; "": the runs do not compare), and Gold the
+	// column that holds the right value ("": none).
+	Compared, Gold string
 }

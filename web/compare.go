@@ -2,12 +2,14 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
@@ -178,8 +180,16 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 		rows, sum = compareMissci(ds)
 	default:
-		s.fail(w, 400, fmt.Errorf("compare: %s runs have no records to compare", ds[0].run.Benchmark))
-		return
+		l, ok := listingOf(ds[0])
+		if !ok || l.Compared == "" {
+			s.fail(w, 400, fmt.Errorf("compare: %s runs have no records to compare", ds[0].run.Benchmark))
+			return
+		}
+		var err error
+		if rows, sum, err = s.compareTask(r.Context(), ds, l); err != nil {
+			s.fail(w, 500, err)
+			return
+		}
 	}
 	shared := len(rows)
 	var differ []pairRow
@@ -334,4 +344,54 @@ func compareMissci(ds [2]*runData) ([]pairRow, []pairSummary) {
 		s.B = fmt.Sprintf("%d right (%.1f %%)", right[1], 100*float64(right[1])/float64(s.Both))
 	}
 	return rows, []pairSummary{s}
+}
+
+// compareTask joins two runs of a Task that lists its records on the
+// record's key and compares the column its Listing names, against the gold
+// column when it has one.
+func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listing) ([]pairRow, []pairSummary, error) {
+	col, gold := slices.Index(l.Columns, l.Compared), slices.Index(l.Columns, l.Gold)
+	if col < 0 {
+		return nil, nil, fmt.Errorf("compare: %s's listing has no column %q", ds[0].run.Benchmark, l.Compared)
+	}
+	var recs [2][]taskRecord
+	for i := range 2 {
+		var err error
+		if recs[i], err = s.taskRecords(ctx, ds[i].run.ID, l); err != nil {
+			return nil, nil, err
+		}
+	}
+	other := map[string]taskRecord{}
+	for _, b := range recs[1] {
+		other[b.Key] = b
+	}
+	sum := pairSummary{Label: l.Title}
+	var right [2]int
+	var rows []pairRow
+	for _, a := range recs[0] {
+		b, ok := other[a.Key]
+		if !ok {
+			continue
+		}
+		pr := pairRow{ID: a.Key, Values: [2]string{a.Cells[col], b.Cells[col]}, Different: a.Cells[col] != b.Cells[col],
+			Link: [2]string{fmt.Sprintf("/runs/%d/records/%s", ds[0].run.ID, url.PathEscape(a.Key)), fmt.Sprintf("/runs/%d/records/%s", ds[1].run.ID, url.PathEscape(b.Key))}}
+		if gold >= 0 {
+			pr.Gold, pr.HasGold = a.Cells[gold], true
+			pr.Right = [2]bool{a.Cells[col] == a.Cells[gold], b.Cells[col] == b.Cells[gold]}
+			for k := range 2 {
+				if pr.Right[k] {
+					right[k]++
+				}
+			}
+		}
+		sum.Both++
+		if !pr.Different {
+			sum.Same++
+		}
+		rows = append(rows, pr)
+	}
+	if gold >= 0 && sum.Both > 0 {
+		sum.A, sum.B = fmt.Sprintf("%d right", right[0]), fmt.Sprintf("%d right", right[1])
+	}
+	return rows, []pairSummary{sum}, nil
 }

@@ -72,6 +72,24 @@ func TestTaskRunPage(t *testing.T) {
 		t.Fatalf("an unknown record: %d", code)
 	}
 	st.FinishRun(ctx, id, store.RunDone)
+	// Two runs of it compare record by record on the predicted label.
+	other, _ := st.StartRun(ctx, store.Run{Name: "classify other", Benchmark: classify.Name, Version: "test"})
+	var others []store.Record
+	for _, p := range []classify.Prediction{{ID: "t1", Gold: "a", Pred: "b"}, {ID: "t2", Gold: "b", Pred: "a"}, {ID: "t3", Gold: "b", Pred: "b"}} {
+		b, _ := json.Marshal(p)
+		others = append(others, store.Record{Key: p.ID, Body: b})
+	}
+	if err := st.PutRecords(ctx, other, classify.KindSetup, []store.Record{{Key: "setup", Body: setup}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutRecords(ctx, other, classify.KindPrediction, others); err != nil {
+		t.Fatal(err)
+	}
+	st.FinishRun(ctx, other, store.RunDone)
+	code, body, _ = get(t, viewer(t, st), fmt.Sprintf("/compare?a=%d&b=%d", id, other))
+	if code != 200 || !strings.Contains(body, fmt.Sprintf("/runs/%d/records/t1", other)) || strings.Contains(body, "/records/t2") || !strings.Contains(body, "2 right") || !strings.Contains(body, "1 right") {
+		t.Fatalf("compare: %d\n%s", code, body)
+	}
 	if code, body, _ = get(t, viewer(t, st), fmt.Sprintf("/runs/%d", id)); code != 200 || strings.Contains(body, "did not finish") || !strings.Contains(body, "Confusion") {
 		t.Fatalf("finished: %d\n%s", code, body)
 	}

@@ -9,7 +9,7 @@ import (
 
 // Listing implements bench.Lists: the viewer lists a run's predictions.
 func (Task) Listing() bench.Listing {
-	return bench.Listing{Kind: KindPrediction, Title: "predictions", Columns: []string{"id", "gold", "predicted", "right"},
+	return bench.Listing{Kind: KindPrediction, Title: "predictions", Columns: []string{"id", "gold", "predicted", "right"}, Compared: "predicted", Gold: "gold",
 		Row: func(r store.Record) ([]string, error) {
 			var p Prediction
 			if err := json.Unmarshal(r.Body, &p); err != nil {
