@@ -46,22 +46,33 @@ func (s *Server) taskRecords(ctx context.Context, runID int64, l bench.Listing) 
 	return out, err
 }
 
-// records is the list of a Task's records: a substring filter over every
-// cell, an exact filter per column (?gold=…), sorting by any column,
-// pages, and every filtered row as CSV or JSONL.
-func (s *Server) records(w http.ResponseWriter, r *http.Request) {
+// listed is the run a records page asks for, its Task's Listing and its
+// listed records; ok false when the page has already answered (no such
+// run, a benchmark that lists nothing, a store error).
+func (s *Server) listed(w http.ResponseWriter, r *http.Request) (*runData, bench.Listing, []taskRecord, bool) {
 	_, d, ok := s.runFrom(w, r)
 	if !ok {
-		return
+		return nil, bench.Listing{}, nil, false
 	}
 	l, ok := listingOf(d)
 	if !ok {
 		s.fail(w, 404, fmt.Errorf("run %d (%s) has no records to list", d.run.ID, d.run.Benchmark))
-		return
+		return nil, l, nil, false
 	}
-	all, err := s.taskRecords(r.Context(), d.run.ID, l)
+	recs, err := s.taskRecords(r.Context(), d.run.ID, l)
 	if err != nil {
 		s.fail(w, 500, err)
+		return nil, l, nil, false
+	}
+	return d, l, recs, true
+}
+
+// records is the list of a Task's records: a substring filter over every
+// cell, an exact filter per column (?gold=…), sorting by any column,
+// pages, and every filtered row as CSV or JSONL.
+func (s *Server) records(w http.ResponseWriter, r *http.Request) {
+	d, l, all, ok := s.listed(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
@@ -103,18 +114,8 @@ func (s *Server) records(w http.ResponseWriter, r *http.Request) {
 // record is the page of one record of a Task's run: its cells, and the
 // call it was made from — the messages as sent, the raw answer, tokens.
 func (s *Server) record(w http.ResponseWriter, r *http.Request) {
-	_, d, ok := s.runFrom(w, r)
+	d, l, all, ok := s.listed(w, r)
 	if !ok {
-		return
-	}
-	l, ok := listingOf(d)
-	if !ok {
-		s.fail(w, 404, fmt.Errorf("run %d (%s) has no records to show", d.run.ID, d.run.Benchmark))
-		return
-	}
-	all, err := s.taskRecords(r.Context(), d.run.ID, l)
-	if err != nil {
-		s.fail(w, 500, err)
 		return
 	}
 	key := r.PathValue("key")
