@@ -95,6 +95,10 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		err = foilsNative(rep, s, ans, o)
 	case MissciPremise:
 		err = missciPremise(rep, s, ans, o)
+	default:
+		if spec, ok := SpecOf(s.Kind); ok && spec.Analyze != nil {
+			err = spec.Analyze(rep, s, anns, o)
+		}
 	}
 	return rep, err
 }

@@ -69,12 +69,18 @@ func Questions(k Kind, fields []string) ([]Question, error) {
 		}
 		return slices.Clone(missciQuestions), nil
 	}
+	if spec, ok := SpecOf(k); ok {
+		if len(fields) > 0 {
+			return nil, fmt.Errorf("--fields: a %s study asks what its benchmark declares", k)
+		}
+		return slices.Clone(spec.Questions), nil
+	}
 	return nil, fmt.Errorf("study kind %q: use %s", k, kindList())
 }
 
 func kindList() string {
 	var s []string
-	for _, k := range Kinds {
+	for _, k := range append(slices.Clone(Kinds), registeredKinds()...) {
 		s = append(s, string(k))
 	}
 	return strings.Join(s, ", ")
@@ -83,6 +89,9 @@ func kindList() string {
 // ParseKind validates a kind name.
 func ParseKind(s string) (Kind, error) {
 	if slices.Contains(Kinds, Kind(s)) {
+		return Kind(s), nil
+	}
+	if _, ok := SpecOf(Kind(s)); ok {
 		return Kind(s), nil
 	}
 	return "", fmt.Errorf("study kind %q: use %s", s, kindList())

@@ -91,6 +91,9 @@ accurate premise offered as the generated one (Missci: q1 and q4 are no).`,
 	cmd.MarkFlagRequired("run")
 	cmd.MarkFlagRequired("kind")
 	cmd.MarkFlagRequired("annotators")
+	for _, k := range study.Registered() { // kinds benchmarks declare in their own packages
+		cmd.Long += fmt.Sprintf("\n\n%s (%s runs): %s.", k.Kind, k.Benchmark, k.Summary)
+	}
 	return cmd
 }
 
@@ -144,6 +147,17 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 // decoys.
 func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs []study.Question, stratify []string, corpus string) (cands, decoys []study.Item, facts map[string]string, err error) {
 	runID, bench := run.ID, run.Benchmark
+	if spec, ok := study.SpecOf(k); ok {
+		// A kind its benchmark's package declares draws its own items.
+		if bench != spec.Benchmark {
+			return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, spec.Benchmark)
+		}
+		if corpus != "" {
+			return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
+		}
+		cands, decoys, err := spec.Items(ctx, s.st, s.taskEnv("").Data, run, stratify)
+		return cands, decoys, nil, err
+	}
 	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils", study.MissciPremise: "missci"}[k]
 	if bench != want {
 		return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)

@@ -1,0 +1,110 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"sync"
+
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// KindSpec is a kind of study a benchmark's own package declares
+// (RegisterKind), so that `study create`, the studio and `study report`
+// serve it with no line of theirs naming it: what it asks, how its items
+// are drawn from a stored run, and the figures of its own it adds to the
+// report beside agreement and decoys.
+type KindSpec struct {
+	// Kind names it (study create --kind); Benchmark is the runs it
+	// samples; Summary says what people are asked, for help.
+	Kind      Kind
+	Benchmark string
+	Summary   string
+	// Questions are what each item asks.
+	Questions []Question
+	// Items are a run's candidates and its decoys (items with a known
+	// answer), read from its records (and the data folder: nil when there
+	// is none); stratify names the Hidden fields to sample across.
+	Items func(ctx context.Context, rs Records, data fs.FS, run store.Run, stratify []string) (cands, decoys []Item, err error)
+	// Analyze adds the kind's own sections to the study's report (nil:
+	// none).
+	Analyze func(rep *report.Report, s Study, anns []Annotation, o AnalyzeOptions) error
+}
+
+// Records is how a study kind reads a run's records.
+type Records interface {
+	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
+}
+
+var (
+	kindsMu    sync.RWMutex
+	registered = map[Kind]KindSpec{}
+)
+
+// RegisterKind registers a kind of study declared by a benchmark's package
+// and returns it; a kind registered twice, or one of the built-in kinds,
+// panics.
+func RegisterKind(k KindSpec) KindSpec {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, dup := registered[k.Kind]; dup || builtIn(k.Kind) || k.Kind == "" {
+		panic(fmt.Sprintf("study: kind %q registered twice (or built in)", k.Kind))
+	}
+	registered[k.Kind] = k
+	return k
+}
+
+// SpecOf is the registered kind of that name (ok false: none, or a
+// built-in kind).
+func SpecOf(k Kind) (KindSpec, bool) {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	s, ok := registered[k]
+	return s, ok
+}
+
+// Registered are the kinds benchmarks' packages declared, by name.
+func Registered() []KindSpec {
+	var out []KindSpec
+	for _, k := range registeredKinds() {
+		s, _ := SpecOf(k)
+		out = append(out, s)
+	}
+	return out
+}
+
+func registeredKinds() []Kind {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	out := make([]Kind, 0, len(registered))
+	for k := range registered {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func builtIn(k Kind) bool {
+	for _, b := range Kinds {
+		if b == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Majorities are the human majority's answers to question q, by item key:
+// the choice more than half of an item's annotators gave (ties and items
+// nobody answered are left out), decoys included.
+func Majorities(s Study, anns []Annotation, q string) map[string]string {
+	ans := index(anns)
+	out := map[string]string{}
+	for _, it := range s.Items {
+		if h, n := majority(ans, it.Key, q); n > 0 && h != "" {
+			out[it.Key] = h
+		}
+	}
+	return out
+}
