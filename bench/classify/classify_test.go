@@ -24,6 +24,7 @@ import (
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/study"
 )
 
 // TestMain keeps the checks of the tests' stores out of the user's cache.
@@ -312,5 +313,78 @@ func TestLogic(t *testing.T) {
 	p := classify.Prompt(items[0], classify.LabelSet(corpus.LogicLabels), defs, nil)
 	if !strings.Contains(p, "- faulty generalization: an informal fallacy") || !strings.HasSuffix(p, "Label:") {
 		t.Fatalf("prompt:\n%s", p)
+	}
+}
+
+// TestLabelStudy: a classification run's study kind samples the texts whose
+// answers named a label (the model's label shown, never the model or the
+// gold), plants "none" decoys on fallacious texts, and its report sets the
+// people's verdict beside the corpus's.
+func TestLabelStudy(t *testing.T) {
+	f := newFixture(t)
+	res, err := f.run(t, false, "--model", "openai:m", "--limit", "18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ := f.st.Run(context.Background(), res.RunID)
+	cands, decoys, err := classify.LabelStudy.Items(context.Background(), f.st, nil, r, []string{"gold"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) != 16 || len(decoys) != 14 { // 2 of 18 named no label; 16 fallacious texts
+		t.Fatalf("%d candidates, %d decoys", len(cands), len(decoys))
+	}
+	for _, c := range cands {
+		if !strings.HasPrefix(c.Context, "Label given: ") || strings.Contains(c.Text, "openai:m") || c.Stratum != c.Hidden["gold"] {
+			t.Fatalf("item %+v", c)
+		}
+	}
+	k, err := study.ParseKind("classify-label")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := study.Questions(k, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := study.Plan(k, qs, cands, decoys, study.Options{N: 16, Annotators: []string{"ana", "ben"}, Overlap: -1, Decoys: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both say a label fits exactly when the corpus agrees, but for one
+	// text where the corpus's label is wrong by the people.
+	var anns []study.Annotation
+	flipped := ""
+	for _, a := range s.Annotators {
+		for _, key := range a.Order {
+			it, _ := s.Item(key)
+			v := "0"
+			if it.Hidden["pred"] == it.Hidden["gold"] {
+				v = "1"
+			}
+			if !it.Decoy && v == "1" && (flipped == "" || flipped == key) {
+				flipped, v = key, "0"
+			}
+			anns = append(anns, study.Annotation{StudyID: s.ID, Annotator: a.Name, Item: key, Answers: map[string]string{"label_right": v}})
+		}
+	}
+	rep, err := study.Analyze(s, anns, study.AnalyzeOptions{Resamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tbl *report.Table
+	for _, tb := range rep.Tables() {
+		if tb.ID == "label_check" {
+			tbl = tb
+		}
+	}
+	if tbl == nil {
+		t.Fatal("no label_check table")
+	}
+	// 16 items: 14 right by the corpus (the two false dilemma texts got the
+	// wrong label), 13 by the people, who agree with the corpus on 15.
+	got := fmt.Sprintf("%.4f %.4f %.4f", tbl.Rows[0][1].Value, tbl.Rows[1][1].Value, tbl.Rows[2][1].Value)
+	if got != fmt.Sprintf("%.4f %.4f %.4f", 13.0/16, 14.0/16, 15.0/16) {
+		t.Fatalf("label check %s", got)
 	}
 }
