@@ -316,7 +316,7 @@ func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
 	}
 	d.evals = evalsByGen(ds.Evals)
 	opts := deflect.Options{Mode: judge.Any, Seed: 20260101, Resamples: s.Resamples, MinClusters: deflect.DefaultMinClusters} // as `deflect report`: one cache entry
-	key := reportcache.DeflectKey(s.st.Path(), d.run, opts)                                                                   // shared with `deflect report`
+	key := reportcache.RunKey(s.st.Path(), d.run, opts.Identity()...)                                                         // shared with `deflect report`
 	d.analyze = func() (*report.Report, error) {
 		// A failed store only costs the next viewer the analysis.
 		return reportcache.GetOrMake(key, func() (*report.Report, error) { return deflect.Analyze(ds, opts) }, nil)

@@ -121,6 +121,10 @@ type Options struct {
 	MinClusters int
 }
 
+// Identity are the options that change an analysis, in a fixed order: the
+// report cache's key of a run's report (reportcache.RunKey).
+func (o Options) Identity() []any { return []any{o.Mode, o.Seed, o.Resamples, o.MinClusters} }
+
 // DefaultMinClusters is the MinClusters `deflect report` and the viewer ask for.
 const DefaultMinClusters = 5
 

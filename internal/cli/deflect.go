@@ -241,7 +241,7 @@ func deflectDone(ctx context.Context, s *session, runID int64, exit error) error
 // It is only a head start: if it cannot be kept, the report is made then.
 func keepReport(ctx context.Context, s *session, runID int64, rep *report.Report) {
 	if r, ok, err := s.st.Run(ctx, runID); err == nil && ok {
-		reportcache.Put(reportcache.DeflectKey(s.st.Path(), r, defaultAnalysis()), rep)
+		reportcache.Put(reportcache.RunKey(s.st.Path(), r, defaultAnalysis().Identity()...), rep)
 	}
 }
 
@@ -480,7 +480,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		// The analysis of these records with these options may be cached
 		// (outside the store): the same report again, or in another
 		// format, is read back.
-		rep, err = reportcache.GetOrMake(reportcache.DeflectKey(s.st.Path(), r, opts), func() (*report.Report, error) {
+		rep, err = reportcache.GetOrMake(reportcache.RunKey(s.st.Path(), r, opts.Identity()...), func() (*report.Report, error) {
 			d, err := records.LoadDeflectScores(ctx, s.st, r.ID)
 			if err != nil {
 				return nil, err

@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -136,15 +135,17 @@ func Put(key string, r *report.Report) error {
 	return nil
 }
 
-// DeflectKey is the key of a DeflectBench report analysed from a stored run
-// with opts: `deflect report` and the viewer ask with the same key, so one
-// analysis serves both.
-func DeflectKey(storePath string, run store.Run, opts deflect.Options) string {
+// RunKey is the key of a report analysed from a stored run with the
+// options parts name (the benchmark's own: deflect.Options.Identity): the
+// report command and the viewer ask with the same key, so one analysis
+// serves both, and any new records (the run's records version) make a new
+// key.
+func RunKey(storePath string, run store.Run, parts ...any) string {
 	abs, err := filepath.Abs(storePath)
 	if err != nil {
 		abs = storePath
 	}
-	return Key("deflect", abs, run.ID, run.Started.UnixNano(), run.RecordsVersion, opts.Mode, opts.Seed, opts.Resamples, opts.MinClusters)
+	return Key(append([]any{run.Benchmark, abs, run.ID, run.Started.UnixNano(), run.RecordsVersion}, parts...)...)
 }
 
 // GetOrMake returns the report stored under key, or analyses and stores it.
