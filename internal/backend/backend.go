@@ -17,9 +17,12 @@ import (
 	"github.com/fallacylab/fallacylab/study"
 )
 
-// Store is everything the commands and the viewer use of a store.
+// Store is the one store contract: everything the engine, the lifecycle,
+// the records, the studies, the commands and the viewer use of a store,
+// which SQLite and PostgreSQL both keep (store/storetest checks it of both).
 type Store interface {
 	engine.Store
+	engine.Claimer
 	lifecycle.Store
 	records.Store
 	study.Store

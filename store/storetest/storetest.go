@@ -20,44 +20,15 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
-	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/records"
-	"github.com/fallacylab/fallacylab/lifecycle"
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 )
 
-// Store is everything a store implementation offers: what the engine, the
-// lifecycle and the records need, and what the commands and the viewer read.
-type Store interface {
-	engine.Store
-	lifecycle.Store
-	records.Store
-	Run(ctx context.Context, id int64) (store.Run, bool, error)
-	Runs(ctx context.Context) ([]store.Run, error)
-	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
-	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
-	RunBudget(ctx context.Context, runID int64) (usd float64, ok bool, err error)
-	SetRunBudget(ctx context.Context, runID int64, usd float64) error
-	RunSpend(ctx context.Context, runID int64) (float64, error)
-	engine.Claimer
-	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
-	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
-	DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error)
-	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
-	CountRecords(ctx context.Context, runID int64) (int, error)
-	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
-	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
-	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
-	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)
-	DeleteCalls(ctx context.Context, sel store.CallSelection) (int, error)
-	study.Store
-	Calls(ctx context.Context, fn func(store.Call) error) error
-	CopyCalls(ctx context.Context, calls []store.Call) error
-	ImportRun(ctx context.Context, r store.Run) (int64, error)
-	Close() error
-}
+// Store is the store contract the suite checks: the one every command and
+// the viewer use (backend.Store), so the two cannot drift apart.
+type Store = backend.Store
 
 // Run runs the suite; open returns a fresh, empty store (closed by the suite).
 func Run(t *testing.T, open func(t *testing.T) Store) {
