@@ -2,7 +2,6 @@ package foils
 
 import (
 	"github.com/fallacylab/fallacylab/corpus"
-	"os"
 	"strings"
 	"testing"
 )
@@ -68,27 +67,3 @@ func TestParseFoilsMalformed(t *testing.T) {
 	}
 }
 
-func TestCoCoLoFa(t *testing.T) {
-	f, err := os.Open(sharedData + "/cocolofa/test.json")
-	if err != nil {
-		t.Skip("shared data not present")
-	}
-	defer f.Close()
-	items, err := corpus.ParseCoCoLoFa(f, "test.json", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	none := 0
-	for _, it := range items {
-		if it.Gold == None {
-			none++
-		}
-	}
-	if len(items) != 798 || none != 317 {
-		t.Fatalf("%d comments, %d none (README: 798 and 317)", len(items), none)
-	}
-	_, err = corpus.ParseCoCoLoFa(strings.NewReader(`[{"id":1,"title":"t","comments":[{"id":"9","fallacy":"strawman","comment":"x"}]}]`), "bad.json", "test")
-	if err == nil || !strings.Contains(err.Error(), "bad.json: article 1 (id 1) comment 1: field fallacy") {
-		t.Fatal(err)
-	}
-}
