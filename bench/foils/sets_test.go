@@ -66,4 +66,3 @@ func TestParseFoilsMalformed(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
-
