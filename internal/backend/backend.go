@@ -54,6 +54,15 @@ type Store interface {
 	Close() error
 }
 
+// Team is the capability of a store a team shares (PostgreSQL): what it
+// holds for every process using it — configured rate limits, budgets and
+// provider push-back — and a queue that workers take a run's calls from.
+// A command asks a store for it, never for the store's type.
+type Team interface {
+	Team() (engine.SharedLimits, engine.SharedBudget, engine.SharedSignals)
+	Queue(runID int64, budget float64) engine.Dispatcher
+}
+
 // IsURL reports whether a --db value names a PostgreSQL database.
 func IsURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
@@ -87,4 +96,5 @@ func Redact(db string) string {
 var (
 	_ Store = (*sqlite.Store)(nil)
 	_ Store = (*postgres.Store)(nil)
+	_ Team  = (*postgres.Store)(nil)
 )

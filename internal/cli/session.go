@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -75,7 +74,7 @@ func open(g *Global, browse bool) (*session, error) {
 		return nil, err
 	}
 	if g.Workers != -1 {
-		_, ok := st.(*postgres.Store)
+		_, ok := st.(backend.Team)
 		switch {
 		case g.Workers != 0:
 			err = fmt.Errorf("--workers %d: give 0 (queue the calls for workers) or leave it out (call here)", g.Workers)
@@ -196,16 +195,15 @@ func (s *session) engine(runID int64) *engine.Engine {
 		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
 		Cache: cacheMode(s.g.Cache), Spill: s.spill,
 	}
-	if pg, ok := s.st.(*postgres.Store); ok {
+	if team, ok := s.st.(backend.Team); ok {
 		// Configured rate limits, budgets and push-back hold for everyone
 		// using the team store.
-		o.Shared, o.SharedBudget, o.Signals = postgres.NewSharedLimits(pg), postgres.NewSharedBudget(pg), postgres.NewSharedSignals(pg)
-	}
-	if pg, ok := s.st.(*postgres.Store); ok && s.g.Workers == 0 && runID != 0 {
-		// The workers call; this process queues and waits, many jobs at once.
-		d := postgres.NewDispatcher(pg, runID)
-		d.Budget = s.remainingBudget(runID) // held by the workers together
-		o.Dispatch, o.Workers, o.Budget = d, 1024, 0
+		o.Shared, o.SharedBudget, o.Signals = team.Team()
+		if s.g.Workers == 0 && runID != 0 {
+			// The workers call; this process queues and waits, many jobs
+			// at once, within the budget the workers hold together.
+			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID)), 1024, 0
+		}
 	}
 	return engine.New(o)
 }

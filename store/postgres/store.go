@@ -11,6 +11,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/engine"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -260,3 +261,17 @@ func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 // CallSelection picks calls to delete from the cache (store.CallSelection).
 type CallSelection = store.CallSelection
+
+// Team is what a store shared by a team holds for every process using it
+// (backend.Team): configured rate limits, budgets and provider push-back.
+func (s *Store) Team() (engine.SharedLimits, engine.SharedBudget, engine.SharedSignals) {
+	return NewSharedLimits(s), NewSharedBudget(s), NewSharedSignals(s)
+}
+
+// Queue is the dispatcher that queues a run's calls for workers, who hold
+// budget (USD, 0: none) together (backend.Team).
+func (s *Store) Queue(runID int64, budget float64) engine.Dispatcher {
+	d := NewDispatcher(s, runID)
+	d.Budget = budget
+	return d
+}
