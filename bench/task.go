@@ -120,3 +120,15 @@ type Listing struct {
 	// column that holds the right value ("": none).
 	Compared, Gold string
 }
+
+// ChoicesKey is the flag annotation that lists a flag's values, for shell
+// completion (Choices).
+const ChoicesKey = "fallacylab/choices"
+
+// Choices declares the values a Task's flag takes, so shell completion
+// offers them (a flag of that name elsewhere may take others).
+func Choices(f *pflag.FlagSet, name string, values ...string) {
+	if err := f.SetAnnotation(name, ChoicesKey, values); err != nil {
+		panic("bench: Choices for an undeclared flag --" + name) // a programming error
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // completeValues registers shell completion of flag values on every command
@@ -47,11 +49,15 @@ func completeValues(root *cobra.Command, g *Global) {
 		case "fallacylab runs show", "fallacylab runs export", "fallacylab runs rm":
 			c.ValidArgsFunction = g.completeRuns
 		}
-		for name, fn := range funcs {
-			if f := c.LocalNonPersistentFlags().Lookup(name); f != nil {
-				c.RegisterFlagCompletionFunc(name, fn)
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			// A flag that lists its values (bench.Choices) completes with
+			// them; others by their name.
+			if vals, ok := f.Annotations[bench.ChoicesKey]; ok {
+				c.RegisterFlagCompletionFunc(f.Name, fixed(vals...))
+			} else if fn, ok := funcs[f.Name]; ok {
+				c.RegisterFlagCompletionFunc(f.Name, fn)
 			}
-		}
+		})
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}

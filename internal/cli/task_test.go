@@ -45,6 +45,8 @@ type echoPred struct {
 func (echoLabel) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.Spec, error) {
 	model := f.String("model", "", "the model that labels")
 	limit := f.Int("limit", 0, "label only the first N texts")
+	f.String("template", "plain", "the prompt (completion offers its own values, not another benchmark's)")
+	bench.Choices(f, "template", "plain", "fancy")
 	return func(ctx context.Context, env bench.Env) (runner.Spec, error) {
 		spec, err := llm.ParseSpec(*model)
 		if err != nil {
@@ -149,6 +151,11 @@ func TestATaskIsCommandsByItself(t *testing.T) {
 	out, _, err = cli("runs")
 	if err != nil || strings.Count(out, "echolabel  done") != 2 {
 		t.Fatalf("runs: %v\n%s", err, out)
+	}
+	// Shell completion offers the Task's own values of a flag whose name
+	// another benchmark uses too.
+	if out, _, err = cli("__complete", "echolabel", "run", "--template", ""); err != nil || !strings.Contains(out, "plain\nfancy\n") || strings.Contains(out, "gen_cls") {
+		t.Fatalf("completion: %v\n%s", err, out)
 	}
 	if _, _, err := cli("runs", "rm", "2"); err != nil {
 		t.Fatal(err)
