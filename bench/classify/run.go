@@ -63,6 +63,9 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.IntVar(&o.Limit, "limit", 0, "classify only N texts, taken in turn from each label (0: all)")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the few-shot examples")
 	f.IntVar(&o.MaxTokens, "max-tokens", o.MaxTokens, "output token limit per answer")
+	bench.Choices(f, "corpus", corpus.Names...)
+	bench.Choices(f, "split", "train", "dev", "test")
+	bench.Choices(f, "template", Templates...)
 	return func(ctx context.Context, env bench.Env) (runner.Spec, error) { return o.spec(env) }
 }
 
