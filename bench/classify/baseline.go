@@ -40,7 +40,7 @@ func (o Options) baselineSpec(env bench.Env, items, texts []corpus.Item, ids []s
 			for i, it := range texts {
 				label := m.Label(it.Text)
 				lp.Count(Baseline, true, label)
-				body, err := json.Marshal(Prediction{ID: ids[i], Gold: it.NativeLabel(), Pred: label})
+				body, err := json.Marshal(Prediction{ID: ids[i], Gold: it.NativeLabel(), Pred: label, Text: it.Text})
 				if err != nil {
 					return err
 				}

@@ -9,7 +9,7 @@ import (
 
 // Listing implements bench.Lists: the viewer lists a run's predictions.
 func (Task) Listing() bench.Listing {
-	return bench.Listing{Kind: KindPrediction, Title: "predictions", Columns: []string{"id", "gold", "predicted", "right"}, Compared: "predicted", Gold: "gold",
+	return bench.Listing{Kind: KindPrediction, Title: "predictions", Columns: []string{"id", "gold", "predicted", "right", "text"}, Compared: "predicted", Gold: "gold",
 		Row: func(r store.Record) ([]string, error) {
 			var p Prediction
 			if err := json.Unmarshal(r.Body, &p); err != nil {
@@ -24,6 +24,6 @@ func (Task) Listing() bench.Listing {
 			case p.Pred == p.Gold:
 				right = "yes"
 			}
-			return []string{p.ID, p.Gold, pred, right}, nil
+			return []string{p.ID, p.Gold, pred, right, p.Text}, nil
 		}}
 }

@@ -51,6 +51,8 @@ type Prediction struct {
 	Pred string `json:"pred"`
 	// Failed is the call's error, when it has no answer.
 	Failed string `json:"failed,omitempty"`
+	// Text is the text classified (kept with the run, for its pages).
+	Text string `json:"text,omitempty"`
 }
 
 // BindRun implements bench.Runs.
@@ -130,7 +132,7 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		if !ok {
 			return
 		}
-		pr := Prediction{ID: r.Job.ID, Gold: texts[m.Index].NativeLabel()}
+		pr := Prediction{ID: r.Job.ID, Gold: texts[m.Index].NativeLabel(), Text: texts[m.Index].Text}
 		if r.Err != nil {
 			pr.Failed = r.Err.Error()
 		} else {
