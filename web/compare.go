@@ -351,6 +351,7 @@ func compareMissci(ds [2]*runData) ([]pairRow, []pairSummary) {
 // column when it has one.
 func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listing) ([]pairRow, []pairSummary, error) {
 	col, gold := slices.Index(l.Columns, l.Compared), slices.Index(l.Columns, l.Gold)
+	text := slices.Index(l.Columns, "text") // shown beside the values, when the listing has it
 	if col < 0 {
 		return nil, nil, fmt.Errorf("compare: %s's listing has no column %q", ds[0].run.Benchmark, l.Compared)
 	}
@@ -375,6 +376,9 @@ func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listin
 		}
 		pr := pairRow{ID: a.Key, Values: [2]string{a.Cells[col], b.Cells[col]}, Different: a.Cells[col] != b.Cells[col],
 			Link: [2]string{fmt.Sprintf("/runs/%d/records/%s", ds[0].run.ID, url.PathEscape(a.Key)), fmt.Sprintf("/runs/%d/records/%s", ds[1].run.ID, url.PathEscape(b.Key))}}
+		if text >= 0 {
+			pr.Text = a.Cells[text]
+		}
 		if gold >= 0 {
 			pr.Gold, pr.HasGold = a.Cells[gold], true
 			pr.Right = [2]bool{a.Cells[col] == a.Cells[gold], b.Cells[col] == b.Cells[gold]}

@@ -36,6 +36,8 @@ var funcs = template.FuncMap{
 		return string(r[:n])
 	},
 	"long": func(s string) bool { return len(s) > clipAt*4/3 },
+	// short is a cell a list keeps on one line (a label, an id).
+	"short": func(s string) bool { return len([]rune(s)) <= 40 },
 }
 
 // clipAt is how many characters of an answer a list shows before "show all".

@@ -58,7 +58,7 @@ func TestTaskRunPage(t *testing.T) {
 	if code != 200 || strings.Count(body, "/records/t") != 2 || strings.Contains(body, "/records/t1") {
 		t.Fatalf("records filtered by gold: %d\n%s", code, body)
 	}
-	if code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/records?export=csv&sort=id&desc=1", id)); code != 200 || body != "id,gold,predicted,right,call\nt3,b,b,yes,\nt2,b,a,no,\nt1,a,a,yes,call-1\n" {
+	if code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/records?export=csv&sort=id&desc=1", id)); code != 200 || body != "id,gold,predicted,right,text,call\nt3,b,b,yes,,\nt2,b,a,no,,\nt1,a,a,yes,,call-1\n" {
 		t.Fatalf("export: %d\n%q", code, body)
 	}
 	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/records/t1", id))
