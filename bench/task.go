@@ -63,6 +63,12 @@ type Env struct {
 // own JSON (a kind is named after the Task: "classify/prediction").
 type Records interface {
 	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
+	RecordReader
+}
+
+// RecordReader reads a run's records by kind, in the order they were
+// written ("" : every kind).
+type RecordReader interface {
 	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
 }
 

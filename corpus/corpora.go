@@ -37,7 +37,7 @@ func ParseArgotario(r io.Reader, name string) ([]Item, error) {
 		f := strings.SplitN(l, "\t", 9)
 		if len(f) < 9 || !isNumber(f[0]) {
 			if len(out) == 0 {
-				return nil, lineErr(name, line, "continuation line before any row")
+				return nil, LineErr(name, line, "continuation line before any row")
 			}
 			out[len(out)-1].Text += "\n" + l
 			continue
@@ -54,7 +54,7 @@ func ParseArgotario(r io.Reader, name string) ([]Item, error) {
 		case "Hasty Generalization":
 			gold = "hasty generalization"
 		case "":
-			return nil, lineErr(name, line, "field Intended Fallacy: empty")
+			return nil, LineErr(name, line, "field Intended Fallacy: empty")
 		}
 		out = append(out, Item{ID: "argotario/" + f[0], Corpus: "argotario", Text: f[8], Context: f[3], Gold: gold, Label: label, Split: "test", Source: name})
 	}
@@ -95,16 +95,16 @@ func ParseMAFALDA(r io.Reader, name string) ([]Item, error) {
 			Labels [][]any `json:"labels"`
 		}
 		if err := json.Unmarshal(raw, &row); err != nil {
-			return lineErr(name, line, "%v", err)
+			return LineErr(name, line, "%v", err)
 		}
 		gold, label := None, ""
 		for _, sp := range row.Labels {
 			if len(sp) != 3 {
-				return lineErr(name, line, "field labels: span %v is not [start, end, label]", sp)
+				return LineErr(name, line, "field labels: span %v is not [start, end, label]", sp)
 			}
 			lab, ok := sp[2].(string)
 			if !ok {
-				return lineErr(name, line, "field labels: span label %v is not a string", sp[2])
+				return LineErr(name, line, "field labels: span label %v is not a string", sp[2])
 			}
 			lab = strings.ToLower(strings.TrimSpace(lab))
 			if lab == "to clean" || lab == "nothing" {
@@ -143,16 +143,16 @@ func ParseTouche(r io.Reader, name string) ([]Item, error) {
 			FallacyType *string `json:"fallacy_type"`
 		}
 		if err := json.Unmarshal(raw, &row); err != nil {
-			return lineErr(name, line, "%v", err)
+			return LineErr(name, line, "%v", err)
 		}
 		gold := None
 		if row.Exists == 1 {
 			if row.FallacyType == nil {
-				return lineErr(name, line, "field fallacy_type: null on a fallacious item")
+				return LineErr(name, line, "field fallacy_type: null on a fallacious item")
 			}
 			t, ok := NormalizeLabel(strings.ReplaceAll(*row.FallacyType, "black-white", "blackwhite"))
 			if !ok {
-				return lineErr(name, line, "field fallacy_type: unknown %q", *row.FallacyType)
+				return LineErr(name, line, "field fallacy_type: unknown %q", *row.FallacyType)
 			}
 			gold = t
 		}

@@ -37,12 +37,7 @@ func TestMAFALDAAndTouche(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	none := 0
-	for _, it := range items {
-		if it.Gold == None {
-			none++
-		}
-	}
+	none := goldCount(items, None)
 	// 200 texts, 63 without span labels (more are none once "nothing" spans count as none).
 	if len(items) != 200 || none < 63 {
 		t.Fatalf("%d items, %d none", len(items), none)
@@ -53,12 +48,7 @@ func TestMAFALDAAndTouche(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	neg := 0
-	for _, it := range tou {
-		if it.Gold == None {
-			neg++
-		}
-	}
+	neg := goldCount(tou, None)
 	if len(tou) != 938 || neg != 473 {
 		t.Fatalf("%d items, %d negatives (README: 938, 473)", len(tou), neg)
 	}
@@ -83,12 +73,7 @@ func TestCoCoLoFa(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	none := 0
-	for _, it := range items {
-		if it.Gold == None {
-			none++
-		}
-	}
+	none := goldCount(items, None)
 	if len(items) != 798 || none != 317 {
 		t.Fatalf("%d comments, %d none (README: 798 and 317)", len(items), none)
 	}
@@ -96,4 +81,15 @@ func TestCoCoLoFa(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad.json: article 1 (id 1) comment 1: field fallacy") {
 		t.Fatal(err)
 	}
+}
+
+// goldCount is how many items have that gold label.
+func goldCount(items []Item, gold string) int {
+	n := 0
+	for _, it := range items {
+		if it.Gold == gold {
+			n++
+		}
+	}
+	return n
 }

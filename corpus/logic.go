@@ -56,11 +56,11 @@ func ParseLogic(r io.Reader, name, corpus, split string) ([]Item, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(hdr) {
-			return nil, lineErr(name, line, "%d fields, the header has %d", len(rec), len(hdr))
+			return nil, LineErr(name, line, "%d fields, the header has %d", len(rec), len(hdr))
 		}
 		lab := strings.ToLower(strings.TrimSpace(rec[label]))
 		if !known[lab] {
-			return nil, lineErr(name, line, "field %s: unknown label %q", hdr[label], rec[label])
+			return nil, LineErr(name, line, "field %s: unknown label %q", hdr[label], rec[label])
 		}
 		if strings.TrimSpace(rec[text]) == "" {
 			continue // LogicClimate has rows with no text (39): nothing to classify

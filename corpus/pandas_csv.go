@@ -39,7 +39,7 @@ func (p *PandasReader) Rows(name string, width int, fn func(rec []string, line i
 			return fmt.Errorf("%s line %d: %w", name, line, err)
 		}
 		if len(rec) != width {
-			return lineErr(name, line, "%d fields, header has %d", len(rec), width)
+			return LineErr(name, line, "%d fields, header has %d", len(rec), width)
 		}
 		if err := fn(rec, line); err != nil {
 			return err

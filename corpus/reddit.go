@@ -140,7 +140,7 @@ func readRedditFile(fsys fs.FS, name, raw string, annotated bool, splits map[spl
 			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
 		}
 		if len(rec) != len(hdr) {
-			if err := o.bad(lineErr(name, line, "%d fields, header has %d", len(rec), len(hdr))); err != nil {
+			if err := o.bad(LineErr(name, line, "%d fields, header has %d", len(rec), len(hdr))); err != nil {
 				return nil, err
 			}
 			continue
@@ -148,14 +148,14 @@ func readRedditFile(fsys fs.FS, name, raw string, annotated bool, splits map[spl
 		id := rec[col["comment_id"]]
 		exists := strings.TrimSpace(rec[col["fallacy_exists"]])
 		if exists != "0" && exists != "1" {
-			if err := o.bad(lineErr(name, line, "field fallacy_exists: %q is not 0 or 1", exists)); err != nil {
+			if err := o.bad(LineErr(name, line, "field fallacy_exists: %q is not 0 or 1", exists)); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		split, ok := splits[splitKey{base, id}]
 		if !ok {
-			if err := o.bad(lineErr(name, line, "field comment_id: %s is not in splits.tsv", id)); err != nil {
+			if err := o.bad(LineErr(name, line, "field comment_id: %s is not in splits.tsv", id)); err != nil {
 				return nil, err
 			}
 			continue

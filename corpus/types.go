@@ -120,10 +120,6 @@ func LineErr(file string, line int, format string, a ...any) error {
 	return fmt.Errorf("%s line %d: %s", file, line, fmt.Sprintf(format, a...))
 }
 
-func lineErr(file string, line int, format string, a ...any) error {
-	return LineErr(file, line, format, a...)
-}
-
 // SortedKeys are a map's keys in order.
 func SortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
@@ -131,5 +127,46 @@ func SortedKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// TakeInTurn takes up to n items, one of each class in turn (first the
+// class named first, then in order of first appearance), keeping the
+// items' order within a class and in the result: a quick look (--limit)
+// at a corpus that has something to say of every class.
+func TakeInTurn[T any](items []T, n int, class func(T) string, first string) []T {
+	if n >= len(items) {
+		return items
+	}
+	var order []string
+	by := map[string][]int{}
+	if first != "" {
+		order = append(order, first)
+	}
+	for i, it := range items {
+		c := class(it)
+		if _, ok := by[c]; !ok && c != first {
+			order = append(order, c)
+		}
+		by[c] = append(by[c], i)
+	}
+	picked := make([]bool, len(items))
+	for taken, round := 0, 0; taken < n; round++ {
+		any := false
+		for _, c := range order {
+			if idx := by[c]; round < len(idx) && taken < n {
+				picked[idx[round]], taken, any = true, taken+1, true
+			}
+		}
+		if !any {
+			break
+		}
+	}
+	out := make([]T, 0, n)
+	for i, it := range items {
+		if picked[i] {
+			out = append(out, it)
+		}
+	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 )
@@ -34,9 +35,7 @@ type KindSpec struct {
 }
 
 // Records is how a study kind reads a run's records.
-type Records interface {
-	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
-}
+type Records = bench.RecordReader
 
 var (
 	kindsMu    sync.RWMutex

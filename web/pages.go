@@ -607,17 +607,25 @@ func (s *Server) argument(w http.ResponseWriter, r *http.Request) {
 	s.fail(w, 404, fmt.Errorf("run %d has no argument %q", d.run.ID, id))
 }
 
-// callTexts is a stored call's prompt (system and user turns) and answer.
-func callTexts(c store.Call) (prompt, answer string) {
+// requestOf is the request a stored call sent, from the cache key's
+// document it keeps (engine's canonical job); ok false when it does not
+// read.
+func requestOf(c store.Call) (llm.Request, bool) {
 	var doc struct {
 		Request llm.Request `json:"request"`
 	}
-	if json.Unmarshal(c.Request, &doc) == nil {
+	err := json.Unmarshal(c.Request, &doc)
+	return doc.Request, err == nil
+}
+
+// callTexts is a stored call's prompt (system and user turns) and answer.
+func callTexts(c store.Call) (prompt, answer string) {
+	if req, ok := requestOf(c); ok {
 		var parts []string
-		if doc.Request.System != "" {
-			parts = append(parts, "[system]\n"+doc.Request.System)
+		if req.System != "" {
+			parts = append(parts, "[system]\n"+req.System)
 		}
-		for _, m := range doc.Request.Messages {
+		for _, m := range req.Messages {
 			parts = append(parts, "["+m.Role+"]\n"+m.Content)
 		}
 		prompt = strings.Join(parts, "\n\n")

@@ -2,13 +2,11 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 )
 
@@ -131,11 +129,8 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if ok {
-				var doc struct { // the cache key's document (engine.Job.Canonical)
-					Request llm.Request `json:"request"`
-				}
-				json.Unmarshal(c.Request, &doc) // a request that does not read shows no messages
-				data["Call"], data["Request"] = c, doc.Request
+				req, _ := requestOf(c) // a request that does not read shows no messages
+				data["Call"], data["Request"] = c, req
 			}
 		}
 		s.render(w, "record.html", data)

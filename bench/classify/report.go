@@ -58,13 +58,8 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 	}
 }
 
-// RecordReader reads a run's records by kind (a store, bench.Records).
-type RecordReader interface {
-	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
-}
-
 // Load reads a run's setup and predictions.
-func Load(ctx context.Context, rs RecordReader, runID int64) (Setup, []Prediction, error) {
+func Load(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, []Prediction, error) {
 	var setup Setup
 	var found bool
 	if err := rs.Records(ctx, runID, KindSetup, func(r store.Record) error {

@@ -93,7 +93,7 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		return runner.Spec{}, fmt.Errorf("corpus %s has no %s split (it has %s)", o.Corpus, o.Split, joined(splits(items)))
 	}
 	setup := Setup{Options: o, Labels: labels, Texts: len(texts)}
-	texts = limit(texts, o.Limit)
+	texts = limitTexts(texts, o.Limit)
 	ids := uniqueIDs(texts)
 	if o.Model == Baseline {
 		setup.Template = ""
@@ -169,29 +169,13 @@ func uniqueIDs(texts []corpus.Item) []string {
 	return out
 }
 
-// limit takes n texts in turn from each label, in the corpus's order (0: all).
-func limit(texts []corpus.Item, n int) []corpus.Item {
-	if n <= 0 || n >= len(texts) {
+// limitTexts takes n texts in turn from each label, in the corpus's order
+// (0: all).
+func limitTexts(texts []corpus.Item, n int) []corpus.Item {
+	if n <= 0 {
 		return texts
 	}
-	var order []string
-	by := map[string][]corpus.Item{}
-	for _, it := range texts {
-		l := it.NativeLabel()
-		if by[l] == nil {
-			order = append(order, l)
-		}
-		by[l] = append(by[l], it)
-	}
-	var out []corpus.Item
-	for i := 0; len(out) < n; i++ {
-		for _, l := range order {
-			if i < len(by[l]) && len(out) < n {
-				out = append(out, by[l][i])
-			}
-		}
-	}
-	return out
+	return corpus.TakeInTurn(texts, n, corpus.Item.NativeLabel, "")
 }
 
 // joined names splits for people: "test", "train, dev and test".

@@ -44,7 +44,7 @@ func studyItems(ctx context.Context, rs study.Records, data fs.FS, run store.Run
 	if err != nil {
 		return nil, nil, fmt.Errorf("the study shows the texts of corpus %s: %w", setup.Corpus, err)
 	}
-	texts := limit(corpus.Split(items, setup.Split), setup.Limit)
+	texts := limitTexts(corpus.Split(items, setup.Split), setup.Limit)
 	byID := map[string]corpus.Item{}
 	for i, id := range uniqueIDs(texts) {
 		byID[id] = texts[i]

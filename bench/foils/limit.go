@@ -1,6 +1,10 @@
 package foils
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fallacylab/fallacylab/corpus"
+)
 
 // Limit is a quick look at the sets: at most n items of each condition,
 // taken in turn from each class (test items by gold label, "none" first,
@@ -12,50 +16,10 @@ func (s Sets) Limit(n int) Sets {
 	if n <= 0 {
 		return s
 	}
-	s.Test = roundRobin(s.Test, n, func(it Item) string { return it.Gold }, None)
-	s.Matched = roundRobin(s.Matched, n, func(f Foil) string { return f.Source }, "")
-	s.Wrong = roundRobin(s.Wrong, n, func(f Foil) string { return f.Source }, "")
+	s.Test = corpus.TakeInTurn(s.Test, n, func(it Item) string { return it.Gold }, None)
+	s.Matched = corpus.TakeInTurn(s.Matched, n, func(f Foil) string { return f.Source }, "")
+	s.Wrong = corpus.TakeInTurn(s.Wrong, n, func(f Foil) string { return f.Source }, "")
 	return s
-}
-
-// roundRobin takes up to n items, one of each class in turn (first the
-// class named first, then in order of first appearance), keeping the
-// items' order within a class and in the result.
-func roundRobin[T any](items []T, n int, class func(T) string, first string) []T {
-	if n >= len(items) {
-		return items
-	}
-	var order []string
-	by := map[string][]int{}
-	if first != "" {
-		order = append(order, first)
-	}
-	for i, it := range items {
-		c := class(it)
-		if _, ok := by[c]; !ok && c != first {
-			order = append(order, c)
-		}
-		by[c] = append(by[c], i)
-	}
-	picked := make([]bool, len(items))
-	for taken, round := 0, 0; taken < n; round++ {
-		any := false
-		for _, c := range order {
-			if idx := by[c]; round < len(idx) && taken < n {
-				picked[idx[round]], taken, any = true, taken+1, true
-			}
-		}
-		if !any {
-			break
-		}
-	}
-	out := make([]T, 0, n)
-	for i, it := range items {
-		if picked[i] {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // Check refuses sets an audit cannot analyse — no native "none" item, no

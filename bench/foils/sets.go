@@ -60,29 +60,29 @@ func ParseFoils(r io.Reader, name, condition, corpusName string) ([]Foil, error)
 		f := Foil{Condition: condition, Corpus: corpusName, Text: rec[col["generated"]]}
 		var ok bool
 		if f.Source, ok = NormalizeLabel(rec[col[typeCol]]); !ok || f.Source == None {
-			return lineErr(name, line, "field %s: unknown type %q", typeCol, rec[col[typeCol]])
+			return corpus.LineErr(name, line, "field %s: unknown type %q", typeCol, rec[col[typeCol]])
 		}
 		if condition == WrongScheme {
 			if f.Target, ok = NormalizeLabel(rec[col["target_type"]]); !ok || f.Target == None {
-				return lineErr(name, line, "field target_type: unknown type %q", rec[col["target_type"]])
+				return corpus.LineErr(name, line, "field target_type: unknown type %q", rec[col["target_type"]])
 			}
 			if f.Target == f.Source {
-				return lineErr(name, line, "field target_type: equals the source type %q", f.Source)
+				return corpus.LineErr(name, line, "field target_type: equals the source type %q", f.Source)
 			}
 		}
 		id, err := strconv.Atoi(strings.TrimSpace(rec[col["id"]]))
 		if err != nil {
-			return lineErr(name, line, "field id: %q is not an integer", rec[col["id"]])
+			return corpus.LineErr(name, line, "field id: %q is not an integer", rec[col["id"]])
 		}
 		f.ID = id
 		if i, ok := col["span"]; ok {
 			f.Span = rec[i]
 		}
 		if strings.TrimSpace(f.Text) == "" {
-			return lineErr(name, line, "field generated: empty")
+			return corpus.LineErr(name, line, "field generated: empty")
 		}
 		if prev, dup := seen[f.Key()]; dup {
-			return lineErr(name, line, "key (%s, %d) already on line %d", f.Source, f.ID, prev)
+			return corpus.LineErr(name, line, "key (%s, %d) already on line %d", f.Source, f.ID, prev)
 		}
 		seen[f.Key()] = line
 		out = append(out, f)

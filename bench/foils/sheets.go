@@ -113,7 +113,7 @@ func ReadSheet(r io.Reader, name string) ([]CodedItem, error) {
 				continue
 			}
 			if v != "A" && v != "B" && v != "N" {
-				return lineErr(name, line, "field %s: %q is not A, B or N", f.name, rec[col[f.name]])
+				return corpus.LineErr(name, line, "field %s: %q is not A, B or N", f.name, rec[col[f.name]])
 			}
 			*f.dst = v
 		}

@@ -43,11 +43,6 @@ func RedditAnnotated(items []Item) []Item { return corpus.RedditAnnotated(items)
 // Counts summarises items by split and gold label.
 func Counts(items []Item) map[string]map[string]int { return corpus.Counts(items) }
 
-// lineErr names a file and line (corpus.LineErr).
-func lineErr(file string, line int, format string, a ...any) error {
-	return corpus.LineErr(file, line, format, a...)
-}
-
 // Scheme is the Walton argumentation scheme and critical question behind a
 // type (SPEC C.1; metadata only, no metric depends on it).
 type Scheme struct {
