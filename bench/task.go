@@ -45,8 +45,38 @@ type Reports interface {
 	BindReport(f *pflag.FlagSet) func(ctx context.Context, env Env, run store.Run) (*report.Report, error)
 }
 
+// TakesArgs is a Runs whose run takes arguments after its flags (the file
+// of a prompt set); without it a run takes none.
+type TakesArgs interface {
+	Runs
+	// RunArgs is how the run's usage line names its arguments
+	// ("FILE.jsonl") and how many it takes; they reach the run as
+	// Env.Args.
+	RunArgs() (usage string, n int)
+}
+
+// OwnInput is a Task whose runs read only their arguments (a prompt set's
+// file): its commands take no data folder (--data-dir).
+type OwnInput interface {
+	Task
+	OwnInput()
+}
+
+// Help is a command's help beyond what the Task's Definition says: its
+// one-line summary, its long text and its examples ("": the default).
+type Help struct{ Short, Long, Example string }
+
+// Helps is a Task that writes its commands' help, by verb ("run",
+// "report").
+type Helps interface {
+	Task
+	Help(verb string) Help
+}
+
 // Env is what a Task is given to make a run or a report.
 type Env struct {
+	// Args are the command's arguments after its flags (TakesArgs).
+	Args []string
 	// Records keeps the Task's records with their run, by kind.
 	Records Records
 	// Data is the user's data folder, where corpora whose licences allow

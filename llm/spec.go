@@ -22,9 +22,11 @@ func ParseSpec(s string) (Spec, error) {
 	return Spec{Provider: strings.ToLower(p), Model: m}, nil
 }
 
-// ParseSpecs parses a comma-separated list of specs.
+// ParseSpecs parses a comma-separated list of specs; a model listed twice
+// is an error (a judge would agree with itself).
 func ParseSpecs(list string) ([]Spec, error) {
 	var out []Spec
+	seen := map[Spec]bool{}
 	for _, part := range strings.Split(list, ",") {
 		if strings.TrimSpace(part) == "" {
 			continue
@@ -33,6 +35,10 @@ func ParseSpecs(list string) ([]Spec, error) {
 		if err != nil {
 			return nil, err
 		}
+		if seen[s] {
+			return nil, fmt.Errorf("%s is listed twice", s)
+		}
+		seen[s] = true
 		out = append(out, s)
 	}
 	return out, nil

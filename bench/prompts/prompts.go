@@ -104,9 +104,9 @@ func Plan(items []Item, specs []llm.Spec, samples int) engine.Plan {
 
 // Definition registers the free-form prompt sets: one phase, every answer
 // usable (there is nothing to parse).
-var Definition = bench.Register(&bench.Benchmark{
+var Definition = &bench.Benchmark{
 	Name:    "prompts",
 	Title:   "Prompt set",
 	Summary: "your own JSONL prompts on any models",
 	Phases:  []bench.Phase{{Name: "calls"}},
-})
+}

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/internal/outfile"
 	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"os"
@@ -40,7 +42,7 @@ type deflectRunOptions struct {
 	Claims, Templates    string
 	Name                 string
 	Pilot                int
-	Select               selection
+	Select               bench.Selection
 }
 
 func newDeflectCmd(g *Global) *cobra.Command {
@@ -106,7 +108,7 @@ func newDeflectRunCmd(g *Global) *cobra.Command {
 	f.StringVar(&o.Templates, "templates", "", "your own templates (JSONL or YAML) instead of the embedded 15")
 	f.StringVar(&o.Name, "name", "deflect", "run name")
 	f.IntVar(&o.Pilot, "pilot", 0, "run only N claims, spread over the levels; the full run later reuses their calls from the cache")
-	o.Select.add(f, "claims")
+	o.Select.Flags(f, "claims")
 	return cmd
 }
 
@@ -133,7 +135,7 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 		return fmt.Errorf("--pilot picks claims spread over the levels; --limit and --sample-id pick them by order or id: use one")
 	}
 	b.Claims = deflect.Pilot(b.Claims, o.Pilot)
-	if b.Claims, err = selectItems(o.Select, "claims", b.Claims, func(c deflect.Claim) string { return c.ID }); err != nil {
+	if b.Claims, err = bench.Select(o.Select, "claims", b.Claims, func(c deflect.Claim) string { return c.ID }); err != nil {
 		return err
 	}
 	gopt := deflect.GenOptions{Models: models, Samples: o.Samples, MaxTokens: o.MaxTokens}
@@ -520,7 +522,7 @@ func writeReport(g *Global, rep *report.Report, f report.Format, out string) err
 		}
 		if f == report.CSV {
 			for _, t := range rep.Tables() {
-				if err := writeOut(g.Stdout, filepath.Join(out, t.ID+".csv"), func(w io.Writer) error { return report.RenderCSVTable(w, t) }); err != nil {
+				if err := outfile.Write(g.Stdout, filepath.Join(out, t.ID+".csv"), func(w io.Writer) error { return report.RenderCSVTable(w, t) }); err != nil {
 					return err
 				}
 			}
@@ -533,7 +535,7 @@ func writeReport(g *Global, rep *report.Report, f report.Format, out string) err
 	if err := report.Render(&buf, rep, f); err != nil {
 		return err
 	}
-	if err := writeOut(g.Stdout, out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := outfile.Write(g.Stdout, out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.Stderr, "wrote %s\n", out)
@@ -670,7 +672,7 @@ func newDeflectSynthCmd(g *Global) *cobra.Command {
 				return err
 			}
 			write := func(name string, n int, item func(i int) any) error {
-				return writeOut(g.Stdout, filepath.Join(out, name), func(w io.Writer) error {
+				return outfile.Write(g.Stdout, filepath.Join(out, name), func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					for i := range n {
 						if err := enc.Encode(item(i)); err != nil {

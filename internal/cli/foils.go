@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/fallacylab/fallacylab/corpus"
+	"github.com/fallacylab/fallacylab/internal/outfile"
 	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"io/fs"
@@ -497,7 +498,7 @@ func newFoilsTrainCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeOut(g.Stdout, out, func(w io.Writer) error { return m.Save(w) }); err != nil {
+			if err := outfile.Write(g.Stdout, out, func(w io.Writer) error { return m.Save(w) }); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.Stdout, "saved %s to %s (dev accuracy by C: %v)\n", m.Name(), out, m.Selection)

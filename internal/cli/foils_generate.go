@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"github.com/fallacylab/fallacylab/corpus"
+	"github.com/fallacylab/fallacylab/internal/outfile"
 	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"os"
@@ -147,7 +148,7 @@ func writeFoils(g *Global, o foilsGenOptions, gs []foils.Generated) error {
 	}
 	for _, x := range []struct{ cond, file string }{{foils.Matched, "matched.csv"}, {foils.WrongScheme, "wrong.csv"}} {
 		rows := foils.CSVRows(gs, x.cond)
-		if err := writeOut(g.Stdout, filepath.Join(o.OutDir, x.file), func(w io.Writer) error {
+		if err := outfile.Write(g.Stdout, filepath.Join(o.OutDir, x.file), func(w io.Writer) error {
 			cw := csv.NewWriter(w)
 			cw.WriteAll(rows)
 			return cw.Error()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"os"
 	"sort"
@@ -51,7 +52,7 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 			if err != nil {
 				return err
 			}
-			if err := writeOut(g.Stdout, out, func(w io.Writer) error { return writeSheet(ctx, s, st, w) }); err != nil {
+			if err := outfile.Write(g.Stdout, out, func(w io.Writer) error { return writeSheet(ctx, s, st, w) }); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.Stdout, "study %d: %d native items of run %d for %s, sheet %s\n", st.ID, len(st.Items), st.RunID, strings.Join(sp.annotators, ", "), out)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 	"os"
 	"strconv"
 	"strings"
@@ -198,7 +199,7 @@ type missciRunOptions struct {
 	Embedder, Scorer                                        string
 	Strict                                                  bool
 	MaxTokens                                               int
-	Select                                                  selection
+	Select                                                  bench.Selection
 }
 
 var defaultTemplates = map[string]string{

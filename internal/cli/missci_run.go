@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/runner"
 	"os"
 	"strconv"
@@ -39,7 +40,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		return err
 	}
 	split := data // the report of a limited run says how many of these it covers
-	if data, err = selectItems(o.Select, "arguments", data, func(a missci.Argument) string { return a.ID }); err != nil {
+	if data, err = bench.Select(o.Select, "arguments", data, func(a missci.Argument) string { return a.ID }); err != nil {
 		return err
 	}
 	s, err := openSession(g)
@@ -370,7 +371,7 @@ reconstruction answers from the cache without paying for them again.`,
 	f.StringVar(&o.Out, "out", "", "output file")
 	f.StringVar(&o.Embedder, "embedder", "", "embeddings model provider:model for pairing premises without a class match")
 	f.StringVar(&o.Scorer, "scorer", "", "URL of a BERTScore/NLI scorer (docs/scorer-protocol.md)")
-	o.Select.add(f, "arguments")
+	o.Select.Flags(f, "arguments")
 	return cmd
 }
 

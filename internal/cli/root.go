@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"math"
 	"os"
@@ -107,7 +108,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
-		newPromptsCmd(g), newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
+		newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
 	root.AddCommand(taskCmds(g, root)...)
 	strictGroups(root)
 	helpWithoutEngineFlags(root)
@@ -261,7 +262,7 @@ func checkFlags(cmd *cobra.Command) error {
 	}
 	for _, name := range []string{"out", "out-dir"} {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			if err := checkOut(name, f.Value.String()); err != nil {
+			if err := outfile.Check(name, f.Value.String()); err != nil {
 				return err
 			}
 		}

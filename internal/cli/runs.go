@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"strconv"
 	"text/tabwriter"
@@ -258,7 +259,7 @@ stored, so never exported. With --out the file is written whole or not at all.`,
 			if out == "" || out == "-" {
 				return fill(g.Stdout)
 			}
-			if err := writeOut(g.Stdout, out, fill); err != nil {
+			if err := outfile.Write(g.Stdout, out, fill); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", r.Calls, r.ID, out)

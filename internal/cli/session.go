@@ -318,19 +318,12 @@ func pick(ctx context.Context, st backend.Store, b *bench.Benchmark, what string
 	return r, err
 }
 
-// parseSpecs parses a comma-separated list of model specs given to flag; a
-// model listed twice is an error (a judge would agree with itself).
+// parseSpecs parses a comma-separated list of model specs given to flag
+// (llm.ParseSpecs), the error naming the flag.
 func parseSpecs(flag, value string) ([]llm.Spec, error) {
 	specs, err := llm.ParseSpecs(value)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", flag, err)
-	}
-	seen := map[string]bool{}
-	for _, s := range specs {
-		if seen[s.String()] {
-			return nil, fmt.Errorf("--%s: %s is listed twice", flag, s)
-		}
-		seen[s.String()] = true
 	}
 	return specs, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fallacylab/fallacylab/corpus"
+	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"os"
 	"strconv"
@@ -431,7 +432,7 @@ func newStudyExportCmd(g *Global) *cobra.Command {
 			if out == "" {
 				out = "-"
 			}
-			return writeOut(g.Stdout, out, func(w io.Writer) error { return writeSheet(cmd.Context(), s, st, w) })
+			return outfile.Write(g.Stdout, out, func(w io.Writer) error { return writeSheet(cmd.Context(), s, st, w) })
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "sheet file (default stdout)")

@@ -50,20 +50,32 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 	def := t.Definition()
 	var dir string
 	cmd := &cobra.Command{Use: "run", Short: "Run " + def.Title + " (" + def.Summary + ")", Args: cobra.NoArgs, Annotations: callsModels()}
+	if a, ok := t.(bench.TakesArgs); ok {
+		use, n := a.RunArgs()
+		cmd.Use, cmd.Args = "run "+use, cobra.ExactArgs(n)
+	}
+	withHelp(cmd, t, "run")
 	build := t.BindRun(cmd.Flags())
-	cmd.Flags().StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	if _, own := t.(bench.OwnInput); !own {
+		cmd.Flags().StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
 		s, err := openSession(g)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		spec, err := build(ctx, s.taskEnv(dir))
+		env := s.taskEnv(dir)
+		env.Args = args
+		spec, err := build(ctx, env)
 		if err != nil {
 			return err
 		}
-		spec.Benchmark, spec.Args = def.Name, os.Args[1:]
+		spec.Benchmark = def.Name
+		if spec.Args == nil {
+			spec.Args = os.Args[1:]
+		}
 		if spec.Name == "" {
 			spec.Name = def.Name
 		}
@@ -90,6 +102,7 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 	var allowIncomplete bool
 	var format, out, dir string
 	cmd := &cobra.Command{Use: "report", Short: "Report a stored " + def.Title + " run", Args: cobra.NoArgs}
+	withHelp(cmd, t, "report")
 	build := t.BindReport(cmd.Flags())
 	f := cmd.Flags()
 	f.Int64Var(&runID, "run", 0, "run id (default: the latest "+def.Title+" run)")
@@ -123,4 +136,17 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 		return writeReport(g, rep, rf, out)
 	}
 	return cmd
+}
+
+// withHelp sets what a Task writes of a command's help (bench.Helps).
+func withHelp(cmd *cobra.Command, t bench.Task, verb string) {
+	h, ok := t.(bench.Helps)
+	if !ok {
+		return
+	}
+	w := h.Help(verb)
+	if w.Short != "" {
+		cmd.Short = w.Short
+	}
+	cmd.Long, cmd.Example = w.Long, w.Example
 }

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -7,22 +7,22 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// selection is --limit and --sample-id: a deterministic part of a run's
+// Selection is --limit and --sample-id: a deterministic part of a run's
 // items, for trying a command before paying for all of it.
-type selection struct {
+type Selection struct {
 	Limit int    `json:",omitempty"`
 	IDs   string `json:",omitempty"`
 }
 
-// add registers the flags; what names the items ("claims", "arguments").
-func (s *selection) add(f *pflag.FlagSet, what string) {
+// Flags registers the flags; what names the items ("claims", "arguments").
+func (s *Selection) Flags(f *pflag.FlagSet, what string) {
 	f.IntVar(&s.Limit, "limit", 0, "run only the first N "+what+" (in file order; 0: all)")
 	f.StringVar(&s.IDs, "sample-id", "", "run only these "+what+", by id, comma-separated")
 }
 
-// selectItems applies the selection to items identified by id; an id that names
+// Select applies the selection to items identified by id; an id that names
 // no item is an error listing a few that exist.
-func selectItems[T any](s selection, what string, items []T, id func(T) string) ([]T, error) {
+func Select[T any](s Selection, what string, items []T, id func(T) string) ([]T, error) {
 	if s.IDs != "" {
 		want := map[string]bool{}
 		for _, x := range strings.Split(s.IDs, ",") {

@@ -1,4 +1,6 @@
-package cli
+// Package outfile writes a command's --out destination whole or not at
+// all, and checks before any work that it can be made.
+package outfile
 
 import (
 	"fmt"
@@ -8,14 +10,14 @@ import (
 	"strings"
 )
 
-// writeOut writes an --out destination whole or not at all. "-" is
+// Write writes an --out destination whole or not at all. "-" is
 // stdout. A path that exists and is not a regular file (a device such as
 // /dev/null, a FIFO, /dev/stdout, or a symlink to one) is written straight
 // through: replacing it would replace the device for the whole machine.
 // Anything else is written to a temporary file in the same folder and
 // renamed into place (onto a symlink's target, keeping the link), so a crash
 // or Ctrl-C never leaves half a file.
-func writeOut(stdout io.Writer, path string, fill func(io.Writer) error) error {
+func Write(stdout io.Writer, path string, fill func(io.Writer) error) error {
 	if path == "-" {
 		return fill(stdout)
 	}
@@ -73,9 +75,9 @@ func writeOut(stdout io.Writer, path string, fill func(io.Writer) error) error {
 	return nil
 }
 
-// checkOut fails before any work when an --out file cannot be made: its
+// Check fails before any work when an --out file cannot be made: its
 // folder does not exist. A trailing separator names a folder to create.
-func checkOut(flag, path string) error {
+func Check(flag, path string) error {
 	if path == "" || path == "-" || strings.HasSuffix(path, string(filepath.Separator)) {
 		return nil
 	}
