@@ -9,7 +9,7 @@ const formatHint = "the answers do not follow the template's answer format (prem
 
 // Definition registers Missci: reconstruction answers must hold at least one
 // premise and class the parser reads, classification answers a class.
-var Definition = bench.Register(&bench.Benchmark{
+var Definition = &bench.Benchmark{
 	Name:    "missci",
 	Title:   "Missci",
 	Summary: "reconstruct the fallacious premise behind misrepresented science, and name its fallacy class",
@@ -17,4 +17,12 @@ var Definition = bench.Register(&bench.Benchmark{
 		{Name: "reconstruction", Hint: formatHint, Usable: func(r engine.Result) bool { return GenClsParsable(r.Response.Text) }},
 		{Name: "classification", Hint: formatHint, Usable: func(r engine.Result) bool { return ClassifyParsable(r.Response.Text) }},
 	},
-})
+}
+
+// Task is Missci as the registry holds it.
+type Task struct{}
+
+// Definition implements bench.Task.
+func (Task) Definition() *bench.Benchmark { return Definition }
+
+var _ = bench.RegisterTask(Task{})

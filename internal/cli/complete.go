@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/store/sqlite"
@@ -17,7 +16,7 @@ import (
 
 // completeValues registers shell completion of flag values on every command
 // that has the flag: model specs (from the config and the price table),
-// Missci templates, corpora, formats, tasks, cache modes and run ids.
+// the values a Task's flag lists (bench.Choices), corpora, formats, tasks, cache modes and run ids.
 func completeValues(root *cobra.Command, g *Global) {
 	fixed := func(vals ...string) cobra.CompletionFunc {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -27,15 +26,8 @@ func completeValues(root *cobra.Command, g *Global) {
 	funcs := map[string]cobra.CompletionFunc{
 		"models": g.completeSpecs, "judges": g.completeSpecs, "model": g.completeSpecs, "generator": g.completeSpecs,
 		"judge": g.completeSpecs, "embedder": g.completeSpecs,
-		"template": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return append(missci.Templates(), "all"), cobra.ShellCompDirectiveNoFileComp
-		},
-		"from-template": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return missci.Templates(), cobra.ShellCompDirectiveNoFileComp
-		},
 		"corpus":         fixed("reddit", "cocolofa", "argotario", "mafalda", "touche"),
 		"format":         fixed("md", "csv", "json", "tex", "html"),
-		"task":           fixed("reconstruct", "classify-gold", "classify-only", "consistency"),
 		"cache":          fixed("use", "refresh", "only"),
 		"split":          fixed("dev", "test"),
 		"consensus":      fixed("any", "all", "mean", "deflectbench-code"),

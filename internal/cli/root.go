@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"math"
@@ -108,7 +109,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
-		newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newMissciCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
+		newSelftestCmd(g), newDeflectCmd(g), newFoilsCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
 	root.AddCommand(taskCmds(g, root)...)
 	strictGroups(root)
 	helpWithoutEngineFlags(root)
@@ -204,9 +205,9 @@ var flagRanges = []flagRange{
 // in a dry run, prices them): the engine's flags mean something only to
 // such commands. A command says so itself (Annotations: callsModels); no
 // list elsewhere names it.
-func callsModels() map[string]string { return map[string]string{callsModelsKey: "yes"} }
+func callsModels() map[string]string { return bench.CallsModels() }
 
-const callsModelsKey = "fallacylab/calls-models"
+const callsModelsKey = bench.CallsModelsKey
 
 // sendsCalls reports whether cmd is annotated as a model-calling command.
 func sendsCalls(cmd *cobra.Command) bool { return cmd.Annotations[callsModelsKey] != "" }

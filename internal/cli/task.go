@@ -30,6 +30,9 @@ func taskCmds(g *Global, root *cobra.Command) []*cobra.Command {
 		if r, ok := t.(bench.Reports); ok {
 			cmd.AddCommand(newTaskReportCmd(g, r))
 		}
+		if c, ok := t.(bench.Commands); ok {
+			cmd.AddCommand(c.Commands(host{g, def})...)
+		}
 		out = append(out, cmd)
 	}
 	return out

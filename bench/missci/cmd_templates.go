@@ -1,11 +1,9 @@
-package cli
+package missci
 
 import (
 	"fmt"
 	"path"
 	"strings"
-
-	"github.com/fallacylab/fallacylab/bench/missci"
 )
 
 // taskFamily is the template folder each task's templates live in.
@@ -31,14 +29,14 @@ func expandTemplates(spec, task string) ([]string, error) {
 		switch {
 		case part == "":
 		case part == "all":
-			for _, t := range missci.Templates() {
+			for _, t := range Templates() {
 				if strings.HasPrefix(t, family) {
 					add(t)
 				}
 			}
 		case strings.ContainsAny(part, "*?["):
 			n := 0
-			for _, t := range missci.Templates() {
+			for _, t := range Templates() {
 				if ok, err := path.Match(part, t); err != nil {
 					return nil, fmt.Errorf("--template %q: %w", part, err)
 				} else if ok {
@@ -50,7 +48,7 @@ func expandTemplates(spec, task string) ([]string, error) {
 				return nil, fmt.Errorf("--template %q matches no template", part)
 			}
 		default:
-			if _, err := missci.Template(part); err != nil {
+			if _, err := Template(part); err != nil {
 				return nil, err
 			}
 			add(part)

@@ -1,4 +1,4 @@
-package cli
+package missci
 
 import (
 	"context"
@@ -9,19 +9,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
 )
 
-func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
+func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 	ctx := cmd.Context()
-	f, err := report.ParseFormat(o.Format)
-	if err != nil {
+	format := o.Format
+	if _, err := report.ParseFormat(format); err != nil {
 		return err
 	}
 	spec, err := llm.ParseSpec(o.Model)
@@ -35,36 +33,36 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	if o.Template == "" {
 		o.Template = def
 	}
-	data, err := missci.Load(o.Split)
+	data, err := Load(o.Split)
 	if err != nil {
 		return err
 	}
 	split := data // the report of a limited run says how many of these it covers
-	if data, err = bench.Select(o.Select, "arguments", data, func(a missci.Argument) string { return a.ID }); err != nil {
+	if data, err = bench.Select(o.Select, "arguments", data, func(a Argument) string { return a.ID }); err != nil {
 		return err
 	}
-	s, err := openSession(g)
+	s, err := h.Open(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	var unknown []string
-	opts := missci.ParseOptions{Strict: o.Strict, Unknown: &unknown}
-	rs := runner.Spec{Name: "missci " + o.Task + " " + o.Template, Benchmark: missci.Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec},
+	opts := ParseOptions{Strict: o.Strict, Unknown: &unknown}
+	rs := runner.Spec{Name: "missci " + o.Task + " " + o.Template, Benchmark: Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec},
 		Identity: []any{o.Strict}} // and the plan's digest (fingerprint)
 	// reconstruct runs a gen_cls template and parses ranked predictions;
 	// keys are the calls each line's answer came from.
 	var keys map[string]string
 	// source != "" stores the predictions with the run, before it finishes.
-	reconstruct := func(template, source string) (missci.Predictions, int64, error) {
-		plan, err := missci.ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
+	reconstruct := func(template, source string) (Predictions, int64, error) {
+		plan, err := ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
 		if err != nil {
 			return nil, 0, err
 		}
-		preds := missci.Predictions{}
+		preds := Predictions{}
 		keys = map[string]string{}
 		var parseErr error
-		ph := phaseOf(missci.Definition.Phase("reconstruction"), plan)
+		ph := Definition.Phase("reconstruction").Run(plan)
 		ph.Records = func(ctx context.Context, runID int64) error {
 			if parseErr != nil {
 				return parseErr // --strict: the run fails, as upstream aborts
@@ -75,15 +73,15 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			return storeMissci(ctx, s, runID, o.Split, source, unknown, preds, keys)
 		}
 		ph.OnResult = func(r engine.Result) {
-			id, ok := missci.LineOf(r)
+			id, ok := LineOf(r)
 			if !ok {
 				return
 			}
 			if r.Err != nil {
-				preds[id] = []missci.Prediction{{Class: missci.Other}}
+				preds[id] = []Prediction{{Class: Other}}
 				return
 			}
-			p, err := missci.ParseGenCls(r.Response.Text, opts)
+			p, err := ParseGenCls(r.Response.Text, opts)
 			if err != nil && parseErr == nil {
 				parseErr = fmt.Errorf("%s: %w", id, err)
 			}
@@ -91,28 +89,28 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		}
 		sp := rs
 		sp.Phases = []runner.Phase{ph}
-		res, err := s.runner().Run(ctx, sp)
+		res, err := s.Run(ctx, sp)
 		return preds, res.RunID, err
 	}
-	classify := func(units []missci.ClassifyUnit, template string) (map[string]string, error) {
-		plan, err := missci.ClassifyPlan(data, units, template, spec, o.MaxTokens)
+	classify := func(units []ClassifyUnit, template string) (map[string]string, error) {
+		plan, err := ClassifyPlan(data, units, template, spec, o.MaxTokens)
 		if err != nil {
 			return nil, err
 		}
 		out := map[string]string{}
 		var parseErr error
-		ph := phaseOf(missci.Definition.Phase("classification"), plan)
+		ph := Definition.Phase("classification").Run(plan)
 		ph.Records = func(context.Context, int64) error { return parseErr }
 		ph.OnResult = func(r engine.Result) {
-			u, ok := missci.UnitOf(r)
+			u, ok := UnitOf(r)
 			if !ok {
 				return
 			}
 			if r.Err != nil {
-				out[u.ID] = missci.Other
+				out[u.ID] = Other
 				return
 			}
-			c, err := missci.ParseClassify(r.Response.Text, opts)
+			c, err := ParseClassify(r.Response.Text, opts)
 			if err != nil && parseErr == nil {
 				parseErr = fmt.Errorf("%s: %w", u.ID, err)
 			}
@@ -120,7 +118,7 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 		}
 		sp := rs
 		sp.Phases = []runner.Phase{ph}
-		_, err = s.runner().Run(ctx, sp)
+		_, err = s.Run(ctx, sp)
 		return out, err
 	}
 	templates, err := expandTemplates(o.Template, o.Task)
@@ -138,16 +136,16 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 	switch o.Task {
 	case "reconstruct":
 		if len(templates) > 1 {
-			var all []missci.Predictions
+			var all []Predictions
 			// A sweep run again after it was stopped part-way resumes:
 			// the templates whose runs finished then are not run again
 			// (their predictions are read back), the one that was cut
 			// off resumes, the rest start.
 			done := map[string]int64{}
-			if !g.DryRun {
+			if !h.Settings().DryRun {
 				var err error
 				if done, err = sweepDone(ctx, s, templates, func(t string) (runner.Spec, error) {
-					plan, err := missci.ReconstructionPlan(data, t, spec, nil, o.MaxTokens)
+					plan, err := ReconstructionPlan(data, t, spec, nil, o.MaxTokens)
 					sp := rs
 					sp.Name, sp.Phases = "missci reconstruct "+t, []runner.Phase{{Plan: plan}}
 					return sp, err
@@ -158,15 +156,15 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 			for _, t := range templates {
 				unknown = unknown[:0]
 				rs.Name = "missci reconstruct " + t
-				if g.DryRun {
-					fmt.Fprintf(g.Stdout, "%s:\n", t)
+				if h.Settings().DryRun {
+					fmt.Fprintf(h.Settings().Stdout, "%s:\n", t)
 				}
 				if id, ok := done[t]; ok {
-					rec, err := records.LoadMissci(ctx, s.st, id)
+					rec, err := loadRecord(ctx, s.Env("").Records, id)
 					if err != nil {
 						return fmt.Errorf("template %s: %w", t, err)
 					}
-					fmt.Fprintf(g.Stderr, "template %s: run %d finished before; its predictions are used\n", t, id)
+					fmt.Fprintf(h.Settings().Stderr, "template %s: run %d finished before; its predictions are used\n", t, id)
 					all = append(all, rec.Preds)
 					continue
 				}
@@ -176,137 +174,137 @@ func missciRun(cmd *cobra.Command, g *Global, o missciRunOptions) error {
 				}
 				all = append(all, preds)
 			}
-			if g.DryRun {
+			if h.Settings().DryRun {
 				return nil
 			}
-			x, err := scorers(ctx, g, s, o.Embedder, o.Scorer)
+			x, err := scorers(ctx, h, s, o.Embedder, o.Scorer)
 			if err != nil {
 				return err
 			}
-			rep, err := missci.SweepReport(data, templates, all, o.Split, o.Model, x)
+			rep, err := SweepReport(data, templates, all, o.Split, o.Model, x)
 			if err != nil {
 				return err
 			}
-			return writeReport(g, rep, f, o.Out)
+			return h.WriteReport(rep, format, o.Out)
 		}
 		preds, runID, err := reconstruct(o.Template, source)
-		if err != nil || g.DryRun {
+		if err != nil || h.Settings().DryRun {
 			return err
 		}
-		x, err := scorers(ctx, g, s, o.Embedder, o.Scorer)
+		x, err := scorers(ctx, h, s, o.Embedder, o.Scorer)
 		if err != nil {
 			return err
 		}
-		rep, err := missci.ReconstructionReport(split, preds, 1, o.Split, source, unknown, x)
+		rep, err := ReconstructionReport(split, preds, 1, o.Split, source, unknown, x)
 		if err != nil {
 			return err
 		}
-		if err := addUnusable(ctx, s.st, runID, rep); err != nil {
+		if err := s.Annotate(ctx, runID, rep); err != nil {
 			return err
 		}
-		return writeReport(g, rep, f, o.Out)
+		return h.WriteReport(rep, format, o.Out)
 	case "classify-gold", "classify-only":
-		units := missci.GoldPremiseUnits(data)
+		units := GoldPremiseUnits(data)
 		if o.Task == "classify-only" {
-			units = missci.LineUnits(data)
+			units = LineUnits(data)
 		}
 		if len(templates) > 1 {
-			var rows []missci.ClassifyRow
+			var rows []ClassifyRow
 			for _, tpl := range templates {
 				rs.Name = "missci " + o.Task + " " + tpl
-				if g.DryRun {
-					fmt.Fprintf(g.Stdout, "%s:\n", tpl)
+				if h.Settings().DryRun {
+					fmt.Fprintf(h.Settings().Stdout, "%s:\n", tpl)
 				}
 				got, err := classify(units, tpl)
 				if err != nil {
 					return fmt.Errorf("template %s: %w", tpl, err)
 				}
-				if g.DryRun {
+				if h.Settings().DryRun {
 					continue
 				}
 				res, err := evaluateClassification(o.Task, data, units, got)
 				if err != nil {
 					return err
 				}
-				rows = append(rows, missci.ClassifyRow{Template: tpl, Result: res})
+				rows = append(rows, ClassifyRow{Template: tpl, Result: res})
 			}
-			if g.DryRun {
+			if h.Settings().DryRun {
 				return nil
 			}
-			return writeReport(g, missci.ClassificationReport(o.Task, o.Split, o.Model, rows), f, o.Out)
+			return h.WriteReport(ClassificationReport(o.Task, o.Split, o.Model, rows), format, o.Out)
 		}
 		got, err := classify(units, o.Template)
-		if err != nil || g.DryRun {
+		if err != nil || h.Settings().DryRun {
 			return err
 		}
 		res, err := evaluateClassification(o.Task, data, units, got)
 		if err != nil {
 			return err
 		}
-		rep := missci.ClassificationReport(o.Task, o.Split, source, []missci.ClassifyRow{{Result: res}})
-		return writeReport(g, rep, f, o.Out)
+		rep := ClassificationReport(o.Task, o.Split, source, []ClassifyRow{{Result: res}})
+		return h.WriteReport(rep, format, o.Out)
 	case "consistency":
 		preds, _, err := reconstruct(o.FromTemplate, "")
-		if err != nil || g.DryRun {
+		if err != nil || h.Settings().DryRun {
 			return err
 		}
-		units := missci.ConsistencyUnits(data, missci.SingleFallacy(data, preds, 1))
+		units := ConsistencyUnits(data, SingleFallacy(data, preds, 1))
 		got, err := classify(units, o.Template)
 		if err != nil {
 			return err
 		}
-		c, err := missci.EvaluateConsistency(units, got, o.Strict)
+		c, err := EvaluateConsistency(units, got, o.Strict)
 		if err != nil {
 			return err
 		}
-		rep := missci.ConsistencyReport(o.Split, o.Model+" "+o.FromTemplate+" → "+o.Template, c)
-		return writeReport(g, rep, f, o.Out)
+		rep := ConsistencyReport(o.Split, o.Model+" "+o.FromTemplate+" → "+o.Template, c)
+		return h.WriteReport(rep, format, o.Out)
 	}
 	return nil
 }
 
 // evaluateClassification scores classify-gold (with the gold premise) or
 // classify-only answers.
-func evaluateClassification(task string, data []missci.Argument, units []missci.ClassifyUnit, got map[string]string) (missci.ClassifyResult, error) {
+func evaluateClassification(task string, data []Argument, units []ClassifyUnit, got map[string]string) (ClassifyResult, error) {
 	if task == "classify-gold" {
 		var yTrue, yPred []string
 		for _, u := range units {
 			yTrue, yPred = append(yTrue, u.Gold), append(yPred, got[u.ID])
 		}
-		return missci.EvaluateWithPremise(yTrue, yPred)
+		return EvaluateWithPremise(yTrue, yPred)
 	}
-	return missci.EvaluateWithoutPremise(data, got)
+	return EvaluateWithoutPremise(data, got)
 }
 
-func newMissciHumanEvalCmd(g *Global) *cobra.Command {
+func newHumanEvalCmd(h bench.Host) *cobra.Command {
 	var file, format, out, pAt1 string
 	cmd := &cobra.Command{
 		Use:   "human-eval",
 		Short: "Table 13: METEOR against the human judgement q4 on the paper's human-evaluation CSV",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := report.ParseFormat(format)
-			if err != nil {
+			if _, err := report.ParseFormat(format); err != nil {
 				return err
 			}
-			var h missci.HumanEvalMeteor
+			var he HumanEvalMeteor
+			var err error
 			if file == "" {
-				h, err = missci.EmbeddedHumanEval()
+				he, err = EmbeddedHumanEval()
 			} else {
 				var fh *os.File
 				if fh, err = os.Open(file); err != nil {
 					return err
 				}
-				h, err = missci.HumanEval(fh, file)
+				he, err = HumanEval(fh, file)
 				fh.Close()
 			}
 			if err != nil {
 				return err
 			}
-			var strata []missci.Stratum
+			var strata []Stratum
 			p1 := map[string]float64{}
 			if file == "" {
-				if strata, err = missci.EmbeddedTable14(); err != nil {
+				if strata, err = EmbeddedTable14(); err != nil {
 					return err
 				}
 				for _, kv := range strings.Split(pAt1, ",") {
@@ -321,8 +319,8 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 					p1[k] = x
 				}
 			}
-			rep := missci.HumanEvalReport(h, strata, p1)
-			return writeReport(g, rep, f, out)
+			rep := HumanEvalReport(he, strata, p1)
+			return h.WriteReport(rep, format, out)
 		},
 	}
 	cmd.Flags().StringVar(&file, "csv", "", "human-evaluation CSV (default: the embedded human-analysis/human-eval.csv)")
@@ -333,19 +331,19 @@ func newMissciHumanEvalCmd(g *Global) *cobra.Command {
 }
 
 // storeMissci keeps a reconstruction run's predictions with that run.
-func storeMissci(ctx context.Context, s *session, runID int64, split, source string, unknown []string, preds missci.Predictions, keys map[string]string) error {
+func storeMissci(ctx context.Context, s bench.Session, runID int64, split, source string, unknown []string, preds Predictions, keys map[string]string) error {
 	if runID == 0 {
 		return fmt.Errorf("internal error: Missci predictions without a run")
 	}
-	m := missci.Record{Split: split, Source: source, Unknown: unknown, Preds: preds, CallKeys: keys}
-	return records.SaveMissci(ctx, s.st, runID, m)
+	m := Record{Split: split, Source: source, Unknown: unknown, Preds: preds, CallKeys: keys}
+	return saveRecord(ctx, s.Env("").Records, runID, m)
 }
 
-func newMissciRunCmd(g *Global) *cobra.Command {
-	var o missciRunOptions
+func newRunCmd(h bench.Host) *cobra.Command {
+	var o runOptions
 	cmd := &cobra.Command{
 		Use:         "run",
-		Annotations: callsModels(),
+		Annotations: bench.CallsModels(),
 		Short:       "Run a Missci task with a model and score it",
 		Long: `Tasks: reconstruct (premise + class per reasoning line, SPEC A.7), classify-gold (classify each gold
 premise, A.8), classify-only (classify without a premise, A.9), consistency (classify the model's own
@@ -355,7 +353,7 @@ reconstruction answers from the cache without paying for them again.`,
   fallacylab missci run --task classify-gold --model openai:gpt-4.1 --template cls_with_premise/classify-D
   fallacylab missci run --task consistency --model openai:gpt-4.1 --from-template gen_cls/p4-connect-D`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return missciRun(cmd, g, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd, h, o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Task, "task", "reconstruct", "reconstruct, classify-gold, classify-only or consistency")
@@ -372,63 +370,64 @@ reconstruction answers from the cache without paying for them again.`,
 	f.StringVar(&o.Embedder, "embedder", "", "embeddings model provider:model for pairing premises without a class match")
 	f.StringVar(&o.Scorer, "scorer", "", "URL of a BERTScore/NLI scorer (docs/scorer-protocol.md)")
 	o.Select.Flags(f, "arguments")
+	bench.Choices(f, "task", "reconstruct", "classify-gold", "classify-only", "consistency")
+	bench.Choices(f, "template", append(Templates(), "all")...)
+	bench.Choices(f, "from-template", Templates()...)
 	return cmd
 }
 
-func newMissciReportCmd(g *Global) *cobra.Command {
+func newReportCmd(h bench.Host) *cobra.Command {
 	var run int64
 	var allowIncomplete bool
 	var ks, format, out, embedder, scorer string
 	cmd := &cobra.Command{
 		Use:         "report",
-		Annotations: callsModels(),
+		Annotations: bench.CallsModels(),
 		Short:       "Report a stored reconstruction run (default: the latest) at any cut-off",
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			f, err := report.ParseFormat(format)
-			if err != nil {
+			if _, err := report.ParseFormat(format); err != nil {
 				return err
 			}
 			k, err := parseK(ks)
 			if err != nil {
 				return err
 			}
-			s, err := openBrowse(g)
+			s, err := h.Open(ctx, false)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			r, err := pick(ctx, s.st, missci.Definition, missci.Definition.Title+" reconstruction", run, allowIncomplete, func(r store.Run) bool {
-				_, err := records.LoadMissci(ctx, s.st, r.ID)
+			r, err := s.Pick(ctx, run, allowIncomplete, Definition.Title+" reconstruction", func(r store.Run) bool {
+				_, err := loadRecord(ctx, s.Env("").Records, r.ID)
 				return err == nil
 			}, "fallacylab missci run")
 			if err != nil {
 				return err
 			}
 			run = r.ID
-			m, err := records.LoadMissci(ctx, s.st, run)
+			m, err := loadRecord(ctx, s.Env("").Records, run)
 			if err != nil {
 				return err
 			}
-			data, err := missci.Load(m.Split)
+			data, err := Load(m.Split)
 			if err != nil {
 				return err
 			}
 			preds := m.Preds
-			x, err := scorers(ctx, g, s, embedder, scorer)
+			x, err := scorers(ctx, h, s, embedder, scorer)
 			if err != nil {
 				return err
 			}
-			rep, err := missci.ReconstructionReport(data, preds, k, m.Split, fmt.Sprintf("run %d: %s", run, m.Source), m.Unknown, x)
+			rep, err := ReconstructionReport(data, preds, k, m.Split, fmt.Sprintf("run %d: %s", run, m.Source), m.Unknown, x)
 			if err != nil {
 				return err
 			}
-			addPartial(r, rep)
-			if err := addUnusable(ctx, s.st, run, rep); err != nil {
+			if err := s.Annotate(ctx, run, rep); err != nil {
 				return err
 			}
-			return writeReport(g, rep, f, out)
+			return h.WriteReport(rep, format, out)
 		},
 	}
 	cmd.Flags().Int64Var(&run, "run", 0, "run id (default: the latest Missci reconstruction run)")
@@ -444,7 +443,7 @@ func newMissciReportCmd(g *Global) *cobra.Command {
 // sweepDone is, for a sweep of one run per template that was stopped
 // part-way (one template's run did not finish), the runs of the templates
 // that did finish then; nil when the sweep is not resuming.
-func sweepDone(ctx context.Context, s *session, templates []string, specOf func(string) (runner.Spec, error)) (map[string]int64, error) {
+func sweepDone(ctx context.Context, s bench.Session, templates []string, specOf func(string) (runner.Spec, error)) (map[string]int64, error) {
 	prev := map[string]store.Run{}
 	resuming := false
 	for _, t := range templates {
@@ -452,7 +451,7 @@ func sweepDone(ctx context.Context, s *session, templates []string, specOf func(
 		if err != nil {
 			return nil, err
 		}
-		r, ok, err := s.runner().Previous(ctx, sp)
+		r, ok, err := s.Previous(ctx, sp)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package cli
+package missci
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
@@ -17,10 +16,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newMissciCmd(g *Global) *cobra.Command {
-	cmd := &cobra.Command{Use: "missci", Short: "Missci: reconstruct the fallacious premise behind misrepresented-science claims"}
-	cmd.AddCommand(newMissciBaselineCmd(g), newMissciEvalCmd(g), newMissciRunCmd(g), newMissciHumanEvalCmd(g), newMissciReportCmd(g))
-	return cmd
+// Commands implements bench.Commands: Missci's run, report, evaluation of
+// answers made elsewhere, baselines and the human-evaluation table.
+func (Task) Commands(h bench.Host) []*cobra.Command {
+	return []*cobra.Command{newBaselineCmd(h), newEvalCmd(h), newRunCmd(h), newHumanEvalCmd(h), newReportCmd(h)}
 }
 
 func parseK(s string) (int, error) {
@@ -34,7 +33,7 @@ func parseK(s string) (int, error) {
 	return k, nil
 }
 
-func newMissciBaselineCmd(g *Global) *cobra.Command {
+func newBaselineCmd(h bench.Host) *cobra.Command {
 	var split, premise, seeds, format, out string
 	cmd := &cobra.Command{
 		Use:   "baseline random",
@@ -44,11 +43,10 @@ func newMissciBaselineCmd(g *Global) *cobra.Command {
 			if args[0] != "random" {
 				return fmt.Errorf("baseline %q: the only baseline is random", args[0])
 			}
-			f, err := report.ParseFormat(format)
-			if err != nil {
+			if _, err := report.ParseFormat(format); err != nil {
 				return err
 			}
-			data, err := missci.Load(split)
+			data, err := Load(split)
 			if err != nil {
 				return err
 			}
@@ -61,11 +59,11 @@ func newMissciBaselineCmd(g *Global) *cobra.Command {
 				}
 				nums, labels = append(nums, seed), append(labels, s)
 			}
-			rep, err := missci.RandomBaselineReport(data, split, premise, nums, labels)
+			rep, err := RandomBaselineReport(data, split, premise, nums, labels)
 			if err != nil {
 				return err
 			}
-			return writeReport(g, rep, f, out)
+			return h.WriteReport(rep, format, out)
 		},
 	}
 	cmd.Flags().StringVar(&split, "split", "test", "dev or test")
@@ -76,26 +74,25 @@ func newMissciBaselineCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-func newMissciEvalCmd(g *Global) *cobra.Command {
+func newEvalCmd(h bench.Host) *cobra.Command {
 	var split, file, ks, format, out, embedder, scorer string
 	var strict bool
 	cmd := &cobra.Command{
 		Use:         "eval",
-		Annotations: callsModels(),
+		Annotations: bench.CallsModels(),
 		Short:       "Score reconstruction outputs produced elsewhere",
 		Long: `Each line of --predictions is {"id": "arg-34:1", "predictions": [{"premise": "…", "class": "…"}, …]}
 (ranked) or {"id": "arg-34:1", "answer": "<raw model output>"}, parsed as upstream parses it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := report.ParseFormat(format)
-			if err != nil {
+			if _, err := report.ParseFormat(format); err != nil {
 				return err
 			}
 			k, err := parseK(ks)
 			if err != nil {
 				return err
 			}
-			data, err := missci.Load(split)
+			data, err := Load(split)
 			if err != nil {
 				return err
 			}
@@ -105,8 +102,8 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			}
 			defer fh.Close()
 			var unknown []string
-			opts := missci.ParseOptions{Strict: strict, Unknown: &unknown}
-			preds := missci.Predictions{}
+			opts := ParseOptions{Strict: strict, Unknown: &unknown}
+			preds := Predictions{}
 			// Raw answers the parser cannot read count as unusable, as in
 			// a run: over --max-unusable, the evaluation fails (exit 4).
 			usage := store.PhaseCount{Phase: "reconstruction", Model: file}
@@ -116,7 +113,7 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 				if strings.TrimSpace(sc.Text()) == "" {
 					continue
 				}
-				var pl missci.PredictionLine
+				var pl PredictionLine
 				line := sc.Bytes()
 				if n == 1 {
 					line = decode.StripBOM(line)
@@ -129,20 +126,20 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 				}
 				switch {
 				case pl.Answer != nil:
-					p, err := missci.ParseGenCls(*pl.Answer, opts)
+					p, err := ParseGenCls(*pl.Answer, opts)
 					if err != nil {
 						return fmt.Errorf("%s line %d: %w", file, n, err)
 					}
 					preds[pl.ID] = p
 					usage.Answered++
-					if !missci.GenClsParsable(*pl.Answer) {
+					if !GenClsParsable(*pl.Answer) {
 						if usage.Unusable++; usage.Example == "" {
 							usage.Example = *pl.Answer
 						}
 					}
 				case len(pl.Predictions) > 0:
 					for i, p := range pl.Predictions {
-						if !missci.IsValid(p.Class) {
+						if !IsValid(p.Class) {
 							c, err := opts.Normalize(p.Class)
 							if err != nil {
 								return fmt.Errorf("%s line %d: predictions[%d].class: %w", file, n, i, err)
@@ -158,28 +155,28 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 			if err := sc.Err(); err != nil {
 				return err
 			}
-			if err := lifecycle.CheckUnusable("reconstruction", missci.Definition.Phase("reconstruction").Hint, []store.PhaseCount{usage}, g.MaxUnusable); err != nil {
+			if err := lifecycle.CheckUnusable("reconstruction", Definition.Phase("reconstruction").Hint, []store.PhaseCount{usage}, h.Settings().MaxUnusable); err != nil {
 				return err
 			}
-			var sess *session
+			var sess bench.Session
 			if embedder != "" {
-				if sess, err = openSession(g); err != nil {
+				if sess, err = h.Open(cmd.Context(), true); err != nil {
 					return err
 				}
 				defer sess.Close()
 			}
-			x, err := scorers(cmd.Context(), g, sess, embedder, scorer)
+			x, err := scorers(cmd.Context(), h, sess, embedder, scorer)
 			if err != nil {
 				return err
 			}
-			rep, err := missci.ReconstructionReport(data, preds, k, split, file, unknown, x)
+			rep, err := ReconstructionReport(data, preds, k, split, file, unknown, x)
 			if err != nil {
 				return err
 			}
 			if usage.Unusable > 0 {
 				rep.Meta = append(rep.Meta, [2]string{"unusable answers", fmt.Sprintf("%d of %d raw answers could not be parsed (scored as Other)", usage.Unusable, usage.Answered)})
 			}
-			return writeReport(g, rep, f, out)
+			return h.WriteReport(rep, format, out)
 		},
 	}
 	cmd.Flags().StringVar(&embedder, "embedder", "", "embeddings model provider:model (OpenAI-compatible /v1/embeddings) for pairing premises without a class match")
@@ -194,7 +191,8 @@ func newMissciEvalCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-type missciRunOptions struct {
+// runOptions are `missci run`'s options.
+type runOptions struct {
 	Task, Model, Template, FromTemplate, Split, Format, Out string
 	Embedder, Scorer                                        string
 	Strict                                                  bool

@@ -1,0 +1,88 @@
+package bench
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/runner"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// Commands is a Task with commands of its own beyond run and report (an
+// import, a baseline, a sweep), made over the Host the command line gives
+// it — gh's factory: a command holds its options and asks the Host for the
+// store, the runner and the report writer when it runs.
+type Commands interface {
+	Task
+	Commands(h Host) []*cobra.Command
+}
+
+// Host is what the command line gives a Task's own commands.
+type Host interface {
+	// Open opens the store: for writing (a command that runs models,
+	// imports or deletes) or only for reading (a report: a mistyped --db
+	// is an error, not a new store).
+	Open(ctx context.Context, write bool) (Session, error)
+	// Settings are the global flags every command honours.
+	Settings() Settings
+	// WriteReport renders rep in format (md, csv, json, tex or html) to
+	// out: "" or "-" is stdout, a folder gets one file per table (csv) or
+	// report.<format>; a file is written whole or not at all.
+	WriteReport(rep *report.Report, format, out string) error
+	// Version is fallacylab's version, for a report's provenance.
+	Version() string
+}
+
+// Settings are the global flags.
+type Settings struct {
+	// DryRun prices a run and calls nothing.
+	DryRun bool
+	// MaxUnusable is the share of unusable answers a phase may have.
+	MaxUnusable float64
+	// Stdout and Stderr are the command's.
+	Stdout, Stderr io.Writer
+}
+
+// Session is an open store and what runs over it; Close it when done.
+type Session interface {
+	// Env is what a run or a report of the Task is given (dataDir: the
+	// --data-dir flag, "" for the default).
+	Env(dataDir string) Env
+	// Run runs spec through the one runner (its Benchmark and, when
+	// empty, its Args are filled in).
+	Run(ctx context.Context, spec runner.Spec) (runner.Result, error)
+	// Previous is the newest run made by the same command as spec.
+	Previous(ctx context.Context, spec runner.Spec) (store.Run, bool, error)
+	// Pick is the run a report reads: id, or (0) the newest run of the
+	// Task that has is true for (what names such a run, first the command
+	// that makes one); a run that did not finish is refused unless
+	// allowIncomplete.
+	Pick(ctx context.Context, id int64, allowIncomplete bool, what string, has func(store.Run) bool, first string) (store.Run, error)
+	// Annotate adds to the report of a stored run what the run says of
+	// it: partial when it did not finish, its unusable answers per phase
+	// and model.
+	Annotate(ctx context.Context, runID int64, rep *report.Report) error
+	// Embedder is the embeddings of a provider:model whose endpoint
+	// speaks OpenAI's /v1/embeddings (nil in a dry run, which calls
+	// nothing).
+	Embedder(ctx context.Context, spec string) (func(texts []string) ([][]float64, error), error)
+	// Close closes the store.
+	Close() error
+}
+
+// Run is the phase with its plan, for the runner.
+func (p Phase) Run(plan engine.Plan) runner.Phase {
+	return runner.Phase{Name: p.Name, Hint: p.Hint, Usable: p.Usable, Plan: plan}
+}
+
+// CallsModelsKey is the command annotation of a command that calls models
+// (or, in a dry run, prices them): the engine's flags (--concurrency,
+// --budget, --dry-run …) mean something only to such commands.
+const CallsModelsKey = "fallacylab/calls-models"
+
+// CallsModels is the Annotations of a command that calls models.
+func CallsModels() map[string]string { return map[string]string{CallsModelsKey: "yes"} }
