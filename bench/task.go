@@ -92,7 +92,12 @@ type Env struct {
 // Records is how a Task stores and reads its records: by kind, each its
 // own JSON (a kind is named after the Task: "classify/prediction").
 type Records interface {
+	// PutRecords replaces the run's records of one kind with recs.
 	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
+	// PutRecordKinds replaces, in one transaction, the run's records of
+	// every kind named with recs (each names its Kind): a setup and its
+	// lines are written whole or not at all.
+	PutRecordKinds(ctx context.Context, runID int64, kinds []string, recs []store.Record) error
 	RecordReader
 }
 

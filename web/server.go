@@ -325,7 +325,7 @@ func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
 }
 
 func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {
-	m, err := records.LoadMissci(ctx, s.st, id)
+	m, err := missci.LoadRecord(ctx, s.st, id)
 	if err != nil {
 		return err
 	}

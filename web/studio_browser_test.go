@@ -225,7 +225,7 @@ func TestBrowserMissciPremisePage(t *testing.T) {
 	st, _, _ := seed(t, []string{"model-a"}, 1)
 	runID := missciRun(t, st)
 	ctx := context.Background()
-	rec, err := records.LoadMissci(ctx, st, runID)
+	rec, err := missci.LoadRecord(ctx, st, runID)
 	if err != nil {
 		t.Fatal(err)
 	}

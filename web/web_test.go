@@ -208,7 +208,7 @@ func missciRun(t *testing.T, st *sqlite.Store) int64 {
 			m.Preds[l.ID] = []missci.Prediction{{Premise: hostile[0] + " premise", Class: class}}
 		}
 	}
-	if err := records.SaveMissci(ctx, st, id, m); err != nil {
+	if err := missci.SaveRecord(ctx, st, id, m); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -433,7 +433,7 @@ func TestMissciSubsetPage(t *testing.T) {
 			m.Preds[l.ID] = []missci.Prediction{{Premise: "p", Class: l.Fallacies[0].Class}}
 		}
 	}
-	if err := records.SaveMissci(ctx, st, id, m); err != nil {
+	if err := missci.SaveRecord(ctx, st, id, m); err != nil {
 		t.Fatal(err)
 	}
 	h := viewer(t, st)

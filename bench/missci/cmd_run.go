@@ -160,7 +160,7 @@ func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 					fmt.Fprintf(h.Settings().Stdout, "%s:\n", t)
 				}
 				if id, ok := done[t]; ok {
-					rec, err := loadRecord(ctx, s.Env("").Records, id)
+					rec, err := LoadRecord(ctx, s.Env("").Records, id)
 					if err != nil {
 						return fmt.Errorf("template %s: %w", t, err)
 					}
@@ -336,7 +336,7 @@ func storeMissci(ctx context.Context, s bench.Session, runID int64, split, sourc
 		return fmt.Errorf("internal error: Missci predictions without a run")
 	}
 	m := Record{Split: split, Source: source, Unknown: unknown, Preds: preds, CallKeys: keys}
-	return saveRecord(ctx, s.Env("").Records, runID, m)
+	return SaveRecord(ctx, s.Env("").Records, runID, m)
 }
 
 func newRunCmd(h bench.Host) *cobra.Command {
@@ -400,14 +400,14 @@ func newReportCmd(h bench.Host) *cobra.Command {
 			}
 			defer s.Close()
 			r, err := s.Pick(ctx, run, allowIncomplete, Definition.Title+" reconstruction", func(r store.Run) bool {
-				_, err := loadRecord(ctx, s.Env("").Records, r.ID)
+				_, err := LoadRecord(ctx, s.Env("").Records, r.ID)
 				return err == nil
 			}, "fallacylab missci run")
 			if err != nil {
 				return err
 			}
 			run = r.ID
-			m, err := loadRecord(ctx, s.Env("").Records, run)
+			m, err := LoadRecord(ctx, s.Env("").Records, run)
 			if err != nil {
 				return err
 			}

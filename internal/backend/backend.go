@@ -41,6 +41,7 @@ type Store interface {
 	Stats(ctx context.Context) ([]store.ModelStats, error)
 	CountRecords(ctx context.Context, runID int64) (int, error)
 	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
+	PutRecordKinds(ctx context.Context, runID int64, kinds []string, recs []store.Record) error
 	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
 	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
 	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)

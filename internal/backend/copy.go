@@ -129,15 +129,6 @@ func copyRun(ctx context.Context, from, to Store, r store.Run) (int64, error) {
 	if err := copyRecords(ctx, from, to, r.ID, id); err != nil {
 		return 0, err
 	}
-	rec, ok, err := from.Reconstruction(ctx, r.ID)
-	if err != nil {
-		return 0, err
-	}
-	if ok {
-		if err := to.PutReconstruction(ctx, id, rec); err != nil {
-			return 0, err
-		}
-	}
 	return id, nil
 }
 

@@ -146,7 +146,7 @@ func TestGoldenReports(t *testing.T) {
 	for _, q := range []struct{ name, query string }{
 		{"generations referencing their call", `SELECT COUNT(*) FROM generations WHERE run_id = 1 AND call_key IS NOT NULL AND response IS NULL`},
 		{"judgements referencing their call", `SELECT COUNT(*) FROM judgements WHERE run_id = 1 AND call_key IS NOT NULL AND raw IS NULL`},
-		{"reconstructions referencing their call", `SELECT COUNT(*) FROM reconstructions r JOIN runs ON runs.id = r.run_id WHERE runs.benchmark = 'missci' AND call_key IS NOT NULL`},
+		{"reconstructions referencing their call", `SELECT COUNT(*) FROM records r JOIN runs ON runs.id = r.run_id WHERE runs.benchmark = 'missci' AND r.kind = 'missci/line' AND call_key IS NOT NULL`},
 		{"imported generations keeping their text", `SELECT COUNT(*) FROM generations WHERE run_id = 2 AND call_key IS NULL AND response IS NOT NULL`},
 	} {
 		var n int

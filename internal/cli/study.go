@@ -167,7 +167,7 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 		return nil, nil, nil, fmt.Errorf("--corpus: only a Scheme Foils study picks a corpus")
 	}
 	if k == study.MissciPremise {
-		rec, err := records.LoadMissci(ctx, s.st, runID)
+		rec, err := missci.LoadRecord(ctx, s.st, runID)
 		if err != nil {
 			return nil, nil, nil, err
 		}

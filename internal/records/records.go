@@ -11,7 +11,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/bench/missci"
 )
 
 // Store is what records need of a store: typed record tables per benchmark,
@@ -26,8 +25,6 @@ type Store interface {
 	DeflectScores(ctx context.Context, runID int64) (deflect.Dataset, error)
 	PutAudits(ctx context.Context, runID int64, audits []foils.AuditRecord) error
 	Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, error)
-	PutReconstruction(ctx context.Context, runID int64, r missci.Record) error
-	Reconstruction(ctx context.Context, runID int64) (missci.Record, bool, error)
 }
 
 // Prediction is one Scheme Foils item with a detector's label.
@@ -104,21 +101,4 @@ func LoadFoils(ctx context.Context, st Store, runID int64) ([]foils.AuditRecord,
 		return nil, fmt.Errorf("run %d has no Scheme Foils audit (it did not get that far: run the audit again)", runID)
 	}
 	return a, nil
-}
-
-// SaveMissci stores a reconstruction run's predictions.
-func SaveMissci(ctx context.Context, st Store, runID int64, m missci.Record) error {
-	return st.PutReconstruction(ctx, runID, m)
-}
-
-// LoadMissci reads them back.
-func LoadMissci(ctx context.Context, st Store, runID int64) (missci.Record, error) {
-	m, ok, err := st.Reconstruction(ctx, runID)
-	if err != nil {
-		return m, err
-	}
-	if !ok {
-		return m, fmt.Errorf("run %d has no Missci predictions (only reconstruction runs are stored)", runID)
-	}
-	return m, nil
 }

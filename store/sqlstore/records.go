@@ -5,13 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/bench/missci"
 )
 
 // bumpRecords moves a run's records version on, in the transaction that
@@ -548,102 +546,17 @@ func (s *Store) Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, e
 	return out, nil
 }
 
-// PutReconstruction replaces a Missci run's reconstruction record.
-func (s *Store) PutReconstruction(ctx context.Context, runID int64, r missci.Record) error {
-	unknown := r.Unknown
-	if unknown == nil {
-		unknown = []string{}
-	}
-	uj, err := json.Marshal(unknown)
-	if err != nil {
-		return err
-	}
-	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
-		if err := bumpRecords(tx, runID); err != nil {
-			return err
-		}
-		for _, q := range []string{`DELETE FROM reconstructions WHERE run_id = ?`, `DELETE FROM reconstruction_runs WHERE run_id = ?`} {
-			if _, err := tx.Exec(q, runID); err != nil {
-				return fmt.Errorf("replace reconstructions of run %d: %w", runID, err)
-			}
-		}
-		if _, err := tx.Exec(`INSERT INTO reconstruction_runs (run_id, split, source, unknown) VALUES (?,?,?,?)`, runID, r.Split, r.Source, string(uj)); err != nil {
-			return fmt.Errorf("put reconstruction of run %d: %w", runID, err)
-		}
-		st, err := tx.Prepare(`INSERT INTO reconstructions (run_id, line_id, rank, premise, class, call_key) VALUES (?,?,?,?,?,?)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for _, line := range sortedKeys(r.Preds) {
-			for rank, p := range r.Preds[line] {
-				if _, err := st.Exec(runID, line, rank, p.Premise, p.Class, nullIfEmpty(r.CallKeys[line])); err != nil {
-					return fmt.Errorf("put reconstruction %s: %w", line, err)
-				}
-			}
-		}
-		return nil
-	})
-}
-
-// Reconstruction reads a Missci run's reconstruction record; ok is false
-// when the run has none (classification runs).
-func (s *Store) Reconstruction(ctx context.Context, runID int64) (missci.Record, bool, error) {
-	var r missci.Record
-	var unknown string
-	err := s.db.QueryRowContext(ctx, `SELECT split, source, unknown FROM reconstruction_runs WHERE run_id = ?`, runID).Scan(&r.Split, &r.Source, &unknown)
-	if err == sql.ErrNoRows {
-		return r, false, nil
-	}
-	if err != nil {
-		return r, false, fmt.Errorf("reconstruction of run %d: %w", runID, err)
-	}
-	if err := json.Unmarshal([]byte(unknown), &r.Unknown); err != nil {
-		return r, false, fmt.Errorf("reconstruction of run %d: unknown: %w", runID, err)
-	}
-	if len(r.Unknown) == 0 {
-		r.Unknown = nil
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT line_id, premise, class, COALESCE(call_key, '') FROM reconstructions WHERE run_id = ? ORDER BY line_id, rank`, runID)
-	if err != nil {
-		return r, false, fmt.Errorf("reconstructions of run %d: %w", runID, err)
-	}
-	defer rows.Close()
-	r.Preds, r.CallKeys = missci.Predictions{}, map[string]string{}
-	for rows.Next() {
-		var line, key string
-		var p missci.Prediction
-		if err := rows.Scan(&line, &p.Premise, &p.Class, &key); err != nil {
-			return r, false, fmt.Errorf("reconstructions of run %d: %w", runID, err)
-		}
-		r.Preds[line] = append(r.Preds[line], p)
-		if key != "" {
-			r.CallKeys[line] = key
-		}
-	}
-	return r, true, rows.Err()
-}
-
 // CountRecords is how many records of every kind a run has (labels
 // included): it changes whenever a phase stores its records.
 func (s *Store) CountRecords(ctx context.Context, runID int64) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM labels WHERE run_id = ?1) + (SELECT COUNT(*) FROM generations WHERE run_id = ?1)
 		+ (SELECT COUNT(*) FROM judgements WHERE run_id = ?1) + (SELECT COUNT(*) FROM detections WHERE run_id = ?1)
-		+ (SELECT COUNT(*) FROM reconstructions WHERE run_id = ?1) + (SELECT COUNT(*) FROM records WHERE run_id = ?1)`, runID).Scan(&n)
+		+ (SELECT COUNT(*) FROM records WHERE run_id = ?1)`, runID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("records of run %d: %w", runID, err)
 	}
 	return n, nil
-}
-
-func sortedKeys(p missci.Predictions) []string {
-	out := make([]string, 0, len(p))
-	for k := range p {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // DeflectPage reads one page of a run's analysable generations — valid

@@ -19,7 +19,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
@@ -43,7 +42,6 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"deflect records", testDeflectRecords},
 		{"snapshots", testSnapshots},
 		{"audit records", testAuditRecords},
-		{"reconstruction records", testReconstructionRecords},
 		{"records of any kind", testKindRecords},
 		{"studies", testStudies},
 		{"copy", testCopy},
@@ -321,24 +319,6 @@ func testAuditRecords(t *testing.T, st Store) {
 	must(t, st.PutAudits(ctx, id, []foils.AuditRecord{b}))
 	if got, _ := st.Audits(ctx, id); len(got) != 1 || len(got[0].Detections) != 1 {
 		t.Fatalf("audits replaced: %+v", got)
-	}
-}
-
-func testReconstructionRecords(t *testing.T, st Store) {
-	ctx := context.Background()
-	id, _ := st.StartRun(ctx, store.Run{Name: "m", Benchmark: "missci"})
-	if _, ok, err := st.Reconstruction(ctx, id); ok || err != nil {
-		t.Fatalf("a run without a reconstruction: %v %v", ok, err)
-	}
-	r := missci.Record{Split: "dev", Source: "m t", Unknown: []string{"Red Herring"}, Preds: missci.Predictions{
-		"arg-1:1": {{Premise: "p", Class: "Ambiguity"}, {Premise: "q", Class: "Other"}},
-		"arg-1:2": {{Class: "Other"}},
-	}, CallKeys: map[string]string{"arg-1:1": "c1"}}
-	must(t, st.PutReconstruction(ctx, id, r))
-	got, ok, err := st.Reconstruction(ctx, id)
-	if err != nil || !ok || got.Split != "dev" || got.Source != "m t" || len(got.Unknown) != 1 || len(got.Preds) != 2 ||
-		got.Preds["arg-1:1"][1].Premise != "q" || got.Preds["arg-1:1"][0].Class != "Ambiguity" || got.CallKeys["arg-1:1"] != "c1" || got.CallKeys["arg-1:2"] != "" {
-		t.Fatalf("reconstruction: %+v %v", got, err)
 	}
 }
 
@@ -654,6 +634,28 @@ func testKindRecords(t *testing.T, st Store) {
 	}
 	if got := kindRecords(t, st, id, "t/pred"); got != `t/pred/c={}()` {
 		t.Fatalf("a refused write changed the records: %s", got)
+	}
+	// Several kinds at once: each is replaced, in one transaction.
+	must(t, st.PutRecordKinds(ctx, id, []string{"t/meta", "t/pred"}, []store.Record{{Kind: "t/meta", Key: "m", Body: json.RawMessage(`3`)},
+		{Kind: "t/pred", Key: "d", Body: json.RawMessage(`{}`)}, {Kind: "t/pred", Key: "e", CallKey: "k1", Body: json.RawMessage(`{}`)}}))
+	if got, want := kindRecords(t, st, id, ""), `t/meta/m=3() t/pred/d={}() t/pred/e={}(k1)`; got != want {
+		t.Fatalf("records of several kinds\n%s\nwant\n%s", got, want)
+	}
+	for _, bad := range [][]store.Record{{{Kind: "t/meta", Key: "m", Body: json.RawMessage(`4`)}, {Kind: "t/pred", Key: "x", Body: json.RawMessage(`{no`)}},
+		{{Kind: "t/meta", Key: "m", Body: json.RawMessage(`4`)}, {Key: "x", Body: json.RawMessage(`{}`)}}} {
+		if err := st.PutRecordKinds(ctx, id, []string{"t/meta", "t/pred"}, bad); err == nil {
+			t.Fatalf("stored a bad record among %+v", bad)
+		}
+	}
+	if got, want := kindRecords(t, st, id, ""), `t/meta/m=3() t/pred/d={}() t/pred/e={}(k1)`; got != want {
+		t.Fatalf("a refused write of several kinds wrote part of them\n%s\nwant\n%s", got, want)
+	}
+	if err := st.PutRecordKinds(ctx, id, []string{"t/meta"}, []store.Record{{Kind: "t/pred", Key: "x", Body: json.RawMessage(`{}`)}}); err == nil {
+		t.Fatal("stored a record of a kind not named")
+	}
+	must(t, st.PutRecordKinds(ctx, id, []string{"t/meta", "t/pred"}, []store.Record{{Kind: "t/meta", Key: "m", Body: json.RawMessage(`5`)}}))
+	if got, want := kindRecords(t, st, id, ""), `t/meta/m=5()`; got != want {
+		t.Fatalf("a kind named without records is not emptied\n%s\nwant\n%s", got, want)
 	}
 	if _, err := st.DeleteRun(ctx, id, false); err != nil {
 		t.Fatal(err)
