@@ -68,8 +68,12 @@ func putRecords(ctx context.Context, rs bench.Records, runID int64, setup Setup,
 	if err != nil {
 		return err
 	}
-	if err := rs.PutRecords(ctx, runID, KindSetup, []store.Record{{Key: "setup", Body: body}}); err != nil {
-		return err
+	recs := make([]store.Record, 0, len(preds)+1)
+	recs = append(recs, store.Record{Kind: KindSetup, Key: "setup", Body: body})
+	for _, p := range preds {
+		p.Kind = KindPrediction
+		recs = append(recs, p)
 	}
-	return rs.PutRecords(ctx, runID, KindPrediction, preds)
+	// One transaction: a run never holds a setup without its predictions.
+	return rs.PutRecordKinds(ctx, runID, []string{KindSetup, KindPrediction}, recs)
 }
