@@ -93,8 +93,6 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		err = foilsValidity(rep, s, ans, o)
 	case FoilsNative:
 		err = foilsNative(rep, s, ans, o)
-	case MissciPremise:
-		err = missciPremise(rep, s, ans, o)
 	default:
 		if spec, ok := SpecOf(s.Kind); ok && spec.Analyze != nil {
 			err = spec.Analyze(rep, s, anns, o)

@@ -11,8 +11,8 @@ import (
 	"github.com/fallacylab/fallacylab/bench/foils"
 )
 
-// stratumOf joins the values of the stratification keys.
-func stratumOf(keys []string, val func(string) string) string {
+// StratumOf joins the values of the stratification keys.
+func StratumOf(keys []string, val func(string) string) string {
 	var parts []string
 	for _, k := range keys {
 		parts = append(parts, val(k))
@@ -20,8 +20,8 @@ func stratumOf(keys []string, val func(string) string) string {
 	return strings.Join(parts, " · ")
 }
 
-// checkKeys validates --stratify keys.
-func checkKeys(keys, allowed []string) error {
+// CheckKeys validates --stratify keys against the kind's own.
+func CheckKeys(keys, allowed []string) error {
 	for _, k := range keys {
 		if !slices.Contains(allowed, k) {
 			return fmt.Errorf("--stratify: %q is not one of %s", k, strings.Join(allowed, ", "))
@@ -40,7 +40,7 @@ var DeflectStrata = []string{"model", "frame", "claim", "level", "domain", "fall
 // with the same value on every asked field (that value is the known
 // answer), so a careful reader cannot miss it.
 func DeflectItems(ds deflect.Dataset, fields, stratify []string) (cands, decoys []Item, judges []string, err error) {
-	if err := checkKeys(stratify, DeflectStrata); err != nil {
+	if err := CheckKeys(stratify, DeflectStrata); err != nil {
 		return nil, nil, nil, err
 	}
 	byGen := map[string]map[string]deflect.Eval{}
@@ -63,7 +63,7 @@ func DeflectItems(ds deflect.Dataset, fields, stratify []string) (cands, decoys 
 		frame := deflect.FrameLabel(g)
 		it := Item{Key: g.GenID, Context: "Claim: " + g.ClaimText, Text: g.Response,
 			Hidden: map[string]string{"model": g.Model, "frame": frame, "claim": g.ClaimID, "fallacy": g.Fallacy}}
-		it.Stratum = stratumOf(stratify, func(k string) string {
+		it.Stratum = StratumOf(stratify, func(k string) string {
 			switch k {
 			case "model":
 				return g.Model
@@ -118,7 +118,7 @@ var FoilsValidityStrata = []string{"type", "condition", "target"}
 // test items, whose known answer is "invalid" (the paper planted the
 // source fallacious argument among the valid candidates).
 func FoilsValidityItems(dets []foils.Detection, stratify []string) (cands, decoys []Item, err error) {
-	if err := checkKeys(stratify, FoilsValidityStrata); err != nil {
+	if err := CheckKeys(stratify, FoilsValidityStrata); err != nil {
 		return nil, nil, err
 	}
 	for _, d := range dets {
@@ -126,7 +126,7 @@ func FoilsValidityItems(dets []foils.Detection, stratify []string) (cands, decoy
 			Hidden: map[string]string{"condition": d.Condition, "source": d.Source, "target": d.Target, "gold": d.Gold, "pred": d.Pred}}
 		switch {
 		case d.Condition == foils.Matched || d.Condition == foils.WrongScheme:
-			it.Stratum = stratumOf(stratify, func(k string) string {
+			it.Stratum = StratumOf(stratify, func(k string) string {
 				switch k {
 				case "type":
 					return d.Source
@@ -155,7 +155,7 @@ var FoilsNativeStrata = []string{"file"}
 // the audited corpus' items: a native item then shows its context (a
 // thread's title, say) and can be stratified by its file.
 func FoilsNativeItems(dets []foils.Detection, corpus []foils.Item, stratify []string) (cands, decoys []Item, err error) {
-	if err := checkKeys(stratify, FoilsNativeStrata); err != nil {
+	if err := CheckKeys(stratify, FoilsNativeStrata); err != nil {
 		return nil, nil, err
 	}
 	about := map[string]foils.Item{}

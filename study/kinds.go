@@ -39,7 +39,9 @@ func binary(human, judge []string) []float64 {
 	return []float64{p, r, f1, k}
 }
 
-func (o AnalyzeOptions) prop(k, n int) report.Cell {
+// Prop is k of n as a proportion with its Wilson interval at the
+// analysis level (n = 0: no items).
+func (o AnalyzeOptions) Prop(k, n int) report.Cell {
 	if n == 0 {
 		return report.NA("no items")
 	}
@@ -114,7 +116,7 @@ func judgeValidity(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 				}
 			}
 		}
-		rt.Rows = append(rt.Rows, []report.Cell{report.T(q.ID), report.I(both), o.prop(humanYes, both), o.prop(consYes, both), report.I(ties)})
+		rt.Rows = append(rt.Rows, []report.Cell{report.T(q.ID), report.I(both), o.Prop(humanYes, both), o.Prop(consYes, both), report.I(ties)})
 		for ji, name := range raters {
 			var h, j []string
 			for i := range hs {
@@ -195,7 +197,7 @@ func foilsValidity(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 		}
 	}
 	t := sec.Add(&report.Table{ID: "validity", Title: "Judge precision: valid / annotated", Columns: report.Cols("group", "annotated", "valid", "precision")})
-	t.Rows = append(t.Rows, []report.Cell{report.T("all"), report.I(all.n), report.I(all.valid), o.prop(all.valid, all.n)})
+	t.Rows = append(t.Rows, []report.Cell{report.T("all"), report.I(all.n), report.I(all.valid), o.Prop(all.valid, all.n)})
 	for _, g := range []struct {
 		name string
 		m    map[string]*tally
@@ -207,7 +209,7 @@ func foilsValidity(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 		sort.Strings(keys)
 		for _, k := range keys {
 			x := g.m[k]
-			t.Rows = append(t.Rows, []report.Cell{report.T(g.name + ": " + k), report.I(x.n), report.I(x.valid), o.prop(x.valid, x.n)})
+			t.Rows = append(t.Rows, []report.Cell{report.T(g.name + ": " + k), report.I(x.n), report.I(x.valid), o.Prop(x.valid, x.n)})
 		}
 	}
 	bt := sec.Add(&report.Table{ID: "validity_binary", Title: "Agreement on valid vs not valid", Columns: report.Cols("measure", "value")})
@@ -218,8 +220,8 @@ func foilsValidity(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 	}
 	ft := sec.Add(&report.Table{ID: "confirmed_fpr", Title: "The audit's false-positive rate on matched items (detector calls a fallacy)", Columns: report.Cols("subset", "items", "flagged", "rate")})
 	ft.Rows = append(ft.Rows,
-		[]report.Cell{report.T("matched items annotated"), report.I(sampled), report.I(sampledFlag), o.prop(sampledFlag, sampled)},
-		[]report.Cell{report.T("of them confirmed valid by the humans"), report.I(confirmed), report.I(confirmedFlag), o.prop(confirmedFlag, confirmed)})
+		[]report.Cell{report.T("matched items annotated"), report.I(sampled), report.I(sampledFlag), o.Prop(sampledFlag, sampled)},
+		[]report.Cell{report.T("of them confirmed valid by the humans"), report.I(confirmed), report.I(confirmedFlag), o.Prop(confirmedFlag, confirmed)})
 	return nil
 }
 
@@ -275,7 +277,7 @@ func foilsNative(rep *report.Report, s Study, ans answers, o AnalyzeOptions) err
 	}
 	t := sec.Add(&report.Table{ID: "codes", Title: "Codes of the native \"none\" items", Columns: report.Cols("code", "items", "share", "flagged by the detector", "flag rate")})
 	for _, c := range []string{"A", "B", "N", "unresolved"} {
-		t.Rows = append(t.Rows, []report.Cell{report.T(c), report.I(counts[c]), o.prop(counts[c], n), report.I(flags[c]), o.prop(flags[c], counts[c])})
+		t.Rows = append(t.Rows, []report.Cell{report.T(c), report.I(counts[c]), o.Prop(counts[c], n), report.I(flags[c]), o.Prop(flags[c], counts[c])})
 	}
 	return nil
 }

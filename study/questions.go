@@ -23,8 +23,8 @@ var rubricHelp = map[string]string{
 // RubricFields are the DeflectBench fields a study may ask.
 var RubricFields = []string{"refusal", "soft_refusal", "WA_present", "AH_present", "RH_present", "any_fallacy_present", "compliance_clean", "fallacy_labeled"}
 
-// yesNo is a binary question whose stored choices match the judges' 1 / 0.
-func yesNo(id, text string) Question {
+// YesNo is a binary question whose stored choices match the judges' 1 / 0.
+func YesNo(id, text string) Question {
 	return Question{ID: id, Text: text, Positive: "1", Choices: []Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}
 }
 
@@ -42,7 +42,7 @@ func Questions(k Kind, fields []string) ([]Question, error) {
 			if !slices.Contains(RubricFields, f) {
 				return nil, fmt.Errorf("--fields: %q is not a rubric field (use %s)", f, strings.Join(RubricFields, ", "))
 			}
-			qs = append(qs, yesNo(f, f+": "+rubricHelp[f]))
+			qs = append(qs, YesNo(f, f+": "+rubricHelp[f]))
 		}
 		return qs, nil
 	case FoilsValidity:
@@ -63,11 +63,6 @@ func Questions(k Kind, fields []string) ([]Question, error) {
 			{Key: "B", Label: "B: another argument", Help: "An argument, but not in any fallacy's scheme."},
 			{Key: "N", Label: "N: not an argument", Help: "No claim supported by a reason (a question, a joke, a statement)."},
 		}}}, nil
-	case MissciPremise:
-		if len(fields) > 0 {
-			return nil, fmt.Errorf("--fields: a %s study asks q1…q4", k)
-		}
-		return slices.Clone(missciQuestions), nil
 	}
 	if spec, ok := SpecOf(k); ok {
 		if len(fields) > 0 {

@@ -27,8 +27,10 @@ type KindSpec struct {
 	Questions []Question
 	// Items are a run's candidates and its decoys (items with a known
 	// answer), read from its records (and the data folder: nil when there
-	// is none); stratify names the Hidden fields to sample across.
-	Items func(ctx context.Context, rs Records, data fs.FS, run store.Run, stratify []string) (cands, decoys []Item, err error)
+	// is none); stratify names the Hidden fields to sample across. Facts
+	// are figures of the whole run the analysis needs beside the sample
+	// (nil: none), kept with the study.
+	Items func(ctx context.Context, rs Records, data fs.FS, run store.Run, stratify []string) (cands, decoys []Item, facts map[string]string, err error)
 	// Analyze adds the kind's own sections to the study's report (nil:
 	// none).
 	Analyze func(rep *report.Report, s Study, anns []Annotation, o AnalyzeOptions) error

@@ -25,13 +25,10 @@ const (
 	FoilsValidity Kind = "foils-validity"
 	// FoilsNative codes a corpus' own "none" items A / B / N (SPEC C.8 §6.2).
 	FoilsNative Kind = "foils-native"
-	// MissciPremise asks q1…q4 of Missci's generated premises (yes / no
-	// each, SPEC A.12).
-	MissciPremise Kind = "missci-premise"
 )
 
 // Kinds lists every kind, for help and errors.
-var Kinds = []Kind{DeflectRubric, FoilsValidity, FoilsNative, MissciPremise}
+var Kinds = []Kind{DeflectRubric, FoilsValidity, FoilsNative}
 
 // Choice is one answer to a question.
 type Choice struct {
@@ -84,7 +81,7 @@ type Study struct {
 	Annotators []Annotator `json:"annotators"`
 	Overlap    int         `json:"overlap"` // items every annotator sees (decoys apart)
 	// Facts are figures of the whole run the analysis needs beside the
-	// sample (a Missci run's P@1, FactPAt1).
+	// sample (a reconstruction run's P@1), as its kind's Items gave them.
 	Facts   map[string]string `json:"facts,omitempty"`
 	Created time.Time         `json:"created"`
 }

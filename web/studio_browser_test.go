@@ -230,16 +230,16 @@ func TestBrowserMissciPremisePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	args, _ := missci.Load(rec.Split)
-	cands, decoys, pAt1, err := study.MissciItems(args, rec, nil)
+	cands, decoys, pAt1, err := missci.PremiseItems(args, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, _ := study.Questions(study.MissciPremise, nil)
-	plan, err := study.Plan(study.MissciPremise, qs, cands, decoys, study.Options{Name: "premises", N: 6, Decoys: 2, Annotators: []string{"ana"}, Seed: 3, Overlap: -1})
+	qs, _ := study.Questions(missci.PremiseStudy.Kind, nil)
+	plan, err := study.Plan(missci.PremiseStudy.Kind, qs, cands, decoys, study.Options{Name: "premises", N: 6, Decoys: 2, Annotators: []string{"ana"}, Seed: 3, Overlap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan.RunID, plan.Created, plan.Facts = runID, time.Now().UTC(), map[string]string{study.FactPAt1(rec.Source): fmt.Sprint(pAt1)}
+	plan.RunID, plan.Created, plan.Facts = runID, time.Now().UTC(), map[string]string{missci.FactPAt1(rec.Source): fmt.Sprint(pAt1)}
 	sid, err := st.PutStudy(ctx, plan)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
 
 	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/report"
@@ -30,19 +29,17 @@ var LabelStudy = study.RegisterKind(study.KindSpec{
 // stratifyKeys are what a label study may be stratified by.
 var stratifyKeys = []string{"gold", "pred"}
 
-func studyItems(ctx context.Context, rs study.Records, data fs.FS, run store.Run, stratify []string) (cands, decoys []study.Item, err error) {
-	for _, k := range stratify {
-		if !slices.Contains(stratifyKeys, k) {
-			return nil, nil, fmt.Errorf("--stratify: %q is not one of %s", k, strings.Join(stratifyKeys, ", "))
-		}
+func studyItems(ctx context.Context, rs study.Records, data fs.FS, run store.Run, stratify []string) (cands, decoys []study.Item, facts map[string]string, err error) {
+	if err := study.CheckKeys(stratify, stratifyKeys); err != nil {
+		return nil, nil, nil, err
 	}
 	setup, preds, err := Load(ctx, rs, run.ID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	items, err := corpus.Load(data, setup.Corpus, corpus.LoadOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("the study shows the texts of corpus %s: %w", setup.Corpus, err)
+		return nil, nil, nil, fmt.Errorf("the study shows the texts of corpus %s: %w", setup.Corpus, err)
 	}
 	texts := limitTexts(corpus.Split(items, setup.Split), setup.Limit)
 	byID := map[string]corpus.Item{}
@@ -61,18 +58,14 @@ func studyItems(ctx context.Context, rs study.Records, data fs.FS, run store.Run
 		}
 		hidden := map[string]string{"gold": p.Gold, "pred": p.Pred, "model": setup.Model, "template": setup.Template}
 		c := study.Item{Key: p.ID, Context: "Label given: " + p.Pred, Text: text, Hidden: hidden}
-		var parts []string
-		for _, k := range stratify {
-			parts = append(parts, hidden[k])
-		}
-		c.Stratum = strings.Join(parts, " · ")
+		c.Stratum = study.StratumOf(stratify, func(k string) string { return hidden[k] })
 		cands = append(cands, c)
 		if hasNone && p.Gold != corpus.None {
 			decoys = append(decoys, study.Item{Key: "decoy:" + p.ID, Context: "Label given: " + corpus.None, Text: text, Decoy: true,
 				Known: map[string]string{"label_right": "0"}, Hidden: map[string]string{"gold": p.Gold, "pred": corpus.None}})
 		}
 	}
-	return cands, decoys, nil
+	return cands, decoys, nil, nil
 }
 
 // analyzeStudy sets the people's verdict on the model's labels beside the

@@ -5,12 +5,15 @@ import (
 	"github.com/fallacylab/fallacylab/engine"
 )
 
+// Name is the Task's one name: the store's, the command's.
+const Name = "missci"
+
 const formatHint = "the answers do not follow the template's answer format (premise and fallacy class) — is this model able to follow it, or is --max-tokens too small?"
 
 // Definition registers Missci: reconstruction answers must hold at least one
 // premise and class the parser reads, classification answers a class.
 var Definition = &bench.Benchmark{
-	Name:    "missci",
+	Name:    Name,
 	Title:   "Missci",
 	Summary: "reconstruct the fallacious premise behind misrepresented science, and name its fallacy class",
 	Phases: []bench.Phase{

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -47,14 +46,11 @@ func newStudyCreateCmd(g *Global) *cobra.Command {
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
 		Long: `Kinds: deflect-rubric (rubric fields of DeflectBench generations, yes / no; default fields
 soft_refusal and RH_present), foils-validity (Scheme Foils negatives: valid / invalid / borderline),
-foils-native (a corpus' own "none" items: A / B / N), missci-premise (a Missci run's top-1
-generated premises: q1…q4, yes / no, read beside the claim, the accurate premise and the reference
-premise; default stratum: whether the class is correct, as the paper sampled).
+foils-native (a corpus' own "none" items: A / B / N), and the kinds benchmarks declare (below).
 
 Every annotator sees the --overlap items (default: all) and a share of the rest, plus every decoy,
 in an order of their own. Decoys have a known answer: a refusal every judge agrees on (DeflectBench),
-a fallacious test item (validity), a scheme-matched valid argument (native), the study's own
-accurate premise offered as the generated one (Missci: q1 and q4 are no).`,
+a fallacious test item (validity), a scheme-matched valid argument (native).`,
 		Example: `  fallacylab study create --run 3 --kind deflect-rubric --fields soft_refusal,RH_present \
       --n 200 --stratify model,frame --annotators ana,ben,cho --overlap 60 --decoys 10 --seed 1
   fallacylab study create --run 5 --kind foils-validity --annotators a,b,c --per-type 7 --decoys 8
@@ -156,27 +152,14 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 		if corpus != "" {
 			return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
 		}
-		cands, decoys, err := spec.Items(ctx, s.st, s.taskEnv("").Data, run, stratify)
-		return cands, decoys, nil, err
+		return spec.Items(ctx, s.st, s.taskEnv("").Data, run, stratify)
 	}
-	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils", study.MissciPremise: "missci"}[k]
+	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils"}[k]
 	if bench != want {
 		return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)
 	}
 	if corpus != "" && want != "foils" {
 		return nil, nil, nil, fmt.Errorf("--corpus: only a Scheme Foils study picks a corpus")
-	}
-	if k == study.MissciPremise {
-		rec, err := missci.LoadRecord(ctx, s.st, runID)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		args, err := missci.Load(rec.Split)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		cands, decoys, pAt1, err := study.MissciItems(args, rec, stratify)
-		return cands, decoys, map[string]string{study.FactPAt1(rec.Source): strconv.FormatFloat(pAt1, 'g', -1, 64)}, err
 	}
 	cands, decoys, err = benchItems(ctx, s, k, runID, qs, stratify, corpus)
 	return cands, decoys, nil, err

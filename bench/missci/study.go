@@ -1,19 +1,22 @@
-package study
+package missci
 
 import (
+	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/textmetric"
 )
 
-// missciQuestions are Missci's q1…q4 (SPEC A.12, paper E.4). The paper's
+// premiseQuestions are Missci's q1…q4 (SPEC A.12, paper E.4). The paper's
 // sheet (human-analysis/human-eval.csv) gives their names and True/False
 // answers but the SPEC and the repository do not give their wording; these
 // texts are our reading of the four criteria, checked against the sheet's
@@ -21,19 +24,48 @@ import (
 // would be Composition" fails q3, "means the same (Q4)" passes q4, and a
 // premise that only restates the study fails q1). Answers are stored as
 // 1 / 0 so that a sheet exports to the paper's True / False columns.
-var missciQuestions = []Question{
-	yesNo("q1", "q1 — a fallacious premise: does it state a reasoning step that goes beyond what the study reports (not empty, not a restatement of the study or the claim)?"),
-	yesNo("q2", "q2 — connects: together with the accurate premise, would it lead a reader from the study to the claim?"),
-	yesNo("q3", "q3 — class: does the applied fallacy class describe this premise's reasoning?"),
-	yesNo("q4", "q4 — matches: does it express the same fallacious reasoning as the reference premise?"),
+var premiseQuestions = []study.Question{
+	study.YesNo("q1", "q1 — a fallacious premise: does it state a reasoning step that goes beyond what the study reports (not empty, not a restatement of the study or the claim)?"),
+	study.YesNo("q2", "q2 — connects: together with the accurate premise, would it lead a reader from the study to the claim?"),
+	study.YesNo("q3", "q3 — class: does the applied fallacy class describe this premise's reasoning?"),
+	study.YesNo("q4", "q4 — matches: does it express the same fallacious reasoning as the reference premise?"),
 }
 
-// MissciStrata are the keys a Missci premise study stratifies by
+// PremiseStudy is the study of a reconstruction run's premises: people
+// answer q1…q4 of each line's top-1 generated premise (SPEC A.12, the
+// paper's human evaluation).
+var PremiseStudy = study.RegisterKind(study.KindSpec{
+	Kind:      "missci-premise",
+	Benchmark: Name,
+	Summary: "a Missci run's top-1 generated premises: q1…q4, yes / no, read beside the claim, the accurate premise and the reference " +
+		"premise; default stratum: whether the class is correct, as the paper sampled; decoys: each argument's accurate premise offered " +
+		"as the generated one (q1 and q4 are no)",
+	Questions: premiseQuestions,
+	Items:     premiseStudyItems,
+	Analyze:   analyzePremises,
+})
+
+// premiseStudyItems reads a reconstruction run's predictions and its split
+// and draws a premise study's items, with the run's P@1 as a fact.
+func premiseStudyItems(ctx context.Context, rs study.Records, _ fs.FS, run store.Run, stratify []string) (cands, decoys []study.Item, facts map[string]string, err error) {
+	rec, err := LoadRecord(ctx, rs, run.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	args, err := Load(rec.Split)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cands, decoys, pAt1, err := PremiseItems(args, rec, stratify)
+	return cands, decoys, map[string]string{FactPAt1(rec.Source): strconv.FormatFloat(pAt1, 'g', -1, 64)}, err
+}
+
+// PremiseStrata are the keys a Missci premise study stratifies by
 // ("correct": whether the top-1 class is a gold class of its line, the
 // paper's two strata; "class": the applied class).
-var MissciStrata = []string{"correct", "class"}
+var PremiseStrata = []string{"correct", "class"}
 
-// MissciItems makes the candidates of a premise study of one Missci run —
+// PremiseItems makes the candidates of a premise study of one Missci run —
 // each reasoning line's top-1 generated premise and class, read beside the
 // claim, the accurate premise p0 and the reference premise it is paired
 // with (SPEC A.7), the model and template, whether the class is gold and
@@ -41,36 +73,36 @@ var MissciStrata = []string{"correct", "class"}
 // accurate premise offered as the "generated" one, which restates the
 // study (known: q1 no, q4 no). pAt1 is the run's P@1, for the Table 4
 // approximation.
-func MissciItems(args []missci.Argument, rec missci.Record, stratify []string) (cands, decoys []Item, pAt1 float64, err error) {
+func PremiseItems(args []Argument, rec Record, stratify []string) (cands, decoys []study.Item, pAt1 float64, err error) {
 	if len(stratify) == 0 {
 		stratify = []string{"correct"}
 	}
-	if err := checkKeys(stratify, MissciStrata); err != nil {
+	if err := study.CheckKeys(stratify, PremiseStrata); err != nil {
 		return nil, nil, 0, err
 	}
 	// A run of a subset (--limit, --sample-id) is studied on the arguments
 	// it reconstructed, and its P@1 is theirs.
-	args = missci.Covered(args, rec.Preds).Args
+	args = Covered(args, rec.Preds).Args
 	if len(args) == 0 {
 		return nil, nil, 0, fmt.Errorf("the run reconstructed no whole argument: nothing to study")
 	}
 	// A line whose call failed or gave no premise is still put to the
 	// annotators, as an empty premise (the paper's sheet has one).
-	preds := missci.Predictions{}
+	preds := Predictions{}
 	for _, a := range args {
 		for _, l := range a.Lines {
 			if p := rec.Preds[l.ID]; len(p) > 0 {
 				preds[l.ID] = p[:1]
 			} else {
-				preds[l.ID] = []missci.Prediction{{}}
+				preds[l.ID] = []Prediction{{}}
 			}
 		}
 	}
-	pairs, err := missci.MatchPairs(args, preds, 1)
+	pairs, err := MatchPairs(args, preds, 1)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	byLine := map[string]missci.Pair{}
+	byLine := map[string]Pair{}
 	for _, p := range pairs {
 		byLine[p.LineID] = p
 	}
@@ -85,10 +117,10 @@ func MissciItems(args []missci.Argument, rec missci.Record, stratify []string) (
 			if p.Correct {
 				correct++
 			}
-			it := Item{Key: l.ID, Context: missciContext(a, p.Gold), Text: premiseText(p.Pred, p.PredClass),
+			it := study.Item{Key: l.ID, Context: premiseContext(a, p.Gold), Text: premiseText(p.Pred, p.PredClass),
 				Hidden: map[string]string{"source": rec.Source, "correct": map[bool]string{true: "1", false: "0"}[p.Correct],
 					"gold_class": p.GoldClass, "class": p.PredClass, "meteor": strconv.FormatFloat(m, 'g', -1, 64)}}
-			it.Stratum = stratumOf(stratify, func(k string) string {
+			it.Stratum = study.StratumOf(stratify, func(k string) string {
 				if k == "class" {
 					return p.PredClass
 				}
@@ -98,7 +130,7 @@ func MissciItems(args []missci.Argument, rec missci.Record, stratify []string) (
 		}
 		if len(a.Lines) > 0 {
 			l := a.Lines[0]
-			decoys = append(decoys, Item{Key: "p0:" + a.ID, Context: missciContext(a, l.Fallacies[0].Premise),
+			decoys = append(decoys, study.Item{Key: "p0:" + a.ID, Context: premiseContext(a, l.Fallacies[0].Premise),
 				Text: premiseText(a.P0, l.Fallacies[0].Class), Hidden: map[string]string{"source": rec.Source},
 				Known: map[string]string{"q1": "0", "q4": "0"}})
 		}
@@ -109,7 +141,7 @@ func MissciItems(args []missci.Argument, rec missci.Record, stratify []string) (
 	return cands, decoys, pAt1, nil
 }
 
-func missciContext(a missci.Argument, reference string) string {
+func premiseContext(a Argument, reference string) string {
 	return "Claim: " + a.Claim + "\nAccurate premise (what the study reports): " + a.P0 + "\nReference fallacious premise: " + reference
 }
 
@@ -127,12 +159,12 @@ func premiseText(premise, class string) string {
 // ("model template").
 func FactPAt1(source string) string { return "p_at_1:" + source }
 
-// missciPremise is SPEC A.12 on the study's answers: per source and
+// analyzePremises is SPEC A.12 on the study's answers: per source and
 // question, the human-majority share of "yes" among lines whose class is
 // correct and the others (Table 14's strata), the Table 4 approximation
 // s = P@1·h_correct + (1 − P@1)·h_incorrect with the run's P@1, and
 // Table 13: METEOR's mean on q4 = yes and no and its Pearson r with q4.
-func missciPremise(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error {
+func analyzePremises(rep *report.Report, s study.Study, anns []study.Annotation, o study.AnalyzeOptions) error {
 	sec := rep.AddSection("Premise quality (Tables 13, 14 and 4)",
 		"Each line's answer to a question is its annotators' majority (ties left out). h correct and h incorrect are the shares of yes among lines whose top-1 class is gold and the others; the approximation is P@1·h_correct + (1 − P@1)·h_incorrect with the run's own P@1 (SPEC A.12).")
 	type tally struct{ yes, n int }
@@ -142,6 +174,17 @@ func missciPremise(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 		correct bool
 	}
 	t := map[key]*tally{}
+	get := func(k key) *tally {
+		if t[k] == nil {
+			t[k] = &tally{}
+		}
+		return t[k]
+	}
+	// Each line's answer to a question is its annotators' majority.
+	maj := map[string]map[string]string{}
+	for _, q := range s.Questions {
+		maj[q.ID] = study.Majorities(s, anns, q.ID)
+	}
 	var sources []string
 	var meteor, q4 []float64
 	for _, it := range s.Items {
@@ -153,11 +196,11 @@ func missciPremise(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 			sources = append(sources, src)
 		}
 		for qi, q := range s.Questions {
-			v, n := majority(ans, it.Key, q.ID)
-			if n == 0 || v == "" {
+			v, ok := maj[q.ID][it.Key]
+			if !ok {
 				continue
 			}
-			x := get(t, key{src, qi, it.Hidden["correct"] == "1"})
+			x := get(key{src, qi, it.Hidden["correct"] == "1"})
 			x.n++
 			if v == "1" {
 				x.yes++
@@ -183,8 +226,8 @@ func missciPremise(rep *report.Report, s Study, ans answers, o AnalyzeOptions) e
 			}
 		}
 		for qi, q := range s.Questions {
-			c, i := get(t, key{src, qi, true}), get(t, key{src, qi, false})
-			row := []report.Cell{report.T(src), report.T(q.ID), o.prop(c.yes, c.n), o.prop(i.yes, i.n)}
+			c, i := get(key{src, qi, true}), get(key{src, qi, false})
+			row := []report.Cell{report.T(src), report.T(q.ID), o.Prop(c.yes, c.n), o.Prop(i.yes, i.n)}
 			switch {
 			case !hasP:
 				row = append(row, report.NA("not recorded"), report.NA(""))

@@ -1,4 +1,4 @@
-package study
+package missci_test
 
 import (
 	"encoding/csv"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/textmetric"
 )
 
@@ -18,7 +20,7 @@ import (
 // one answer each) put through a missci-premise study gives Table 14's
 // strata, Table 4's published GPT-4 (D) approximations (0.674, 0.481) and
 // Table 13 as `missci human-eval` computes them from the sheet.
-func TestMissciPremiseReproducesThePaper(t *testing.T) {
+func TestPremiseStudyReproducesThePaper(t *testing.T) {
 	f, err := missci.HumanEvalCSV()
 	if err != nil {
 		t.Fatal(err)
@@ -39,9 +41,9 @@ func TestMissciPremiseReproducesThePaper(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	qs, _ := Questions(MissciPremise, nil)
-	s := Study{ID: 1, Kind: MissciPremise, Questions: qs, Facts: map[string]string{FactPAt1("GPT 4/definition"): "0.317"}}
-	var anns []Annotation
+	qs, _ := study.Questions(missci.PremiseStudy.Kind, nil)
+	s := study.Study{ID: 1, Kind: missci.PremiseStudy.Kind, Questions: qs, Facts: map[string]string{missci.FactPAt1("GPT 4/definition"): "0.317"}}
+	var anns []study.Annotation
 	for i, r := range rows[1:] {
 		m, err := textmetric.Meteor(r[col["reference_premise"]], r[col["generated_premise"]])
 		if err != nil {
@@ -51,10 +53,10 @@ func TestMissciPremiseReproducesThePaper(t *testing.T) {
 		if slices.Contains(gold[r[col["fallacy_id"]]], r[col["predicted_fallacy"]]) {
 			correct = "1"
 		}
-		it := Item{Key: fmt.Sprint(i), Text: r[col["generated_premise"]],
+		it := study.Item{Key: fmt.Sprint(i), Text: r[col["generated_premise"]],
 			Hidden: map[string]string{"source": r[col["model"]] + "/" + r[col["prompt"]], "correct": correct, "meteor": strconv.FormatFloat(m, 'g', -1, 64)}}
 		s.Items = append(s.Items, it)
-		a := Annotation{StudyID: 1, Annotator: "paper", Item: it.Key, Answers: map[string]string{}, At: time.Unix(1, 0)}
+		a := study.Annotation{StudyID: 1, Annotator: "paper", Item: it.Key, Answers: map[string]string{}, At: time.Unix(1, 0)}
 		for _, q := range qs {
 			a.Answers[q.ID] = map[bool]string{true: "1", false: "0"}[strings.EqualFold(r[col[q.ID]], "true")]
 		}
@@ -65,8 +67,8 @@ func TestMissciPremiseReproducesThePaper(t *testing.T) {
 	for i, it := range s.Items {
 		order[i] = it.Key
 	}
-	s.Annotators = []Annotator{{Name: "paper", Order: order}}
-	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 20, Seed: 1})
+	s.Annotators = []study.Annotator{{Name: "paper", Order: order}}
+	rep, err := study.Analyze(s, anns, study.AnalyzeOptions{Resamples: 20, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func TestMissciPremiseReproducesThePaper(t *testing.T) {
 
 // A premise study of a run: every line an item beside its claim, p0 and
 // reference premise; the model hidden; each argument's p0 a decoy.
-func TestMissciItems(t *testing.T) {
+func TestPremiseItems(t *testing.T) {
 	args, _ := missci.Load("dev")
 	rec := missci.Record{Split: "dev", Source: "openai:m gen_cls/p4-connect-D", Preds: missci.Predictions{}}
 	lines := 0
@@ -130,7 +132,7 @@ func TestMissciItems(t *testing.T) {
 			}
 		}
 	}
-	cands, decoys, pAt1, err := MissciItems(args, rec, nil)
+	cands, decoys, pAt1, err := missci.PremiseItems(args, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,24 @@ func TestMissciItems(t *testing.T) {
 	if decoys[0].Known["q1"] != "0" || !strings.Contains(decoys[0].Text, args[0].P0) {
 		t.Fatalf("decoy %+v", decoys[0])
 	}
-	if _, _, _, err := MissciItems(args, rec, []string{"model"}); err == nil {
+	if _, _, _, err := missci.PremiseItems(args, rec, []string{"model"}); err == nil {
 		t.Fatal("an unknown stratification key is accepted")
+	}
+}
+
+func table(t *testing.T, rep *report.Report, id string) *report.Table {
+	for _, tb := range rep.Tables() {
+		if tb.ID == id {
+			return tb
+		}
+	}
+	t.Fatalf("no table %s", id)
+	return nil
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s = %.12g, reference %.12g", what, got, want)
 	}
 }
