@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/view"
 	"net/http"
 	"net/url"
 	"slices"
@@ -83,7 +84,7 @@ func (s *Server) across(w http.ResponseWriter, r *http.Request) {
 	}
 	var samples []sampleRow
 	for _, k := range slots {
-		sr := sampleRow{Label: joinNonEmpty(" · ", k.fallacy, fmt.Sprintf("sample %d", k.sample))}
+		sr := sampleRow{Label: view.JoinNonEmpty(" · ", k.fallacy, fmt.Sprintf("sample %d", k.sample))}
 		for _, c := range cells {
 			var found *genView
 			for i := range c.Gens {
@@ -117,33 +118,6 @@ func (s *Server) across(w http.ResponseWriter, r *http.Request) {
 		"Cells": cells, "Samples": samples, "Outcomes": outcomes})
 }
 
-// pairRow is one item of a two-run comparison: what each run gave it.
-type pairRow struct {
-	ID, Text   string
-	Link       [2]string // each run's page of the item ("" for none)
-	Values     [2]string
-	Gold       string
-	Right      [2]bool
-	HasGold    bool
-	Different  bool
-	DiffFields []string
-}
-
-// pairSummary is one line of a comparison's summary table.
-type pairSummary struct {
-	Label      string
-	Both, Same int
-	A, B       string // each run's own figure, where one is defined
-}
-
-// Share formats Same/Both.
-func (p pairSummary) Share() string {
-	if p.Both == 0 {
-		return "–"
-	}
-	return strconv.FormatFloat(100*float64(p.Same)/float64(p.Both), 'f', 1, 64) + " %"
-}
-
 // compare is two runs of one benchmark side by side on the items they
 // share — two detectors on one corpus, two Missci templates or models, two
 // judge panels on the same generations — with the items where they differ
@@ -166,8 +140,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 400, fmt.Errorf("run %d is a %s run and run %d a %s run: only runs of one benchmark compare", ds[0].run.ID, ds[0].run.Benchmark, ds[1].run.ID, ds[1].run.Benchmark))
 		return
 	}
-	var rows []pairRow
-	var sum []pairSummary
+	var rows []view.PairRow
+	var sum []view.PairSummary
 	switch ds[0].run.Benchmark {
 	case deflect.Definition.Name:
 		rows, sum = compareDeflect(ds)
@@ -192,20 +166,20 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	shared := len(rows)
-	var differ []pairRow
+	var differ []view.PairRow
 	for _, x := range rows {
 		if x.Different || q.Get("all") == "1" {
 			differ = append(differ, x)
 		}
 	}
-	pg := paginate(r, len(differ))
+	pg := view.Paginate(r, len(differ))
 	s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Shared": shared, "Summary": sum,
 		"Rows": differ[pg.From:pg.To], "Pager": pg, "All": q.Get("all") == "1", "Differ": len(differ)})
 }
 
 // compareDeflect joins two DeflectBench runs on the generation (model,
 // claim, prompt, sample) and compares the consensus of every field.
-func compareDeflect(ds [2]*runData) ([]pairRow, []pairSummary) {
+func compareDeflect(ds [2]*runData) ([]view.PairRow, []view.PairSummary) {
 	type key struct {
 		model, claim, prompt string
 		sample               int
@@ -215,17 +189,17 @@ func compareDeflect(ds [2]*runData) ([]pairRow, []pairSummary) {
 	for _, row := range ds[1].rows {
 		other[keyOf(row.Gen)] = row
 	}
-	sum := make([]pairSummary, len(deflect.Fields))
+	sum := make([]view.PairSummary, len(deflect.Fields))
 	for i, f := range deflect.Fields {
 		sum[i].Label = f
 	}
-	var rows []pairRow
+	var rows []view.PairRow
 	for _, a := range ds[0].rows {
 		b := other[keyOf(a.Gen)]
 		if b == nil {
 			continue
 		}
-		pr := pairRow{ID: a.Gen.GenID, Text: a.Gen.Response,
+		pr := view.PairRow{ID: a.Gen.GenID, Text: a.Gen.Response,
 			Link: [2]string{fmt.Sprintf("/runs/%d/generations/%s", ds[0].run.ID, url.PathEscape(a.Gen.GenID)), fmt.Sprintf("/runs/%d/generations/%s", ds[1].run.ID, url.PathEscape(b.Gen.GenID))}}
 		var set [2][]string
 		for i, f := range deflect.Fields {
@@ -249,7 +223,7 @@ func compareDeflect(ds [2]*runData) ([]pairRow, []pairSummary) {
 		}
 		pr.Different = len(pr.DiffFields) > 0
 		for i := range 2 {
-			pr.Values[i] = joinNonEmpty(", ", set[i]...)
+			pr.Values[i] = view.JoinNonEmpty(", ", set[i]...)
 		}
 		rows = append(rows, pr)
 	}
@@ -258,26 +232,26 @@ func compareDeflect(ds [2]*runData) ([]pairRow, []pairSummary) {
 
 // compareFoils joins two audits on the item (condition and id) and compares
 // the detectors' labels, per condition.
-func compareFoils(ds [2]*runData) ([]pairRow, []pairSummary) {
+func compareFoils(ds [2]*runData) ([]view.PairRow, []view.PairSummary) {
 	type key struct{ cond, id string }
 	other := map[key]int{}
 	for i, p := range ds[1].preds {
 		other[key{p.Condition, p.ID}] = i
 	}
 	conds := []string{foils.Native, foils.Matched, foils.WrongScheme, foils.TestCondition}
-	sum := make([]pairSummary, len(conds))
+	sum := make([]view.PairSummary, len(conds))
 	right := make([][2]int, len(conds))
 	for i, c := range conds {
 		sum[i].Label = c
 	}
-	var rows []pairRow
+	var rows []view.PairRow
 	for _, a := range ds[0].preds {
 		j, ok := other[key{a.Condition, a.ID}]
 		if !ok {
 			continue
 		}
 		b := ds[1].preds[j]
-		pr := pairRow{ID: a.Condition + "/" + a.ID, Text: a.Text, Values: [2]string{a.Pred, b.Pred}, Gold: cmp.Or(a.Gold, a.Source), HasGold: true,
+		pr := view.PairRow{ID: a.Condition + "/" + a.ID, Text: a.Text, Values: [2]string{a.Pred, b.Pred}, Gold: cmp.Or(a.Gold, a.Source), HasGold: true,
 			Link: [2]string{fmt.Sprintf("/runs/%d/items/%s/%s", ds[0].run.ID, url.PathEscape(a.Condition), url.PathEscape(a.ID)), fmt.Sprintf("/runs/%d/items/%s/%s", ds[1].run.ID, url.PathEscape(b.Condition), url.PathEscape(b.ID))}}
 		_, pr.Right[0] = itemVerdict(a)
 		_, pr.Right[1] = itemVerdict(b)
@@ -310,9 +284,9 @@ func compareFoils(ds [2]*runData) ([]pairRow, []pairSummary) {
 
 // compareMissci joins two reconstruction runs on the reasoning line and
 // compares their top-1 classes.
-func compareMissci(ds [2]*runData) ([]pairRow, []pairSummary) {
-	var rows []pairRow
-	s := pairSummary{Label: "top-1 class"}
+func compareMissci(ds [2]*runData) ([]view.PairRow, []view.PairSummary) {
+	var rows []view.PairRow
+	s := view.PairSummary{Label: "top-1 class"}
 	right := [2]int{}
 	for _, a := range ds[0].missci.args {
 		for _, l := range a.Lines {
@@ -320,7 +294,7 @@ func compareMissci(ds [2]*runData) ([]pairRow, []pairSummary) {
 			if pa == nil && pb == nil {
 				continue
 			}
-			pr := pairRow{ID: l.ID, Text: a.Claim, Gold: joinNonEmpty(", ", l.Classes()...), HasGold: true,
+			pr := view.PairRow{ID: l.ID, Text: a.Claim, Gold: view.JoinNonEmpty(", ", l.Classes()...), HasGold: true,
 				Link: [2]string{fmt.Sprintf("/runs/%d/arguments/%s#%s", ds[0].run.ID, url.PathEscape(a.ID), url.PathEscape(l.ID)), fmt.Sprintf("/runs/%d/arguments/%s#%s", ds[1].run.ID, url.PathEscape(a.ID), url.PathEscape(l.ID))}}
 			for k, p := range [][]missci.Prediction{pa, pb} {
 				if len(p) > 0 {
@@ -343,13 +317,13 @@ func compareMissci(ds [2]*runData) ([]pairRow, []pairSummary) {
 		s.A = fmt.Sprintf("%d right (%.1f %%)", right[0], 100*float64(right[0])/float64(s.Both))
 		s.B = fmt.Sprintf("%d right (%.1f %%)", right[1], 100*float64(right[1])/float64(s.Both))
 	}
-	return rows, []pairSummary{s}
+	return rows, []view.PairSummary{s}
 }
 
 // compareTask joins two runs of a Task that lists its records on the
 // record's key and compares the column its Listing names, against the gold
 // column when it has one.
-func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listing) ([]pairRow, []pairSummary, error) {
+func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listing) ([]view.PairRow, []view.PairSummary, error) {
 	col, gold := slices.Index(l.Columns, l.Compared), slices.Index(l.Columns, l.Gold)
 	text := slices.Index(l.Columns, "text") // shown beside the values, when the listing has it
 	if col < 0 {
@@ -366,15 +340,15 @@ func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listin
 	for _, b := range recs[1] {
 		other[b.Key] = b
 	}
-	sum := pairSummary{Label: l.Title}
+	sum := view.PairSummary{Label: l.Title}
 	var right [2]int
-	var rows []pairRow
+	var rows []view.PairRow
 	for _, a := range recs[0] {
 		b, ok := other[a.Key]
 		if !ok {
 			continue
 		}
-		pr := pairRow{ID: a.Key, Values: [2]string{a.Cells[col], b.Cells[col]}, Different: a.Cells[col] != b.Cells[col],
+		pr := view.PairRow{ID: a.Key, Values: [2]string{a.Cells[col], b.Cells[col]}, Different: a.Cells[col] != b.Cells[col],
 			Link: [2]string{fmt.Sprintf("/runs/%d/records/%s", ds[0].run.ID, url.PathEscape(a.Key)), fmt.Sprintf("/runs/%d/records/%s", ds[1].run.ID, url.PathEscape(b.Key))}}
 		if text >= 0 {
 			pr.Text = a.Cells[text]
@@ -397,5 +371,5 @@ func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listin
 	if gold >= 0 && sum.Both > 0 {
 		sum.A, sum.B = fmt.Sprintf("%d right", right[0]), fmt.Sprintf("%d right", right[1])
 	}
-	return rows, []pairSummary{sum}, nil
+	return rows, []view.PairSummary{sum}, nil
 }

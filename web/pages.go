@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fallacylab/fallacylab/view"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -180,22 +181,22 @@ func (s *Server) generations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	match := filterGenerations(d, r.URL.Query())
-	heads := sortRows(r, match, genSort)
+	heads := view.SortRows(r, match, genSort)
 	if exportGenerations(w, r, d, match) {
 		return
 	}
-	p := paginate(r, len(match))
+	p := view.Paginate(r, len(match))
 	s.renderGenerations(w, r, d.run, match[p.From:p.To], d.evals, d.judges, p, heads)
 }
 
 // genSort are the sortable columns of the generations list.
-var genSort = []sortKey[*deflect.Row]{
-	by("id", "id", func(r *deflect.Row) string { return r.Gen.GenID }),
-	by("model", "model", func(r *deflect.Row) string { return r.Gen.Model }),
-	by("frame", "frame", func(r *deflect.Row) string { return deflect.FrameLabel(r.Gen) }),
-	by("claim", "claim", func(r *deflect.Row) string { return r.Gen.ClaimID }),
-	by("length", "answer length", func(r *deflect.Row) int { return len(r.Gen.Response) }),
-	by("disagree", "disagreement", func(r *deflect.Row) int {
+var genSort = []view.SortKey[*deflect.Row]{
+	view.By("id", "id", func(r *deflect.Row) string { return r.Gen.GenID }),
+	view.By("model", "model", func(r *deflect.Row) string { return r.Gen.Model }),
+	view.By("frame", "frame", func(r *deflect.Row) string { return deflect.FrameLabel(r.Gen) }),
+	view.By("claim", "claim", func(r *deflect.Row) string { return r.Gen.ClaimID }),
+	view.By("length", "answer length", func(r *deflect.Row) int { return len(r.Gen.Response) }),
+	view.By("disagree", "disagreement", func(r *deflect.Row) int {
 		if r.Disagree() {
 			return 1
 		}
@@ -248,7 +249,7 @@ func filterGenerations(d *runData, q url.Values) []*deflect.Row {
 func exportGenerations(w http.ResponseWriter, r *http.Request, d *runData, rows []*deflect.Row) bool {
 	header := []string{"gen_id", "model", "frame", "claim_id", "claim", "requested_fallacy", "prompt_id", "sample", "response", "judges_disagree"}
 	header = append(header, deflect.Fields...)
-	return exported(w, r, fmt.Sprintf("run-%d-generations", d.run.ID), header, func(yield func([]string, any) bool) {
+	return view.Export(w, r, fmt.Sprintf("run-%d-generations", d.run.ID), header, func(yield func([]string, any) bool) {
 		for _, row := range rows {
 			g := row.Gen
 			rec := []string{g.GenID, g.Model, deflect.FrameLabel(g), g.ClaimID, g.ClaimText, g.Fallacy, g.PromptID, strconv.Itoa(g.Run), g.Response, strconv.FormatBool(row.Disagree())}
@@ -318,11 +319,11 @@ func (s *Server) firstPage(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil && len(ds.Gens) > 0 {
 		return false
 	}
-	p := paginate(r, total)
+	p := view.Paginate(r, total)
 	if p.Page != page { // past the last page: the full list answers
 		return false
 	}
-	s.renderGenerations(w, r, withState(run), rows, evalsByGen(ds.Evals), judges, p, sortRows(r, rows, genSort))
+	s.renderGenerations(w, r, withState(run), rows, evalsByGen(ds.Evals), judges, p, view.SortRows(r, rows, genSort))
 	return true
 }
 
@@ -342,7 +343,7 @@ func evalsByGen(evals []deflect.Eval) map[string]map[string]deflect.Eval {
 
 // renderGenerations renders one page of generations with their judges.
 func (s *Server) renderGenerations(w http.ResponseWriter, r *http.Request, run store.Run, rows []*deflect.Row,
-	evals map[string]map[string]deflect.Eval, judges []string, p pager, heads []sortHead) {
+	evals map[string]map[string]deflect.Eval, judges []string, p view.Pager, heads []view.SortHead) {
 	q := r.URL.Query()
 	var views []genView
 	for _, row := range rows {
@@ -393,9 +394,9 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 		}
 		match = append(match, p)
 	}
-	heads := sortRows(r, match, itemSort)
+	heads := view.SortRows(r, match, itemSort)
 	header := []string{"condition", "id", "gold", "source", "target", "pred", "text", "raw"}
-	if exported(w, r, fmt.Sprintf("run-%d-items", d.run.ID), header, func(yield func([]string, any) bool) {
+	if view.Export(w, r, fmt.Sprintf("run-%d-items", d.run.ID), header, func(yield func([]string, any) bool) {
 		for _, p := range match {
 			if !yield([]string{p.Condition, p.ID, p.Gold, p.Source, p.Target, p.Pred, p.Text, p.Raw}, p) {
 				return
@@ -404,7 +405,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	}) {
 		return
 	}
-	pg := paginate(r, len(match))
+	pg := view.Paginate(r, len(match))
 	s.render(w, "items.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Cond": cond, "Label": label,
 		"Pred": pred, "Q": q.Get("q"), "Conds": []string{"native", "matched", "wrong_scheme", "test"}, "Sort": heads})
 }
@@ -432,12 +433,12 @@ func itemVerdict(p records.Prediction) (string, bool) {
 }
 
 // itemSort are the sortable columns of the items list.
-var itemSort = []sortKey[records.Prediction]{
-	by("cond", "condition", func(p records.Prediction) string { return p.Condition }),
-	by("id", "id", func(p records.Prediction) string { return p.ID }),
-	by("gold", "gold / source → target", func(p records.Prediction) string { return p.Gold + p.Source + "\x00" + p.Target }),
-	by("pred", "predicted", func(p records.Prediction) string { return p.Pred }),
-	by("length", "text", func(p records.Prediction) int { return len(p.Text) }),
+var itemSort = []view.SortKey[records.Prediction]{
+	view.By("cond", "condition", func(p records.Prediction) string { return p.Condition }),
+	view.By("id", "id", func(p records.Prediction) string { return p.ID }),
+	view.By("gold", "gold / source → target", func(p records.Prediction) string { return p.Gold + p.Source + "\x00" + p.Target }),
+	view.By("pred", "predicted", func(p records.Prediction) string { return p.Pred }),
+	view.By("length", "text", func(p records.Prediction) int { return len(p.Text) }),
 }
 
 // item is the page of one audited item: its text, gold label or scheme,
@@ -495,11 +496,11 @@ func (m *missciData) argLines(a missci.Argument) argView {
 }
 
 // argSort are the sortable columns of the arguments list.
-var argSort = []sortKey[argView]{
-	by("id", "id", func(a argView) string { return a.Arg.ID }),
-	by("claim", "claim", func(a argView) string { return a.Arg.Claim }),
-	by("lines", "lines", func(a argView) int { return len(a.Arg.Lines) }),
-	by("correct", "share of lines right", func(a argView) float64 { return a.Correct }),
+var argSort = []view.SortKey[argView]{
+	view.By("id", "id", func(a argView) string { return a.Arg.ID }),
+	view.By("claim", "claim", func(a argView) string { return a.Arg.Claim }),
+	view.By("lines", "lines", func(a argView) int { return len(a.Arg.Lines) }),
+	view.By("correct", "share of lines right", func(a argView) float64 { return a.Correct }),
 }
 
 // missciFrom loads the Missci reconstruction run named in the path,
@@ -543,9 +544,9 @@ func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
 		av.Hidden, av.Lines = len(av.Lines)-len(kept), kept
 		match = append(match, av)
 	}
-	heads := sortRows(r, match, argSort)
+	heads := view.SortRows(r, match, argSort)
 	header := []string{"argument_id", "line_id", "gold_classes", "gold_premises", "top1_class", "top1_premise", "top1_correct", "predictions"}
-	if exported(w, r, fmt.Sprintf("run-%d-lines", d.run.ID), header, func(yield func([]string, any) bool) {
+	if view.Export(w, r, fmt.Sprintf("run-%d-lines", d.run.ID), header, func(yield func([]string, any) bool) {
 		for _, av := range match {
 			for _, lv := range av.Lines {
 				var premises []string
@@ -568,7 +569,7 @@ func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
 	}) {
 		return
 	}
-	pg := paginate(r, len(match))
+	pg := view.Paginate(r, len(match))
 	s.render(w, "arguments.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Class": class, "Wrong": wrong,
 		"Q": q.Get("q"), "Classes": missci.Classes, "Sort": heads})
 }

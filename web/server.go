@@ -10,6 +10,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"github.com/fallacylab/fallacylab/view"
 	"html/template"
 	"net/http"
 	"sort"
@@ -36,7 +37,7 @@ import (
 var templatesFS embed.FS
 
 // PageSize is the number of rows per page.
-const PageSize = 50
+const PageSize = view.PageSize
 
 // CSP is the Content-Security-Policy of every response: no scripts at all,
 // styles only from the viewer itself.
@@ -291,16 +292,17 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 	return nil
 }
 
-// view is how the viewer shows a registered benchmark's runs: the page
-// template and how its records become the page's data. Runs of anything
-// else (prompt sets, ask) get the generic run page.
-type view struct {
+// builtinView is how the viewer shows the runs of a benchmark not yet
+// moved onto the Task's own pages (bench.Views): the page template and how
+// its records become the page's data. Runs of anything else get the
+// generic run page.
+type builtinView struct {
 	template string
 	load     func(s *Server, ctx context.Context, id int64, d *runData) error
 }
 
 // views are keyed by the benchmarks' registered names.
-var views = map[string]view{
+var views = map[string]builtinView{
 	deflect.Definition.Name: {"deflect.html", (*Server).loadDeflect},
 	missci.Definition.Name:  {"missci.html", (*Server).loadMissci},
 	foils.Definition.Name:   {"foils.html", (*Server).loadFoils},

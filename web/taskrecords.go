@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/view"
 	"net/http"
 	"strings"
 
@@ -87,12 +88,12 @@ func (s *Server) records(w http.ResponseWriter, r *http.Request) {
 			match = append(match, rec)
 		}
 	}
-	keys := make([]sortKey[taskRecord], len(l.Columns))
+	keys := make([]view.SortKey[taskRecord], len(l.Columns))
 	for i, c := range l.Columns {
-		keys[i] = by(c, c, func(t taskRecord) string { return t.Cells[i] })
+		keys[i] = view.By(c, c, func(t taskRecord) string { return t.Cells[i] })
 	}
-	heads := sortRows(r, match, keys)
-	if exported(w, r, fmt.Sprintf("run-%d-%s", d.run.ID, l.Title), append(append([]string(nil), l.Columns...), "call"), func(yield func([]string, any) bool) {
+	heads := view.SortRows(r, match, keys)
+	if view.Export(w, r, fmt.Sprintf("run-%d-%s", d.run.ID, l.Title), append(append([]string(nil), l.Columns...), "call"), func(yield func([]string, any) bool) {
 		for _, rec := range match {
 			obj := map[string]string{"call": rec.CallKey}
 			for i, c := range l.Columns {
@@ -105,7 +106,7 @@ func (s *Server) records(w http.ResponseWriter, r *http.Request) {
 	}) {
 		return
 	}
-	pg := paginate(r, len(match))
+	pg := view.Paginate(r, len(match))
 	s.render(w, "records.html", map[string]any{"Run": d.run, "Title": l.Title, "Rows": match[pg.From:pg.To], "Pager": pg, "Q": q.Get("q"), "Sort": heads})
 }
 

@@ -1,4 +1,4 @@
-package web
+package view
 
 import (
 	"cmp"
@@ -13,29 +13,29 @@ import (
 	"github.com/fallacylab/fallacylab/report"
 )
 
-// sortKey is one sortable column of a list: its name in ?sort= and how two
+// SortKey is one sortable column of a list: its name in ?sort= and how two
 // rows compare on it.
-type sortKey[T any] struct {
+type SortKey[T any] struct {
 	Name, Label string
 	cmp         func(a, b T) int
 }
 
-// sortHead is a column header of a list: a link that sorts by it, the
+// SortHead is a column header of a list: a link that sorts by it, the
 // other way round when it is the current sort.
-type sortHead struct {
+type SortHead struct {
 	Label, Link string
 	Current     bool
 	Desc        bool
 }
 
-// sortRows sorts rows in place by ?sort= and ?desc=1 (stable: equal rows
+// SortRows sorts rows in place by ?sort= and ?desc=1 (stable: equal rows
 // keep the run's order) and returns the headers to show.
-func sortRows[T any](r *http.Request, rows []T, keys []sortKey[T]) []sortHead {
+func SortRows[T any](r *http.Request, rows []T, keys []SortKey[T]) []SortHead {
 	q := r.URL.Query()
 	by, desc := q.Get("sort"), q.Get("desc") == "1"
-	var heads []sortHead
+	var heads []SortHead
 	for _, k := range keys {
-		h := sortHead{Label: k.Label, Current: k.Name == by, Desc: desc}
+		h := SortHead{Label: k.Label, Current: k.Name == by, Desc: desc}
 		lq := r.URL.Query()
 		lq.Set("sort", k.Name)
 		lq.Del("page")
@@ -57,31 +57,36 @@ func sortRows[T any](r *http.Request, rows []T, keys []sortKey[T]) []sortHead {
 	return heads
 }
 
-// by makes a sort key from a field.
-func by[T any, V cmp.Ordered](name, label string, f func(T) V) sortKey[T] {
-	return sortKey[T]{Name: name, Label: label, cmp: func(a, b T) int { return cmp.Compare(f(a), f(b)) }}
+// By makes a sort key from a field.
+func By[T any, V cmp.Ordered](name, label string, f func(T) V) SortKey[T] {
+	return SortKey[T]{Name: name, Label: label, cmp: func(a, b T) int { return cmp.Compare(f(a), f(b)) }}
 }
 
-// pager is the position of one page in a list, with links to every page
+// PageSize is the number of rows per page.
+const PageSize = 50
+
+// Pager is the position of one page in a list, with links to every page
 // near it and a form to jump to any.
-type pager struct {
+type Pager struct {
 	Page, Pages, Total, From, To int
 	Prev, Next                   string
-	Near                         []pageLink // first, last and the pages around this one; 0 = a gap
+	Near                         []PageLink // first, last and the pages around this one; 0 = a gap
 	Keep                         [][2]string
 	Export                       map[string]string // format → link to every row of the list
 }
 
-type pageLink struct {
+// PageLink is a link to one page of a list (N 0: a gap).
+type PageLink struct {
 	N    int
 	Link string
 }
 
-func paginate(r *http.Request, total int) pager {
+// Paginate is the page ?page= asks for of a list of total rows.
+func Paginate(r *http.Request, total int) Pager {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	pages := max(1, (total+PageSize-1)/PageSize)
 	page = min(max(page, 1), pages)
-	p := pager{Page: page, Pages: pages, Total: total, From: (page - 1) * PageSize, To: min(total, page*PageSize)}
+	p := Pager{Page: page, Pages: pages, Total: total, From: (page - 1) * PageSize, To: min(total, page*PageSize)}
 	link := func(n int) string {
 		q := r.URL.Query()
 		q.Set("page", strconv.Itoa(n))
@@ -99,9 +104,9 @@ func paginate(r *http.Request, total int) pager {
 			continue
 		}
 		if last != 0 && n > last+1 {
-			p.Near = append(p.Near, pageLink{}) // …
+			p.Near = append(p.Near, PageLink{}) // …
 		}
-		p.Near = append(p.Near, pageLink{N: n, Link: link(n)})
+		p.Near = append(p.Near, PageLink{N: n, Link: link(n)})
 		last = n
 	}
 	// The jump form sends the list's filters along as hidden fields.
@@ -128,10 +133,10 @@ func paginate(r *http.Request, total int) pager {
 	return p
 }
 
-// exported writes every filtered row of a list as CSV (the header, then
+// Export writes every filtered row of a list as CSV (the header, then
 // one line per row) or JSONL (one object per row) when ?export= asks for
 // it, and reports whether it did. The file is named after the run and list.
-func exported(w http.ResponseWriter, r *http.Request, name string, header []string, rows func(yield func(rec []string, obj any) bool)) bool {
+func Export(w http.ResponseWriter, r *http.Request, name string, header []string, rows func(yield func(rec []string, obj any) bool)) bool {
 	format := r.URL.Query().Get("export")
 	if format == "" {
 		return false
@@ -162,8 +167,8 @@ func exported(w http.ResponseWriter, r *http.Request, name string, header []stri
 	return true
 }
 
-// joinNonEmpty joins the non-empty parts.
-func joinNonEmpty(sep string, parts ...string) string {
+// JoinNonEmpty joins the non-empty parts.
+func JoinNonEmpty(sep string, parts ...string) string {
 	var out []string
 	for _, p := range parts {
 		if p != "" {
