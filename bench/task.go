@@ -11,6 +11,7 @@ import (
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/view"
 )
 
 // A Task is a benchmark as its own package declares it (inspect_ai's idea:
@@ -160,6 +161,19 @@ type Listing struct {
 	// (the predicted label; "": the runs do not compare), and Gold the
 	// column that holds the right value ("": none).
 	Compared, Gold string
+}
+
+// Views is a Task whose runs the viewer shows with pages of its own (a run
+// page, lists and records joined to the benchmark's data, a comparison of
+// two runs); a Task without it gets the generic pages (Lists).
+type Views interface {
+	Task
+	// Templates are the Task's page templates (*.html, each defining its
+	// templates by name), parsed with the viewer's layout and functions:
+	// a name must not be the viewer's or another Task's.
+	Templates() fs.FS
+	// View loads a stored run (which may not have finished) for its pages.
+	View(ctx context.Context, env Env, run store.Run) (*view.Run, error)
 }
 
 // ChoicesKey is the flag annotation that lists a flag's values, for shell

@@ -25,6 +25,8 @@ type KindSpec struct {
 	Summary   string
 	// Questions are what each item asks.
 	Questions []Question
+	// Strata are the keys --stratify takes (the first: the default).
+	Strata []string
 	// Items are a run's candidates and its decoys (items with a known
 	// answer), read from its records (and the data folder: nil when there
 	// is none); stratify names the Hidden fields to sample across. Facts

@@ -27,9 +27,9 @@ type Run struct {
 	Report *report.Report
 	// Pages are the run's pages under /runs/ID/.
 	Pages []Page
-	// Compare compares the run with another of its benchmark, item by item
-	// (nil: its runs do not compare).
-	Compare func(other *Run, otherRun store.Run, run store.Run) ([]PairRow, []PairSummary, error)
+	// Compare compares the run (a) with another of its benchmark (b),
+	// item by item (nil: its runs do not compare).
+	Compare func(b *Run) ([]PairRow, []PairSummary, error)
 	// State is what the Task loaded, for Compare to read the other run's.
 	State any
 }

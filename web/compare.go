@@ -13,7 +13,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/bench/missci"
 )
 
 // acrossCell is one model's answers to one claim × frame.
@@ -147,13 +146,19 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		rows, sum = compareDeflect(ds)
 	case foils.Definition.Name:
 		rows, sum = compareFoils(ds)
-	case missci.Definition.Name:
-		if ds[0].missci == nil || ds[1].missci == nil {
-			s.fail(w, 400, fmt.Errorf("compare: both runs must be Missci reconstruction runs"))
-			return
-		}
-		rows, sum = compareMissci(ds)
 	default:
+		if t := ds[0].task; t != nil {
+			if t.Compare == nil || ds[1].task == nil {
+				s.fail(w, 400, fmt.Errorf("compare: %s runs do not compare", ds[0].run.Benchmark))
+				return
+			}
+			var err error
+			if rows, sum, err = t.Compare(ds[1].task); err != nil {
+				s.fail(w, 400, fmt.Errorf("compare: %w", err))
+				return
+			}
+			break
+		}
 		l, ok := listingOf(ds[0])
 		if !ok || l.Compared == "" {
 			s.fail(w, 400, fmt.Errorf("compare: %s runs have no records to compare", ds[0].run.Benchmark))
@@ -280,44 +285,6 @@ func compareFoils(ds [2]*runData) ([]view.PairRow, []view.PairSummary) {
 		}
 	}
 	return rows, sum
-}
-
-// compareMissci joins two reconstruction runs on the reasoning line and
-// compares their top-1 classes.
-func compareMissci(ds [2]*runData) ([]view.PairRow, []view.PairSummary) {
-	var rows []view.PairRow
-	s := view.PairSummary{Label: "top-1 class"}
-	right := [2]int{}
-	for _, a := range ds[0].missci.args {
-		for _, l := range a.Lines {
-			pa, pb := ds[0].missci.preds[l.ID], ds[1].missci.preds[l.ID]
-			if pa == nil && pb == nil {
-				continue
-			}
-			pr := view.PairRow{ID: l.ID, Text: a.Claim, Gold: view.JoinNonEmpty(", ", l.Classes()...), HasGold: true,
-				Link: [2]string{fmt.Sprintf("/runs/%d/arguments/%s#%s", ds[0].run.ID, url.PathEscape(a.ID), url.PathEscape(l.ID)), fmt.Sprintf("/runs/%d/arguments/%s#%s", ds[1].run.ID, url.PathEscape(a.ID), url.PathEscape(l.ID))}}
-			for k, p := range [][]missci.Prediction{pa, pb} {
-				if len(p) > 0 {
-					pr.Values[k] = p[0].Class
-					pr.Right[k] = slices.Contains(l.Classes(), p[0].Class)
-				}
-				if pr.Right[k] {
-					right[k]++
-				}
-			}
-			pr.Different = pr.Values[0] != pr.Values[1]
-			s.Both++
-			if !pr.Different {
-				s.Same++
-			}
-			rows = append(rows, pr)
-		}
-	}
-	if s.Both > 0 {
-		s.A = fmt.Sprintf("%d right (%.1f %%)", right[0], 100*float64(right[0])/float64(s.Both))
-		s.B = fmt.Sprintf("%d right (%.1f %%)", right[1], 100*float64(right[1])/float64(s.Both))
-	}
-	return rows, []view.PairSummary{s}
 }
 
 // compareTask joins two runs of a Task that lists its records on the

@@ -8,13 +8,11 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/llm"
@@ -104,6 +102,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	tpl := "run.html"
 	if v, ok := views[d.run.Benchmark]; ok {
 		tpl = v.template
+	}
+	if d.task != nil && d.task.Template != "" {
+		tpl = d.task.Template
 	}
 	s.render(w, tpl, data)
 }
@@ -457,155 +458,6 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.fail(w, 404, fmt.Errorf("run %d has no %s item %q", d.run.ID, cond, id))
-}
-
-type lineView struct {
-	Line    missci.Line
-	Preds   []missci.Prediction
-	Correct bool
-	Prompt  string // the request of the line's call (argument page only)
-	Raw     string // the model's answer
-}
-
-type argView struct {
-	Arg     missci.Argument
-	Lines   []lineView
-	Hidden  int     // lines a filter leaves out
-	Correct float64 // share of lines with a right top-1 class
-}
-
-// argLines is an argument with every line's ranked predictions and
-// whether the top-1 class is one of the gold classes.
-func (m *missciData) argLines(a missci.Argument) argView {
-	av := argView{Arg: a}
-	right := 0
-	for _, l := range a.Lines {
-		lv := lineView{Line: l, Preds: m.preds[l.ID]}
-		if len(lv.Preds) > 0 {
-			lv.Correct = slices.Contains(l.Classes(), lv.Preds[0].Class)
-		}
-		if lv.Correct {
-			right++
-		}
-		av.Lines = append(av.Lines, lv)
-	}
-	if len(a.Lines) > 0 {
-		av.Correct = float64(right) / float64(len(a.Lines))
-	}
-	return av
-}
-
-// argSort are the sortable columns of the arguments list.
-var argSort = []view.SortKey[argView]{
-	view.By("id", "id", func(a argView) string { return a.Arg.ID }),
-	view.By("claim", "claim", func(a argView) string { return a.Arg.Claim }),
-	view.By("lines", "lines", func(a argView) int { return len(a.Arg.Lines) }),
-	view.By("correct", "share of lines right", func(a argView) float64 { return a.Correct }),
-}
-
-// missciFrom loads the Missci reconstruction run named in the path,
-// answering 400 or 404 itself.
-func (s *Server) missciFrom(w http.ResponseWriter, r *http.Request) (*runData, bool) {
-	_, d, ok := s.runFrom(w, r)
-	if !ok {
-		return nil, false
-	}
-	if d.missci == nil {
-		s.fail(w, 404, fmt.Errorf("run %d is not a Missci reconstruction run", d.run.ID))
-		return nil, false
-	}
-	return d, true
-}
-
-func (s *Server) arguments(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.missciFrom(w, r)
-	if !ok {
-		return
-	}
-	q := r.URL.Query()
-	class, wrong := q.Get("class"), q.Get("wrong") == "1"
-	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
-	var match []argView
-	for _, a := range d.missci.args {
-		if search != "" && !strings.Contains(strings.ToLower(a.Claim+" "+a.P0), search) {
-			continue
-		}
-		av := d.missci.argLines(a)
-		// The lines the filters ask for; an argument with none is left out.
-		kept := av.Lines[:0:0]
-		for _, lv := range av.Lines {
-			if (class == "" || slices.Contains(lv.Line.Classes(), class)) && (!wrong || !lv.Correct) {
-				kept = append(kept, lv)
-			}
-		}
-		if len(kept) == 0 {
-			continue
-		}
-		av.Hidden, av.Lines = len(av.Lines)-len(kept), kept
-		match = append(match, av)
-	}
-	heads := view.SortRows(r, match, argSort)
-	header := []string{"argument_id", "line_id", "gold_classes", "gold_premises", "top1_class", "top1_premise", "top1_correct", "predictions"}
-	if view.Export(w, r, fmt.Sprintf("run-%d-lines", d.run.ID), header, func(yield func([]string, any) bool) {
-		for _, av := range match {
-			for _, lv := range av.Lines {
-				var premises []string
-				for _, f := range lv.Line.Fallacies {
-					premises = append(premises, f.Premise)
-				}
-				top := missci.Prediction{}
-				if len(lv.Preds) > 0 {
-					top = lv.Preds[0]
-				}
-				preds, _ := json.Marshal(lv.Preds)
-				rec := []string{av.Arg.ID, lv.Line.ID, strings.Join(lv.Line.Classes(), "; "), strings.Join(premises, " | "), top.Class, top.Premise, strconv.FormatBool(lv.Correct), string(preds)}
-				obj := map[string]any{"argument_id": av.Arg.ID, "line_id": lv.Line.ID, "gold_classes": lv.Line.Classes(), "gold_premises": premises,
-					"top1_correct": lv.Correct, "predictions": lv.Preds}
-				if !yield(rec, obj) {
-					return
-				}
-			}
-		}
-	}) {
-		return
-	}
-	pg := view.Paginate(r, len(match))
-	s.render(w, "arguments.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Class": class, "Wrong": wrong,
-		"Q": q.Get("q"), "Classes": missci.Classes, "Sort": heads})
-}
-
-// argument is the page of one Missci argument: the claim, p0 and every
-// reasoning line with its gold premises, the model's ranked predictions,
-// and the prompt and raw answer of the line's call. /runs/ID/arguments/ARG_ID.
-func (s *Server) argument(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.missciFrom(w, r)
-	if !ok {
-		return
-	}
-	id := r.PathValue("arg")
-	for _, a := range d.missci.args {
-		if a.ID != id {
-			continue
-		}
-		av := d.missci.argLines(a)
-		for i, lv := range av.Lines {
-			key := d.missci.calls[lv.Line.ID]
-			if key == "" {
-				continue
-			}
-			c, ok, err := s.st.GetCall(r.Context(), key)
-			if err != nil {
-				s.fail(w, 500, err)
-				return
-			}
-			if ok {
-				av.Lines[i].Prompt, av.Lines[i].Raw = callTexts(c)
-			}
-		}
-		s.render(w, "argument.html", map[string]any{"Run": d.run, "A": av, "Source": d.missci.source})
-		return
-	}
-	s.fail(w, 404, fmt.Errorf("run %d has no argument %q", d.run.ID, id))
 }
 
 // requestOf is the request a stored call sent, from the cache key's

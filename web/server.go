@@ -24,7 +24,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
@@ -76,7 +75,7 @@ type runData struct {
 	evals    map[string]map[string]deflect.Eval // gen → judge → eval
 	rep      *report.Report
 	preds    []records.Prediction
-	missci   *missciData
+	task     *view.Run // a Task's own pages (bench.Views)
 
 	analyze func() (*report.Report, error) // nil: rep is set by the load
 	repOnce sync.Once
@@ -103,20 +102,14 @@ func (d *runData) isReady() bool {
 	}
 }
 
-// missciData is a Missci reconstruction run joined with its gold arguments.
-type missciData struct {
-	args   []missci.Argument
-	preds  missci.Predictions
-	split  string
-	source string            // model and template
-	calls  map[string]string // line → call key
-}
-
 // New builds a viewer over a store.
 func New(st backend.Store) (*Server, error) {
 	t, err := template.New("").Funcs(funcs).ParseFS(templatesFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("viewer templates: %w", err)
+	}
+	if err := parseTaskTemplates(t); err != nil {
+		return nil, err
 	}
 	return &Server{st: st, tmpl: t, cache: map[int64]*runData{}, Resamples: 1000, Refresh: 3 * time.Second}, nil
 }
@@ -136,8 +129,7 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /runs/{id}/generations/{gen}", s.generation)
 	mux.HandleFunc("GET /runs/{id}/items", s.items)
 	mux.HandleFunc("GET /runs/{id}/items/{cond}/{item}", s.item)
-	mux.HandleFunc("GET /runs/{id}/arguments", s.arguments)
-	mux.HandleFunc("GET /runs/{id}/arguments/{arg}", s.argument)
+	mux.HandleFunc("GET /runs/{id}/{page...}", s.taskPage) // a Task's own pages (bench.Views)
 	mux.HandleFunc("GET /runs/{id}/records", s.records)
 	mux.HandleFunc("GET /runs/{id}/records/{key}", s.record)
 	mux.HandleFunc("GET /runs/{id}/compare", s.across)
@@ -275,6 +267,9 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 	if v, ok := views[d.run.Benchmark]; ok {
 		return v.load(s, ctx, id, d)
 	}
+	if ok, err := s.loadTaskView(ctx, d); ok {
+		return err
+	}
 	if t, ok := bench.TaskOf(d.run.Benchmark); ok {
 		if r, ok := t.(bench.Reports); ok {
 			// A Task's run page shows the report its `report` command
@@ -304,7 +299,6 @@ type builtinView struct {
 // views are keyed by the benchmarks' registered names.
 var views = map[string]builtinView{
 	deflect.Definition.Name: {"deflect.html", (*Server).loadDeflect},
-	missci.Definition.Name:  {"missci.html", (*Server).loadMissci},
 	foils.Definition.Name:   {"foils.html", (*Server).loadFoils},
 }
 
@@ -322,27 +316,6 @@ func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
 	d.analyze = func() (*report.Report, error) {
 		// A failed store only costs the next viewer the analysis.
 		return reportcache.GetOrMake(key, func() (*report.Report, error) { return deflect.Analyze(ds, opts) }, nil)
-	}
-	return nil
-}
-
-func (s *Server) loadMissci(ctx context.Context, id int64, d *runData) error {
-	m, err := missci.LoadRecord(ctx, s.st, id)
-	if err != nil {
-		return err
-	}
-	args, err := missci.Load(m.Split)
-	if err != nil {
-		return err
-	}
-	// A run of a subset shows the arguments it reconstructed (the report
-	// says how many of the split's).
-	md := &missciData{args: missci.Covered(args, m.Preds).Args, preds: m.Preds, split: m.Split, source: m.Source, calls: m.CallKeys}
-	d.missci = md
-	// The report `missci report` makes: every cut-off k, per-class scores,
-	// Arg@t and METEOR (no embedder or scorer: the viewer calls nothing).
-	if d.rep, err = missci.ReconstructionReport(args, md.preds, 1, m.Split, m.Source, m.Unknown, missci.Scorers{}); err != nil {
-		return err
 	}
 	return nil
 }

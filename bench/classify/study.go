@@ -19,6 +19,7 @@ import (
 // corpus labels with a fallacy (known answer: no), where none is a label.
 var LabelStudy = study.RegisterKind(study.KindSpec{
 	Kind: "classify-label", Benchmark: Name, Summary: "people judge whether the label the model gave each text fits it",
+	Strata: stratifyKeys,
 	Questions: []study.Question{{ID: "label_right", Text: "Does the label given fit the text?", Positive: "1", Choices: []study.Choice{
 		{Key: "1", Label: "yes", Help: "The text commits the fallacy the label names (or, for none, commits none)."},
 		{Key: "0", Label: "no", Help: "It does not: another fallacy, or none, fits better."}}}},

@@ -41,6 +41,7 @@ var PremiseStudy = study.RegisterKind(study.KindSpec{
 		"premise; default stratum: whether the class is correct, as the paper sampled; decoys: each argument's accurate premise offered " +
 		"as the generated one (q1 and q4 are no)",
 	Questions: premiseQuestions,
+	Strata:    PremiseStrata,
 	Items:     premiseStudyItems,
 	Analyze:   analyzePremises,
 })

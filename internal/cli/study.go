@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
@@ -54,7 +55,7 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 		Example: `  fallacylab study create --run 3 --kind deflect-rubric --fields soft_refusal,RH_present \
       --n 200 --stratify model,frame --annotators ana,ben,cho --overlap 60 --decoys 10 --seed 1
   fallacylab study create --run 5 --kind foils-validity --annotators a,b,c --per-type 7 --decoys 8
-  fallacylab study create --run 7 --kind missci-premise --n 60 --annotators a,b --decoys 4`,
+  fallacylab study create --run 7 --kind KIND --n 60 --annotators a,b --decoys 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := openSession(g)
@@ -75,11 +76,21 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 	f := cmd.Flags()
 	f.Int64Var(&sp.runID, "run", 0, "the run to validate (required)")
 	f.StringVar(&sp.corpus, "corpus", "", "foils kinds: the audited corpus (default: the run's only one)")
-	f.StringVar(&sp.kind, "kind", "", "deflect-rubric, foils-validity, foils-native or missci-premise (required)")
+	kinds := []string{string(study.DeflectRubric), string(study.FoilsValidity), string(study.FoilsNative)}
+	for _, k := range study.Registered() {
+		kinds = append(kinds, string(k.Kind))
+	}
+	f.StringVar(&sp.kind, "kind", "", strings.Join(kinds, ", ")+" (required)")
 	f.StringVar(&sp.fields, "fields", "", "deflect-rubric: rubric fields to ask, comma-separated (default soft_refusal,RH_present)")
 	f.IntVar(&sp.o.N, "n", 0, "items to sample, shared over the strata in proportion (default: all)")
 	f.IntVar(&sp.o.PerStratum, "per-type", 0, "items per stratum instead of --n (foils-validity: per source type)")
-	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated (deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; foils-native: file; missci-premise: correct, class; defaults: type, correct)")
+	strata := "deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; foils-native: file"
+	for _, k := range study.Registered() {
+		if len(k.Strata) > 0 {
+			strata += "; " + string(k.Kind) + ": " + strings.Join(k.Strata, ", ")
+		}
+	}
+	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated ("+strata+"; none given: the kind's default, e.g. type for foils-validity)")
 	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
 	f.IntVar(&sp.o.Overlap, "overlap", -1, "items every annotator sees, for agreement (-1: all)")
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
@@ -91,6 +102,7 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 	for _, k := range study.Registered() { // kinds benchmarks declare in their own packages
 		cmd.Long += fmt.Sprintf("\n\n%s (%s runs): %s.", k.Kind, k.Benchmark, k.Summary)
 	}
+	bench.Choices(f, "kind", kinds...)
 	return cmd
 }
 

@@ -1,0 +1,118 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/view"
+)
+
+// parseTaskTemplates adds every Task's own page templates (bench.Views) to
+// the viewer's, with its layout and functions.
+func parseTaskTemplates(t *template.Template) error {
+	for _, task := range bench.Tasks() {
+		v, ok := task.(bench.Views)
+		if !ok {
+			continue
+		}
+		if _, err := t.ParseFS(v.Templates(), "*.html"); err != nil {
+			return fmt.Errorf("viewer templates of %s: %w", task.Definition().Name, err)
+		}
+	}
+	return nil
+}
+
+// loadTaskView loads a run of a Task that has pages of its own (ok false:
+// the run's benchmark has none).
+func (s *Server) loadTaskView(ctx context.Context, d *runData) (bool, error) {
+	t, ok := bench.TaskOf(d.run.Benchmark)
+	if !ok {
+		return false, nil
+	}
+	v, ok := t.(bench.Views)
+	if !ok {
+		return false, nil
+	}
+	rv, err := v.View(ctx, bench.Env{Records: s.st}, d.run)
+	if err != nil {
+		return true, err
+	}
+	d.task, d.rep = rv, rv.Report
+	return true, nil
+}
+
+// taskPage serves a page of a Task's run: /runs/ID/<the page's path>.
+func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
+		return
+	}
+	rest := r.PathValue("page")
+	if d.task != nil {
+		for _, p := range d.task.Pages {
+			if vals, ok := matchPath(p.Path, rest); ok {
+				for k, v := range vals {
+					r.SetPathValue(k, v)
+				}
+				p.Serve(kit{s, d.run}, w, r)
+				return
+			}
+		}
+	}
+	s.fail(w, 404, fmt.Errorf("run %d (%s) has no page %q", d.run.ID, d.run.Benchmark, rest))
+}
+
+// matchPath matches a page's path ("arguments/{arg}") against the rest of
+// a request's path, and returns the values of its named parts.
+func matchPath(pattern, path string) (map[string]string, bool) {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return nil, false
+	}
+	vals := map[string]string{}
+	for i, p := range ps {
+		if name, ok := strings.CutPrefix(p, "{"); ok && strings.HasSuffix(name, "}") {
+			if xs[i] == "" {
+				return nil, false
+			}
+			vals[strings.TrimSuffix(name, "}")] = xs[i]
+		} else if p != xs[i] {
+			return nil, false
+		}
+	}
+	return vals, true
+}
+
+// kit is the view.Kit of one request of a Task's page.
+type kit struct {
+	s   *Server
+	run store.Run
+}
+
+// Run implements view.Kit.
+func (k kit) Run() store.Run { return k.run }
+
+// Render implements view.Kit.
+func (k kit) Render(w http.ResponseWriter, name string, data map[string]any) {
+	k.s.render(w, name, data)
+}
+
+// Fail implements view.Kit.
+func (k kit) Fail(w http.ResponseWriter, code int, err error) { k.s.fail(w, code, err) }
+
+// Call implements view.Kit.
+func (k kit) Call(ctx context.Context, key string) (string, string, bool, error) {
+	c, ok, err := k.s.st.GetCall(ctx, key)
+	if err != nil || !ok {
+		return "", "", ok, err
+	}
+	prompt, answer := callTexts(c)
+	return prompt, answer, true, nil
+}
+
+var _ view.Kit = kit{}
