@@ -184,4 +184,8 @@ type Record struct {
 	Key     string
 	CallKey string
 	Body    json.RawMessage
+	// Answer is the answer text of the call the record names, joined when
+	// it is read ("" : none, or the call failed); it is never stored with
+	// the record, whose call holds it once.
+	Answer string
 }

@@ -117,15 +117,6 @@ func copyRun(ctx context.Context, from, to Store, r store.Run) (int64, error) {
 			return 0, err
 		}
 	}
-	audits, err := from.Audits(ctx, r.ID)
-	if err != nil {
-		return 0, err
-	}
-	if len(audits) > 0 {
-		if err := to.PutAudits(ctx, id, audits); err != nil {
-			return 0, err
-		}
-	}
 	if err := copyRecords(ctx, from, to, r.ID, id); err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
@@ -122,7 +123,10 @@ func latestAudit(ctx context.Context, s *session, corpus string) (int64, error) 
 		if r.Benchmark != "foils" {
 			continue
 		}
-		audits, err := s.st.Audits(ctx, r.ID)
+		audits, err := foils.LoadAudits(ctx, s.st, r.ID)
+		if errors.Is(err, foils.ErrNoAudit) {
+			continue
+		}
 		if err != nil {
 			return 0, err
 		}

@@ -173,7 +173,7 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 	for _, db := range []string{pg, back} {
 		var got []store.Record
 		withStore(t, db, func(st backend.Store) error {
-			return st.Records(context.Background(), 2, "", func(r store.Record) error { got = append(got, r); return nil })
+			return st.Records(context.Background(), 2, "test/kind", func(r store.Record) error { got = append(got, r); return nil })
 		})
 		if fmt.Sprint(got) != fmt.Sprint([]store.Record{{Kind: "test/kind", Key: "b", CallKey: "k", Body: kinds[0].Body}, {Kind: "test/kind", Key: "a", Body: kinds[1].Body}}) {
 			t.Fatalf("records in %s: %s", db, got)

@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fallacylab/fallacylab/bench"
+
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 )
@@ -23,8 +25,7 @@ type Store interface {
 	Deflect(ctx context.Context, runID int64) (deflect.Dataset, error)
 	// DeflectScores is Deflect without the texts the analysis never reads.
 	DeflectScores(ctx context.Context, runID int64) (deflect.Dataset, error)
-	PutAudits(ctx context.Context, runID int64, audits []foils.AuditRecord) error
-	Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, error)
+	bench.Records
 }
 
 // Prediction is one Scheme Foils item with a detector's label.
@@ -88,17 +89,10 @@ func loadDeflect(ctx context.Context, runID int64, read func(context.Context, in
 
 // SaveFoils stores a run's audits (one per detector seed) and their detections.
 func SaveFoils(ctx context.Context, st Store, runID int64, audits []foils.AuditRecord) error {
-	return st.PutAudits(ctx, runID, audits)
+	return foils.SaveAudits(ctx, st, runID, audits)
 }
 
 // LoadFoils reads a run's audits; the error says so when there are none.
 func LoadFoils(ctx context.Context, st Store, runID int64) ([]foils.AuditRecord, error) {
-	a, err := st.Audits(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	if len(a) == 0 {
-		return nil, fmt.Errorf("run %d has no Scheme Foils audit (it did not get that far: run the audit again)", runID)
-	}
-	return a, nil
+	return foils.LoadAudits(ctx, st, runID)
 }

@@ -392,6 +392,7 @@ func (s *Store) migrate() error {
 		return err
 	}
 	defer conn.Close()
+	fresh := false // this open made the store
 	for i := 0; i < len(names); i++ {
 		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 			return err
@@ -407,6 +408,16 @@ func (s *Store) migrate() error {
 		}
 		if applied && strings.HasPrefix(names[i], "migrations/"+snapshotsMigration) {
 			s.backfill = true
+		}
+		fresh = fresh || (applied && i == 0)
+	}
+	// A new store made every table of the schema's history, some of them
+	// dropped by later migrations: their pages are compacted away, so a
+	// new store holds no free page (and a damaged page is one in use).
+	var free int
+	if fresh && conn.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free) == nil && free > 0 {
+		if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
+			return fmt.Errorf("compact the new store: %w", err)
 		}
 	}
 	return nil

@@ -80,13 +80,15 @@ func (s *Store) putKinds(ctx context.Context, runID int64, kinds []string, recs 
 }
 
 // Records calls fn with a run's records of one kind ("": every kind, by
-// kind), in the order they were written.
+// kind), in the order they were written, each with the answer of the call
+// it names.
 func (s *Store) Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error {
-	q, args := `SELECT kind, rec_key, COALESCE(call_key, ''), body FROM records WHERE run_id = ?`, []any{runID}
+	q, args := `SELECT r.kind, r.rec_key, COALESCE(r.call_key, ''), r.body, COALESCE(`+s.d.ResponseText+`, '')
+		FROM records r LEFT JOIN calls c ON c.key = r.call_key WHERE r.run_id = ?`, []any{runID}
 	if kind != "" {
-		q, args = q+` AND kind = ?`, append(args, kind)
+		q, args = q+` AND r.kind = ?`, append(args, kind)
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY kind, seq`, args...)
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY r.kind, r.seq`, args...)
 	if err != nil {
 		return fmt.Errorf("records of run %d: %w", runID, err)
 	}
@@ -94,7 +96,7 @@ func (s *Store) Records(ctx context.Context, runID int64, kind string, fn func(s
 	for rows.Next() {
 		var r store.Record
 		var body string
-		if err := rows.Scan(&r.Kind, &r.Key, &r.CallKey, &body); err != nil {
+		if err := rows.Scan(&r.Kind, &r.Key, &r.CallKey, &body, &r.Answer); err != nil {
 			return fmt.Errorf("records of run %d: %w", runID, err)
 		}
 		r.Body = json.RawMessage(body)

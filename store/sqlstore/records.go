@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/bench/foils"
 )
 
 // bumpRecords moves a run's records version on, in the transaction that
@@ -441,117 +440,12 @@ func (in interner) str(b []byte) string {
 	return s
 }
 
-// PutAudits replaces a run's Scheme Foils audits and their detections, in
-// one transaction.
-func (s *Store) PutAudits(ctx context.Context, runID int64, audits []foils.AuditRecord) error {
-	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
-		if err := bumpRecords(tx, runID); err != nil {
-			return err
-		}
-		for _, q := range []string{`DELETE FROM detections WHERE run_id = ?`, `DELETE FROM audits WHERE run_id = ?`} {
-			if _, err := tx.Exec(q, runID); err != nil {
-				return fmt.Errorf("replace audits of run %d: %w", runID, err)
-			}
-		}
-		det, err := tx.Prepare(`INSERT INTO detections (run_id, seq, condition, item_id, text, gold, source, target, pred, call_key, raw)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, seq, condition, item_id) DO UPDATE SET text = excluded.text,
-			gold = excluded.gold, source = excluded.source, target = excluded.target, pred = excluded.pred,
-			call_key = excluded.call_key, raw = excluded.raw`)
-		if err != nil {
-			return err
-		}
-		defer det.Close()
-		for i, a := range audits {
-			meta := a.Meta
-			if meta == nil {
-				meta = [][2]string{}
-			}
-			mj, err := json.Marshal(meta)
-			if err != nil {
-				return err
-			}
-			var rep any
-			if a.Report != nil {
-				rep = string(a.Report)
-			}
-			if _, err := tx.Exec(`INSERT INTO audits (run_id, seq, seed_label, corpus, detector, "binary", seed, resamples, permutations, meta, report)
-				VALUES (?,?,?,?,?,?,?,?,?,?,?)`, runID, i+1, a.SeedLabel, a.Corpus, a.Detector, a.Binary, a.Options.Seed,
-				a.Options.Resamples, a.Options.Perms, string(mj), rep); err != nil {
-				return fmt.Errorf("put audit %d of run %d: %w", i+1, runID, err)
-			}
-			for _, d := range a.Detections {
-				if _, err := det.Exec(runID, i+1, d.Condition, d.ID, d.Text, d.Gold, d.Source, d.Target, d.Pred,
-					nullIfEmpty(d.CallKey), nullIfEmpty(d.Raw)); err != nil {
-					return fmt.Errorf("put detection %s:%s: %w", d.Condition, d.ID, err)
-				}
-			}
-		}
-		return nil
-	})
-}
-
-// Audits reads a run's Scheme Foils audits with their detections (an LLM
-// detector's raw answer joined from its call).
-func (s *Store) Audits(ctx context.Context, runID int64) ([]foils.AuditRecord, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, seed_label, corpus, detector, "binary", seed, resamples, permutations, meta, report
-		FROM audits WHERE run_id = ? ORDER BY seq`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("audits of run %d: %w", runID, err)
-	}
-	defer rows.Close()
-	var out []foils.AuditRecord
-	var seqs []int
-	for rows.Next() {
-		var a foils.AuditRecord
-		var seq int
-		var meta string
-		var rep sql.NullString
-		if err := rows.Scan(&seq, &a.SeedLabel, &a.Corpus, &a.Detector, &a.Binary, &a.Options.Seed, &a.Options.Resamples,
-			&a.Options.Perms, &meta, &rep); err != nil {
-			return nil, fmt.Errorf("audits of run %d: %w", runID, err)
-		}
-		if err := json.Unmarshal([]byte(meta), &a.Meta); err != nil {
-			return nil, fmt.Errorf("audit %d of run %d: meta: %w", seq, runID, err)
-		}
-		if rep.Valid {
-			a.Report = []byte(rep.String)
-		}
-		out, seqs = append(out, a), append(seqs, seq)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
-	for i, seq := range seqs {
-		drows, err := s.db.QueryContext(ctx, `SELECT d.condition, d.item_id, d.text, d.gold, d.source, d.target, d.pred,
-			COALESCE(d.call_key, ''), COALESCE(CASE WHEN d.call_key IS NULL THEN d.raw ELSE `+s.d.ResponseText+` END, '')
-			FROM detections d LEFT JOIN calls c ON c.key = d.call_key WHERE d.run_id = ? AND d.seq = ? ORDER BY d.`+s.d.InsertOrder, runID, seq)
-		if err != nil {
-			return nil, fmt.Errorf("detections of run %d: %w", runID, err)
-		}
-		for drows.Next() {
-			var d foils.Detection
-			if err := drows.Scan(&d.Condition, &d.ID, &d.Text, &d.Gold, &d.Source, &d.Target, &d.Pred, &d.CallKey, &d.Raw); err != nil {
-				drows.Close()
-				return nil, fmt.Errorf("detections of run %d: %w", runID, err)
-			}
-			out[i].Detections = append(out[i].Detections, d)
-		}
-		err = drows.Err()
-		drows.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // CountRecords is how many records of every kind a run has (labels
 // included): it changes whenever a phase stores its records.
 func (s *Store) CountRecords(ctx context.Context, runID int64) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM labels WHERE run_id = ?1) + (SELECT COUNT(*) FROM generations WHERE run_id = ?1)
-		+ (SELECT COUNT(*) FROM judgements WHERE run_id = ?1) + (SELECT COUNT(*) FROM detections WHERE run_id = ?1)
+		+ (SELECT COUNT(*) FROM judgements WHERE run_id = ?1)
 		+ (SELECT COUNT(*) FROM records WHERE run_id = ?1)`, runID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("records of run %d: %w", runID, err)

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
@@ -41,7 +40,6 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"phases", testPhases},
 		{"deflect records", testDeflectRecords},
 		{"snapshots", testSnapshots},
-		{"audit records", testAuditRecords},
 		{"records of any kind", testKindRecords},
 		{"studies", testStudies},
 		{"copy", testCopy},
@@ -290,35 +288,6 @@ func testDeflectRecords(t *testing.T, st Store) {
 	must(t, st.PutDeflect(ctx, id, gens, nil))
 	if _, err := st.Deflect(ctx, id); err == nil {
 		t.Fatal("a generation without its call read as if it had an answer")
-	}
-}
-
-func testAuditRecords(t *testing.T, st Store) {
-	ctx := context.Background()
-	id, _ := st.StartRun(ctx, store.Run{Name: "a", Benchmark: "foils"})
-	must(t, st.PutCall(ctx, okCall("det-call", "hasty generalization", 2)))
-	a := foils.AuditRecord{SeedLabel: "1", Corpus: "reddit", Detector: "llm:openai:m:typed", Options: foils.AuditOptions{Seed: 3, Resamples: 100, Perms: 50},
-		Meta: [][2]string{{"note", "n"}}, Detections: []foils.Detection{
-			{Condition: foils.Native, ID: "n1", Text: "t", Gold: foils.None, Pred: "hasty generalization", CallKey: "det-call"},
-			{Condition: foils.Matched, ID: "hasty generalization#4", Text: "m", Source: "hasty generalization", Pred: ""},
-			{Condition: foils.WrongScheme, ID: "hasty generalization#4", Text: "w", Source: "hasty generalization", Target: "false dilemma", Pred: "none", Raw: "none"},
-		}}
-	b := a
-	b.SeedLabel, b.Detections = "2", a.Detections[:1]
-	must(t, st.PutAudits(ctx, id, []foils.AuditRecord{a, b}))
-	got, err := st.Audits(ctx, id)
-	must(t, err)
-	if len(got) != 2 || got[0].SeedLabel != "1" || got[1].SeedLabel != "2" || got[0].Options.Seed != 3 || got[0].Options.Resamples != 100 || got[0].Options.Perms != 50 || got[0].Meta[0] != [2]string{"note", "n"} ||
-		len(got[0].Detections) != 3 || len(got[1].Detections) != 1 || got[0].Report != nil {
-		t.Fatalf("audits: %+v", got)
-	}
-	d := got[0].Detections
-	if d[0].Raw != "hasty generalization" || d[0].CallKey != "det-call" || d[2].Raw != "none" || d[2].Target != "false dilemma" || d[1].Pred != "" {
-		t.Fatalf("detections: %+v", d)
-	}
-	must(t, st.PutAudits(ctx, id, []foils.AuditRecord{b}))
-	if got, _ := st.Audits(ctx, id); len(got) != 1 || len(got[0].Detections) != 1 {
-		t.Fatalf("audits replaced: %+v", got)
 	}
 }
 
@@ -607,6 +576,11 @@ func testKindRecords(t *testing.T, st Store) {
 	}
 	if got, want := kindRecords(t, st, id, "t/pred"), `t/pred/b={"label":"z"}(k1) t/pred/a={"label":"y"}()`; got != want {
 		t.Fatalf("records\n%s\nwant\n%s", got, want)
+	}
+	var answers []string
+	must(t, st.Records(ctx, id, "t/pred", func(r store.Record) error { answers = append(answers, r.Answer); return nil }))
+	if len(answers) != 2 || answers[0] != "answer" || answers[1] != "" {
+		t.Fatalf("the answers of the records' calls: %q, want the call's text and none", answers)
 	}
 	if got, want := kindRecords(t, st, id, ""), `t/meta/m=[1,2]() t/pred/b={"label":"z"}(k1) t/pred/a={"label":"y"}()`; got != want {
 		t.Fatalf("every kind\n%s\nwant\n%s", got, want)
