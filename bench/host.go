@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
@@ -35,6 +36,9 @@ type Host interface {
 	WriteReport(rep *report.Report, format, out string) error
 	// Version is fallacylab's version, for a report's provenance.
 	Version() string
+	// DataDir is the user's data folder: the --data-dir flag's value,
+	// else $FALLACYLAB_DATA, else the XDG data folder ("" : none).
+	DataDir(flag string) string
 }
 
 // Settings are the global flags.
@@ -43,8 +47,10 @@ type Settings struct {
 	DryRun bool
 	// MaxUnusable is the share of unusable answers a phase may have.
 	MaxUnusable float64
-	// Stdout and Stderr are the command's.
+	// Stdout and Stderr are the command's; StdoutTTY says a person reads
+	// stdout (a terminal), not a program.
 	Stdout, Stderr io.Writer
+	StdoutTTY      bool
 }
 
 // Session is an open store and what runs over it; Close it when done.
@@ -66,12 +72,52 @@ type Session interface {
 	// it: partial when it did not finish, its unusable answers per phase
 	// and model.
 	Annotate(ctx context.Context, runID int64, rep *report.Report) error
+	// Partial marks the report of a run that did not finish: it covers the
+	// records the run holds (none for a finished run).
+	Partial(run store.Run, rep *report.Report)
+	// Provenance ends a report's header as every report of a stored run
+	// does: the build, the run and where it is stored, its unusable
+	// answers.
+	Provenance(ctx context.Context, runID int64, rep *report.Report) error
+	// Studies adds the run's human studies to its report (none: nothing).
+	Studies(ctx context.Context, runID int64, rep *report.Report) error
+	// Preflight checks models before anything is paid: their providers
+	// resolve, and with a budget, their prices are known.
+	Preflight(specs []llm.Spec) error
+	// Runs are the store's runs.
+	Runs(ctx context.Context) ([]store.Run, error)
+	// Where names the store, for messages.
+	Where() string
+	// CreateStudy samples a stored run into a human study, as `study
+	// create` does, and stores it.
+	CreateStudy(ctx context.Context, req StudyRequest) (StudyMade, error)
+	// WriteStudySheet writes a study's coding sheet, as `study export`.
+	WriteStudySheet(ctx context.Context, studyID int64, w io.Writer) error
 	// Embedder is the embeddings of a provider:model whose endpoint
 	// speaks OpenAI's /v1/embeddings (nil in a dry run, which calls
 	// nothing).
 	Embedder(ctx context.Context, spec string) (func(texts []string) ([][]float64, error), error)
 	// Close closes the store.
 	Close() error
+}
+
+// StudyRequest is a study to make of a stored run: `study create`'s flags.
+type StudyRequest struct {
+	RunID                          int64
+	Kind, Fields, Stratify, Corpus string
+	Annotators                     []string
+	// N items (0: all), PerStratum instead of N, Overlap items every
+	// annotator sees (-1: all), Decoys per queue, Seed, Name.
+	N, PerStratum, Overlap, Decoys int
+	Seed                           uint64
+	Name                           string
+}
+
+// StudyMade is the study CreateStudy made.
+type StudyMade struct {
+	ID, RunID int64
+	// Items are its items, decoys included.
+	Items int
 }
 
 // Run is the phase with its plan, for the runner.

@@ -9,14 +9,14 @@ import (
 // Definition registers the Scheme Foils audit. Whether a detector's answer
 // is usable depends on the detector (its label set, typed or binary), so the
 // detection phase's Usable is the detector's own parser, given by the caller.
-var Definition = bench.Register(&bench.Benchmark{
+var Definition = &bench.Benchmark{
 	Name:    "foils",
 	Title:   "Scheme Foils",
 	Summary: "audit a fallacy detector on valid arguments that use a fallacy's scheme",
 	Phases: []bench.Phase{
 		{Name: "detection", Hint: "the detector's labels are not the audit's (none or one of the eight types) — does its label set match, or its prompt's answer format?"},
 	},
-})
+}
 
 // GenerateDefinition registers the generation of new Scheme Foils negatives:
 // a generator writes candidates, a judge of another lineage answers yes or no.
@@ -33,3 +33,11 @@ var GenerateDefinition = bench.Register(&bench.Benchmark{
 			}},
 	},
 })
+
+// Task is Scheme Foils as the registry holds it.
+type Task struct{}
+
+// Definition implements bench.Task.
+func (Task) Definition() *bench.Benchmark { return Definition }
+
+var _ = bench.RegisterTask(Task{})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/store"
@@ -123,4 +124,16 @@ func LoadAudits(ctx context.Context, recs bench.RecordReader, runID int64) ([]Au
 		return nil
 	})
 	return out, err
+}
+
+// AuditOf picks the audit of a corpus among a run's (any corpus: the first).
+func AuditOf(audits []AuditRecord, runID int64, corpus string) (AuditRecord, error) {
+	var have []string
+	for _, a := range audits {
+		if corpus == "" || a.Corpus == corpus {
+			return a, nil
+		}
+		have = append(have, a.Corpus)
+	}
+	return AuditRecord{}, fmt.Errorf("--corpus %s: run %d audited %s", corpus, runID, strings.Join(have, ", "))
 }

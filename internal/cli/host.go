@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -10,6 +11,7 @@ import (
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/study"
 )
 
 // host is the bench.Host of one Task's own commands.
@@ -29,7 +31,7 @@ func (h host) Open(_ context.Context, write bool) (bench.Session, error) {
 
 // Settings implements bench.Host.
 func (h host) Settings() bench.Settings {
-	return bench.Settings{DryRun: h.g.DryRun, MaxUnusable: h.g.MaxUnusable, Stdout: h.g.Stdout, Stderr: h.g.Stderr}
+	return bench.Settings{DryRun: h.g.DryRun, MaxUnusable: h.g.MaxUnusable, Stdout: h.g.Stdout, Stderr: h.g.Stderr, StdoutTTY: h.g.StdoutTTY}
 }
 
 // WriteReport implements bench.Host.
@@ -44,6 +46,9 @@ func (h host) WriteReport(rep *report.Report, format, out string) error {
 // Version implements bench.Host.
 func (host) Version() string { return Version() }
 
+// DataDir implements bench.Host.
+func (host) DataDir(flag string) string { return dataDir(flag) }
+
 // taskSession is the bench.Session of a Task's command.
 type taskSession struct {
 	*session
@@ -55,7 +60,9 @@ func (s taskSession) Env(dataDir string) bench.Env { return s.taskEnv(dataDir) }
 
 // Run implements bench.Session.
 func (s taskSession) Run(ctx context.Context, spec runner.Spec) (runner.Result, error) {
-	spec.Benchmark = s.def.Name
+	if spec.Benchmark == "" { // a Task may run under another name it registered
+		spec.Benchmark = s.def.Name
+	}
 	if spec.Args == nil {
 		spec.Args = os.Args[1:]
 	}
@@ -64,7 +71,9 @@ func (s taskSession) Run(ctx context.Context, spec runner.Spec) (runner.Result, 
 
 // Previous implements bench.Session.
 func (s taskSession) Previous(ctx context.Context, spec runner.Spec) (store.Run, bool, error) {
-	spec.Benchmark = s.def.Name
+	if spec.Benchmark == "" {
+		spec.Benchmark = s.def.Name
+	}
 	return s.runner().Previous(ctx, spec)
 }
 
@@ -110,3 +119,48 @@ func (s taskSession) Embedder(ctx context.Context, specStr string) (func([]strin
 	}
 	return func(texts []string) ([][]float64, error) { return e.Embed(ctx, spec.Model, texts) }, nil
 }
+
+// Provenance implements bench.Session.
+func (s taskSession) Provenance(ctx context.Context, runID int64, rep *report.Report) error {
+	return provenance(ctx, s.session, runID, rep)
+}
+
+// Studies implements bench.Session.
+func (s taskSession) Studies(ctx context.Context, runID int64, rep *report.Report) error {
+	return addStudies(ctx, s.st, runID, rep)
+}
+
+// Preflight implements bench.Session.
+func (s taskSession) Preflight(specs []llm.Spec) error { return s.preflight(specs) }
+
+// Runs implements bench.Session.
+func (s taskSession) Runs(ctx context.Context) ([]store.Run, error) { return s.st.Runs(ctx) }
+
+// Where implements bench.Session.
+func (s taskSession) Where() string { return s.st.Path() }
+
+// CreateStudy implements bench.Session.
+func (s taskSession) CreateStudy(ctx context.Context, req bench.StudyRequest) (bench.StudyMade, error) {
+	sp := studySpec{runID: req.RunID, kind: req.Kind, fields: req.Fields, stratify: req.Stratify, corpus: req.Corpus, annotators: req.Annotators,
+		o: study.Options{N: req.N, PerStratum: req.PerStratum, Overlap: req.Overlap, Decoys: req.Decoys, Seed: req.Seed, Name: req.Name}}
+	st, err := createStudy(ctx, s.session, sp)
+	if err != nil {
+		return bench.StudyMade{}, err
+	}
+	return bench.StudyMade{ID: st.ID, RunID: st.RunID, Items: len(st.Items)}, nil
+}
+
+// WriteStudySheet implements bench.Session.
+func (s taskSession) WriteStudySheet(ctx context.Context, id int64, w io.Writer) error {
+	st, ok, err := s.st.Study(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no study %d in %s", id, s.st.Path())
+	}
+	return writeSheet(ctx, s.session, st, w)
+}
+
+// Partial implements bench.Session.
+func (taskSession) Partial(r store.Run, rep *report.Report) { addPartial(r, rep) }

@@ -39,3 +39,11 @@ func addPartial(r store.Run, rep *report.Report) {
 	}
 	rep.Meta = append(rep.Meta, [2]string{"partial", fmt.Sprintf("run %d did not finish (%s): this report covers the records it holds; run the same command again to finish it", r.ID, lifecycle.Describe(r, time.Now()))})
 }
+
+// provenance ends a report's header the same way whether it was just made
+// or made again from the store: the build, the run, and its unusable
+// answers.
+func provenance(ctx context.Context, s *session, runID int64, rep *report.Report) error {
+	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.st.Path())})
+	return addUnusable(ctx, s.st, runID, rep)
+}

@@ -197,7 +197,7 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		if err != nil {
 			return nil, nil, err
 		}
-		a, err := auditOf(audits, runID, corpusName)
+		a, err := foils.AuditOf(audits, runID, corpusName)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -205,7 +205,7 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		if k == study.FoilsNative {
 			// The corpus gives each native item its context and file; a
 			// corpus that cannot be loaded now only costs those.
-			items, err := loadCorpus(a.Corpus, dataDir(""), corpus.LoadOptions{})
+			items, err := foils.LoadCorpus(a.Corpus, dataDir(""), corpus.LoadOptions{})
 			if err != nil && len(stratify) > 0 {
 				return nil, nil, fmt.Errorf("--stratify file: %w", err)
 			}
@@ -217,18 +217,6 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		return study.FoilsValidityItems(dets, stratify)
 	}
 	return nil, nil, fmt.Errorf("study kind %q", k)
-}
-
-// auditOf picks the audit of a corpus among a run's (any corpus: the first).
-func auditOf(audits []foils.AuditRecord, runID int64, corpus string) (foils.AuditRecord, error) {
-	var have []string
-	for _, a := range audits {
-		if corpus == "" || a.Corpus == corpus {
-			return a, nil
-		}
-		have = append(have, a.Corpus)
-	}
-	return foils.AuditRecord{}, fmt.Errorf("--corpus %s: run %d audited %s", corpus, runID, strings.Join(have, ", "))
 }
 
 // addStudies ends a run's report with its human validation studies, when

@@ -1,11 +1,10 @@
-package cli
+package foils
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
 )
@@ -16,7 +15,7 @@ func TestAuditBrief(t *testing.T) {
 	rep := &report.Report{Title: "Scheme Foils audit: reddit — tfidf"}
 	rep.AddSection("Verdict", "The dissociation holds: "+strings.Repeat("it calls matched items by their source type ", 5))
 	rep.AddSection("Flag rates", "").Add(&report.Table{ID: "t"})
-	sum := foils.Summary{NativeFPR: stats.Proportion{Estimate: 0.042, Lo: 0.021, Hi: 0.084, N: 166}, MatchedFPR: stats.Proportion{Estimate: 0.178, N: 387},
+	sum := Summary{NativeFPR: stats.Proportion{Estimate: 0.042, Lo: 0.021, Hi: 0.084, N: 166}, MatchedFPR: stats.Proportion{Estimate: 0.178, N: 387},
 		Sep: 0.073, SepLo: 0.037, SepHi: 0.11, Margin: 0.087}
 	var b bytes.Buffer
 	auditBrief(&b, rep, sum, 7)

@@ -1,15 +1,14 @@
-package cli
+package foils
 
 import (
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/spf13/cobra"
 )
 
-func newFoilsReportCmd(g *Global) *cobra.Command {
+func newFoilsReportCmd(h bench.Host) *cobra.Command {
 	var run int64
 	var allowIncomplete bool
 	var format, out string
@@ -21,35 +20,34 @@ func newFoilsReportCmd(g *Global) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			f, err := report.ParseFormat(format)
-			if err != nil {
+			if _, err := report.ParseFormat(format); err != nil {
 				return err
 			}
-			s, err := openBrowse(g)
+			s, err := h.Open(ctx, false)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			r, err := pick(ctx, s.st, foils.Definition, foils.Definition.Title, run, allowIncomplete, nil, "fallacylab foils audit")
+			r, err := s.Pick(ctx, run, allowIncomplete, Definition.Title, nil, "fallacylab foils audit")
 			if err != nil {
 				return err
 			}
-			audits, err := records.LoadFoils(ctx, s.st, r.ID)
+			audits, err := LoadAudits(ctx, s.Env("").Records, r.ID)
 			if err != nil {
 				return err
 			}
-			rep, _, err := foils.ReportOf(audits)
+			rep, _, err := ReportOf(audits)
 			if err != nil {
 				return fmt.Errorf("run %d: %w", r.ID, err)
 			}
-			addPartial(r, rep)
-			if err := provenance(ctx, s, r.ID, rep); err != nil {
+			s.Partial(r, rep)
+			if err := s.Provenance(ctx, r.ID, rep); err != nil {
 				return err
 			}
-			if err := addStudies(ctx, s.st, r.ID, rep); err != nil {
+			if err := s.Studies(ctx, r.ID, rep); err != nil {
 				return err
 			}
-			return writeReport(g, rep, f, out)
+			return h.WriteReport(rep, format, out)
 		},
 	}
 	cmd.Flags().Int64Var(&run, "run", 0, "run id (default: the latest Scheme Foils audit)")

@@ -1,18 +1,17 @@
-package cli
+package foils
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/report"
 )
 
 // auditBrief is what a person at a terminal sees after `foils audit`: the
 // verdict first, the figures it rests on, and where the whole report is —
 // not 160 lines of Markdown ending with the verdict.
-func auditBrief(w io.Writer, rep *report.Report, sum foils.Summary, runID int64) {
+func auditBrief(w io.Writer, rep *report.Report, sum Summary, runID int64) {
 	fmt.Fprintf(w, "%s\n\n", rep.Title)
 	for _, sec := range rep.Sections {
 		if sec.Title == "Verdict" && sec.Intro != "" {

@@ -1,21 +1,19 @@
-package cli
+package foils
 
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/internal/outfile"
 	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
@@ -37,43 +35,16 @@ type foilsOptions struct {
 	Brief bool
 }
 
-func newFoilsCmd(g *Global) *cobra.Command {
-	cmd := &cobra.Command{Use: "foils", Short: "Scheme Foils: audit fallacy detectors on scheme-matched valid arguments"}
-	cmd.AddCommand(newFoilsAuditCmd(g), newFoilsReportCmd(g), newFoilsTrainCmd(g), newFoilsGenerateCmd(g), newFoilsSheetCmd(g))
-	return cmd
+// Commands implements bench.Commands: the audit, its report of a stored
+// run, the built-in detector's training, the generation of new negatives
+// and the native-class sheets.
+func (Task) Commands(h bench.Host) []*cobra.Command {
+	return []*cobra.Command{newFoilsAuditCmd(h), newFoilsReportCmd(h), newFoilsTrainCmd(h), newFoilsGenerateCmd(h), newFoilsSheetCmd(h)}
 }
 
-// dataDir resolves the data directory: flag, FALLACYLAB_DATA, then the XDG
-// data dir ("" when none exists).
-func dataDir(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if d := os.Getenv("FALLACYLAB_DATA"); d != "" {
-		return d
-	}
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			base = filepath.Join(home, ".local", "share")
-		}
-	}
-	if base != "" {
-		if d := filepath.Join(base, "fallacylab"); dirExists(d) {
-			return d
-		}
-	}
-	return ""
-}
-
-func dirExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
-// loadCorpus returns a corpus' items (corpus.Load) from the data folder
+// LoadCorpus returns a corpus' items (corpus.Load) from the data folder
 // dir ("": none). The audit refuses LOGIC, which has no valid class.
-func loadCorpus(name, dir string, o corpus.LoadOptions) ([]foils.Item, error) {
+func LoadCorpus(name, dir string, o corpus.LoadOptions) ([]Item, error) {
 	switch name {
 	case "logic", "logicclimate":
 		return nil, fmt.Errorf("corpus %s has no valid class: a false-positive rate is not measurable, so it cannot be audited", name)
@@ -91,27 +62,27 @@ func loadCorpus(name, dir string, o corpus.LoadOptions) ([]foils.Item, error) {
 // auditSets picks the audit's items: the test split (every item when the
 // corpus has no split), and the released or user-given matched and
 // wrong-scheme sets.
-func auditSets(o foilsOptions, items []foils.Item) (foils.Sets, []string, error) {
+func auditSets(o foilsOptions, items []Item) (Sets, []string, error) {
 	var notes []string
-	test := foils.Split(items, "test")
+	test := Split(items, "test")
 	if len(test) == 0 {
 		test = items
 		notes = append(notes, "the corpus has no test split: every item is audited")
 	}
-	sets := foils.Sets{Corpus: o.Corpus, Test: test}
+	sets := Sets{Corpus: o.Corpus, Test: test}
 	if o.Matched != "" || o.Wrong != "" {
 		if o.Matched == "" || o.Wrong == "" {
 			return sets, nil, fmt.Errorf("pass both --matched and --wrong")
 		}
 		for _, x := range []struct {
 			path, cond string
-			dst        *[]foils.Foil
-		}{{o.Matched, foils.Matched, &sets.Matched}, {o.Wrong, foils.WrongScheme, &sets.Wrong}} {
+			dst        *[]Foil
+		}{{o.Matched, Matched, &sets.Matched}, {o.Wrong, WrongScheme, &sets.Wrong}} {
 			f, err := os.Open(x.path)
 			if err != nil {
 				return sets, nil, err
 			}
-			*x.dst, err = foils.ParseFoils(f, x.path, x.cond, o.Corpus)
+			*x.dst, err = ParseFoils(f, x.path, x.cond, o.Corpus)
 			f.Close()
 			if err != nil {
 				return sets, nil, err
@@ -119,7 +90,7 @@ func auditSets(o foilsOptions, items []foils.Item) (foils.Sets, []string, error)
 		}
 		return sets, notes, nil
 	}
-	m, w, err := foils.EmbeddedFoils(o.Corpus)
+	m, w, err := EmbeddedFoils(o.Corpus)
 	if err != nil {
 		return sets, nil, fmt.Errorf("no released Scheme Foils sets for %s: build them with `fallacylab foils generate` and pass --matched and --wrong", o.Corpus)
 	}
@@ -127,21 +98,21 @@ func auditSets(o foilsOptions, items []foils.Item) (foils.Sets, []string, error)
 	return sets, notes, nil
 }
 
-func examplesOf(items []foils.Item, split string) []detect.Example {
+func examplesOf(items []Item, split string) []detect.Example {
 	var out []detect.Example
-	for _, it := range foils.Split(items, split) {
+	for _, it := range Split(items, split) {
 		out = append(out, detect.Example{Text: it.Text, Label: it.Gold})
 	}
 	return out
 }
 
-func trainTFIDF(g *Global, corpus string, items []foils.Item) (*detect.TFIDFModel, error) {
+func trainTFIDF(h bench.Host, corpus string, items []Item) (*detect.TFIDFModel, error) {
 	tr, dv := examplesOf(items, "train"), examplesOf(items, "dev")
 	if len(tr) == 0 {
 		return nil, fmt.Errorf("corpus %s has no train split here: pass a trained model with --detector model:FILE", corpus)
 	}
-	fmt.Fprintf(g.Stderr, "training TF-IDF + logistic regression on %s train (%d items), C chosen on dev (%d items)…\n", corpus, len(tr), len(dv))
-	m, err := detect.TrainTFIDF(tr, dv, foils.Labels, nil, detect.VectorizerOptions{Sublinear: true})
+	fmt.Fprintf(h.Settings().Stderr, "training TF-IDF + logistic regression on %s train (%d items), C chosen on dev (%d items)…\n", corpus, len(tr), len(dv))
+	m, err := detect.TrainTFIDF(tr, dv, Labels, nil, detect.VectorizerOptions{Sublinear: true})
 	if err != nil {
 		return nil, err
 	}
@@ -149,11 +120,11 @@ func trainTFIDF(g *Global, corpus string, items []foils.Item) (*detect.TFIDFMode
 	return m, nil
 }
 
-func newFoilsAuditCmd(g *Global) *cobra.Command {
+func newFoilsAuditCmd(h bench.Host) *cobra.Command {
 	o := foilsOptions{Corpus: "reddit", Detector: "tfidf", Format: "md", Seed: 1, Resamples: 10000, Perms: 10000}
 	cmd := &cobra.Command{
 		Use:         "audit",
-		Annotations: callsModels(),
+		Annotations: bench.CallsModels(),
 		Short:       "Audit a detector: native vs scheme-matched false positives, separation, τ′ margin, errors, Firth regression",
 		Long: `With no flags: the offline default — the embedded Reddit corpus, a TF-IDF + logistic-regression
 detector trained on its train split on the spot, audited on Reddit's native "none" test items and
@@ -167,8 +138,8 @@ URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
   fallacylab foils audit --detector file:preds.csv --format json --out audit.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Brief = g.StdoutTTY && o.Out == "" && !cmd.Flags().Changed("format")
-			return foilsAudit(cmd.Context(), g, o)
+			o.Brief = h.Settings().StdoutTTY && o.Out == "" && !cmd.Flags().Changed("format")
+			return foilsAudit(cmd.Context(), h, o)
 		},
 	}
 	f := cmd.Flags()
@@ -190,26 +161,25 @@ URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
 }
 
 // redditVariant selects the Reddit dataset variant.
-func redditVariant(corpus, variant string, items []foils.Item) ([]foils.Item, error) {
+func redditVariant(corpus, variant string, items []Item) ([]Item, error) {
 	if corpus != "reddit" {
 		return items, nil
 	}
 	switch variant {
 	case "", "annotated":
-		return foils.RedditAnnotated(items), nil
+		return RedditAnnotated(items), nil
 	case "full":
 		return items, nil
 	}
 	return nil, fmt.Errorf("--reddit-variant %q: use annotated or full", variant)
 }
 
-func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
-	format, err := report.ParseFormat(o.Format)
-	if err != nil {
+func foilsAudit(ctx context.Context, h bench.Host, o foilsOptions) error {
+	if _, err := report.ParseFormat(o.Format); err != nil {
 		return err
 	}
 	var bad corpus.BadRows
-	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), corpus.LoadOptions{SkipBadRows: o.SkipBadRows, Bad: &bad})
+	items, err := LoadCorpus(o.Corpus, h.DataDir(o.DataDir), corpus.LoadOptions{SkipBadRows: o.SkipBadRows, Bad: &bad})
 	if err != nil {
 		return err
 	}
@@ -231,27 +201,27 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 	if o.Corpus == "touche" {
 		reddit, err := corpus.EmbeddedReddit()
 		if err == nil {
-			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", corpus.Overlap(items, foils.Split(reddit, "test")), len(items)))
+			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", corpus.Overlap(items, Split(reddit, "test")), len(items)))
 		}
 	}
-	s, err := openSession(g)
+	s, err := h.Open(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	id := o
 	id.Format, id.Out = "", ""
-	var audits []foils.AuditRecord
+	var audits []AuditRecord
 	var rep *report.Report
-	var sum foils.Summary
+	var sum Summary
 	detection := runner.Phase{
 		Do: func(ctx context.Context, a *runner.Active) (err error) {
-			audits, err = foilsAuditRun(ctx, s, a, o, items, sets)
+			audits, err = foilsAuditRun(ctx, h, s, a, o, items, sets)
 			return err
 		},
 		Dry: func(context.Context) (engine.Plan, string, error) { return foilsDryPlan(s, o, sets) },
 	}
-	_, err = s.runner().Run(ctx, runner.Spec{Name: "foils audit " + o.Corpus, Benchmark: foils.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
+	_, err = s.Run(ctx, runner.Spec{Name: "foils audit " + o.Corpus, Benchmark: Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
 		Phases: []runner.Phase{detection},
 		Complete: func(ctx context.Context, runID int64) (err error) {
 			for _, n := range notes {
@@ -262,17 +232,17 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 			}
 			// The report is made from the records, the way foils report and
 			// the viewer make it again later.
-			if rep, sum, err = foils.ReportOf(audits); err != nil {
+			if rep, sum, err = ReportOf(audits); err != nil {
 				rep = nil
 				return err
 			}
-			return records.SaveFoils(ctx, s.st, runID, audits)
+			return SaveAudits(ctx, s.Env("").Records, runID, audits)
 		},
 		Done: func(ctx context.Context, runID int64, exit error) error {
 			if rep == nil {
 				return exit
 			}
-			return foilsAuditDone(ctx, s, o, format, runID, rep, sum, exit)
+			return foilsAuditDone(ctx, h, s, o, runID, rep, sum, exit)
 		}})
 	return err
 }
@@ -280,35 +250,26 @@ func foilsAudit(ctx context.Context, g *Global, o foilsOptions) error {
 // foilsAuditDone shows an audit's report once its run finished — a run that
 // ended with failed detector calls too (those items are unparsed), then
 // exits with the run's code.
-func foilsAuditDone(ctx context.Context, s *session, o foilsOptions, format report.Format, runID int64, rep *report.Report, sum foils.Summary, exit error) error {
-	g := s.g
-	if err := provenance(ctx, s, runID, rep); err != nil {
+func foilsAuditDone(ctx context.Context, h bench.Host, s bench.Session, o foilsOptions, runID int64, rep *report.Report, sum Summary, exit error) error {
+	if err := s.Provenance(ctx, runID, rep); err != nil {
 		return err
 	}
 	if o.Brief {
-		auditBrief(g.Stdout, rep, sum, runID)
+		auditBrief(h.Settings().Stdout, rep, sum, runID)
 		return exit
 	}
-	fmt.Fprintf(g.Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
+	fmt.Fprintf(h.Settings().Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
 		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
 		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)
-	if werr := writeReport(g, rep, format, o.Out); werr != nil {
+	if werr := h.WriteReport(rep, o.Format, o.Out); werr != nil {
 		return werr
 	}
 	return exit
 }
 
-// provenance ends a report's header the same way whether it was just made
-// or made again from the store: the build, the run, and its unusable
-// answers.
-func provenance(ctx context.Context, s *session, runID int64, rep *report.Report) error {
-	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.st.Path())})
-	return addUnusable(ctx, s.st, runID, rep)
-}
-
 // foilsAuditRun runs the detector(s) inside the run: one audit record per
 // detector (per seed with --seeds).
-func foilsAuditRun(ctx context.Context, s *session, run *runner.Active, o foilsOptions, items []foils.Item, sets foils.Sets) ([]foils.AuditRecord, error) {
+func foilsAuditRun(ctx context.Context, h bench.Host, s bench.Session, run *runner.Active, o foilsOptions, items []Item, sets Sets) ([]AuditRecord, error) {
 	var dets []detect.Detector
 	seeds := []string{""}
 	if o.Seeds != "" {
@@ -331,19 +292,19 @@ func foilsAuditRun(ctx context.Context, s *session, run *runner.Active, o foilsO
 			dets, seeds = append(dets, d), append(seeds, sd)
 		}
 	} else {
-		det, err := buildDetector(s.g, o, items, s, run)
+		det, err := buildDetector(h, o, items, s, run)
 		if err != nil {
 			return nil, err
 		}
 		dets = []detect.Detector{det}
 	}
-	opts := foils.AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms}
-	var audits []foils.AuditRecord
+	opts := AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Perms: o.Perms}
+	var audits []AuditRecord
 	for i, det := range dets {
 		if _, isLLM := det.(*detect.LLM); !isLLM {
-			det = &countedDetector{Detector: det, phase: run.Phase(fmt.Sprintf("detection %d", i+1), foils.Definition.Phase("detection").Hint)}
+			det = &countedDetector{Detector: det, phase: run.Phase(fmt.Sprintf("detection %d", i+1), Definition.Phase("detection").Hint)}
 		}
-		in, err := foils.Predict(ctx, det, sets)
+		in, err := Predict(ctx, det, sets)
 		if c, ok := det.(*countedDetector); ok {
 			if perr := c.phase.End(ctx, engine.Summary{}); err == nil {
 				err = perr
@@ -352,7 +313,7 @@ func foilsAuditRun(ctx context.Context, s *session, run *runner.Active, o foilsO
 		if err != nil {
 			return nil, err
 		}
-		a := foils.Record(in, opts)
+		a := Record(in, opts)
 		a.SeedLabel = seeds[i]
 		audits = append(audits, a)
 	}
@@ -374,14 +335,14 @@ func (c *countedDetector) Detect(ctx context.Context, in []detect.Input) ([]dete
 		if raw == "" {
 			raw = p.Label
 		}
-		c.phase.Count(c.Name(), foils.LabelOf(p) != foils.Unparsed, raw)
+		c.phase.Count(c.Name(), LabelOf(p) != Unparsed, raw)
 	}
 	return preds, err
 }
 
 // foilsDryPlan is what a dry run of an audit prices: an LLM detector's
 // calls; other detectors call no model.
-func foilsDryPlan(s *session, o foilsOptions, sets foils.Sets) (engine.Plan, string, error) {
+func foilsDryPlan(s bench.Session, o foilsOptions, sets Sets) (engine.Plan, string, error) {
 	det, err := llmDetector(o, s)
 	if err != nil || det == nil {
 		return engine.Plan{}, fmt.Sprintf("dry run: 0 jobs: detector %s calls no model (nothing is trained, called or stored in a dry run)", o.Detector), err
@@ -391,7 +352,7 @@ func foilsDryPlan(s *session, o foilsOptions, sets foils.Sets) (engine.Plan, str
 
 // llmDetector builds the detector of --detector llm:…, or returns nil for
 // any other detector.
-func llmDetector(o foilsOptions, s *session) (*detect.LLM, error) {
+func llmDetector(o foilsOptions, s bench.Session) (*detect.LLM, error) {
 	rest, ok := strings.CutPrefix(o.Detector, "llm:")
 	if !ok {
 		return nil, nil
@@ -409,14 +370,14 @@ func llmDetector(o foilsOptions, s *session) (*detect.LLM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--detector llm:PROVIDER:MODEL[:typed|binary]: %w", err)
 	}
-	tpl, err := foils.DetectorPrompt(kind)
+	tpl, err := DetectorPrompt(kind)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.preflight([]llm.Spec{spec}); err != nil {
+	if err := s.Preflight([]llm.Spec{spec}); err != nil {
 		return nil, err
 	}
-	return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: foils.Labels, Namespace: foils.DetectNamespace}, nil
+	return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: Labels, Namespace: DetectNamespace}, nil
 }
 
 // detectorModeLike reports whether the last part of --detector llm:P:M:X
@@ -436,10 +397,10 @@ func detectorModeLike(s string) bool {
 
 // buildDetector turns --detector into a detector. LLM detectors run their
 // calls as a phase of the audit's run.
-func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, run *runner.Active) (detect.Detector, error) {
+func buildDetector(h bench.Host, o foilsOptions, items []Item, s bench.Session, run *runner.Active) (detect.Detector, error) {
 	switch d := o.Detector; {
 	case d == "tfidf":
-		m, err := trainTFIDF(g, o.Corpus, items)
+		m, err := trainTFIDF(h, o.Corpus, items)
 		return m, err
 	case strings.HasPrefix(d, "model:"):
 		p := strings.TrimPrefix(d, "model:")
@@ -465,7 +426,7 @@ func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, ru
 			return nil, err
 		}
 		det.Run = func(ctx context.Context, p engine.Plan, on func(engine.Result)) error {
-			ps := phaseOf(foils.Definition.Phase("detection"), p)
+			ps := Definition.Phase("detection").Run(p)
 			ps.Usable = func(r engine.Result) bool { // the detector's own label set
 				_, ok := det.Parse(r.Response.Text)
 				return ok
@@ -479,7 +440,7 @@ func buildDetector(g *Global, o foilsOptions, items []foils.Item, s *session, ru
 	return nil, fmt.Errorf("--detector %q: use tfidf, model:FILE, file:PREDS.csv, llm:PROVIDER:MODEL[:typed|binary] or an http(s) URL", o.Detector)
 }
 
-func newFoilsTrainCmd(g *Global) *cobra.Command {
+func newFoilsTrainCmd(h bench.Host) *cobra.Command {
 	var corpusName, out, dir, variant string
 	cmd := &cobra.Command{
 		Use:     "train",
@@ -487,21 +448,21 @@ func newFoilsTrainCmd(g *Global) *cobra.Command {
 		Example: `  fallacylab foils train --corpus reddit --out reddit-tfidf.json.gz`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			items, err := loadCorpus(corpusName, dataDir(dir), corpus.LoadOptions{})
+			items, err := LoadCorpus(corpusName, h.DataDir(dir), corpus.LoadOptions{})
 			if err != nil {
 				return err
 			}
 			if items, err = redditVariant(corpusName, variant, items); err != nil {
 				return err
 			}
-			m, err := trainTFIDF(g, corpusName, items)
+			m, err := trainTFIDF(h, corpusName, items)
 			if err != nil {
 				return err
 			}
-			if err := outfile.Write(g.Stdout, out, func(w io.Writer) error { return m.Save(w) }); err != nil {
+			if err := outfile.Write(h.Settings().Stdout, out, func(w io.Writer) error { return m.Save(w) }); err != nil {
 				return err
 			}
-			fmt.Fprintf(g.Stdout, "saved %s to %s (dev accuracy by C: %v)\n", m.Name(), out, m.Selection)
+			fmt.Fprintf(h.Settings().Stdout, "saved %s to %s (dev accuracy by C: %v)\n", m.Name(), out, m.Selection)
 			return nil
 		},
 	}

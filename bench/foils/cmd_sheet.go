@@ -1,4 +1,4 @@
-package cli
+package foils
 
 import (
 	"bufio"
@@ -11,20 +11,38 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/study"
 	"github.com/spf13/cobra"
 )
+
+// NativeStudy is the kind of study that codes a corpus' own "none" items
+// A / B / N (the study package's foils-native).
+const NativeStudy = "foils-native"
+
+// studySheetHead is the first column of a study's coding sheet (`study
+// export`), which tells one from an old two-coder sheet.
+const studySheetHead = "annotator"
+
+// splitList splits a comma-separated flag value, dropping empty parts.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
 
 // newFoilsSheetCmd keeps `foils sheet`, which the annotation studio
 // replaced: export makes a foils-native study of a Scheme Foils run and
 // writes its sheet; import still scores sheets in the old two-coder format
 // (item_id … code_1, code_2, resolved) and sends study sheets to
 // `study import`.
-func newFoilsSheetCmd(g *Global) *cobra.Command {
+func newFoilsSheetCmd(h bench.Host) *cobra.Command {
 	cmd := &cobra.Command{Use: "sheet", Short: "Native-class coding sheets (A / B / N): now a foils-native study (fallacylab study)"}
-	sp := studySpec{kind: string(study.FoilsNative), stratify: "file", o: study.Options{Overlap: -1}}
+	sp := bench.StudyRequest{Kind: NativeStudy, Stratify: "file", Overlap: -1}
 	var annotators, out string
 	export := &cobra.Command{
 		Use:   "export",
@@ -38,34 +56,34 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			s, err := openSession(g)
+			s, err := h.Open(ctx, true)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			if sp.runID == 0 {
-				if sp.runID, err = latestAudit(ctx, s, sp.corpus); err != nil {
+			if sp.RunID == 0 {
+				if sp.RunID, err = latestAudit(ctx, s, sp.Corpus); err != nil {
 					return err
 				}
 			}
-			sp.annotators = splitList(annotators)
-			st, err := createStudy(ctx, s, sp)
+			sp.Annotators = splitList(annotators)
+			st, err := s.CreateStudy(ctx, sp)
 			if err != nil {
 				return err
 			}
-			if err := outfile.Write(g.Stdout, out, func(w io.Writer) error { return writeSheet(ctx, s, st, w) }); err != nil {
+			if err := outfile.Write(h.Settings().Stdout, out, func(w io.Writer) error { return s.WriteStudySheet(ctx, st.ID, w) }); err != nil {
 				return err
 			}
-			fmt.Fprintf(g.Stdout, "study %d: %d native items of run %d for %s, sheet %s\n", st.ID, len(st.Items), st.RunID, strings.Join(sp.annotators, ", "), out)
-			fmt.Fprintf(g.Stdout, "when coded: fallacylab study import %d %s ; fallacylab study report %d\n", st.ID, out, st.ID)
+			fmt.Fprintf(h.Settings().Stdout, "study %d: %d native items of run %d for %s, sheet %s\n", st.ID, st.Items, st.RunID, strings.Join(sp.Annotators, ", "), out)
+			fmt.Fprintf(h.Settings().Stdout, "when coded: fallacylab study import %d %s ; fallacylab study report %d\n", st.ID, out, st.ID)
 			return nil
 		},
 	}
 	f := export.Flags()
-	f.StringVar(&sp.corpus, "corpus", "reddit", "the audited corpus")
-	f.Int64Var(&sp.runID, "run", 0, "the Scheme Foils run (default: the latest that audited --corpus)")
-	f.IntVar(&sp.o.N, "n", 30, "items to sample")
-	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling seed")
+	f.StringVar(&sp.Corpus, "corpus", "reddit", "the audited corpus")
+	f.Int64Var(&sp.RunID, "run", 0, "the Scheme Foils run (default: the latest that audited --corpus)")
+	f.IntVar(&sp.N, "n", 30, "items to sample")
+	f.Uint64Var(&sp.Seed, "seed", 1, "sampling seed")
 	f.StringVar(&annotators, "annotators", "coder_1,coder_2", "coders, comma-separated")
 	f.StringVar(&out, "out", "coding-sheet.csv", "sheet file")
 	var format, rout string
@@ -75,11 +93,10 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 		Long:  "Sheets that fallacylab study export wrote (and so foils sheet export now) are read by fallacylab study import STUDY SHEET.csv.",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format)
-			if err != nil {
+			if _, err := report.ParseFormat(format); err != nil {
 				return err
 			}
-			var items []foils.CodedItem
+			var items []CodedItem
 			for _, p := range args {
 				got, err := readLegacySheet(p)
 				if err != nil {
@@ -87,7 +104,7 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 				}
 				items = append(items, got...)
 			}
-			return writeReport(g, foils.SheetReport(items), f, rout)
+			return h.WriteReport(SheetReport(items), format, rout)
 		},
 	}
 	imp.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
@@ -98,43 +115,43 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 
 // readLegacySheet reads one old-format sheet, and names the command for a
 // study sheet.
-func readLegacySheet(p string) ([]foils.CodedItem, error) {
+func readLegacySheet(p string) ([]CodedItem, error) {
 	fh, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
 	br := bufio.NewReader(fh)
-	if head, _ := br.Peek(len(sheetHeader[0]) + 1); string(head) == sheetHeader[0]+"," {
+	if head, _ := br.Peek(len(studySheetHead) + 1); string(head) == studySheetHead+"," {
 		return nil, fmt.Errorf("%s line 1: a study's sheet: read it with fallacylab study import STUDY %s (fallacylab study list names the study)", p, p)
 	}
-	return foils.ReadSheet(br, p)
+	return ReadSheet(br, p)
 }
 
 // latestAudit is the newest Scheme Foils run of the store that audited the
 // corpus (runs are read newest first; the first match ends the search).
-func latestAudit(ctx context.Context, s *session, corpus string) (int64, error) {
-	runs, err := s.st.Runs(ctx)
+func latestAudit(ctx context.Context, s bench.Session, corpus string) (int64, error) {
+	runs, err := s.Runs(ctx)
 	if err != nil {
 		return 0, err
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].ID > runs[j].ID })
 	for _, r := range runs {
-		if r.Benchmark != "foils" {
+		if r.Benchmark != Definition.Name {
 			continue
 		}
-		audits, err := foils.LoadAudits(ctx, s.st, r.ID)
-		if errors.Is(err, foils.ErrNoAudit) {
+		audits, err := LoadAudits(ctx, s.Env("").Records, r.ID)
+		if errors.Is(err, ErrNoAudit) {
 			continue
 		}
 		if err != nil {
 			return 0, err
 		}
 		if len(audits) > 0 {
-			if _, err := auditOf(audits, r.ID, corpus); err == nil {
+			if _, err := AuditOf(audits, r.ID, corpus); err == nil {
 				return r.ID, nil
 			}
 		}
 	}
-	return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", s.st.Path(), corpus, corpus)
+	return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", s.Where(), corpus, corpus)
 }

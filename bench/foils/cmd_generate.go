@@ -1,9 +1,10 @@
-package cli
+package foils
 
 import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/internal/outfile"
 	"github.com/fallacylab/fallacylab/runner"
@@ -12,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
@@ -25,11 +25,11 @@ type foilsGenOptions struct {
 	Temperature                                      float64
 }
 
-func newFoilsGenerateCmd(g *Global) *cobra.Command {
+func newFoilsGenerateCmd(h bench.Host) *cobra.Command {
 	o := foilsGenOptions{Corpus: "argotario", OutDir: "foils-generated", Seed: 1, Temperature: 0.7}
 	cmd := &cobra.Command{
 		Use:         "generate",
-		Annotations: callsModels(),
+		Annotations: bench.CallsModels(),
 		Short:       "Build matched and wrong-scheme negatives for a corpus with a generator LLM and a cross-lineage judge",
 		Long: `For each fallacious source item: one matched negative (same scheme, answers the critical question) and
 one wrong-scheme negative (τ′ balanced over the other seven types under --seed). A judge of another
@@ -40,7 +40,7 @@ recorded, never used to drop. Output: matched.csv and wrong.csv in the released 
 fallacylab foils audit --matched … --wrong ….`,
 		Example: `  fallacylab foils generate --corpus argotario --generator gemini:gemini-2.5-flash --judge deepseek:deepseek-chat`,
 		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return foilsGenerate(cmd.Context(), g, o) },
+		RunE:    func(cmd *cobra.Command, _ []string) error { return foilsGenerate(cmd.Context(), h, o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Corpus, "corpus", o.Corpus, "source corpus")
@@ -55,7 +55,7 @@ fallacylab foils audit --matched … --wrong ….`,
 	return cmd
 }
 
-func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
+func foilsGenerate(ctx context.Context, h bench.Host, o foilsGenOptions) error {
 	gen, err := llm.ParseSpec(o.Generator)
 	if err != nil {
 		return fmt.Errorf("--generator: %w", err)
@@ -65,19 +65,19 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		return fmt.Errorf("--judge: %w", err)
 	}
 	if gen.Provider == judge.Provider {
-		fmt.Fprintf(g.Stderr, "warning: generator and judge are both from %s; the method asks for a judge of another lineage\n", gen.Provider)
+		fmt.Fprintf(h.Settings().Stderr, "warning: generator and judge are both from %s; the method asks for a judge of another lineage\n", gen.Provider)
 	}
-	items, err := loadCorpus(o.Corpus, dataDir(o.DataDir), corpus.LoadOptions{})
+	items, err := LoadCorpus(o.Corpus, h.DataDir(o.DataDir), corpus.LoadOptions{})
 	if err != nil {
 		return err
 	}
 	if o.Split != "" {
-		items = foils.Split(items, o.Split)
+		items = Split(items, o.Split)
 	}
-	as := foils.AssignTargets(items, o.Seed)
+	as := AssignTargets(items, o.Seed)
 	if o.Limit > 0 {
 		per := map[string]int{}
-		var kept []foils.Assignment
+		var kept []Assignment
 		for _, a := range as {
 			if per[a.Item.Gold] < o.Limit {
 				per[a.Item.Gold]++
@@ -89,26 +89,26 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 	if len(as) == 0 {
 		return fmt.Errorf("corpus %s has no fallacious items in the eight types", o.Corpus)
 	}
-	s, err := openSession(g)
+	s, err := h.Open(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	genPlan := foils.GenerationPlan(as, gen, llm.Temp(o.Temperature))
+	genPlan := GenerationPlan(as, gen, llm.Temp(o.Temperature))
 	id := o
 	id.OutDir = ""
-	byKey := map[string]foils.Assignment{}
+	byKey := map[string]Assignment{}
 	for _, a := range as {
 		byKey[fmt.Sprintf("%s#%d", a.Item.Gold, a.ID)] = a
 	}
-	var cands []foils.Candidate
-	generation := phaseOf(foils.GenerateDefinition.Phase("generation"), genPlan)
+	var cands []Candidate
+	generation := GenerateDefinition.Phase("generation").Run(genPlan)
 	generation.OnResult = func(r engine.Result) {
-		cond, typ, id, ok := foils.GenKeyOf(r)
+		cond, typ, id, ok := GenKeyOf(r)
 		if !ok {
 			return
 		}
-		c := foils.Candidate{Cond: cond, A: byKey[fmt.Sprintf("%s#%d", typ, id)]}
+		c := Candidate{Cond: cond, A: byKey[fmt.Sprintf("%s#%d", typ, id)]}
 		if r.Err != nil {
 			c.Failed = r.Err.Error()
 		} else {
@@ -116,8 +116,8 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 		}
 		cands = append(cands, c)
 	}
-	v := foils.Verdicts{}
-	judging := phaseOf(foils.GenerateDefinition.Phase("judging"), engine.Plan{})
+	v := Verdicts{}
+	judging := GenerateDefinition.Phase("judging").Run(engine.Plan{})
 	judging.OnResult = v.Add
 	judging.Planner = func(context.Context) (engine.Plan, error) {
 		sort.Slice(cands, func(i, j int) bool {
@@ -129,26 +129,26 @@ func foilsGenerate(ctx context.Context, g *Global, o foilsGenOptions) error {
 			}
 			return cands[i].A.ID < cands[j].A.ID
 		})
-		return foils.JudgePlan(cands, judge), nil
+		return JudgePlan(cands, judge), nil
 	}
 	judging.Dry = func(context.Context) (engine.Plan, string, error) {
 		return engine.Plan{}, fmt.Sprintf("judging: about %d more calls (7 per source item)", 7*len(as)), nil
 	}
-	_, err = s.runner().Run(ctx, runner.Spec{Name: "foils generate " + o.Corpus, Benchmark: foils.GenerateDefinition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
+	_, err = s.Run(ctx, runner.Spec{Name: "foils generate " + o.Corpus, Benchmark: GenerateDefinition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
 		Specs: []llm.Spec{gen, judge}, Phases: []runner.Phase{generation, judging},
-		Complete: func(context.Context, int64) error { return writeFoils(g, o, foils.Filter(cands, v)) }})
+		Complete: func(context.Context, int64) error { return writeFoils(h, o, Filter(cands, v)) }})
 	return err
 }
 
 // writeFoils writes the negatives a generation run kept, one CSV per
 // condition, and says what was dropped.
-func writeFoils(g *Global, o foilsGenOptions, gs []foils.Generated) error {
+func writeFoils(h bench.Host, o foilsGenOptions, gs []Generated) error {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return err
 	}
-	for _, x := range []struct{ cond, file string }{{foils.Matched, "matched.csv"}, {foils.WrongScheme, "wrong.csv"}} {
-		rows := foils.CSVRows(gs, x.cond)
-		if err := outfile.Write(g.Stdout, filepath.Join(o.OutDir, x.file), func(w io.Writer) error {
+	for _, x := range []struct{ cond, file string }{{Matched, "matched.csv"}, {WrongScheme, "wrong.csv"}} {
+		rows := CSVRows(gs, x.cond)
+		if err := outfile.Write(h.Settings().Stdout, filepath.Join(o.OutDir, x.file), func(w io.Writer) error {
 			cw := csv.NewWriter(w)
 			cw.WriteAll(rows)
 			return cw.Error()
@@ -156,24 +156,15 @@ func writeFoils(g *Global, o foilsGenOptions, gs []foils.Generated) error {
 			return err
 		}
 	}
-	counts := foils.DropCounts(gs)
-	for _, cond := range []string{foils.Matched, foils.WrongScheme} {
-		fmt.Fprintf(g.Stdout, "%s:", cond)
+	counts := DropCounts(gs)
+	for _, cond := range []string{Matched, WrongScheme} {
+		fmt.Fprintf(h.Settings().Stdout, "%s:", cond)
 		for _, k := range sortedKeys(counts[cond]) {
-			fmt.Fprintf(g.Stdout, " %s=%d", k, counts[cond][k])
+			fmt.Fprintf(h.Settings().Stdout, " %s=%d", k, counts[cond][k])
 		}
-		fmt.Fprintln(g.Stdout)
+		fmt.Fprintln(h.Settings().Stdout)
 	}
-	fmt.Fprintf(g.Stdout, "wrote %s and %s: fallacylab foils audit --corpus %s --matched %[1]s --wrong %[2]s\n",
+	fmt.Fprintf(h.Settings().Stdout, "wrote %s and %s: fallacylab foils audit --corpus %s --matched %[1]s --wrong %[2]s\n",
 		filepath.Join(o.OutDir, "matched.csv"), filepath.Join(o.OutDir, "wrong.csv"), o.Corpus)
 	return nil
-}
-
-func sortedKeys(m map[string]int) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
