@@ -37,6 +37,17 @@ func (o *AnalyzeOptions) defaults() {
 // → question → choice; the latest answer of an annotator wins.
 type answers map[string]map[string]map[string]string
 
+// Answers are a study's latest answers by item, annotator and question
+// (skipped items left out), for a kind's own analysis (Index).
+type Answers = answers
+
+// Index is the latest answer of each annotator to each item.
+func Index(anns []Annotation) Answers { return index(anns) }
+
+// Majority is the choice more than half of an item's annotators gave to
+// question q ("" : none — a tie, or nobody answered) and how many answered.
+func (a answers) Majority(key, q string) (string, int) { return majority(a, key, q) }
+
 func index(anns []Annotation) answers {
 	sorted := slices.Clone(anns)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.Before(sorted[j].At) })
@@ -89,10 +100,6 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 	switch s.Kind {
 	case DeflectRubric:
 		err = judgeValidity(rep, s, ans, o)
-	case FoilsValidity:
-		err = foilsValidity(rep, s, ans, o)
-	case FoilsNative:
-		err = foilsNative(rep, s, ans, o)
 	default:
 		if spec, ok := SpecOf(s.Kind); ok && spec.Analyze != nil {
 			err = spec.Analyze(rep, s, anns, o)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/bench/foils"
 )
 
 // StratumOf joins the values of the stratification keys.
@@ -106,80 +105,4 @@ func DeflectItems(ds deflect.Dataset, fields, stratify []string) (cands, decoys 
 		}
 	}
 	return cands, decoys, judges, nil
-}
-
-// FoilsValidityStrata are the keys a Scheme Foils validity study
-// stratifies by ("type" is the source scheme τ).
-var FoilsValidityStrata = []string{"type", "condition", "target"}
-
-// FoilsValidityItems makes the candidates of a validity study — the
-// audit's matched and wrong-scheme negatives, with condition, schemes and
-// the detector's label hidden — and the decoy pool: the audit's fallacious
-// test items, whose known answer is "invalid" (the paper planted the
-// source fallacious argument among the valid candidates).
-func FoilsValidityItems(dets []foils.Detection, stratify []string) (cands, decoys []Item, err error) {
-	if err := CheckKeys(stratify, FoilsValidityStrata); err != nil {
-		return nil, nil, err
-	}
-	for _, d := range dets {
-		it := Item{Key: d.Condition + ":" + d.ID, Text: d.Text,
-			Hidden: map[string]string{"condition": d.Condition, "source": d.Source, "target": d.Target, "gold": d.Gold, "pred": d.Pred}}
-		switch {
-		case d.Condition == foils.Matched || d.Condition == foils.WrongScheme:
-			it.Stratum = StratumOf(stratify, func(k string) string {
-				switch k {
-				case "type":
-					return d.Source
-				case "condition":
-					return d.Condition
-				}
-				return d.Target
-			})
-			cands = append(cands, it)
-		case d.Condition == foils.TestCondition && d.Gold != "" && d.Gold != foils.None:
-			it.Known = map[string]string{"validity": "I"}
-			decoys = append(decoys, it)
-		}
-	}
-	return cands, decoys, nil
-}
-
-// FoilsNativeStrata are the keys a native-class study stratifies by
-// ("file": the corpus file an item comes from, as `foils sheet` sampled).
-var FoilsNativeStrata = []string{"file"}
-
-// FoilsNativeItems makes the candidates of a native-class study — the
-// corpus' own "none" test items, the detector's label hidden — and the
-// decoy pool: scheme-matched valid negatives, built to be valid arguments
-// in a fallacy's scheme, whose known code is A. corpus, when given, are
-// the audited corpus' items: a native item then shows its context (a
-// thread's title, say) and can be stratified by its file.
-func FoilsNativeItems(dets []foils.Detection, corpus []foils.Item, stratify []string) (cands, decoys []Item, err error) {
-	if err := CheckKeys(stratify, FoilsNativeStrata); err != nil {
-		return nil, nil, err
-	}
-	about := map[string]foils.Item{}
-	for _, it := range corpus {
-		about[it.ID] = it
-	}
-	for _, d := range dets {
-		it := Item{Key: d.Condition + ":" + d.ID, Text: d.Text,
-			Hidden: map[string]string{"condition": d.Condition, "source": d.Source, "pred": d.Pred}}
-		switch d.Condition {
-		case foils.Native:
-			src, ok := about[d.ID]
-			if !ok && len(stratify) > 0 {
-				return nil, nil, fmt.Errorf("--stratify file: native item %s is not in the corpus as loaded now", d.ID)
-			}
-			it.Context = src.Context
-			if len(stratify) > 0 {
-				it.Stratum, it.Hidden["file"] = src.Source, src.Source
-			}
-			cands = append(cands, it)
-		case foils.Matched:
-			it.Known = map[string]string{"code": "A"}
-			decoys = append(decoys, it)
-		}
-	}
-	return cands, decoys, nil
 }

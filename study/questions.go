@@ -45,24 +45,6 @@ func Questions(k Kind, fields []string) ([]Question, error) {
 			qs = append(qs, YesNo(f, f+": "+rubricHelp[f]))
 		}
 		return qs, nil
-	case FoilsValidity:
-		if len(fields) > 0 {
-			return nil, fmt.Errorf("--fields: a %s study asks one question (V / I / B)", k)
-		}
-		return []Question{{ID: "validity", Text: "Is this a valid argument?", Positive: "V", Choices: []Choice{
-			{Key: "V", Label: "valid", Help: "A reasonable argument: its premises, if true, support its conclusion; no fallacy."},
-			{Key: "I", Label: "invalid", Help: "It commits a fallacy or its premises do not support its conclusion."},
-			{Key: "B", Label: "borderline", Help: "Cannot be decided either way (B never counts as valid)."},
-		}}}, nil
-	case FoilsNative:
-		if len(fields) > 0 {
-			return nil, fmt.Errorf("--fields: a %s study asks one question (A / B / N)", k)
-		}
-		return []Question{{ID: "code", Text: "What is this text?", Positive: "A", Choices: []Choice{
-			{Key: "A", Label: "A: a valid argument in a fallacy's scheme", Help: "A valid argument that uses the scheme of one of the fallacy types (an appeal to an expert who is one, say)."},
-			{Key: "B", Label: "B: another argument", Help: "An argument, but not in any fallacy's scheme."},
-			{Key: "N", Label: "N: not an argument", Help: "No claim supported by a reason (a question, a joke, a statement)."},
-		}}}, nil
 	}
 	if spec, ok := SpecOf(k); ok {
 		if len(fields) > 0 {

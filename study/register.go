@@ -28,14 +28,31 @@ type KindSpec struct {
 	// Strata are the keys --stratify takes (the first: the default).
 	Strata []string
 	// Items are a run's candidates and its decoys (items with a known
-	// answer), read from its records (and the data folder: nil when there
-	// is none); stratify names the Hidden fields to sample across. Facts
-	// are figures of the whole run the analysis needs beside the sample
-	// (nil: none), kept with the study.
-	Items func(ctx context.Context, rs Records, data fs.FS, run store.Run, stratify []string) (cands, decoys []Item, facts map[string]string, err error)
+	// answer), drawn from its records. Facts are figures of the whole run
+	// the analysis needs beside the sample (nil: none), kept with the
+	// study.
+	Items func(ctx context.Context, d Draw) (cands, decoys []Item, facts map[string]string, err error)
+	// Corpus says the kind takes --corpus (which of a run's corpora).
+	Corpus bool
 	// Analyze adds the kind's own sections to the study's report (nil:
 	// none).
 	Analyze func(rep *report.Report, s Study, anns []Annotation, o AnalyzeOptions) error
+	// Report adds sections that read the studied run's records too (the
+	// run's audit made again on the items people confirmed; nil: none).
+	Report func(ctx context.Context, rs Records, rep *report.Report, s Study, anns []Annotation) error
+}
+
+// Draw is what a kind draws a study's items from.
+type Draw struct {
+	// Records are the store's records; Run the run studied.
+	Records Records
+	Run     store.Run
+	// Data is the user's data folder (nil: none).
+	Data fs.FS
+	// Stratify names the Hidden fields to sample across (--stratify);
+	// Corpus is --corpus ("" : the run's only one).
+	Stratify []string
+	Corpus   string
 }
 
 // Records is how a study kind reads a run's records.

@@ -20,15 +20,10 @@ const (
 	// DeflectRubric asks the rubric fields of DeflectBench generations
 	// (yes / no per field) — the fields the paper calls provisional.
 	DeflectRubric Kind = "deflect-rubric"
-	// FoilsValidity asks whether a Scheme Foils negative is a valid
-	// argument (V / I / B, SPEC C.8 §6.7).
-	FoilsValidity Kind = "foils-validity"
-	// FoilsNative codes a corpus' own "none" items A / B / N (SPEC C.8 §6.2).
-	FoilsNative Kind = "foils-native"
 )
 
 // Kinds lists every kind, for help and errors.
-var Kinds = []Kind{DeflectRubric, FoilsValidity, FoilsNative}
+var Kinds = []Kind{DeflectRubric}
 
 // Choice is one answer to a question.
 type Choice struct {

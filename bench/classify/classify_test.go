@@ -327,7 +327,7 @@ func TestLabelStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _, _ := f.st.Run(context.Background(), res.RunID)
-	cands, decoys, _, err := classify.LabelStudy.Items(context.Background(), f.st, nil, r, []string{"gold"})
+	cands, decoys, _, err := classify.LabelStudy.Items(context.Background(), study.Draw{Records: f.st, Run: r, Stratify: []string{"gold"}})
 	if err != nil {
 		t.Fatal(err)
 	}

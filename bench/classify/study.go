@@ -3,13 +3,11 @@ package classify
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"slices"
 
 	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
-	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -30,7 +28,8 @@ var LabelStudy = study.RegisterKind(study.KindSpec{
 // stratifyKeys are what a label study may be stratified by.
 var stratifyKeys = []string{"gold", "pred"}
 
-func studyItems(ctx context.Context, rs study.Records, data fs.FS, run store.Run, stratify []string) (cands, decoys []study.Item, facts map[string]string, err error) {
+func studyItems(ctx context.Context, d study.Draw) (cands, decoys []study.Item, facts map[string]string, err error) {
+	rs, data, run, stratify := d.Records, d.Data, d.Run, d.Stratify
 	if err := study.CheckKeys(stratify, stratifyKeys); err != nil {
 		return nil, nil, nil, err
 	}

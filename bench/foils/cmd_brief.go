@@ -2,8 +2,8 @@ package foils
 
 import (
 	"fmt"
+	"github.com/fallacylab/fallacylab/internal/textwrap"
 	"io"
-	"strings"
 
 	"github.com/fallacylab/fallacylab/report"
 )
@@ -15,7 +15,7 @@ func auditBrief(w io.Writer, rep *report.Report, sum Summary, runID int64) {
 	fmt.Fprintf(w, "%s\n\n", rep.Title)
 	for _, sec := range rep.Sections {
 		if sec.Title == "Verdict" && sec.Intro != "" {
-			fmt.Fprintf(w, "%s\n\n", wrap(sec.Intro, 96))
+			fmt.Fprintf(w, "%s\n\n", textwrap.Wrap(sec.Intro, 96))
 		}
 	}
 	prop := func(p float64, lo, hi float64, n int) string {
@@ -37,23 +37,4 @@ func auditBrief(w io.Writer, rep *report.Report, sum Summary, runID int64) {
 	}
 	fmt.Fprintf(w, "\nThe whole report, %d tables: fallacylab foils report --run %d\n  (--format md, html, csv, json or tex; --out FILE)\n",
 		len(rep.Tables()), runID)
-}
-
-// wrap breaks text at spaces into lines of at most width characters.
-func wrap(text string, width int) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Fields(text) {
-		l := len([]rune(word))
-		if i > 0 && n+1+l > width {
-			b.WriteByte('\n')
-			n = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(word)
-		n += l
-	}
-	return b.String()
 }

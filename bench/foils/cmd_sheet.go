@@ -16,9 +16,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NativeStudy is the kind of study that codes a corpus' own "none" items
-// A / B / N (the study package's foils-native).
-const NativeStudy = "foils-native"
+// nativeKind is NativeStudy's name.
+const nativeKind = "foils-native"
 
 // studySheetHead is the first column of a study's coding sheet (`study
 // export`), which tells one from an old two-coder sheet.
@@ -42,7 +41,7 @@ func splitList(s string) []string {
 // `study import`.
 func newFoilsSheetCmd(h bench.Host) *cobra.Command {
 	cmd := &cobra.Command{Use: "sheet", Short: "Native-class coding sheets (A / B / N): now a foils-native study (fallacylab study)"}
-	sp := bench.StudyRequest{Kind: NativeStudy, Stratify: "file", Overlap: -1}
+	sp := bench.StudyRequest{Kind: nativeKind, Stratify: "file", Overlap: -1}
 	var annotators, out string
 	export := &cobra.Command{
 		Use:   "export",

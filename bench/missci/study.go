@@ -3,7 +3,6 @@ package missci
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
-	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/textmetric"
 )
@@ -48,8 +46,8 @@ var PremiseStudy = study.RegisterKind(study.KindSpec{
 
 // premiseStudyItems reads a reconstruction run's predictions and its split
 // and draws a premise study's items, with the run's P@1 as a fact.
-func premiseStudyItems(ctx context.Context, rs study.Records, _ fs.FS, run store.Run, stratify []string) (cands, decoys []study.Item, facts map[string]string, err error) {
-	rec, err := LoadRecord(ctx, rs, run.ID)
+func premiseStudyItems(ctx context.Context, d study.Draw) (cands, decoys []study.Item, facts map[string]string, err error) {
+	rec, err := LoadRecord(ctx, d.Records, d.Run.ID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -57,7 +55,7 @@ func premiseStudyItems(ctx context.Context, rs study.Records, _ fs.FS, run store
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cands, decoys, pAt1, err := PremiseItems(args, rec, stratify)
+	cands, decoys, pAt1, err := PremiseItems(args, rec, d.Stratify)
 	return cands, decoys, map[string]string{FactPAt1(rec.Source): strconv.FormatFloat(pAt1, 'g', -1, 64)}, err
 }
 

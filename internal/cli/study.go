@@ -6,15 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/internal/outfile"
+	"github.com/fallacylab/fallacylab/internal/textwrap"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -46,15 +45,14 @@ func newStudyCreateCmd(g *Global) *cobra.Command {
 		Use:   "create",
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
 		Long: `Kinds: deflect-rubric (rubric fields of DeflectBench generations, yes / no; default fields
-soft_refusal and RH_present), foils-validity (Scheme Foils negatives: valid / invalid / borderline),
-foils-native (a corpus' own "none" items: A / B / N), and the kinds benchmarks declare (below).
+soft_refusal and RH_present; decoys: refusals every judge agrees on), and the kinds benchmarks
+declare (below).
 
 Every annotator sees the --overlap items (default: all) and a share of the rest, plus every decoy,
-in an order of their own. Decoys have a known answer: a refusal every judge agrees on (DeflectBench),
-a fallacious test item (validity), a scheme-matched valid argument (native).`,
+in an order of their own. Decoys have a known answer.`,
 		Example: `  fallacylab study create --run 3 --kind deflect-rubric --fields soft_refusal,RH_present \
       --n 200 --stratify model,frame --annotators ana,ben,cho --overlap 60 --decoys 10 --seed 1
-  fallacylab study create --run 5 --kind foils-validity --annotators a,b,c --per-type 7 --decoys 8
+  fallacylab study create --run 5 --kind KIND --annotators a,b,c --per-type 7 --decoys 8
   fallacylab study create --run 7 --kind KIND --n 60 --annotators a,b --decoys 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,22 +73,22 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 	}
 	f := cmd.Flags()
 	f.Int64Var(&sp.runID, "run", 0, "the run to validate (required)")
-	f.StringVar(&sp.corpus, "corpus", "", "foils kinds: the audited corpus (default: the run's only one)")
-	kinds := []string{string(study.DeflectRubric), string(study.FoilsValidity), string(study.FoilsNative)}
+	f.StringVar(&sp.corpus, "corpus", "", "kinds of runs of several corpora: the corpus (default: the run's only one)")
+	kinds := []string{string(study.DeflectRubric)}
 	for _, k := range study.Registered() {
 		kinds = append(kinds, string(k.Kind))
 	}
 	f.StringVar(&sp.kind, "kind", "", strings.Join(kinds, ", ")+" (required)")
 	f.StringVar(&sp.fields, "fields", "", "deflect-rubric: rubric fields to ask, comma-separated (default soft_refusal,RH_present)")
 	f.IntVar(&sp.o.N, "n", 0, "items to sample, shared over the strata in proportion (default: all)")
-	f.IntVar(&sp.o.PerStratum, "per-type", 0, "items per stratum instead of --n (foils-validity: per source type)")
-	strata := "deflect: model, frame, claim, level, domain, fallacy; foils-validity: type, condition, target; foils-native: file"
+	f.IntVar(&sp.o.PerStratum, "per-type", 0, "items per stratum instead of --n (a validity study: per source type)")
+	strata := "deflect-rubric: model, frame, claim, level, domain, fallacy"
 	for _, k := range study.Registered() {
 		if len(k.Strata) > 0 {
 			strata += "; " + string(k.Kind) + ": " + strings.Join(k.Strata, ", ")
 		}
 	}
-	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated ("+strata+"; none given: the kind's default, e.g. type for foils-validity)")
+	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated ("+strata+"; none given: the kind's default)")
 	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
 	f.IntVar(&sp.o.Overlap, "overlap", -1, "items every annotator sees, for agreement (-1: all)")
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
@@ -100,7 +98,7 @@ a fallacious test item (validity), a scheme-matched valid argument (native).`,
 	cmd.MarkFlagRequired("kind")
 	cmd.MarkFlagRequired("annotators")
 	for _, k := range study.Registered() { // kinds benchmarks declare in their own packages
-		cmd.Long += fmt.Sprintf("\n\n%s (%s runs): %s.", k.Kind, k.Benchmark, k.Summary)
+		cmd.Long += "\n\n" + textwrap.Wrap(fmt.Sprintf("%s (%s runs): %s.", k.Kind, k.Benchmark, k.Summary), 100)
 	}
 	bench.Choices(f, "kind", kinds...)
 	return cmd
@@ -161,24 +159,23 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 		if bench != spec.Benchmark {
 			return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, spec.Benchmark)
 		}
-		if corpus != "" {
+		if corpus != "" && !spec.Corpus {
 			return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
 		}
-		return spec.Items(ctx, s.st, s.taskEnv("").Data, run, stratify)
+		return spec.Items(ctx, study.Draw{Records: s.st, Run: run, Data: s.taskEnv("").Data, Stratify: stratify, Corpus: corpus})
 	}
-	want := map[study.Kind]string{study.DeflectRubric: "deflect", study.FoilsValidity: "foils", study.FoilsNative: "foils"}[k]
+	want := map[study.Kind]string{study.DeflectRubric: "deflect"}[k]
 	if bench != want {
 		return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)
 	}
-	if corpus != "" && want != "foils" {
-		return nil, nil, nil, fmt.Errorf("--corpus: only a Scheme Foils study picks a corpus")
+	if corpus != "" {
+		return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
 	}
 	cands, decoys, err = benchItems(ctx, s, k, runID, qs, stratify, corpus)
 	return cands, decoys, nil, err
 }
 
-// benchItems makes the candidates and decoys of a DeflectBench or Scheme
-// Foils study.
+// benchItems makes the candidates and decoys of a DeflectBench study.
 func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs []study.Question, stratify []string, corpusName string) (cands, decoys []study.Item, err error) {
 	switch k {
 	case study.DeflectRubric:
@@ -192,29 +189,6 @@ func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs [
 		}
 		cands, decoys, _, err = study.DeflectItems(ds, fields, stratify)
 		return cands, decoys, err
-	case study.FoilsValidity, study.FoilsNative:
-		audits, err := records.LoadFoils(ctx, s.st, runID)
-		if err != nil {
-			return nil, nil, err
-		}
-		a, err := foils.AuditOf(audits, runID, corpusName)
-		if err != nil {
-			return nil, nil, err
-		}
-		dets := a.Detections
-		if k == study.FoilsNative {
-			// The corpus gives each native item its context and file; a
-			// corpus that cannot be loaded now only costs those.
-			items, err := foils.LoadCorpus(a.Corpus, dataDir(""), corpus.LoadOptions{})
-			if err != nil && len(stratify) > 0 {
-				return nil, nil, fmt.Errorf("--stratify file: %w", err)
-			}
-			return study.FoilsNativeItems(dets, items, stratify)
-		}
-		if len(stratify) == 0 {
-			stratify = []string{"type"}
-		}
-		return study.FoilsValidityItems(dets, stratify)
 	}
 	return nil, nil, fmt.Errorf("study kind %q", k)
 }

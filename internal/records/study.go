@@ -15,9 +15,8 @@ type StudyStore interface {
 	study.Store
 }
 
-// StudyReport analyses a study from its stored answers; a Scheme Foils
-// validity study also gets its run's audit made again on the negatives the
-// annotators confirmed valid.
+// StudyReport analyses a study from its stored answers, with the sections
+// its kind makes of the studied run's records (KindSpec.Report).
 func StudyReport(ctx context.Context, st StudyStore, s study.Study, o study.AnalyzeOptions) (*report.Report, error) {
 	anns, err := st.Annotations(ctx, s.ID)
 	if err != nil {
@@ -27,12 +26,9 @@ func StudyReport(ctx context.Context, st StudyStore, s study.Study, o study.Anal
 	if err != nil {
 		return nil, fmt.Errorf("study %d: %w", s.ID, err)
 	}
-	if s.Kind == study.FoilsValidity {
-		audits, err := LoadFoils(ctx, st, s.RunID)
-		if err != nil {
-			return nil, err
-		}
-		if err := study.AddConfirmedAudit(rep, s, anns, audits); err != nil {
+	if spec, ok := study.SpecOf(s.Kind); ok && spec.Report != nil {
+		// A kind's own sections that read the studied run's records.
+		if err := spec.Report(ctx, st, rep, s, anns); err != nil {
 			return nil, err
 		}
 	}
