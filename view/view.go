@@ -27,6 +27,9 @@ type Run struct {
 	Report *report.Report
 	// Pages are the run's pages under /runs/ID/.
 	Pages []Page
+	// Links links the report's chart elements to the pages of the records
+	// behind them (nil: none).
+	Links report.LinksFunc
 	// Compare compares the run (a) with another of its benchmark (b),
 	// item by item (nil: its runs do not compare).
 	Compare func(b *Run) ([]PairRow, []PairSummary, error)

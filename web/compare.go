@@ -12,7 +12,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/bench/foils"
 )
 
 // acrossCell is one model's answers to one claim × frame.
@@ -144,8 +143,6 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	switch ds[0].run.Benchmark {
 	case deflect.Definition.Name:
 		rows, sum = compareDeflect(ds)
-	case foils.Definition.Name:
-		rows, sum = compareFoils(ds)
 	default:
 		if t := ds[0].task; t != nil {
 			if t.Compare == nil || ds[1].task == nil {
@@ -231,58 +228,6 @@ func compareDeflect(ds [2]*runData) ([]view.PairRow, []view.PairSummary) {
 			pr.Values[i] = view.JoinNonEmpty(", ", set[i]...)
 		}
 		rows = append(rows, pr)
-	}
-	return rows, sum
-}
-
-// compareFoils joins two audits on the item (condition and id) and compares
-// the detectors' labels, per condition.
-func compareFoils(ds [2]*runData) ([]view.PairRow, []view.PairSummary) {
-	type key struct{ cond, id string }
-	other := map[key]int{}
-	for i, p := range ds[1].preds {
-		other[key{p.Condition, p.ID}] = i
-	}
-	conds := []string{foils.Native, foils.Matched, foils.WrongScheme, foils.TestCondition}
-	sum := make([]view.PairSummary, len(conds))
-	right := make([][2]int, len(conds))
-	for i, c := range conds {
-		sum[i].Label = c
-	}
-	var rows []view.PairRow
-	for _, a := range ds[0].preds {
-		j, ok := other[key{a.Condition, a.ID}]
-		if !ok {
-			continue
-		}
-		b := ds[1].preds[j]
-		pr := view.PairRow{ID: a.Condition + "/" + a.ID, Text: a.Text, Values: [2]string{a.Pred, b.Pred}, Gold: cmp.Or(a.Gold, a.Source), HasGold: true,
-			Link: [2]string{fmt.Sprintf("/runs/%d/items/%s/%s", ds[0].run.ID, url.PathEscape(a.Condition), url.PathEscape(a.ID)), fmt.Sprintf("/runs/%d/items/%s/%s", ds[1].run.ID, url.PathEscape(b.Condition), url.PathEscape(b.ID))}}
-		_, pr.Right[0] = itemVerdict(a)
-		_, pr.Right[1] = itemVerdict(b)
-		if a.Condition != foils.TestCondition {
-			pr.Gold = foils.None
-		}
-		pr.Different = a.Pred != b.Pred
-		ci := slices.Index(conds, a.Condition)
-		if ci >= 0 {
-			sum[ci].Both++
-			if !pr.Different {
-				sum[ci].Same++
-			}
-			for k := range 2 {
-				if pr.Right[k] {
-					right[ci][k]++
-				}
-			}
-		}
-		rows = append(rows, pr)
-	}
-	for i := range sum {
-		if sum[i].Both > 0 {
-			sum[i].A = fmt.Sprintf("%d right", right[i][0])
-			sum[i].B = fmt.Sprintf("%d right", right[i][1])
-		}
 	}
 	return rows, sum
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
@@ -94,7 +92,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	if rep != nil {
 		// The report's own layout (every chart beside its table, as in the
 		// HTML report) with the viewer's links on the charts.
-		if data["Sections"], err = report.SectionsHTML(rep, chartLinks(id, d.run.Benchmark)); err != nil {
+		links := chartLinks(id, d.run.Benchmark)
+		if d.task != nil {
+			links = d.task.Links
+		}
+		if data["Sections"], err = report.SectionsHTML(rep, links); err != nil {
 			s.fail(w, 500, err)
 			return
 		}
@@ -110,8 +112,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 }
 
 // chartLinks links chart elements to the records behind them: a
-// DeflectBench model × frame cell to its generations with that outcome, a
-// Scheme Foils confusion cell to its test-set items.
+// DeflectBench model × frame cell to its generations with that outcome (a
+// Task with pages of its own links its charts itself, view.Run.Links).
 func chartLinks(id int64, bench string) report.LinksFunc {
 	return func(t *report.Table, c report.Chart) report.LinkFunc {
 		switch {
@@ -128,15 +130,6 @@ func chartLinks(id int64, bench string) report.LinksFunc {
 			return func(model, frame string) string {
 				q := url.Values{"model": {model}, "frame": {frame}, "outcome": {field}}
 				return fmt.Sprintf("/runs/%d/generations?%s", id, q.Encode())
-			}
-		case bench == foils.Definition.Name && t.ID == "confusion":
-			return func(gold, pred string) string {
-				cond := foils.TestCondition
-				if gold == foils.None {
-					cond = foils.Native
-				}
-				q := url.Values{"cond": {cond}, "label": {gold}, "pred": {pred}}
-				return fmt.Sprintf("/runs/%d/items?%s", id, q.Encode())
 			}
 		}
 		return nil
@@ -369,95 +362,6 @@ func (s *Server) renderGenerations(w http.ResponseWriter, r *http.Request, run s
 	}
 	s.render(w, "generations.html", map[string]any{"Run": run, "Rows": views, "Pager": p, "Model": q.Get("model"), "Frame": q.Get("frame"),
 		"Outcome": q.Get("outcome"), "Disagree": q.Get("disagree") == "1", "Q": q.Get("q"), "Claim": q.Get("claim"), "Outcomes": outcomeFields, "Sort": heads})
-}
-
-func (s *Server) items(w http.ResponseWriter, r *http.Request) {
-	_, d, ok := s.runFrom(w, r)
-	if !ok || !s.isBench(w, d, foils.Definition.Name, "items") {
-		return
-	}
-	q := r.URL.Query()
-	cond, label, pred := q.Get("cond"), q.Get("label"), q.Get("pred")
-	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
-	var match []records.Prediction
-	for _, p := range d.preds {
-		if cond != "" && p.Condition != cond {
-			continue
-		}
-		if label != "" && p.Gold != label && p.Source != label {
-			continue
-		}
-		if pred != "" && p.Pred != pred {
-			continue
-		}
-		if search != "" && !strings.Contains(strings.ToLower(p.Text), search) {
-			continue
-		}
-		match = append(match, p)
-	}
-	heads := view.SortRows(r, match, itemSort)
-	header := []string{"condition", "id", "gold", "source", "target", "pred", "text", "raw"}
-	if view.Export(w, r, fmt.Sprintf("run-%d-items", d.run.ID), header, func(yield func([]string, any) bool) {
-		for _, p := range match {
-			if !yield([]string{p.Condition, p.ID, p.Gold, p.Source, p.Target, p.Pred, p.Text, p.Raw}, p) {
-				return
-			}
-		}
-	}) {
-		return
-	}
-	pg := view.Paginate(r, len(match))
-	s.render(w, "items.html", map[string]any{"Run": d.run, "Rows": match[pg.From:pg.To], "Pager": pg, "Cond": cond, "Label": label,
-		"Pred": pred, "Q": q.Get("q"), "Conds": []string{"native", "matched", "wrong_scheme", "test"}, "Sort": heads})
-}
-
-// itemVerdict says what the detector's label means for an item: on a
-// fallacious test item, right or wrong; on a valid item (native none,
-// matched or wrong-scheme foils), "none" is right and anything else a
-// false positive — named when it is the item's source or new scheme.
-func itemVerdict(p records.Prediction) (string, bool) {
-	switch {
-	case p.Pred == "":
-		return "the detector's answer could not be parsed", false
-	case p.Condition == foils.TestCondition && p.Pred == p.Gold:
-		return "correct: the gold label", true
-	case p.Condition == foils.TestCondition:
-		return "wrong: the gold label is " + p.Gold, false
-	case p.Pred == foils.None:
-		return "correct: a valid argument called none", true
-	case p.Source != "" && p.Pred == p.Source:
-		return "false positive: called by its source scheme τ", false
-	case p.Target != "" && p.Pred == p.Target:
-		return "false positive: called by its new scheme τ′", false
-	}
-	return "false positive: a valid argument called " + p.Pred, false
-}
-
-// itemSort are the sortable columns of the items list.
-var itemSort = []view.SortKey[records.Prediction]{
-	view.By("cond", "condition", func(p records.Prediction) string { return p.Condition }),
-	view.By("id", "id", func(p records.Prediction) string { return p.ID }),
-	view.By("gold", "gold / source → target", func(p records.Prediction) string { return p.Gold + p.Source + "\x00" + p.Target }),
-	view.By("pred", "predicted", func(p records.Prediction) string { return p.Pred }),
-	view.By("length", "text", func(p records.Prediction) int { return len(p.Text) }),
-}
-
-// item is the page of one audited item: its text, gold label or scheme,
-// the detector's label and its raw answer. /runs/ID/items/COND/ITEM_ID.
-func (s *Server) item(w http.ResponseWriter, r *http.Request) {
-	_, d, ok := s.runFrom(w, r)
-	if !ok || !s.isBench(w, d, foils.Definition.Name, "items") {
-		return
-	}
-	cond, id := r.PathValue("cond"), r.PathValue("item")
-	for _, p := range d.preds {
-		if p.Condition == cond && p.ID == id {
-			verdict, right := itemVerdict(p)
-			s.render(w, "item.html", map[string]any{"Run": d.run, "Item": p, "Verdict": verdict, "Right": right})
-			return
-		}
-	}
-	s.fail(w, 404, fmt.Errorf("run %d has no %s item %q", d.run.ID, cond, id))
 }
 
 // requestOf is the request a stored call sent, from the cache key's

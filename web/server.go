@@ -23,7 +23,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
@@ -74,7 +73,6 @@ type runData struct {
 	judges   []string
 	evals    map[string]map[string]deflect.Eval // gen → judge → eval
 	rep      *report.Report
-	preds    []records.Prediction
 	task     *view.Run // a Task's own pages (bench.Views)
 
 	analyze func() (*report.Report, error) // nil: rep is set by the load
@@ -127,8 +125,6 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/generations", s.generations)
 	mux.HandleFunc("GET /runs/{id}/generations/{gen}", s.generation)
-	mux.HandleFunc("GET /runs/{id}/items", s.items)
-	mux.HandleFunc("GET /runs/{id}/items/{cond}/{item}", s.item)
 	mux.HandleFunc("GET /runs/{id}/{page...}", s.taskPage) // a Task's own pages (bench.Views)
 	mux.HandleFunc("GET /runs/{id}/records", s.records)
 	mux.HandleFunc("GET /runs/{id}/records/{key}", s.record)
@@ -299,7 +295,6 @@ type builtinView struct {
 // views are keyed by the benchmarks' registered names.
 var views = map[string]builtinView{
 	deflect.Definition.Name: {"deflect.html", (*Server).loadDeflect},
-	foils.Definition.Name:   {"foils.html", (*Server).loadFoils},
 }
 
 func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
@@ -316,22 +311,6 @@ func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
 	d.analyze = func() (*report.Report, error) {
 		// A failed store only costs the next viewer the analysis.
 		return reportcache.GetOrMake(key, func() (*report.Report, error) { return deflect.Analyze(ds, opts) }, nil)
-	}
-	return nil
-}
-
-func (s *Server) loadFoils(ctx context.Context, id int64, d *runData) error {
-	audits, err := records.LoadFoils(ctx, s.st, id)
-	if err != nil {
-		return err
-	}
-	d.preds = audits[0].Detections
-	if d.rep, _, err = foils.ReportOf(audits); err != nil {
-		// The items can still be browsed: show the report an older
-		// store kept, or say why there is none.
-		if d.rep, err = auditFallback(audits[0], err); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -396,19 +375,3 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "index.html", map[string]any{"Runs": rows, "DB": s.st.Path(), "Now": time.Now(), "Bench": bench, "Benches": names})
 }
 
-// auditFallback is the report of an audit whose measurements cannot be made
-// again from its detections: the rendered report an older store kept, else
-// a report that says why.
-func auditFallback(a foils.AuditRecord, why error) (*report.Report, error) {
-	if len(a.Report) > 0 {
-		rep, err := report.FromJSON(a.Report)
-		if err == nil {
-			foils.AddCharts(rep)
-		}
-		return rep, err
-	}
-	rep := &report.Report{Title: "Scheme Foils audit: " + a.Corpus + " — " + a.Detector, Benchmark: "schemefoils",
-		Meta: [][2]string{{"corpus", a.Corpus}, {"detector", a.Detector}}}
-	rep.AddSection("No measurements", "The audit's measurements cannot be made from its detections: "+why.Error()+". Its items can still be browsed.")
-	return rep, nil
-}

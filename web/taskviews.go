@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -53,9 +54,18 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rest := r.PathValue("page")
+	// Match on the escaped path, so that a part holding an escaped "/"
+	// (an item id such as authority/f9loyen) stays one part.
+	escaped := r.URL.EscapedPath()
+	if i := strings.Index(escaped, "/runs/"); i >= 0 {
+		escaped = escaped[i+len("/runs/"):]
+		if _, after, ok := strings.Cut(escaped, "/"); ok {
+			escaped = after
+		}
+	}
 	if d.task != nil {
 		for _, p := range d.task.Pages {
-			if vals, ok := matchPath(p.Path, rest); ok {
+			if vals, ok := matchPath(p.Path, escaped); ok {
 				for k, v := range vals {
 					r.SetPathValue(k, v)
 				}
@@ -67,21 +77,26 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 	s.fail(w, 404, fmt.Errorf("run %d (%s) has no page %q", d.run.ID, d.run.Benchmark, rest))
 }
 
-// matchPath matches a page's path ("arguments/{arg}") against the rest of
-// a request's path, and returns the values of its named parts.
-func matchPath(pattern, path string) (map[string]string, bool) {
-	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+// matchPath matches a page's path ("items/{cond}/{item}") against the
+// rest of a request's escaped path, part by part, and returns the
+// unescaped values of its named parts.
+func matchPath(pattern, escaped string) (map[string]string, bool) {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(escaped, "/")
 	if len(ps) != len(xs) {
 		return nil, false
 	}
 	vals := map[string]string{}
 	for i, p := range ps {
+		x, err := url.PathUnescape(xs[i])
+		if err != nil {
+			return nil, false
+		}
 		if name, ok := strings.CutPrefix(p, "{"); ok && strings.HasSuffix(name, "}") {
-			if xs[i] == "" {
+			if x == "" {
 				return nil, false
 			}
-			vals[strings.TrimSuffix(name, "}")] = xs[i]
-		} else if p != xs[i] {
+			vals[strings.TrimSuffix(name, "}")] = x
+		} else if p != x {
 			return nil, false
 		}
 	}

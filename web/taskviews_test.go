@@ -19,6 +19,8 @@ func TestMatchPath(t *testing.T) {
 		{"arguments/{arg}", "arguments", nil},
 		{"arguments/{arg}", "arguments/", nil},
 		{"arguments", "arguments/x", nil},
+		{"items/{cond}/{item}", "items/test/authority%2Ff9loyen", map[string]string{"cond": "test", "item": "authority/f9loyen"}},
+		{"items/{cond}/{item}", "items/test/authority/f9loyen", nil},
 	} {
 		got, ok := matchPath(c.pattern, c.path)
 		if ok != (c.want != nil) || (ok && !maps.Equal(got, c.want)) {
