@@ -374,4 +374,3 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	sort.Strings(names)
 	s.render(w, "index.html", map[string]any{"Runs": rows, "DB": s.st.Path(), "Now": time.Now(), "Bench": bench, "Benches": names})
 }
-
