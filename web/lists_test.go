@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
@@ -184,14 +183,14 @@ func secondAudit(t *testing.T, st *sqlite.Store, runID int64) int64 {
 	t.Helper()
 	ctx := context.Background()
 	b, _ := st.StartRun(ctx, store.Run{Name: "foils 2", Benchmark: "foils", Version: "test"})
-	audits, err := records.LoadFoils(ctx, st, runID)
+	audits, err := foils.LoadAudits(ctx, st, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := audits[0]
 	other.Detections = append([]foils.Detection(nil), other.Detections...)
 	other.Detections[0].Pred = "appeal to nature"
-	if err := records.SaveFoils(ctx, st, b, []foils.AuditRecord{other}); err != nil {
+	if err := foils.SaveAudits(ctx, st, b, []foils.AuditRecord{other}); err != nil {
 		t.Fatal(err)
 	}
 	st.FinishRun(ctx, b, store.RunDone)

@@ -1,7 +1,7 @@
 // Package web is fallacylab's local results viewer: a list of the runs in a
 // store and, per benchmark, the report with charts, the generations behind
 // every heatmap cell with both judges' labels side by side, judge
-// disagreements, full-text search, and the Scheme Foils item browser. Model
+// disagreements, full-text search, and the pages each Task declares (bench.Views). Model
 // output is untrusted: every page escapes it (html/template, no
 // template.HTML on model text) and a Content-Security-Policy forbids scripts.
 package web

@@ -58,7 +58,7 @@ func seed(t testing.TB, models []string, samples int) (*sqlite.Store, int64, int
 	}
 	st.FinishRun(ctx, id1, store.RunDone)
 	id2, _ := st.StartRun(ctx, store.Run{Name: "foils", Benchmark: "foils", Version: "test"})
-	preds := []records.Prediction{
+	preds := []foils.Detection{
 		{Condition: "native", ID: "n1", Text: hostile[0], Gold: "none", Pred: "none"},
 		{Condition: "matched", ID: "appeal to authority#1", Text: "Experts agree. " + hostile[1], Source: "appeal to authority", Pred: "appeal to authority"},
 		{Condition: "wrong_scheme", ID: "appeal to authority#1", Text: "Everyone does it.", Source: "appeal to authority", Target: "appeal to majority", Pred: ""},
@@ -66,7 +66,7 @@ func seed(t testing.TB, models []string, samples int) (*sqlite.Store, int64, int
 	rep := `{"schema":"fallacylab-report/1","title":"audit","benchmark":"schemefoils","meta":{"detector":"x"},"sections":[{"title":"Verdict","tables":[{"id":"flag_rates","title":"Flag rates","columns":[{"key":"condition","label":"condition"},{"key":"items","label":"items"},{"key":"flagged","label":"flagged"},{"key":"rate","label":"rate"}],"rows":[[{"kind":"text","text":"native"},{"kind":"int","value":1},{"kind":"int","value":0},{"kind":"prop","value":0,"lo":0,"hi":0.79,"n":1}]]}]}]}`
 	audit := foils.AuditRecord{Corpus: "reddit", Detector: "x", Options: foils.AuditOptions{Seed: 1, Resamples: 50, Perms: 50},
 		Detections: preds, Report: []byte(rep)}
-	if err := records.SaveFoils(ctx, st, id2, []foils.AuditRecord{audit}); err != nil {
+	if err := foils.SaveAudits(ctx, st, id2, []foils.AuditRecord{audit}); err != nil {
 		t.Fatal(err)
 	}
 	st.FinishRun(ctx, id2, store.RunDone)

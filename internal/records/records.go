@@ -12,7 +12,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/bench/foils"
 )
 
 // Store is what records need of a store: typed record tables per benchmark,
@@ -27,9 +26,6 @@ type Store interface {
 	DeflectScores(ctx context.Context, runID int64) (deflect.Dataset, error)
 	bench.Records
 }
-
-// Prediction is one Scheme Foils item with a detector's label.
-type Prediction = foils.Detection
 
 // SaveDeflect stores generation and eval records of the run, in one
 // transaction, each non-nil slice in place of the run's records of its kind
@@ -85,14 +81,4 @@ func loadDeflect(ctx context.Context, runID int64, read func(context.Context, in
 		return d, fmt.Errorf("run %d has no DeflectBench generations (was it interrupted? re-run `deflect run` to finish it)", runID)
 	}
 	return d, nil
-}
-
-// SaveFoils stores a run's audits (one per detector seed) and their detections.
-func SaveFoils(ctx context.Context, st Store, runID int64, audits []foils.AuditRecord) error {
-	return foils.SaveAudits(ctx, st, runID, audits)
-}
-
-// LoadFoils reads a run's audits; the error says so when there are none.
-func LoadFoils(ctx context.Context, st Store, runID int64) ([]foils.AuditRecord, error) {
-	return foils.LoadAudits(ctx, st, runID)
 }

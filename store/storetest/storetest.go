@@ -128,7 +128,7 @@ func testRuns(t *testing.T, st Store) {
 	ctx := context.Background()
 	id1, err := st.StartRun(ctx, store.Run{Name: "one", Benchmark: "deflect", Config: json.RawMessage(`{"a":1}`), Version: "v", Fingerprint: "fp", PID: 42, Host: "h"})
 	must(t, err)
-	id2, err := st.StartRun(ctx, store.Run{Name: "two", Benchmark: "foils", Fingerprint: "fp"})
+	id2, err := st.StartRun(ctx, store.Run{Name: "two", Benchmark: "other", Fingerprint: "fp"})
 	must(t, err)
 	r, ok, err := st.Run(ctx, id1)
 	if err != nil || !ok || r.Status != store.RunRunning || r.PID != 42 || r.Host != "h" || r.Heartbeat.IsZero() || string(r.Config) != `{"a":1}` {
