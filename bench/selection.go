@@ -54,3 +54,14 @@ func Select[T any](s Selection, what string, items []T, id func(T) string) ([]T,
 	}
 	return items, nil
 }
+
+// SplitList splits a comma-separated flag value, dropping empty parts.
+func SplitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

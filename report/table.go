@@ -155,6 +155,18 @@ func (r *Report) Tables() []*Table {
 	return out
 }
 
+// Table is the table of that id (nil: none).
+func (r *Report) Table(id string) *Table {
+	for _, s := range r.Sections {
+		for _, t := range s.Tables {
+			if t.ID == id {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
 // Col is the index of the column with that key, or -1.
 func (t *Table) Col(key string) int {
 	for i, c := range t.Columns {

@@ -66,13 +66,12 @@ func loadRefs(t *testing.T) refs {
 }
 
 func table(t *testing.T, rep *report.Report, id string) *report.Table {
-	for _, tb := range rep.Tables() {
-		if tb.ID == id {
-			return tb
-		}
+	t.Helper()
+	tb := rep.Table(id)
+	if tb == nil {
+		t.Fatalf("no table %s", id)
 	}
-	t.Fatalf("no table %s", id)
-	return nil
+	return tb
 }
 
 func near(t *testing.T, what string, got, want float64) {

@@ -9,6 +9,7 @@ package view
 
 import (
 	"context"
+	"io/fs"
 	"net/http"
 	"strconv"
 
@@ -83,4 +84,15 @@ func (p PairSummary) Share() string {
 		return "–"
 	}
 	return strconv.FormatFloat(100*float64(p.Same)/float64(p.Both), 'f', 1, 64) + " %"
+}
+
+// Templates is the folder dir of an embedded file system, for a Task's
+// Templates (bench.Views): a folder that is not there is a programming
+// error, found by the first test that starts a viewer.
+func Templates(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic("view: templates: " + err.Error())
+	}
+	return sub
 }

@@ -23,17 +23,6 @@ const nativeKind = "foils-native"
 // export`), which tells one from an old two-coder sheet.
 const studySheetHead = "annotator"
 
-// splitList splits a comma-separated flag value, dropping empty parts.
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // newFoilsSheetCmd keeps `foils sheet`, which the annotation studio
 // replaced: export makes a foils-native study of a Scheme Foils run and
 // writes its sheet; import still scores sheets in the old two-coder format
@@ -65,7 +54,7 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 					return err
 				}
 			}
-			sp.Annotators = splitList(annotators)
+			sp.Annotators = bench.SplitList(annotators)
 			st, err := s.CreateStudy(ctx, sp)
 			if err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/store/storetest"
 )
 
 // A run's audits come back from the store as they were stored — their
@@ -76,7 +77,7 @@ func TestAuditsRoundTrip(t *testing.T) {
 // spaces its JSON; a report kept, null when there was none) read as the
 // Task's own.
 func TestMigratedAuditsRead(t *testing.T) {
-	recs := fakeRecords{
+	recs := storetest.RecordList{
 		{Kind: foils.KindAudit, Key: "1", Body: json.RawMessage(`{"seed_label" : "", "corpus" : "reddit", "detector" : "tfidf", "binary" : false, "seed" : 1, "resamples" : 10, "permutations" : 5, "meta" : [["note","x"]], "report" : null}`)},
 		{Kind: foils.KindAudit, Key: "2", Body: json.RawMessage(`{"seed_label":"s","corpus":"reddit","detector":"tfidf","binary":true,"seed":2,"resamples":10,"permutations":5,"meta":[],"report":{"title":"old"}}`)},
 		{Kind: foils.KindDetection, Key: "2/native/n1", CallKey: "c", Answer: "none", Body: json.RawMessage(`{"audit" : 2, "condition" : "native", "id" : "n1", "text" : "t", "gold" : "none", "source" : "", "target" : "", "pred" : "none", "raw" : null}`)},
@@ -93,17 +94,4 @@ func TestMigratedAuditsRead(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("read\n%+v\nwant\n%+v", got, want)
 	}
-}
-
-type fakeRecords []store.Record
-
-func (f fakeRecords) Records(_ context.Context, _ int64, kind string, fn func(store.Record) error) error {
-	for _, r := range f {
-		if kind == "" || r.Kind == kind {
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

@@ -22,13 +22,7 @@ var templates embed.FS
 
 // Templates implements bench.Views: the run page, the items list and an
 // item's page.
-func (Task) Templates() fs.FS {
-	sub, err := fs.Sub(templates, "templates")
-	if err != nil {
-		panic(err) // the folder is embedded above
-	}
-	return sub
-}
+func (Task) Templates() fs.FS { return view.Templates(templates, "templates") }
 
 // runView is an audit run for its pages: the first audit's detections.
 type runView struct {

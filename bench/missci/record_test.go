@@ -10,6 +10,7 @@ import (
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/store/storetest"
 )
 
 // A reconstruction run's predictions come back from the store as they were
@@ -61,7 +62,7 @@ func TestRecordRoundTrip(t *testing.T) {
 // The records migration 010 made of an older store's tables (PostgreSQL
 // spaces its JSON) read as the Task's own.
 func TestMigratedRecordsRead(t *testing.T) {
-	recs := fakeRecords{
+	recs := storetest.RecordList{
 		{Kind: missci.KindSetup, Key: "run", Body: json.RawMessage(`{"split" : "dev", "source" : "m t", "unknown" : []}`)},
 		{Kind: missci.KindLine, Key: "arg-2:1", CallKey: "c1", Body: json.RawMessage(`[{"premise" : "first", "class" : "Ambiguity"}]`)},
 	}
@@ -70,17 +71,4 @@ func TestMigratedRecordsRead(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%+v (%v)\nwant %+v", got, err, want)
 	}
-}
-
-type fakeRecords []store.Record
-
-func (f fakeRecords) Records(_ context.Context, _ int64, kind string, fn func(store.Record) error) error {
-	for _, r := range f {
-		if kind == "" || r.Kind == kind {
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

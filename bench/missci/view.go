@@ -22,13 +22,7 @@ var templates embed.FS
 
 // Templates implements bench.Views: the run page, the arguments list and
 // an argument's page.
-func (Task) Templates() fs.FS {
-	sub, err := fs.Sub(templates, "templates")
-	if err != nil {
-		panic(err) // the folder is embedded above
-	}
-	return sub
-}
+func (Task) Templates() fs.FS { return view.Templates(templates, "templates") }
 
 // runView is a reconstruction run joined with its gold arguments, for
 // its pages.

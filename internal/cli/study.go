@@ -28,16 +28,6 @@ func newStudyCmd(g *Global) *cobra.Command {
 	return cmd
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 func newStudyCreateCmd(g *Global) *cobra.Command {
 	sp := studySpec{o: study.Options{Overlap: -1}}
 	var annotators string
@@ -61,7 +51,7 @@ in an order of their own. Decoys have a known answer.`,
 				return err
 			}
 			defer s.Close()
-			sp.annotators = splitList(annotators)
+			sp.annotators = bench.SplitList(annotators)
 			st, err := createStudy(cmd.Context(), s, sp)
 			if err != nil {
 				return err
@@ -118,7 +108,7 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	if err != nil {
 		return study.Study{}, err
 	}
-	qs, err := study.Questions(k, splitList(sp.fields))
+	qs, err := study.Questions(k, bench.SplitList(sp.fields))
 	if err != nil {
 		return study.Study{}, err
 	}
@@ -132,7 +122,7 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	if !ok {
 		return study.Study{}, fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", sp.runID, s.st.Path())
 	}
-	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, splitList(sp.stratify), sp.corpus)
+	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, bench.SplitList(sp.stratify), sp.corpus)
 	if err != nil {
 		return study.Study{}, err
 	}
