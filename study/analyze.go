@@ -67,10 +67,9 @@ func index(anns []Annotation) answers {
 // Analyze turns a study's annotations into its report: progress, decoy
 // accuracy per annotator, agreement per question with item-bootstrap
 // intervals, agreement per pair of annotators, the human majority, and
-// what the kind of study measures — judge validity (DeflectBench), judge
-// precision and the audit on the human-confirmed subset (Scheme Foils
-// validity), the A-rate and flag rate by code (native class). Decoys are
-// excluded from every figure but their own.
+// what the kind of study measures, as its benchmark declares it
+// (KindSpec.Analyze: judge validity, a filter's precision, codes…). Decoys
+// are excluded from every figure but their own.
 func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, error) {
 	o.defaults()
 	ans := index(anns)
@@ -98,8 +97,6 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 	}
 	var err error
 	switch s.Kind {
-	case DeflectRubric:
-		err = judgeValidity(rep, s, ans, o)
 	default:
 		if spec, ok := SpecOf(s.Kind); ok && spec.Analyze != nil {
 			err = spec.Analyze(rep, s, anns, o)
@@ -282,7 +279,9 @@ func present(r []string) int {
 }
 
 // ciCell is a statistic with its bootstrap interval, or NA.
-func ciCell(v float64, reps stats.Replicates, j int, level float64) report.Cell {
+// CICell is an estimate with its percentile bootstrap interval (replicate
+// column j) at level; NaN: undefined.
+func CICell(v float64, reps stats.Replicates, j int, level float64) report.Cell {
 	if math.IsNaN(v) {
 		return report.NA("undefined")
 	}
@@ -322,7 +321,7 @@ func agreement(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error
 				row = append(row, report.NA("more than two annotators: see the pairs"))
 				continue
 			}
-			row = append(row, ciCell(v, reps, j, o.Level))
+			row = append(row, CICell(v, reps, j, o.Level))
 		}
 		t.Rows = append(t.Rows, row)
 	}

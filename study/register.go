@@ -23,8 +23,10 @@ type KindSpec struct {
 	Kind      Kind
 	Benchmark string
 	Summary   string
-	// Questions are what each item asks.
+	// Questions are what each item asks; Fields, when set, chooses them
+	// from what --fields names instead (nil: --fields is refused).
 	Questions []Question
+	Fields    func(fields []string) ([]Question, error)
 	// Strata are the keys --stratify takes (the first: the default).
 	Strata []string
 	// Items are a run's candidates and its decoys (items with a known
@@ -44,9 +46,11 @@ type KindSpec struct {
 
 // Draw is what a kind draws a study's items from.
 type Draw struct {
-	// Records are the store's records; Run the run studied.
-	Records Records
-	Run     store.Run
+	// Records are the store's records; Run the run studied; Questions
+	// what the study asks.
+	Records   Records
+	Run       store.Run
+	Questions []Question
 	// Data is the user's data folder (nil: none).
 	Data fs.FS
 	// Stratify names the Hidden fields to sample across (--stratify);
@@ -64,20 +68,18 @@ var (
 )
 
 // RegisterKind registers a kind of study declared by a benchmark's package
-// and returns it; a kind registered twice, or one of the built-in kinds,
-// panics.
+// and returns it; a kind registered twice panics.
 func RegisterKind(k KindSpec) KindSpec {
 	kindsMu.Lock()
 	defer kindsMu.Unlock()
-	if _, dup := registered[k.Kind]; dup || builtIn(k.Kind) || k.Kind == "" {
+	if _, dup := registered[k.Kind]; dup || k.Kind == "" {
 		panic(fmt.Sprintf("study: kind %q registered twice (or built in)", k.Kind))
 	}
 	registered[k.Kind] = k
 	return k
 }
 
-// SpecOf is the registered kind of that name (ok false: none, or a
-// built-in kind).
+// SpecOf is the registered kind of that name (ok false: none).
 func SpecOf(k Kind) (KindSpec, bool) {
 	kindsMu.RLock()
 	defer kindsMu.RUnlock()
@@ -104,15 +106,6 @@ func registeredKinds() []Kind {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-func builtIn(k Kind) bool {
-	for _, b := range Kinds {
-		if b == k {
-			return true
-		}
-	}
-	return false
 }
 
 // Majorities are the human majority's answers to question q, by item key:

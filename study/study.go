@@ -15,16 +15,6 @@ import (
 // Kind names a kind of study: which records it samples and what it asks.
 type Kind string
 
-// The kinds of study.
-const (
-	// DeflectRubric asks the rubric fields of DeflectBench generations
-	// (yes / no per field) — the fields the paper calls provisional.
-	DeflectRubric Kind = "deflect-rubric"
-)
-
-// Kinds lists every kind, for help and errors.
-var Kinds = []Kind{DeflectRubric}
-
 // Choice is one answer to a question.
 type Choice struct {
 	Key   string `json:"key"`   // what is stored: "1", "0", "V", "A"…

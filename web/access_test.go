@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench/deflect"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -70,9 +71,9 @@ func TestRemoteAnnotatorsReachOnlyTheStudio(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a"}, 1)
 	ctx := context.Background()
 	ds, _ := records.LoadDeflect(ctx, st, runID)
-	qs, _ := study.Questions(study.DeflectRubric, []string{"refusal"})
-	cands, decoys, _, _ := study.DeflectItems(ds, []string{"refusal"}, nil)
-	plan, err := study.Plan(study.DeflectRubric, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
+	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
+	cands, decoys, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
+	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
 	if err != nil {
 		t.Fatal(err)
 	}

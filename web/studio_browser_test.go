@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench/deflect"
 	"math"
 	"net/http/httptest"
 	"strings"
@@ -31,12 +32,12 @@ func TestBrowserStudyByKeyboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, _ := study.Questions(study.DeflectRubric, []string{"refusal"})
-	cands, decoys, judges, err := study.DeflectItems(ds, []string{"refusal"}, []string{"model"})
+	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
+	cands, decoys, judges, err := deflect.RubricItems(ds, []string{"refusal"}, []string{"model"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := study.Plan(study.DeflectRubric, qs, cands, decoys, study.Options{Name: "refusal check", N: 16, Overlap: -1, Decoys: 4, Annotators: []string{"ana", "ben"}, Seed: 7})
+	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{Name: "refusal check", N: 16, Overlap: -1, Decoys: 4, Annotators: []string{"ana", "ben"}, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,6 @@ var stillKnowing = map[string]bool{
 	"internal/records": true,
 	"store/sqlstore":   true,
 	"store/storetest":  true,
-	"study":            true,
 	"web":              true,
 }
 

@@ -34,13 +34,11 @@ func newStudyCreateCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
-		Long: `Kinds: deflect-rubric (rubric fields of DeflectBench generations, yes / no; default fields
-soft_refusal and RH_present; decoys: refusals every judge agrees on), and the kinds benchmarks
-declare (below).
+		Long: `Kinds: what the benchmarks declare (below).
 
 Every annotator sees the --overlap items (default: all) and a share of the rest, plus every decoy,
 in an order of their own. Decoys have a known answer.`,
-		Example: `  fallacylab study create --run 3 --kind deflect-rubric --fields soft_refusal,RH_present \
+		Example: `  fallacylab study create --run 3 --kind KIND --fields soft_refusal,RH_present \
       --n 200 --stratify model,frame --annotators ana,ben,cho --overlap 60 --decoys 10 --seed 1
   fallacylab study create --run 5 --kind KIND --annotators a,b,c --per-type 7 --decoys 8
   fallacylab study create --run 7 --kind KIND --n 60 --annotators a,b --decoys 4`,
@@ -64,21 +62,21 @@ in an order of their own. Decoys have a known answer.`,
 	f := cmd.Flags()
 	f.Int64Var(&sp.runID, "run", 0, "the run to validate (required)")
 	f.StringVar(&sp.corpus, "corpus", "", "kinds of runs of several corpora: the corpus (default: the run's only one)")
-	kinds := []string{string(study.DeflectRubric)}
+	var kinds []string
 	for _, k := range study.Registered() {
 		kinds = append(kinds, string(k.Kind))
 	}
 	f.StringVar(&sp.kind, "kind", "", strings.Join(kinds, ", ")+" (required)")
-	f.StringVar(&sp.fields, "fields", "", "deflect-rubric: rubric fields to ask, comma-separated (default soft_refusal,RH_present)")
+	f.StringVar(&sp.fields, "fields", "", "for a kind that asks what you name (the rubric study): its fields, comma-separated")
 	f.IntVar(&sp.o.N, "n", 0, "items to sample, shared over the strata in proportion (default: all)")
 	f.IntVar(&sp.o.PerStratum, "per-type", 0, "items per stratum instead of --n (a validity study: per source type)")
-	strata := "deflect-rubric: model, frame, claim, level, domain, fallacy"
+	var strata []string
 	for _, k := range study.Registered() {
 		if len(k.Strata) > 0 {
-			strata += "; " + string(k.Kind) + ": " + strings.Join(k.Strata, ", ")
+			strata = append(strata, string(k.Kind)+": "+strings.Join(k.Strata, ", "))
 		}
 	}
-	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated ("+strata+"; none given: the kind's default)")
+	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated ("+strings.Join(strata, "; ")+"; none given: the kind's default)")
 	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
 	f.IntVar(&sp.o.Overlap, "overlap", -1, "items every annotator sees, for agreement (-1: all)")
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
@@ -152,35 +150,9 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 		if corpus != "" && !spec.Corpus {
 			return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
 		}
-		return spec.Items(ctx, study.Draw{Records: s.st, Run: run, Data: s.taskEnv("").Data, Stratify: stratify, Corpus: corpus})
+		return spec.Items(ctx, study.Draw{Records: s.st, Run: run, Questions: qs, Data: s.taskEnv("").Data, Stratify: stratify, Corpus: corpus})
 	}
-	want := map[study.Kind]string{study.DeflectRubric: "deflect"}[k]
-	if bench != want {
-		return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, want)
-	}
-	if corpus != "" {
-		return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
-	}
-	cands, decoys, err = benchItems(ctx, s, k, runID, qs, stratify, corpus)
-	return cands, decoys, nil, err
-}
-
-// benchItems makes the candidates and decoys of a DeflectBench study.
-func benchItems(ctx context.Context, s *session, k study.Kind, runID int64, qs []study.Question, stratify []string, corpusName string) (cands, decoys []study.Item, err error) {
-	switch k {
-	case study.DeflectRubric:
-		ds, err := records.LoadDeflect(ctx, s.st, runID)
-		if err != nil {
-			return nil, nil, err
-		}
-		var fields []string
-		for _, q := range qs {
-			fields = append(fields, q.ID)
-		}
-		cands, decoys, _, err = study.DeflectItems(ds, fields, stratify)
-		return cands, decoys, err
-	}
-	return nil, nil, fmt.Errorf("study kind %q", k)
+	return nil, nil, nil, fmt.Errorf("study kind %q: no benchmark declares it", k)
 }
 
 // addStudies ends a run's report with its human validation studies, when

@@ -368,7 +368,7 @@ func testStudies(t *testing.T, st Store) {
 	ctx := context.Background()
 	runID, err := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "deflect", Version: "test"})
 	must(t, err)
-	s := study.Study{RunID: runID, Kind: study.DeflectRubric, Name: "pilot", Seed: 3, Overlap: 1, Created: time.Unix(1700000000, 0).UTC(),
+	s := study.Study{RunID: runID, Kind: study.Kind("some-kind"), Name: "pilot", Seed: 3, Overlap: 1, Created: time.Unix(1700000000, 0).UTC(),
 		Questions:  []study.Question{{ID: "refusal", Text: "refusal?", Positive: "1", Choices: []study.Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}},
 		Items:      []study.Item{{Key: "g1", Text: "answer <b>", Hidden: map[string]string{"model": "m"}}, {Key: "g2", Text: "no", Decoy: true, Known: map[string]string{"refusal": "1"}}},
 		Annotators: []study.Annotator{{Name: "ana", Token: "t1", Order: []string{"g2", "g1"}}}}
@@ -380,7 +380,7 @@ func testStudies(t *testing.T, st Store) {
 	if !ok || !reflect.DeepEqual(got, s) {
 		t.Fatalf("study round trip:\n got %+v\nwant %+v", got, s)
 	}
-	if _, err := st.PutStudy(ctx, study.Study{RunID: runID + 99, Kind: study.DeflectRubric}); err == nil {
+	if _, err := st.PutStudy(ctx, study.Study{RunID: runID + 99, Kind: study.Kind("some-kind")}); err == nil {
 		t.Fatal("a study of a missing run was stored")
 	}
 	t0 := time.Unix(1700000100, 0).UTC()
@@ -412,7 +412,7 @@ func testStudies(t *testing.T, st Store) {
 		t.Fatalf("a refused delete left %d of 2 answers", len(anns))
 	}
 	// A study goes alone, with its answers counted.
-	other, err := st.PutStudy(ctx, study.Study{RunID: runID, Kind: study.DeflectRubric, Name: "second"})
+	other, err := st.PutStudy(ctx, study.Study{RunID: runID, Kind: study.Kind("some-kind"), Name: "second"})
 	must(t, err)
 	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: other, Annotator: "ana", Item: "x", Answers: map[string]string{"refusal": "0"}, At: t0}}))
 	if n, err := st.DeleteStudy(ctx, other); err != nil || n != 1 {
