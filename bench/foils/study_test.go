@@ -6,11 +6,10 @@ import (
 	"math"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
-	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/study"
+	"github.com/fallacylab/fallacylab/study/studytest"
 )
 
 // c8Refs are the reference values ../../study/testdata/make_refs.py
@@ -54,45 +53,6 @@ func loadRefs(t *testing.T) c8Refs {
 	return r
 }
 
-// handStudy is a study whose every item every annotator sees, with the
-// given answers (item i → one answer per annotator, "" = none).
-func handStudy(kind study.Kind, qs []study.Question, annotators []string, items []study.Item, answers [][]string) (study.Study, []study.Annotation) {
-	s := study.Study{ID: 1, Kind: kind, Name: "t", Questions: qs, Items: items, Overlap: len(items)}
-	for _, a := range annotators {
-		var order []string
-		for _, it := range items {
-			order = append(order, it.Key)
-		}
-		s.Annotators = append(s.Annotators, study.Annotator{Name: a, Token: a + "-tok", Order: order})
-	}
-	var anns []study.Annotation
-	at := time.Unix(1700000000, 0)
-	for i, row := range answers {
-		for j, v := range row {
-			if v != "" {
-				anns = append(anns, study.Annotation{StudyID: 1, Annotator: annotators[j], Item: items[i].Key, Answers: map[string]string{qs[0].ID: v}, At: at})
-			}
-		}
-	}
-	return s, anns
-}
-
-func table(t *testing.T, rep *report.Report, id string) *report.Table {
-	t.Helper()
-	tb := rep.Table(id)
-	if tb == nil {
-		t.Fatalf("no table %s", id)
-	}
-	return tb
-}
-
-func near(t *testing.T, what string, got, want float64) {
-	t.Helper()
-	if math.Abs(got-want) > 1e-9 {
-		t.Errorf("%s = %.12g, reference %.12g", what, got, want)
-	}
-}
-
 // SPEC C.8 §6.2 through a study: two annotators, 183 native items coded
 // A / B / N from a table that yields the paper's figures.
 func TestC8NativeAgreement(t *testing.T) {
@@ -109,21 +69,21 @@ func TestC8NativeAgreement(t *testing.T) {
 			}
 		}
 	}
-	s, anns := handStudy(foils.NativeStudy.Kind, qs, []string{"a", "b"}, items, answers)
+	s, anns := studytest.HandStudy(foils.NativeStudy.Kind, qs, []string{"a", "b"}, items, answers)
 	rep, err := study.Analyze(s, anns, study.AnalyzeOptions{Resamples: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := table(t, rep, "agreement").Rows[0]
+	row := studytest.Table(t, rep, "agreement").Rows[0]
 	if row[1].Value != 183 {
 		t.Fatalf("%v items", row[1].Value)
 	}
-	near(t, "raw agreement", row[2].Value, r.C8Native.Raw)
-	near(t, "AC1", row[3].Value, r.C8Native.AC1)
-	near(t, "Fleiss κ", row[4].Value, r.C8Native.FleissKappa)
-	near(t, "Krippendorff α", row[5].Value, r.C8Native.Alpha)
-	near(t, "PSA_A", row[6].Value, r.C8Native.PsaA)
-	near(t, "Cohen κ", row[7].Value, r.C8Native.CohenKappa)
+	studytest.Near(t, "raw agreement", row[2].Value, r.C8Native.Raw)
+	studytest.Near(t, "AC1", row[3].Value, r.C8Native.AC1)
+	studytest.Near(t, "Fleiss κ", row[4].Value, r.C8Native.FleissKappa)
+	studytest.Near(t, "Krippendorff α", row[5].Value, r.C8Native.Alpha)
+	studytest.Near(t, "PSA_A", row[6].Value, r.C8Native.PsaA)
+	studytest.Near(t, "Cohen κ", row[7].Value, r.C8Native.CohenKappa)
 	// The published figures, as the paper rounds them.
 	for _, c := range []struct {
 		what      string
@@ -166,28 +126,28 @@ func TestC8Validity(t *testing.T) {
 			answers = append(answers, []string{"V", "I", "B"})
 		}
 	}
-	s, anns := handStudy(foils.ValidityStudy.Kind, qs, []string{"a", "b", "c"}, items, answers)
+	s, anns := studytest.HandStudy(foils.ValidityStudy.Kind, qs, []string{"a", "b", "c"}, items, answers)
 	rep, err := study.Analyze(s, anns, study.AnalyzeOptions{Resamples: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := table(t, rep, "validity").Rows[0]
+	all := studytest.Table(t, rep, "validity").Rows[0]
 	if all[1].Value != 72 || all[2].Value != 67 {
 		t.Fatalf("validity: %v of %v", all[2].Value, all[1].Value)
 	}
-	near(t, "precision", all[3].Value, r.C8Validity.Precision)
-	near(t, "precision lo", all[3].Lo, r.C8Validity.PrecisionLo)
-	near(t, "precision hi", all[3].Hi, r.C8Validity.PrecisionHi)
-	fpr := table(t, rep, "confirmed_fpr").Rows[1]
+	studytest.Near(t, "precision", all[3].Value, r.C8Validity.Precision)
+	studytest.Near(t, "precision lo", all[3].Lo, r.C8Validity.PrecisionLo)
+	studytest.Near(t, "precision hi", all[3].Hi, r.C8Validity.PrecisionHi)
+	fpr := studytest.Table(t, rep, "confirmed_fpr").Rows[1]
 	if fpr[1].Value != 53 || fpr[2].Value != 30 {
 		t.Fatalf("confirmed: %v flagged of %v", fpr[2].Value, fpr[1].Value)
 	}
-	near(t, "FPR", fpr[3].Value, r.C8Validity.FPR)
-	near(t, "FPR lo", fpr[3].Lo, r.C8Validity.FPRLo)
-	near(t, "FPR hi", fpr[3].Hi, r.C8Validity.FPRHi)
+	studytest.Near(t, "FPR", fpr[3].Value, r.C8Validity.FPR)
+	studytest.Near(t, "FPR lo", fpr[3].Lo, r.C8Validity.FPRLo)
+	studytest.Near(t, "FPR hi", fpr[3].Hi, r.C8Validity.FPRHi)
 	if got := fmt.Sprintf("%.1f / [%.1f, %.1f]", 100*fpr[3].Value, 100*fpr[3].Lo, 100*fpr[3].Hi); got != "56.6 / [43.3, 69.0]" {
 		t.Errorf("FPR %s, SPEC C.8 has 56.6 %% with Wilson [43.3, 69.0]", got)
 	}
-	near(t, "AC1 binary", table(t, rep, "validity_binary").Rows[0][1].Value, r.C8Validity.AC1Binary)
-	near(t, "AC1 three-way", table(t, rep, "agreement").Rows[0][3].Value, r.C8Validity.AC1ThreeWay)
+	studytest.Near(t, "AC1 binary", studytest.Table(t, rep, "validity_binary").Rows[0][1].Value, r.C8Validity.AC1Binary)
+	studytest.Near(t, "AC1 three-way", studytest.Table(t, rep, "agreement").Rows[0][3].Value, r.C8Validity.AC1ThreeWay)
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
-	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/study"
+	"github.com/fallacylab/fallacylab/study/studytest"
 	"github.com/fallacylab/fallacylab/textmetric"
 )
 
@@ -76,7 +76,7 @@ func TestPremiseStudyReproducesThePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t14 := table(t, rep, "table14")
+	t14 := studytest.Table(t, rep, "table14")
 	if len(t14.Rows) != 4*len(strata) {
 		t.Fatalf("%d rows for %d strata", len(t14.Rows), len(strata))
 	}
@@ -92,8 +92,8 @@ func TestPremiseStudyReproducesThePaper(t *testing.T) {
 			if row == nil {
 				t.Fatalf("no row for %s q%d", src, q+1)
 			}
-			near(t, src+" h correct", row[0], st.Correct[q])
-			near(t, src+" h incorrect", row[1], st.Incorrect[q])
+			studytest.Near(t, src+" h correct", row[0], st.Correct[q])
+			studytest.Near(t, src+" h incorrect", row[1], st.Incorrect[q])
 			if src == "GPT 4/definition" {
 				want := map[int]float64{1: 0.674, 2: 0.481}
 				if w, ok := want[q]; ok && math.Round(row[2]*1000)/1000 != w {
@@ -106,14 +106,14 @@ func TestPremiseStudyReproducesThePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r13 := table(t, rep, "table13").Rows[0]
+	r13 := studytest.Table(t, rep, "table13").Rows[0]
 	if int(r13[1].Value) != h.NYes || int(r13[2].Value) != h.NNo || h.NYes != 68 {
 		t.Fatalf("q4 yes/no %v/%v, sheet %d/%d", r13[1].Value, r13[2].Value, h.NYes, h.NNo)
 	}
-	near(t, "mean METEOR on q4 yes", r13[3].Value, h.YesMean)
-	near(t, "mean METEOR on q4 no", r13[4].Value, h.NoMean)
-	near(t, "Pearson r", r13[5].Value, h.R)
-	near(t, "p", r13[6].Value, h.P)
+	studytest.Near(t, "mean METEOR on q4 yes", r13[3].Value, h.YesMean)
+	studytest.Near(t, "mean METEOR on q4 no", r13[4].Value, h.NoMean)
+	studytest.Near(t, "Pearson r", r13[5].Value, h.R)
+	studytest.Near(t, "p", r13[6].Value, h.P)
 }
 
 // A premise study of a run: every line an item beside its claim, p0 and
@@ -161,21 +161,5 @@ func TestPremiseItems(t *testing.T) {
 	}
 	if _, _, _, err := missci.PremiseItems(args, rec, []string{"model"}); err == nil {
 		t.Fatal("an unknown stratification key is accepted")
-	}
-}
-
-func table(t *testing.T, rep *report.Report, id string) *report.Table {
-	t.Helper()
-	tb := rep.Table(id)
-	if tb == nil {
-		t.Fatalf("no table %s", id)
-	}
-	return tb
-}
-
-func near(t *testing.T, what string, got, want float64) {
-	t.Helper()
-	if math.Abs(got-want) > 1e-9 {
-		t.Errorf("%s = %.12g, reference %.12g", what, got, want)
 	}
 }
