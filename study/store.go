@@ -1,6 +1,11 @@
 package study
 
-import "context"
+import (
+	"context"
+	"fmt"
+
+	"github.com/fallacylab/fallacylab/report"
+)
 
 // Store keeps studies and their annotations; every store implementation
 // offers it (store/storetest checks the semantics).
@@ -16,4 +21,31 @@ type Store interface {
 	PutAnnotations(ctx context.Context, anns []Annotation) error
 	// Annotations reads every answer of a study.
 	Annotations(ctx context.Context, studyID int64) ([]Annotation, error)
+}
+
+// ReportStore is what a study's report reads: the study's answers, and the
+// records of the run it validates.
+type ReportStore interface {
+	Store
+	Records
+}
+
+// Report analyses a study from its stored answers, with the sections
+// its kind makes of the studied run's records (KindSpec.Report).
+func Report(ctx context.Context, st ReportStore, s Study, o AnalyzeOptions) (*report.Report, error) {
+	anns, err := st.Annotations(ctx, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Analyze(s, anns, o)
+	if err != nil {
+		return nil, fmt.Errorf("study %d: %w", s.ID, err)
+	}
+	if spec, ok := SpecOf(s.Kind); ok && spec.Report != nil {
+		// A kind's own sections that read the studied run's records.
+		if err := spec.Report(ctx, st, rep, s, anns); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }

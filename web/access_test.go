@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/web"
 )
@@ -70,7 +69,7 @@ func TestHostCheck(t *testing.T) {
 func TestRemoteAnnotatorsReachOnlyTheStudio(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a"}, 1)
 	ctx := context.Background()
-	ds, _ := records.LoadDeflect(ctx, st, runID)
+	ds, _ := deflect.LoadRecords(ctx, st, runID)
 	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
 	cands, decoys, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
 	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})

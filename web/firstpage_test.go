@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
@@ -31,7 +30,7 @@ func TestFirstPageFromTheStore(t *testing.T) {
 	}
 	d.Evals = d.Evals[:len(d.Evals)-300] // some generations no judge scored
 	id, _ := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "deflect", Version: "test"})
-	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals); err != nil {
+	if err := deflect.SaveRecords(ctx, st, id, d.Gens, d.Evals); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.EndRun(ctx, id, store.RunDone, ""); err != nil {

@@ -24,7 +24,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/internal/backend"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
@@ -298,7 +297,7 @@ var views = map[string]builtinView{
 }
 
 func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
-	ds, err := records.LoadDeflect(ctx, s.st, id)
+	ds, err := deflect.LoadRecords(ctx, s.st, id)
 	if err != nil {
 		return err
 	}

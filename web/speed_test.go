@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/web"
@@ -33,7 +32,7 @@ func fullRun(b *testing.B) (*sqlite.Store, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals); err != nil {
+	if err := deflect.SaveRecords(ctx, st, id, d.Gens, d.Evals); err != nil {
 		b.Fatal(err)
 	}
 	if err := st.EndRun(ctx, id, store.RunDone, ""); err != nil {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/study"
 )
@@ -63,7 +62,7 @@ func (s *Server) studyReport(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 404, fmt.Errorf("no study %d in %s", id, s.st.Path()))
 		return
 	}
-	rep, err := records.StudyReport(r.Context(), s.st, st, study.AnalyzeOptions{Seed: st.Seed})
+	rep, err := study.Report(r.Context(), s.st, st, study.AnalyzeOptions{Seed: st.Seed})
 	if err != nil {
 		s.fail(w, 500, err)
 		return

@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/fallacylab/fallacylab/bench/missci"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/web"
 )
@@ -28,7 +27,7 @@ import (
 func TestBrowserStudyByKeyboard(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a", "model-b"}, 1)
 	ctx := context.Background()
-	ds, err := records.LoadDeflect(ctx, st, runID)
+	ds, err := deflect.LoadRecords(ctx, st, runID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/web"
@@ -53,7 +52,7 @@ func seed(t testing.TB, models []string, samples int) (*sqlite.Store, int64, int
 	}
 	ctx := context.Background()
 	id1, _ := st.StartRun(ctx, store.Run{Name: "deflect <b>run</b>", Benchmark: "deflect", Version: "test"})
-	if err := records.SaveDeflect(ctx, st, id1, d.Gens, d.Evals); err != nil {
+	if err := deflect.SaveRecords(ctx, st, id1, d.Gens, d.Evals); err != nil {
 		t.Fatal(err)
 	}
 	st.FinishRun(ctx, id1, store.RunDone)
@@ -281,7 +280,7 @@ func liveRun(t *testing.T) (*sqlite.Store, int64, deflect.Dataset) {
 		t.Fatal(err)
 	}
 	id, _ := st.StartRun(ctx, store.Run{Name: "live", Benchmark: "deflect", Version: "test"})
-	if err := records.SaveDeflect(ctx, st, id, d.Gens, d.Evals[:len(d.Evals)/2]); err != nil {
+	if err := deflect.SaveRecords(ctx, st, id, d.Gens, d.Evals[:len(d.Evals)/2]); err != nil {
 		t.Fatal(err)
 	}
 	return st, id, d
@@ -303,7 +302,7 @@ func TestRunInProgressIsReloaded(t *testing.T) {
 	}
 	before := rows()
 	// The judging phase stores the run's evals as a whole.
-	if err := records.SaveDeflect(ctx, st, id, nil, d.Evals); err != nil {
+	if err := deflect.SaveRecords(ctx, st, id, nil, d.Evals); err != nil {
 		t.Fatal(err)
 	}
 	after := rows()
@@ -324,7 +323,7 @@ func TestRunInProgressIsThrottled(t *testing.T) {
 		return strings.Fields(body[i+len(`class="pager"><p>`):])[0]
 	}
 	before := total()
-	if err := records.SaveDeflect(ctx, st, id, nil, d.Evals); err != nil {
+	if err := deflect.SaveRecords(ctx, st, id, nil, d.Evals); err != nil {
 		t.Fatal(err)
 	}
 	if got := total(); got != before {

@@ -28,7 +28,6 @@ const module = "github.com/fallacylab/fallacylab"
 var stillKnowing = map[string]bool{
 	"internal/backend": true,
 	"internal/cli":     true,
-	"internal/records": true,
 	"store/sqlstore":   true,
 	"store/storetest":  true,
 	"web":              true,

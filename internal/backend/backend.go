@@ -9,7 +9,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
@@ -24,7 +23,7 @@ type Store interface {
 	engine.Store
 	engine.Claimer
 	lifecycle.Store
-	records.Store
+	deflect.RecordStore
 	study.Store
 	Run(ctx context.Context, id int64) (store.Run, bool, error)
 	Runs(ctx context.Context) ([]store.Run, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench/deflect"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/internal/backend"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
@@ -108,7 +108,7 @@ func sameRunTwice(t *testing.T, dir, db string) {
 		t.Fatalf("%d runs (%v)", len(runs), err)
 	}
 	for _, r := range runs {
-		d, err := records.LoadDeflect(ctx, st, r.ID)
+		d, err := deflect.LoadRecords(ctx, st, r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

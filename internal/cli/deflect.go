@@ -22,7 +22,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/backend"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/llm"
@@ -169,7 +168,7 @@ func deflectRun(ctx context.Context, g *Global, cmd *cobra.Command, o deflectRun
 	gen.Records = func(ctx context.Context, runID int64) error {
 		// An interrupted run keeps what it answered: --allow-incomplete
 		// reports it, and the resume writes them all again.
-		return records.SaveDeflectGens(ctx, s.st, runID, sortedGens(gens))
+		return deflect.SaveGens(ctx, s.st, runID, sortedGens(gens))
 	}
 	judging := judgingPhase(s, b, func() []deflect.Generation { return sortedGens(gens) }, jopt)
 	judging.Dry = func(ctx context.Context) (engine.Plan, string, error) {
@@ -214,7 +213,7 @@ func judgingPhase(s *session, b *deflect.Benchmark, gens func() []deflect.Genera
 		// report's judge audit shows them. An interrupted run keeps the
 		// judgements it has.
 		sort.Slice(evals, func(i, j int) bool { return evals[i].EvalID < evals[j].EvalID })
-		return records.SaveDeflectEvals(ctx, s.st, runID, evals)
+		return deflect.SaveEvals(ctx, s.st, runID, evals)
 	}
 	return p
 }
@@ -228,7 +227,7 @@ func deflectDone(ctx context.Context, s *session, runID int64, exit error) error
 		return exit
 	}
 	if reportcache.Enabled() {
-		if d, err := records.LoadDeflectScores(ctx, s.st, runID); err == nil {
+		if d, err := deflect.LoadScores(ctx, s.st, runID); err == nil {
 			if rep, err := deflect.Analyze(d, defaultAnalysis()); err == nil {
 				keepReport(ctx, s, runID, rep)
 			}
@@ -263,7 +262,7 @@ func loadRun(ctx context.Context, st backend.Store, runID int64, allowIncomplete
 	if err != nil {
 		return deflect.Dataset{}, 0, err
 	}
-	d, err := records.LoadDeflect(ctx, st, r.ID)
+	d, err := deflect.LoadRecords(ctx, st, r.ID)
 	return d, r.ID, err
 }
 
@@ -483,7 +482,7 @@ func deflectReport(ctx context.Context, g *Global, o deflectReportOptions) error
 		// (outside the store): the same report again, or in another
 		// format, is read back.
 		rep, err = reportcache.GetOrMake(reportcache.RunKey(s.st.Path(), r, opts.Identity()...), func() (*report.Report, error) {
-			d, err := records.LoadDeflectScores(ctx, s.st, r.ID)
+			d, err := deflect.LoadScores(ctx, s.st, r.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -618,7 +617,7 @@ func importDeflect(ctx context.Context, g *Global, gensPaths, evalsPaths, name s
 		warm <- nil
 	}
 	droppedEvals := 0
-	err = records.SaveDeflectThen(ctx, s.st, run.ID, d.Gens, func() ([]deflect.Eval, error) {
+	err = deflect.SaveRecordsThen(ctx, s.st, run.ID, d.Gens, func() ([]deflect.Eval, error) {
 		p := evals()
 		if p.err != nil {
 			return nil, p.err

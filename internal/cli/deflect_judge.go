@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +73,7 @@ can compare with the first. Nothing is generated again; judge calls already made
 			}
 			_, err = s.runner().Run(ctx, runner.Spec{Name: name, Benchmark: deflect.Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{from, jopt},
 				Specs: judges, Phases: []runner.Phase{judging},
-				Setup: func(ctx context.Context, runID int64) error { return records.SaveDeflectGens(ctx, s.st, runID, d.Gens) },
+				Setup: func(ctx context.Context, runID int64) error { return deflect.SaveGens(ctx, s.st, runID, d.Gens) },
 				Done:  func(ctx context.Context, runID int64, exit error) error { return deflectDone(ctx, s, runID, exit) }})
 			return err
 		},

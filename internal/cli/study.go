@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/records"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
@@ -318,7 +317,7 @@ func newStudyReportCmd(g *Global) *cobra.Command {
 			if o.Seed == 0 {
 				o.Seed = st.Seed
 			}
-			rep, err := records.StudyReport(cmd.Context(), s.st, st, o)
+			rep, err := study.Report(cmd.Context(), s.st, st, o)
 			if err != nil {
 				return err
 			}
