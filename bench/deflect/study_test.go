@@ -1,9 +1,7 @@
 package deflect_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
@@ -19,19 +17,9 @@ type judgeRefs struct {
 }
 
 func loadJudgeRefs(t *testing.T) judgeRefs {
-	b, err := os.ReadFile("../../study/testdata/refs.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
 	var r judgeRefs
 	for k, p := range map[string]any{"human": &r.Human, "judge": &r.Judge, "precision": &r.Precision, "recall": &r.Recall, "f1": &r.F1, "kappa": &r.Kappa} {
-		if err := json.Unmarshal(raw["judge"][k], p); err != nil {
-			t.Fatalf("judge.%s: %v", k, err)
-		}
+		studytest.Ref(t, "judge", k, p)
 	}
 	return r
 }

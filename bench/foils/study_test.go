@@ -1,10 +1,8 @@
 package foils_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
@@ -26,20 +24,8 @@ type c8Refs struct {
 }
 
 func loadRefs(t *testing.T) c8Refs {
-	b, err := os.ReadFile("../../study/testdata/refs.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
 	var r c8Refs
-	get := func(sec, key string, into any) {
-		if err := json.Unmarshal(raw[sec][key], into); err != nil {
-			t.Fatalf("%s.%s: %v", sec, key, err)
-		}
-	}
+	get := func(sec, key string, into any) { studytest.Ref(t, sec, key, into) }
 	n := &r.C8Native
 	get("c8_native", "table", &n.Table)
 	for k, p := range map[string]*float64{"raw": &n.Raw, "cohen_kappa": &n.CohenKappa, "fleiss_kappa": &n.FleissKappa, "ac1": &n.AC1, "alpha": &n.Alpha, "psa_A": &n.PsaA} {

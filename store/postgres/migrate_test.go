@@ -2,11 +2,11 @@ package postgres_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
+	"github.com/fallacylab/fallacylab/store/storetest"
 )
 
 // Migration 010 moves a store's Missci reconstruction tables into records
@@ -117,13 +117,7 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var got []string
-	if err := st.Records(ctx, id, "", func(r store.Record) error {
-		got = append(got, r.Kind+" "+r.Key+" "+string(r.Body)+" ("+r.CallKey+")")
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	got := storetest.RecordLines(t, st, id)
 	want := []string{
 		`foils/audit 1 {"seed_label" : "", "corpus" : "reddit", "detector" : "tfidf", "binary" : false, "seed" : 1, "resamples" : 10, "permutations" : 5, "meta" : [["note","x"]], "report" : null} ()`,
 		`foils/audit 2 {"seed_label" : "s", "corpus" : "reddit", "detector" : "llm:openai:m", "binary" : true, "seed" : 2, "resamples" : 10, "permutations" : 5, "meta" : [], "report" : {"title": "old"}} ()`,
@@ -131,14 +125,7 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 		`foils/detection 1/matched/h#4 {"audit" : 1, "condition" : "matched", "id" : "h#4", "text" : "m", "gold" : "", "source" : "hasty generalization", "target" : "", "pred" : "none", "raw" : "none"} ()`,
 		`foils/detection 2/native/n1 {"audit" : 2, "condition" : "native", "id" : "n1", "text" : "t", "gold" : "none", "source" : "", "target" : "", "pred" : "none", "raw" : null} (c1)`,
 	}
-	if len(got) != len(want) {
-		t.Fatalf("records after the migration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("record %d: %s\nwant      %s", i, got[i], want[i])
-		}
-	}
+	storetest.SameLines(t, "records after the migration", got, want)
 	var n int
 	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM pg_tables WHERE tablename IN ('audits', 'detections')`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d old tables left (%v)", n, err)

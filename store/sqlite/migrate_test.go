@@ -3,11 +3,11 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/store/storetest"
 )
 
 // Migration 010 moves a store's Missci reconstruction tables into records
@@ -43,26 +43,13 @@ func TestReconstructionTablesBecomeRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var got []string
-	if err := st.Records(ctx, id, "", func(r store.Record) error {
-		got = append(got, r.Kind+" "+r.Key+" "+string(r.Body)+" ("+r.CallKey+")")
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	got := storetest.RecordLines(t, st, id)
 	want := []string{
 		`missci/line arg-1:3 [{"premise":"","class":"Other"}] ()`,
 		`missci/line arg-2:1 [{"premise":"first","class":"Ambiguity"},{"premise":"second \"quoted\"","class":"Other"}] (c1)`,
 		`missci/setup run {"split":"dev","source":"m t","unknown":["Red Herring"]} ()`,
 	}
-	if len(got) != len(want) {
-		t.Fatalf("records after the migration:\n%q\nwant\n%q", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("record %d: %s\nwant       %s", i, got[i], want[i])
-		}
-	}
+	storetest.SameLines(t, "records after the migration", got, want)
 	var n int
 	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE name IN ('reconstructions', 'reconstruction_runs')`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d old tables left (%v)", n, err)
@@ -98,13 +85,7 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var got []string
-	if err := st.Records(ctx, id, "", func(r store.Record) error {
-		got = append(got, r.Kind+" "+r.Key+" "+string(r.Body)+" ("+r.CallKey+")")
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	got := storetest.RecordLines(t, st, id)
 	want := []string{
 		`foils/audit 1 {"seed_label":"","corpus":"reddit","detector":"tfidf","binary":false,"seed":1,"resamples":10,"permutations":5,"meta":[["note","x"]],"report":null} ()`,
 		`foils/audit 2 {"seed_label":"s","corpus":"reddit","detector":"llm:openai:m","binary":true,"seed":2,"resamples":10,"permutations":5,"meta":[],"report":{"title":"old"}} ()`,
@@ -112,14 +93,7 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 		`foils/detection 1/matched/h#4 {"audit":1,"condition":"matched","id":"h#4","text":"m","gold":"","source":"hasty generalization","target":"","pred":"none","raw":"none"} ()`,
 		`foils/detection 2/native/n1 {"audit":2,"condition":"native","id":"n1","text":"t","gold":"none","source":"","target":"","pred":"none","raw":null} (c1)`,
 	}
-	if len(got) != len(want) {
-		t.Fatalf("records after the migration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("record %d: %s\nwant      %s", i, got[i], want[i])
-		}
-	}
+	storetest.SameLines(t, "records after the migration", got, want)
 	var n int
 	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE name IN ('audits', 'detections')`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d old tables left (%v)", n, err)

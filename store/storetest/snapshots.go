@@ -133,3 +133,32 @@ func (l RecordList) Records(_ context.Context, _ int64, kind string, fn func(sto
 	}
 	return nil
 }
+
+// RecordLines are a run's records of every kind as "kind key body (call)"
+// lines, in the store's order, for tests that compare them whole.
+func RecordLines(t *testing.T, st interface {
+	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
+}, runID int64) []string {
+	t.Helper()
+	var out []string
+	if err := st.Records(context.Background(), runID, "", func(r store.Record) error {
+		out = append(out, r.Kind+" "+r.Key+" "+string(r.Body)+" ("+r.CallKey+")")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// SameLines fails the test where got and want differ, line by line.
+func SameLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s:\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%s, line %d: %s\nwant    %s", what, i+1, got[i], want[i])
+		}
+	}
+}

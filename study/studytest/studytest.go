@@ -3,7 +3,11 @@
 package studytest
 
 import (
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -51,5 +55,24 @@ func Near(t *testing.T, what string, got, want float64) {
 	t.Helper()
 	if math.Abs(got-want) > 1e-9 {
 		t.Errorf("%s = %.12g, reference %.12g", what, got, want)
+	}
+}
+
+// Ref reads one reference value of study/testdata/refs.json (what
+// study/testdata/make_refs.py computed with scikit-learn and statsmodels)
+// into into: the value of key in section.
+func Ref(t *testing.T, section, key string, into any) {
+	t.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "testdata", "refs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw[section][key], into); err != nil {
+		t.Fatalf("refs.json %s.%s: %v", section, key, err)
 	}
 }
