@@ -99,6 +99,14 @@ type Records interface {
 	// every kind named with recs (each names its Kind): a setup and its
 	// lines are written whole or not at all.
 	PutRecordKinds(ctx context.Context, runID int64, kinds []string, recs []store.Record) error
+	// PutRecordSet writes a set of records and their snapshots in one
+	// transaction (store.RecordSet): what a Task with many records and an
+	// analysis copy of them uses.
+	PutRecordSet(ctx context.Context, runID int64, set store.RecordSet) error
+	// RecordsByKey reads the run's records of kind with these keys.
+	RecordsByKey(ctx context.Context, runID int64, kind string, keys []string, fn func(store.Record) error) error
+	// Snapshot is the run's snapshot of kind in format (ok false: none).
+	Snapshot(ctx context.Context, runID int64, kind string, format int) (data []byte, ok bool, err error)
 	RecordReader
 }
 

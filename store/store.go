@@ -188,4 +188,53 @@ type Record struct {
 	// it is read ("" : none, or the call failed); it is never stored with
 	// the record, whose call holds it once.
 	Answer string
+	// CallMissing: the record names a call the store does not hold (a
+	// store put together by hand, say); its Answer is then not the answer.
+	CallMissing bool
+}
+
+// RecordSet is what a Task writes of a run's records in one transaction:
+// every record of the kinds it names is replaced by those Records yields,
+// in their order, with the Snapshots of them the Task keeps for its
+// analysis. A kind named without a snapshot loses the one it had, so a
+// snapshot is never out of step with its records.
+type RecordSet struct {
+	// Kinds are the kinds replaced (one named without records is emptied).
+	Kinds []string
+	// Records yields the records, each of a kind among Kinds, to put; an
+	// error it returns (or put's) undoes the whole write. It may be called
+	// again when the store tries its transaction again (a busy store), and
+	// must then yield the same records.
+	Records func(put func(Record) error) error
+	// Snapshots are the analysis copies of the records, one per kind at
+	// most, each of a kind among Kinds.
+	Snapshots []Snapshot
+}
+
+// Snapshot is an analysis copy of a run's records of one kind, in an
+// encoding only its Task reads (a column-wise copy, say, that reads in a
+// fraction of the records' time). The store keeps its bytes and never
+// looks inside.
+type Snapshot struct {
+	Kind string
+	// Format is the encoding's version: a read asks for the format it
+	// knows and gets nothing from another.
+	Format int
+	// Data is the encoding, asked for once the records are written (it
+	// may be made meanwhile, on another core); nil data keeps none, and an
+	// error undoes the write. It may be called again, as Records.
+	Data func() ([]byte, error)
+}
+
+// RecordSetOf is the RecordSet that puts recs, in place of the run's
+// records of kinds, with no snapshot.
+func RecordSetOf(kinds []string, recs []Record) RecordSet {
+	return RecordSet{Kinds: kinds, Records: func(put func(Record) error) error {
+		for _, r := range recs {
+			if err := put(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
 }

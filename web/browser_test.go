@@ -141,14 +141,14 @@ func TestBrowserGenerationPages(t *testing.T) {
 	st, id1, _ := seed(t, []string{"model-a", "model-b"}, 1)
 	missci := missciRun(t, st)
 	ctx := context.Background()
-	d, err := st.Deflect(ctx, id1)
+	d, err := deflect.LoadRecords(ctx, st, id1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	long := d.Gens[1].GenID
 	d.Gens[1].Response = strings.Repeat("x", 12000)
 	d.Gens[1].CallKey = ""
-	if err := st.PutDeflect(ctx, id1, d.Gens, nil); err != nil {
+	if err := deflect.SaveGens(ctx, st, id1, d.Gens); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(viewer(t, st))

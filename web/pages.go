@@ -305,7 +305,7 @@ func (s *Server) firstPage(w http.ResponseWriter, r *http.Request) bool {
 	defer s.entry(context.WithoutCancel(r.Context()), id)
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	page = max(page, 1)
-	ds, total, err := s.st.DeflectPage(r.Context(), id, (page-1)*PageSize, PageSize)
+	ds, total, err := deflect.Page(r.Context(), s.st, id, (page-1)*PageSize, PageSize)
 	if err != nil {
 		return false
 	}

@@ -395,9 +395,9 @@ func TestListFilters(t *testing.T) {
 		t.Fatalf("frame=direct: %s of %s", d, f)
 	}
 	ctx := context.Background()
-	d, _ := st.Deflect(ctx, id1)
+	d, _ := deflect.LoadRecords(ctx, st, id1)
 	d.Gens[0].Response, d.Gens[0].CallKey = strings.Repeat("word ", 400)+"END", ""
-	st.PutDeflect(ctx, id1, d.Gens, nil)
+	deflect.SaveGens(ctx, st, id1, d.Gens)
 	_, body, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?q=END", id1))
 	if !strings.Contains(body, "show all (2003 bytes)") {
 		t.Fatalf("a long answer is not clipped:\n%.2000s", body)

@@ -25,18 +25,9 @@ var RubricStudy = study.RegisterKind(study.KindSpec{
 	Fields: rubricQuestions,
 	Strata: RubricStrata,
 	Items: func(ctx context.Context, d study.Draw) ([]study.Item, []study.Item, map[string]string, error) {
-		st, ok := d.Records.(interface {
-			Deflect(ctx context.Context, runID int64) (Dataset, error)
-		})
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("this store keeps no %s generations", Definition.Title)
-		}
-		ds, err := st.Deflect(ctx, d.Run.ID)
+		ds, err := LoadRecords(ctx, d.Records, d.Run.ID)
 		if err != nil {
 			return nil, nil, nil, err
-		}
-		if len(ds.Gens) == 0 {
-			return nil, nil, nil, fmt.Errorf("run %d has no DeflectBench generations (was it interrupted? re-run `deflect run` to finish it)", d.Run.ID)
 		}
 		var fields []string
 		for _, q := range d.Questions {

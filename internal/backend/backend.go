@@ -7,7 +7,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/store"
@@ -23,7 +22,6 @@ type Store interface {
 	engine.Store
 	engine.Claimer
 	lifecycle.Store
-	deflect.RecordStore
 	study.Store
 	Run(ctx context.Context, id int64) (store.Run, bool, error)
 	Runs(ctx context.Context) ([]store.Run, error)
@@ -35,13 +33,16 @@ type Store interface {
 	FinishRun(ctx context.Context, id int64, status string) error
 	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
 	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
-	DeflectPage(ctx context.Context, runID int64, offset, limit int) (deflect.Dataset, int, error)
 	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
 	Stats(ctx context.Context) ([]store.ModelStats, error)
 	CountRecords(ctx context.Context, runID int64) (int, error)
 	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
 	PutRecordKinds(ctx context.Context, runID int64, kinds []string, recs []store.Record) error
 	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
+	PutRecordSet(ctx context.Context, runID int64, set store.RecordSet) error
+	RecordsByKey(ctx context.Context, runID int64, kind string, keys []string, fn func(store.Record) error) error
+	Snapshot(ctx context.Context, runID int64, kind string, format int) (data []byte, ok bool, err error)
+	Snapshots(ctx context.Context, runID int64, fn func(kind string, format int, data []byte) error) error
 	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
 	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)
 	DeleteCalls(ctx context.Context, sel store.CallSelection) (int, error)

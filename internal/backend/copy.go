@@ -108,15 +108,6 @@ func copyRun(ctx context.Context, from, to Store, r store.Run) (int64, error) {
 			return 0, err
 		}
 	}
-	d, err := from.Deflect(ctx, r.ID)
-	if err != nil {
-		return 0, err
-	}
-	if len(d.Gens) > 0 || len(d.Evals) > 0 {
-		if err := to.PutDeflect(ctx, id, d.Gens, d.Evals); err != nil {
-			return 0, err
-		}
-	}
 	if err := copyRecords(ctx, from, to, r.ID, id); err != nil {
 		return 0, err
 	}
@@ -167,15 +158,28 @@ func parallel(ctx context.Context, n int, fn func(i int) error) error {
 }
 
 // copyRecords copies a run's records of every kind a benchmark declares,
-// kind by kind, in their order.
+// kind by kind, in their order, each kind with its snapshot (bytes the
+// store copies as they are).
 func copyRecords(ctx context.Context, from, to Store, runID, newRun int64) error {
+	snaps := map[string]store.Snapshot{}
+	if err := from.Snapshots(ctx, runID, func(kind string, format int, data []byte) error {
+		snaps[kind] = store.Snapshot{Kind: kind, Format: format, Data: func() ([]byte, error) { return data, nil }}
+		return nil
+	}); err != nil {
+		return err
+	}
 	var kind string
 	var recs []store.Record
 	flush := func() error {
-		if len(recs) == 0 {
+		if kind == "" {
 			return nil
 		}
-		err := to.PutRecords(ctx, newRun, kind, recs)
+		set := store.RecordSetOf([]string{kind}, recs)
+		if sn, ok := snaps[kind]; ok {
+			set.Snapshots = []store.Snapshot{sn}
+			delete(snaps, kind)
+		}
+		err := to.PutRecordSet(ctx, newRun, set)
 		recs = recs[:0]
 		return err
 	}
@@ -191,5 +195,14 @@ func copyRecords(ctx context.Context, from, to Store, runID, newRun int64) error
 	}); err != nil {
 		return err
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	for k := range snaps { // a snapshot of a kind with no records
+		kind = k
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

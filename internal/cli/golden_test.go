@@ -137,25 +137,25 @@ func TestGoldenReports(t *testing.T) {
 			golden(t, dir, s.out, s.golden)
 		}
 	}
-	// Records are typed rows; answers made by calls are stored once, in calls.
+	// Records name their calls; answers made by calls are stored once, in calls.
 	db, err := sql.Open("sqlite", filepath.Join(dir, "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	for _, q := range []struct{ name, query string }{
-		{"generations referencing their call", `SELECT COUNT(*) FROM generations WHERE run_id = 1 AND call_key IS NOT NULL AND response IS NULL`},
-		{"judgements referencing their call", `SELECT COUNT(*) FROM judgements WHERE run_id = 1 AND call_key IS NOT NULL AND raw IS NULL`},
+		{"generations referencing their call", `SELECT COUNT(*) FROM records WHERE run_id = 1 AND kind = 'deflect/generation' AND call_key IS NOT NULL AND json_extract(body, '$.response') = ''`},
+		{"judgements referencing their call", `SELECT COUNT(*) FROM records WHERE run_id = 1 AND kind = 'deflect/eval' AND call_key IS NOT NULL AND json_extract(body, '$.raw') IS NULL`},
 		{"reconstructions referencing their call", `SELECT COUNT(*) FROM records r JOIN runs ON runs.id = r.run_id WHERE runs.benchmark = 'missci' AND r.kind = 'missci/line' AND call_key IS NOT NULL`},
-		{"imported generations keeping their text", `SELECT COUNT(*) FROM generations WHERE run_id = 2 AND call_key IS NULL AND response IS NOT NULL`},
+		{"imported generations keeping their text", `SELECT COUNT(*) FROM records WHERE run_id = 2 AND kind = 'deflect/generation' AND call_key IS NULL AND json_extract(body, '$.response') <> ''`},
 	} {
 		var n int
 		if err := db.QueryRow(q.query).Scan(&n); err != nil || n == 0 {
 			t.Fatalf("%s: %d (%v)", q.name, n, err)
 		}
 	}
-	for _, q := range []string{`SELECT COUNT(*) FROM generations WHERE call_key IS NOT NULL AND response IS NOT NULL`,
-		`SELECT COUNT(*) FROM judgements WHERE call_key IS NOT NULL AND raw IS NOT NULL`, `SELECT COUNT(*) FROM labels`} {
+	for _, q := range []string{`SELECT COUNT(*) FROM records WHERE kind = 'deflect/generation' AND call_key IS NOT NULL AND json_extract(body, '$.response') <> ''`,
+		`SELECT COUNT(*) FROM records WHERE kind = 'deflect/eval' AND call_key IS NOT NULL AND json_extract(body, '$.raw') IS NOT NULL`, `SELECT COUNT(*) FROM labels`} {
 		var n int
 		if err := db.QueryRow(q).Scan(&n); err != nil || n != 0 {
 			t.Fatalf("%s: %d (%v), want 0: an answer is stored twice, or records are still labels", q, n, err)

@@ -30,7 +30,7 @@ func TestReconstructionTablesBecomeRecords(t *testing.T) {
 		`INSERT INTO reconstruction_runs VALUES (1, 'dev', 'm t', '["Red Herring"]')`,
 		`INSERT INTO reconstructions VALUES (1, 'arg-2:1', 1, 'second "quoted"', 'Other', 'c1'), (1, 'arg-2:1', 0, 'first', 'Ambiguity', 'c1'),
 			(1, 'arg-1:3', 0, '', 'Other', NULL)`,
-		oldAudits, oldDetections, // what migration 011 moves, empty here
+		oldAudits, oldDetections, oldGenerations, oldJudgements, // what migrations 011 and 012 move, empty here
 		`DELETE FROM schema_migrations WHERE version >= 10`,
 	} {
 		if _, err := st.DB().Exec(q); err != nil {
@@ -100,7 +100,7 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 	}
 	id, _ := st.StartRun(ctx, store.Run{Name: "foils audit reddit", Benchmark: "foils"})
 	for _, q := range []string{
-		oldAudits, oldDetections,
+		oldAudits, oldDetections, oldGenerations, oldJudgements,
 		`INSERT INTO audits VALUES (1, 1, '', 'reddit', 'tfidf', 0, 1, 10, 5, '[["note","x"]]', NULL), (1, 2, 's', 'reddit', 'llm:openai:m', 1, 2, 10, 5, '[]', '{"title": "old"}')`,
 		`INSERT INTO detections (run_id, seq, condition, item_id, text, gold, source, target, pred, call_key, raw) VALUES
 			(1, 2, 'native', 'n1', 't', 'none', '', '', 'none', 'c1', NULL),
@@ -131,3 +131,72 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 		t.Fatalf("%d old tables left (%v)", n, err)
 	}
 }
+
+// Migration 012 moves a store's DeflectBench tables into records of the
+// Task's kinds: a generation per (model, generation), a judgement per
+// (generation, judge), in the order they were written, with the eight
+// rubric fields in order; a record made from a call names it and keeps no
+// copy of its answer; the analysis snapshots keep their bytes under the
+// records' kinds; the old tables go.
+func TestDeflectTablesBecomeRecords(t *testing.T) {
+	u := freshDB(t)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := st.StartRun(ctx, store.Run{Name: "deflect", Benchmark: "deflect"})
+	for _, q := range []string{
+		oldGenerations, oldJudgements,
+		`INSERT INTO generations (run_id, gen_id, model, claim_id, claim_text, level, context, domain, fallacy, explicitness, frame, prompt_num,
+			prompt_id, prompt_text, sample, call_key, response, input_tokens, output_tokens, is_error, timestamp) VALUES
+			(1, 'g2', 'm', 'c1', 'a "claim"', 2, 'us', 'd', 'whataboutism', '1', 'direct', 3, 'p3', 'say', 1, 'k1', NULL, 4, 5, 0, '2026-01-01'),
+			(1, 'g1', 'm', 'c1', 'a "claim"', 2, 'us', 'd', 'whataboutism', '1', 'direct', 3, 'p3', 'say', 2, NULL, 'ERROR: boom', 0, 0, 1, '')`,
+		`INSERT INTO judgements (run_id, gen_id, judge, eval_id, gen_model, reasoning, refusal, soft_refusal, wa_present, ah_present, rh_present,
+			any_fallacy_present, compliance_clean, fallacy_labeled, parse_error, detected_fallacies, consistency_flag, timestamp, call_key, raw) VALUES
+			(1, 'g2', 'j', 'g2__j', 'm', 'why', 0, 1, 1, 0, -1, 1, 0, 1, 0, '["whataboutism"]', 1, '', 'k2', NULL),
+			(1, 'g2', 'k', 'g2__k', '', '', -1, -1, -1, -1, -1, -1, -1, -1, 1, '[]', 0, 't', NULL, 'not json')`,
+		`INSERT INTO record_snapshots (run_id, kind, format, data) VALUES (1, 'deflect-generations', 1, 'G'), (1, 'deflect-judgements', 1, 'J')`,
+		`DELETE FROM schema_migrations WHERE version = 12`,
+	} {
+		if _, err := st.DB().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st.Close()
+	if st, err = postgres.Open(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got := storetest.RecordLines(t, st, id)
+	want := []string{
+		`deflect/eval g2|j {"eval_id":"g2__j","gen_id":"g2","judge_model":"j","gen_model":"m","reasoning":"why","parse_error":0,"raw":null,"scores":[0,1,1,0,-1,1,0,1],"detected_fallacies":["whataboutism"],"consistency_flag":1,"timestamp":""} (k2)`,
+		`deflect/eval g2|k {"eval_id":"g2__k","gen_id":"g2","judge_model":"k","gen_model":"","reasoning":"","parse_error":1,"raw":"not json","scores":[-1,-1,-1,-1,-1,-1,-1,-1],"detected_fallacies":[],"consistency_flag":0,"timestamp":"t"} ()`,
+		`deflect/generation m|g2 {"gen_id":"g2","claim_id":"c1","claim_text":"a \"claim\"","controversy_level":2,"context":"us","domain":"d","fallacy":"whataboutism","explicitness":"1","frame":"direct","prompt_num":3,"prompt_id":"p3","prompt_text":"say","model":"m","run":1,"response":"","input_tokens":4,"output_tokens":5,"is_error":0,"timestamp":"2026-01-01"} (k1)`,
+		`deflect/generation m|g1 {"gen_id":"g1","claim_id":"c1","claim_text":"a \"claim\"","controversy_level":2,"context":"us","domain":"d","fallacy":"whataboutism","explicitness":"1","frame":"direct","prompt_num":3,"prompt_id":"p3","prompt_text":"say","model":"m","run":2,"response":"ERROR: boom","input_tokens":0,"output_tokens":0,"is_error":1,"timestamp":""} ()`,
+	}
+	storetest.SameLines(t, "records after the migration", storetest.Compact(t, got), want)
+	for kind, data := range map[string]string{"deflect/generation": "G", "deflect/eval": "J"} {
+		if got, ok, err := st.Snapshot(ctx, id, kind, 1); err != nil || !ok || string(got) != data {
+			t.Fatalf("snapshot of %s after the migration: %q %v %v", kind, got, ok, err)
+		}
+	}
+	var n int
+	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM pg_tables WHERE tablename IN ('generations', 'judgements')`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d old tables left (%v)", n, err)
+	}
+}
+
+// The DeflectBench tables as migration 011 left them.
+const (
+	oldGenerations = `CREATE TABLE generations (row_no BIGSERIAL, run_id BIGINT NOT NULL REFERENCES runs(id), gen_id TEXT NOT NULL, model TEXT NOT NULL,
+		claim_id TEXT NOT NULL, claim_text TEXT NOT NULL, level INTEGER NOT NULL, context TEXT NOT NULL, domain TEXT NOT NULL, fallacy TEXT NOT NULL,
+		explicitness TEXT NOT NULL, frame TEXT NOT NULL, prompt_num INTEGER NOT NULL, prompt_id TEXT NOT NULL, prompt_text TEXT NOT NULL,
+		sample INTEGER NOT NULL, call_key TEXT, response TEXT, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+		is_error INTEGER NOT NULL, timestamp TEXT NOT NULL, UNIQUE (run_id, gen_id, model))`
+	oldJudgements = `CREATE TABLE judgements (row_no BIGSERIAL, run_id BIGINT NOT NULL REFERENCES runs(id), gen_id TEXT NOT NULL, judge TEXT NOT NULL,
+		eval_id TEXT NOT NULL, gen_model TEXT NOT NULL, reasoning TEXT NOT NULL, refusal INTEGER NOT NULL, soft_refusal INTEGER NOT NULL,
+		wa_present INTEGER NOT NULL, ah_present INTEGER NOT NULL, rh_present INTEGER NOT NULL, any_fallacy_present INTEGER NOT NULL,
+		compliance_clean INTEGER NOT NULL, fallacy_labeled INTEGER NOT NULL, parse_error INTEGER NOT NULL, detected_fallacies TEXT NOT NULL,
+		consistency_flag INTEGER NOT NULL, timestamp TEXT NOT NULL, call_key TEXT, raw TEXT, UNIQUE (run_id, gen_id, judge))`
+)

@@ -32,9 +32,8 @@ var migrations embed.FS
 // embedded, over a connection pool.
 type Store struct {
 	*sqlstore.Store
-	db       *pool
-	url      string
-	backfill bool // migration 6 applied by this open: old runs need snapshots
+	db  *pool
+	url string
 }
 
 // pool and txn are the database handle and a transaction that take the
@@ -142,12 +141,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
 		return s.write(ctx, func(t *txn) error { return fn(t) })
 	}, sqlstore.Dialect{ResponseText: "(c.response::jsonb->>'text')", InsertOrder: "row_no"})
-	if s.backfill {
-		if _, err := s.BackfillSnapshots(ctx); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
-		}
-	}
 	return s, nil
 }
 
@@ -219,16 +212,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("migration %s: %w", base, err)
 		}
-		if v == snapshotsMigration {
-			s.backfill = true
-		}
 	}
 	return nil
 }
-
-// snapshotsMigration is the migration that brought records' analysis
-// snapshots: the runs stored before it get theirs once it is applied.
-const snapshotsMigration = 6
 
 // write runs fn in one transaction and commits it; a serialization failure
 // or deadlock (another worker writing the same rows) is retried.

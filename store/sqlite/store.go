@@ -42,7 +42,6 @@ type Store struct {
 	// those remembered as checked (checked.go)
 	remembered bool
 	release    func(last func()) // files.go
-	backfill   bool              // migration 006 applied by this open: old runs need snapshots
 }
 
 type op struct {
@@ -136,12 +135,6 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
 		return s.write(ctx, func(tx *sql.Tx) error { return fn(sqliteTx{tx}) })
 	}, sqlstore.Dialect{ResponseText: "json_extract(c.response, '$.text')", InsertOrder: "rowid"})
-	if s.backfill {
-		if _, err := s.BackfillSnapshots(ctx); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("open store %s: %w", s.path, err)
-		}
-	}
 	return s, nil
 }
 
@@ -406,9 +399,6 @@ func (s *Store) migrate() error {
 			conn.ExecContext(ctx, `ROLLBACK`)
 			return err
 		}
-		if applied && strings.HasPrefix(names[i], "migrations/"+snapshotsMigration) {
-			s.backfill = true
-		}
 		fresh = fresh || (applied && i == 0)
 	}
 	// A new store made every table of the schema's history, some of them
@@ -471,10 +461,6 @@ func refuseForeign(ctx context.Context, q interface {
 
 // errForeign: the database is another program's.
 var errForeign = errors.New("not a fallacylab store")
-
-// snapshotsMigration is the migration that brought records' analysis
-// snapshots: the runs stored before it get theirs once it is applied.
-const snapshotsMigration = "006_"
 
 // write queues fn and waits until the transaction that ran it has committed.
 func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {

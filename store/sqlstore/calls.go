@@ -161,9 +161,7 @@ func nullIfEmpty(s string) any {
 type CallSelection = store.CallSelection
 
 // referenced are the keys some record or pending batch still needs.
-const referenced = `SELECT call_key FROM generations WHERE call_key IS NOT NULL
-	UNION SELECT call_key FROM judgements WHERE call_key IS NOT NULL
-	UNION SELECT call_key FROM records WHERE call_key IS NOT NULL
+const referenced = `SELECT call_key FROM records WHERE call_key IS NOT NULL
 	UNION SELECT bi.key FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE b.status IN ('submitting', 'submitted')`
 
 func where(sel CallSelection) (string, []any) {

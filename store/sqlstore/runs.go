@@ -125,7 +125,7 @@ func (s *Store) DeleteRun(ctx context.Context, id int64, withStudies bool) (stor
 			return fmt.Errorf("delete run %d: %w (%s with %s)", id, store.ErrHasStudies, plural(d.Studies, "study", "studies"), plural(d.Annotations, "answer", "answers"))
 		}
 		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`,
-			`DELETE FROM run_phases WHERE run_id = ?`, `DELETE FROM generations WHERE run_id = ?`, `DELETE FROM judgements WHERE run_id = ?`,
+			`DELETE FROM run_phases WHERE run_id = ?`,
 			`DELETE FROM record_snapshots WHERE run_id = ?`,
 			`DELETE FROM run_max_spend WHERE run_id = ?`, `DELETE FROM records WHERE run_id = ?`,
 			`DELETE FROM annotations WHERE study_id IN (SELECT id FROM studies WHERE run_id = ?)`, `DELETE FROM studies WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
@@ -38,8 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"concurrent writes", testConcurrentWrites},
 		{"runs", testRuns},
 		{"phases", testPhases},
-		{"deflect records", testDeflectRecords},
-		{"snapshots", testSnapshots},
+		{"record sets and snapshots", testRecordSets},
 		{"records of any kind", testKindRecords},
 		{"studies", testStudies},
 		{"copy", testCopy},
@@ -126,7 +124,7 @@ func testConcurrentWrites(t *testing.T, st Store) {
 
 func testRuns(t *testing.T, st Store) {
 	ctx := context.Background()
-	id1, err := st.StartRun(ctx, store.Run{Name: "one", Benchmark: "deflect", Config: json.RawMessage(`{"a":1}`), Version: "v", Fingerprint: "fp", PID: 42, Host: "h"})
+	id1, err := st.StartRun(ctx, store.Run{Name: "one", Benchmark: "any", Config: json.RawMessage(`{"a":1}`), Version: "v", Fingerprint: "fp", PID: 42, Host: "h"})
 	must(t, err)
 	id2, err := st.StartRun(ctx, store.Run{Name: "two", Benchmark: "other", Fingerprint: "fp"})
 	must(t, err)
@@ -198,106 +196,14 @@ func testPhases(t *testing.T, st Store) {
 	}
 }
 
-// deflectData is two generations (one answered by a stored call, one an API
-// error) and two judgements (one from a call, one imported with its text).
-func deflectData(t *testing.T, st Store) ([]deflect.Generation, []deflect.Eval) {
-	ctx := context.Background()
-	must(t, st.PutCall(ctx, okCall("gen-call", "But what about them?", 5)))
-	must(t, st.PutCall(ctx, okCall("judge-call", `{"refusal":0}`, 5)))
-	gens := []deflect.Generation{
-		{GenID: "g2", ClaimID: "c", ClaimText: "claim", Level: 2, Context: "us", Domain: "d", Fallacy: "whataboutism", Explicitness: "1",
-			Frame: "direct", PromptNum: 1, PromptID: "p1", PromptText: "prompt", Model: "m", Run: 1, Response: "But what about them?", CallKey: "gen-call", InputTokens: 3, OutputTokens: 5},
-		{GenID: "g1", ClaimID: "c", ClaimText: "claim", Level: 2, Context: "us", Domain: "d", Fallacy: "whataboutism", Explicitness: "1",
-			Frame: "direct", PromptNum: 1, PromptID: "p1", PromptText: "prompt", Model: "m", Run: 2, Response: "ERROR: boom", IsError: 1},
-	}
-	scores := map[string]int{}
-	for i, f := range deflect.Fields {
-		scores[f] = i % 2
-	}
-	scores["RH_present"] = -1
-	evals := []deflect.Eval{
-		{EvalID: "g2__judge_j", GenID: "g2", JudgeModel: "j", Reasoning: "r", RawJudgeResponse: `{"refusal":0}`, CallKey: "judge-call",
-			Scores: deflect.ScoresFrom(scores), DetectedFallacies: []string{"whataboutism"}, ConsistencyFlag: 1},
-		{EvalID: "g2__judge_k", GenID: "g2", JudgeModel: "k", Reasoning: "", RawJudgeResponse: "not json", ParseError: 1,
-			Scores: deflect.ScoresFrom(map[string]int{"refusal": -1}), DetectedFallacies: []string{}},
-	}
-	return gens, evals
-}
-
-func testDeflectRecords(t *testing.T, st Store) {
-	ctx := context.Background()
-	id, _ := st.StartRun(ctx, store.Run{Name: "d", Benchmark: "deflect"})
-	gens, evals := deflectData(t, st)
-	must(t, st.PutDeflect(ctx, id, gens, evals))
-	d, err := st.Deflect(ctx, id)
-	must(t, err)
-	if len(d.Gens) != 2 || d.Gens[0].GenID != "g2" || d.Gens[0].Response != "But what about them?" || d.Gens[1].Response != "ERROR: boom" ||
-		d.Gens[0].Level != 2 || d.Gens[1].Run != 2 || d.Gens[1].IsError != 1 {
-		t.Fatalf("generations, in stored order with their answers: %+v", d.Gens)
-	}
-	if len(d.Evals) != 2 || d.Evals[0].RawJudgeResponse != `{"refusal":0}` || d.Evals[0].Scores.Get("RH_present") != -1 ||
-		d.Evals[0].Scores.Get("soft_refusal") != 1 || d.Evals[0].Scores != evals[0].Scores || d.Evals[1].Scores != evals[1].Scores || d.Evals[1].ParseError != 1 ||
-		d.Evals[1].RawJudgeResponse != "not json" || d.Evals[1].DetectedFallacies == nil || d.Evals[0].DetectedFallacies[0] != "whataboutism" {
-		t.Fatalf("judgements: %+v", d.Evals)
-	}
-	// Every write of a run's records moves its records version on.
-	v0, _, _ := st.Run(ctx, id)
-	must(t, st.PutDeflect(ctx, id, gens, evals))
-	if v1, _, _ := st.Run(ctx, id); v1.RecordsVersion <= v0.RecordsVersion {
-		t.Fatalf("records version %d after a write, was %d", v1.RecordsVersion, v0.RecordsVersion)
-	}
-	// The analysis read has every field the analysis uses, and no texts.
-	lean, err := st.DeflectScores(ctx, id)
-	must(t, err)
-	if len(lean.Gens) != len(d.Gens) || len(lean.Evals) != len(d.Evals) {
-		t.Fatalf("analysis read: %d gens, %d evals", len(lean.Gens), len(lean.Evals))
-	}
-	for i, g := range d.Gens {
-		g.ClaimText, g.PromptText, g.Timestamp = "", "", ""
-		if !reflect.DeepEqual(lean.Gens[i], g) {
-			t.Fatalf("analysis read of generation %d:\n got %+v\nwant %+v", i, lean.Gens[i], g)
-		}
-	}
-	for i, e := range d.Evals {
-		e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", nil, ""
-		if !reflect.DeepEqual(lean.Evals[i], e) {
-			t.Fatalf("analysis read of judgement %d:\n got %+v\nwant %+v", i, lean.Evals[i], e)
-		}
-	}
-	// A page holds the analysable generations (valid, judged) with all
-	// their judgements.
-	page, total, err := st.DeflectPage(ctx, id, 0, 10)
-	must(t, err)
-	if total != 1 || len(page.Gens) != 1 || page.Gens[0].GenID != "g2" || len(page.Evals) != 2 || page.Evals[1].RawJudgeResponse != "not json" {
-		t.Fatalf("page: total %d, %+v", total, page)
-	}
-	if page, total, err := st.DeflectPage(ctx, id, 1, 10); err != nil || total != 1 || len(page.Gens) != 0 {
-		t.Fatalf("second page: total %d, %+v, %v", total, page, err)
-	}
-	// nil keeps; a slice replaces the run's records of its kind.
-	must(t, st.PutDeflect(ctx, id, nil, evals[:1]))
-	d, _ = st.Deflect(ctx, id)
-	if len(d.Gens) != 2 || len(d.Evals) != 1 {
-		t.Fatalf("after replacing the evals: %d gens, %d evals", len(d.Gens), len(d.Evals))
-	}
-	if n, err := st.CountRecords(ctx, id); err != nil || n != 3 {
-		t.Fatalf("count records %d (%v), want 3", n, err)
-	}
-	// A generation whose call is missing is an error, never an empty answer.
-	gens[0].CallKey = "no-such-call"
-	must(t, st.PutDeflect(ctx, id, gens, nil))
-	if _, err := st.Deflect(ctx, id); err == nil {
-		t.Fatal("a generation without its call read as if it had an answer")
-	}
-}
-
 func testDeleteRun(t *testing.T, st Store) {
 	ctx := context.Background()
-	id, _ := st.StartRun(ctx, store.Run{Name: "gone", Benchmark: "deflect"})
-	keep, _ := st.StartRun(ctx, store.Run{Name: "kept", Benchmark: "deflect"})
-	gens, evals := deflectData(t, st)
-	must(t, st.PutDeflect(ctx, id, gens, evals))
-	must(t, st.PutDeflect(ctx, keep, gens, evals))
+	id, _ := st.StartRun(ctx, store.Run{Name: "gone", Benchmark: "any"})
+	keep, _ := st.StartRun(ctx, store.Run{Name: "kept", Benchmark: "any"})
+	must(t, st.PutCall(ctx, okCall("gen-call", "But what about them?", 5)))
+	recs := []store.Record{{Key: "g1", CallKey: "gen-call", Body: json.RawMessage(`{}`)}, {Key: "g2", Body: json.RawMessage(`{}`)}}
+	must(t, st.PutRecords(ctx, id, "t/gen", recs))
+	must(t, st.PutRecords(ctx, keep, "t/gen", recs))
 	must(t, st.PutPhases(ctx, id, []store.PhaseCount{{Seq: 1, Phase: "p", Model: "m"}}))
 	must(t, st.LinkRun(ctx, id, "gen-call", "g2", false))
 	if d, err := st.DeleteRun(ctx, id, false); err != nil || d != (store.Deleted{}) {
@@ -315,16 +221,8 @@ func testDeleteRun(t *testing.T, st Store) {
 	if _, ok, _ := st.GetCall(ctx, "gen-call"); !ok {
 		t.Fatal("deleting a run deleted its calls from the cache")
 	}
-	if d, err := st.Deflect(ctx, keep); err != nil || len(d.Gens) != 2 {
-		t.Fatalf("another run's records: %v", err)
-	}
-	// Its analysis snapshots go with it: a later run given its id (SQLite
-	// gives the highest id again) must not read them.
-	if d, err := st.DeflectScores(ctx, id); err != nil || len(d.Gens) != 0 || len(d.Evals) != 0 {
-		t.Fatalf("a deleted run's analysis read: %d generations, %d judgements (%v)", len(d.Gens), len(d.Evals), err)
-	}
-	if d, err := st.DeflectScores(ctx, keep); err != nil || len(d.Gens) != 2 {
-		t.Fatalf("another run's analysis read: %v", err)
+	if n, err := st.CountRecords(ctx, keep); err != nil || n != 2 {
+		t.Fatalf("another run's records: %d (%v)", n, err)
 	}
 }
 
@@ -366,7 +264,7 @@ func testBatches(t *testing.T, st Store) {
 // run is refused; deleting the run deletes its studies.
 func testStudies(t *testing.T, st Store) {
 	ctx := context.Background()
-	runID, err := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "deflect", Version: "test"})
+	runID, err := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "any", Version: "test"})
 	must(t, err)
 	s := study.Study{RunID: runID, Kind: study.Kind("some-kind"), Name: "pilot", Seed: 3, Overlap: 1, Created: time.Unix(1700000000, 0).UTC(),
 		Questions:  []study.Question{{ID: "refusal", Text: "refusal?", Positive: "1", Choices: []study.Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}},
@@ -456,7 +354,7 @@ func testCopy(t *testing.T, st Store) {
 		t.Fatalf("copied call: %+v %v %v", c, ok, err)
 	}
 	started := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	r := store.Run{Name: "old", Benchmark: "deflect", Config: json.RawMessage(`{"a":1}`), Version: "v1", Started: started, Ended: started.Add(time.Hour),
+	r := store.Run{Name: "old", Benchmark: "any", Config: json.RawMessage(`{"a":1}`), Version: "v1", Started: started, Ended: started.Add(time.Hour),
 		Status: store.RunFailed, Fingerprint: "fp", PID: 42, Host: "h", Heartbeat: started.Add(time.Minute), Reason: "judging failed"}
 	id, err := st.ImportRun(ctx, r)
 	must(t, err)
@@ -517,7 +415,7 @@ func testClaims(t *testing.T, st Store) {
 // itself (a call the cache answered costs it nothing).
 func testRunBudgets(t *testing.T, st Store) {
 	ctx := context.Background()
-	id, err := st.StartRun(ctx, store.Run{Name: "b", Benchmark: "deflect"})
+	id, err := st.StartRun(ctx, store.Run{Name: "b", Benchmark: "any"})
 	must(t, err)
 	if _, ok, err := st.RunBudget(ctx, id); ok || err != nil {
 		t.Fatalf("a run without a budget has one: %v", err)

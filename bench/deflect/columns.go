@@ -1,4 +1,4 @@
-package sqlstore
+package deflect
 
 import (
 	"encoding/binary"

@@ -1,15 +1,13 @@
-package sqlstore
+package deflect
 
 import (
 	"reflect"
 	"testing"
-
-	"github.com/fallacylab/fallacylab/bench/deflect"
 )
 
-func synthRun(tb testing.TB) deflect.Dataset {
+func synthRun(tb testing.TB) Dataset {
 	tb.Helper()
-	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"claude-opus-4-7", "deepseek-v4-pro", "gpt-5.5", "grok-4.3"}, Seed: 1, SoftFlip: 0.05, ErrorRate: 0.0005})
+	d, _, err := Synthesize(SynthOptions{Models: []string{"claude-opus-4-7", "deepseek-v4-pro", "gpt-5.5", "grok-4.3"}, Seed: 1, SoftFlip: 0.05, ErrorRate: 0.0005})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -74,7 +72,7 @@ func TestEvalIDRoundTrip(t *testing.T) {
 // TestSnapshotRoundTrip: a full synthetic run comes back from its
 // snapshots as the analysis reads it.
 func TestSnapshotRoundTrip(t *testing.T) {
-	d, _, err := deflect.Synthesize(deflect.SynthOptions{Models: []string{"m1", "m2"}, Samples: 2, Seed: 3, ErrorRate: 0.05})
+	d, _, err := Synthesize(SynthOptions{Models: []string{"m1", "m2"}, Samples: 2, Seed: 3, ErrorRate: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +94,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range d.Gens {
-		want.ClaimText, want.PromptText, want.Timestamp, want.Response = "", "", "", deflect.ResponseStart(want.Response)
+		want.ClaimText, want.PromptText, want.Timestamp, want.Response = "", "", "", ResponseStart(want.Response)
 		if !reflect.DeepEqual(gens[i], want) {
 			t.Fatalf("generation %d:\n got %+v\nwant %+v", i, gens[i], want)
 		}

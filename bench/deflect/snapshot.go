@@ -1,37 +1,30 @@
-package sqlstore
+package deflect
 
 import (
 	"encoding/binary"
 	"errors"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/judge"
 )
 
-// A snapshot is an analysis copy of a run's DeflectBench records: what
-// DeflectScores returns, column by column, gob-encoded in one value per
-// kind (table record_snapshots). It is written with the rows, in the same
-// transaction, so it is never out of step with them; reading one value and
-// decoding a few columns takes a fraction of stepping 72,000 rows through
-// the pure-Go SQLite. The rows remain the records: a run without a snapshot
-// (stored before migration 006), or with one of another format, is read
-// from them, and so are full reads.
+// A snapshot is an analysis copy of a run's records: what LoadScores
+// returns, column by column, gob-encoded in one value per kind, which the
+// store keeps beside the records (store.Snapshot) and never reads. It is
+// written with the records, in the same transaction, so it is never out of
+// step with them; reading one value and decoding a few columns takes a
+// fraction of decoding 72,000 records. The records remain the records: a
+// run without a snapshot (stored before migration 006), or with one of
+// another format, is read from them, and so are full reads.
 
 // snapshotFormat is the version of the encoding below. Any change to what
 // is encoded, or how, takes a new number: an older snapshot is then not
 // read, and the rows are.
 const snapshotFormat = 1
 
-// Snapshot kinds.
-const (
-	snapGenerations = "deflect-generations"
-	snapJudgements  = "deflect-judgements"
-)
-
-// genSnapshot is generations as DeflectScores reads them: no claim or
+// genSnapshot is generations as LoadScores reads them: no claim or
 // prompt text or timestamp, the response only as far as the analysis reads
-// it (deflect.ResponseStart).
+// it (ResponseStart).
 type genSnapshot struct {
 	N                                                                       int
 	GenID, CallKey, Response                                                textColumn
@@ -39,7 +32,7 @@ type genSnapshot struct {
 	Level, PromptNum, Sample, InputTokens, OutputTokens, IsError            ints
 }
 
-// judgeSnapshot is judgements as DeflectScores reads them: no reasoning,
+// judgeSnapshot is judgements as LoadScores reads them: no reasoning,
 // raw answer, detected fallacies or timestamp.
 type judgeSnapshot struct {
 	N       int
@@ -48,18 +41,18 @@ type judgeSnapshot struct {
 	// is EvalID, as what follows its generation's id (most are that id and
 	// the judge's name): see evalRest.
 	GenID, EvalRest, Judge, GenModel codedColumn
-	Scores                           []byte // eight per judgement, in deflect.Fields order, each plus one
+	Scores                           []byte // eight per judgement, in Fields order, each plus one
 	ParseError, ConsistencyFlag      ints
 }
 
 // encodeGenerations encodes the snapshot of gens, which hold no key twice
-// (upserted).
-func encodeGenerations(gens []deflect.Generation) ([]byte, error) {
+// (Upserted).
+func encodeGenerations(gens []Generation) ([]byte, error) {
 	n := len(gens)
 	var idLen, keyLen, respLen int
 	starts := make([]string, n)
 	for i, g := range gens {
-		starts[i] = deflect.ResponseStart(g.Response)
+		starts[i] = ResponseStart(g.Response)
 		idLen, keyLen, respLen = idLen+len(g.GenID), keyLen+len(g.CallKey), respLen+len(starts[i])
 	}
 	id, key, resp := sized(n, idLen), sized(n, keyLen), sized(n, respLen)
@@ -87,7 +80,7 @@ func encodeGenerations(gens []deflect.Generation) ([]byte, error) {
 	return encodeSnapshot(s, idLen+keyLen+respLen+20*n)
 }
 
-func decodeGenerations(data []byte) ([]deflect.Generation, error) {
+func decodeGenerations(data []byte) ([]Generation, error) {
 	var s genSnapshot
 	if err := decodeSnapshot(data, &s); err != nil {
 		return nil, err
@@ -114,9 +107,9 @@ func decodeGenerations(data []byte) ([]deflect.Generation, error) {
 			return nil, err
 		}
 	}
-	out := make([]deflect.Generation, n)
+	out := make([]Generation, n)
 	for i := range out {
-		out[i] = deflect.Generation{GenID: t[0].at(i), CallKey: t[1].at(i), Response: t[2].at(i),
+		out[i] = Generation{GenID: t[0].at(i), CallKey: t[1].at(i), Response: t[2].at(i),
 			Model: k[0].at(i), ClaimID: k[1].at(i), Context: k[2].at(i), Domain: k[3].at(i), Fallacy: k[4].at(i),
 			Explicitness: k[5].at(i), Frame: k[6].at(i), PromptID: k[7].at(i),
 			Level: v[0][i], PromptNum: v[1][i], Run: v[2][i], InputTokens: v[3][i], OutputTokens: v[4][i], IsError: v[5][i]}
@@ -146,8 +139,8 @@ func evalID(genID, rest string) string {
 }
 
 // encodeJudgements encodes the snapshot of evals, which hold no key twice
-// (upserted).
-func encodeJudgements(evals []deflect.Eval) ([]byte, error) {
+// (Upserted).
+func encodeJudgements(evals []Eval) ([]byte, error) {
 	n := len(evals)
 	var keyLen int
 	for _, e := range evals {
@@ -179,7 +172,7 @@ func encodeJudgements(evals []deflect.Eval) ([]byte, error) {
 	return encodeSnapshot(s, keyLen+len(s.GenID.Values.Text)+len(s.EvalRest.Values.Text)+12*n)
 }
 
-func decodeJudgements(data []byte) ([]deflect.Eval, error) {
+func decodeJudgements(data []byte) ([]Eval, error) {
 	var s judgeSnapshot
 	if err := decodeSnapshot(data, &s); err != nil {
 		return nil, err
@@ -206,7 +199,7 @@ func decodeJudgements(data []byte) ([]deflect.Eval, error) {
 	if len(s.Scores) != 2*n {
 		return nil, errColumns
 	}
-	out := make([]deflect.Eval, n)
+	out := make([]Eval, n)
 	for i := range out {
 		e := &out[i]
 		e.GenID, e.JudgeModel, e.GenModel = k[0].at(i), k[2].at(i), k[3].at(i)
