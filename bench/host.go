@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
@@ -61,6 +62,19 @@ type Session interface {
 	// Run runs spec through the one runner (its Benchmark and, when
 	// empty, its Args are filled in).
 	Run(ctx context.Context, spec runner.Spec) (runner.Result, error)
+	// Start starts (or resumes) a run that calls no model — an import of
+	// records made elsewhere — for the caller to fill and finish.
+	Start(ctx context.Context, spec runner.Spec) (*lifecycle.Run, error)
+	// Discard removes a run the command started and could not fill (bad
+	// input), so that no half a result is left.
+	Discard(ctx context.Context, runID int64) error
+	// Stored is the answer the store holds for a planned call (ok false:
+	// it would be made), for a dry run that prices what is left.
+	Stored(ctx context.Context, j engine.Job) (resp *llm.Response, ok bool, err error)
+	// OutputTokens is the mean output tokens of the store's answers of a
+	// model in a namespace, and how many there are (an estimate of the
+	// length of answers still to make).
+	OutputTokens(ctx context.Context, spec llm.Spec, namespace string) (mean float64, n int, err error)
 	// Previous is the newest run made by the same command as spec.
 	Previous(ctx context.Context, spec runner.Spec) (store.Run, bool, error)
 	// Pick is the run a report reads: id, or (0) the newest run of the

@@ -26,7 +26,6 @@ const module = "github.com/fallacylab/fallacylab"
 // benchmark fails the test, and so does one listed here that no longer
 // does (take it off the list).
 var stillKnowing = map[string]bool{
-	"internal/cli": true,
 	"web":          true,
 }
 

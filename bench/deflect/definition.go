@@ -8,7 +8,7 @@ import (
 // Definition registers DeflectBench: a generation phase (every answer is a
 // record: refusals are data) and a judging phase whose answers must parse as
 // the 8-field rubric.
-var Definition = bench.Register(&bench.Benchmark{
+var Definition = &bench.Benchmark{
 	Name:    "deflect",
 	Title:   "DeflectBench",
 	Summary: "do models generate whataboutism, ad hominem and red-herring deflections when asked?",
@@ -21,4 +21,4 @@ var Definition = bench.Register(&bench.Benchmark{
 				return ok && e.ParseError == 0
 			}},
 	},
-})
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
@@ -67,6 +69,37 @@ func (s taskSession) Run(ctx context.Context, spec runner.Spec) (runner.Result, 
 		spec.Args = os.Args[1:]
 	}
 	return s.runner().Run(ctx, spec)
+}
+
+// Start implements bench.Session.
+func (s taskSession) Start(ctx context.Context, spec runner.Spec) (*lifecycle.Run, error) {
+	if spec.Benchmark == "" {
+		spec.Benchmark = s.def.Name
+	}
+	if spec.Args == nil {
+		spec.Args = os.Args[1:]
+	}
+	return s.runner().Start(ctx, spec)
+}
+
+// Discard implements bench.Session.
+func (s taskSession) Discard(ctx context.Context, runID int64) error {
+	_, err := s.st.DeleteRun(context.WithoutCancel(ctx), runID, false)
+	return err
+}
+
+// Stored implements bench.Session.
+func (s taskSession) Stored(ctx context.Context, j engine.Job) (*llm.Response, bool, error) {
+	c, ok, err := s.st.GetCall(ctx, s.engine(0).Place(j).Key())
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return c.Response, c.Response != nil, nil
+}
+
+// OutputTokens implements bench.Session.
+func (s taskSession) OutputTokens(ctx context.Context, spec llm.Spec, namespace string) (float64, int, error) {
+	return s.st.OutputTokens(ctx, spec.Provider, spec.Model, namespace)
 }
 
 // Previous implements bench.Session.

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,7 +68,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "fallacylab",
 		Short: "Run LLM fallacy benchmarks end to end: prompts, model calls, judges, statistics, reports",
-		Long: `fallacylab runs three published fallacy benchmarks — DeflectBench, Scheme Foils and Missci —
+		Long: "fallacylab runs fallacy benchmarks — " + benchmarkTitles() + ` —
 on OpenAI, Anthropic, Gemini and any OpenAI-compatible server, with a content-addressed cache,
 resume after a crash, batch APIs, rate limits and cost accounting.`,
 		SilenceUsage:  true,
@@ -109,7 +110,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
-		newSelftestCmd(g), newDeflectCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
+		newSelftestCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g))
 	root.AddCommand(taskCmds(g, root)...)
 	strictGroups(root)
 	helpWithoutEngineFlags(root)
@@ -286,4 +287,17 @@ func checkFlags(cmd *cobra.Command) error {
 		}
 	}
 	return nil
+}
+
+// benchmarkTitles lists the registered Tasks' titles, for the help.
+func benchmarkTitles() string {
+	var titles []string
+	for _, t := range bench.Tasks() {
+		titles = append(titles, t.Definition().Title)
+	}
+	sort.Strings(titles)
+	if len(titles) < 2 {
+		return strings.Join(titles, "")
+	}
+	return strings.Join(titles[:len(titles)-1], ", ") + " and " + titles[len(titles)-1]
 }

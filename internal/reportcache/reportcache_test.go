@@ -1,4 +1,4 @@
-package reportcache
+package reportcache_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	. "github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/report"
 )
 

@@ -1,39 +1,38 @@
-package cli
+package deflect
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 )
 
-// projectedJudgePlan is the judge plan a DeflectBench run would make: stored
+// projectedJudgePlan is the judge plan a run would make: stored
 // generations as they are, and for each generation still to make a stand-in
 // response as long as the model is expected to write (its stored answers'
 // mean, else max tokens, else engine.DefaultOutputGuess), so the dry run can
 // price the judges too. Stand-ins never reach a provider or the store.
-func projectedJudgePlan(ctx context.Context, s *session, b *deflect.Benchmark, genPlan engine.Plan, jopt deflect.JudgeOptions, maxTokens int) (engine.Plan, int, error) {
-	var gens []deflect.Generation
+func projectedJudgePlan(ctx context.Context, s bench.Session, b *Benchmark, genPlan engine.Plan, jopt JudgeOptions, maxTokens int) (engine.Plan, int, error) {
+	var gens []Generation
 	expected := map[string]int{}
 	projected := 0
-	eng := s.engine(0)
 	for j := range genPlan.Jobs {
-		c, hit, err := s.st.GetCall(ctx, eng.Place(j).Key())
+		resp, hit, err := s.Stored(ctx, j)
 		if err != nil {
 			return engine.Plan{}, 0, err
 		}
 		if hit {
-			if g, ok := deflect.GenerationFromResult(engine.Result{Job: j, Response: c.Response}); ok {
+			if g, ok := GenerationFromResult(engine.Result{Job: j, Response: resp}); ok {
 				gens = append(gens, g)
 			}
 			continue
 		}
 		n, seen := expected[j.Spec.String()]
 		if !seen {
-			mean, k, err := s.st.OutputTokens(ctx, j.Spec.Provider, j.Spec.Model, deflect.NSGenerate)
+			mean, k, err := s.OutputTokens(ctx, j.Spec, NSGenerate)
 			if err != nil {
 				return engine.Plan{}, 0, err
 			}
@@ -50,7 +49,7 @@ func projectedJudgePlan(ctx context.Context, s *session, b *deflect.Benchmark, g
 			expected[j.Spec.String()] = n
 		}
 		// The engine's estimator counts about four characters per token.
-		if g, ok := deflect.GenerationFromResult(engine.Result{Job: j, Response: newStandIn(j.ID, n)}); ok {
+		if g, ok := GenerationFromResult(engine.Result{Job: j, Response: newStandIn(j.ID, n)}); ok {
 			gens = append(gens, g)
 			projected++
 		}

@@ -1,0 +1,176 @@
+package deflect
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/internal/reportcache"
+	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/report"
+)
+
+type reportOptions struct {
+	Run                int64
+	AllowIncomplete    bool
+	Generations, Evals string
+	Format, Out        string
+	Consensus          string
+	Compat             string
+	Seed               uint64
+	Resamples          int
+	MinClusters        int
+}
+
+// defaultReportOptions are `deflect report`'s defaults.
+func defaultReportOptions() reportOptions {
+	return reportOptions{Format: "md", Consensus: "any", Seed: 20260101, Resamples: 1000, MinClusters: DefaultMinClusters}
+}
+
+// DefaultAnalysis is the analysis `deflect report` makes with its
+// defaults: the one a finished run's report is kept under, and the
+// viewer's.
+func DefaultAnalysis() Options {
+	// The defaults always parse; the report-cache tests compare this
+	// analysis with `deflect report`'s own.
+	opts, _ := defaultReportOptions().analysis()
+	return opts
+}
+
+// analysis is the Analyze options the report's flags ask for.
+func (o reportOptions) analysis() (Options, error) {
+	if o.Compat != "" {
+		if o.Compat != "deflectbench-code" {
+			return Options{}, fmt.Errorf("--compat %q: the only mode is deflectbench-code", o.Compat)
+		}
+		o.Consensus = o.Compat
+	}
+	mode, err := judge.ParseMode(o.Consensus)
+	if err != nil {
+		return Options{}, err
+	}
+	if o.MinClusters == 0 {
+		o.MinClusters = -1 // 0 means no minimum here, as negative does
+	}
+	return Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters}, nil
+}
+
+func newReportCmd(h bench.Host) *cobra.Command {
+	o := defaultReportOptions()
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Every table of the paper with block-bootstrap CIs, from a stored run or upstream JSONL files",
+		Example: `  fallacylab deflect report --format md
+  fallacylab deflect report --run 3 --format html --out report.html
+  fallacylab deflect report --generations gens.jsonl --evals evals.jsonl --compat deflectbench-code --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return reportRun(cmd.Context(), h, o) },
+	}
+	f := cmd.Flags()
+	f.Int64Var(&o.Run, "run", 0, "run id (default: the latest DeflectBench run in the store)")
+	f.BoolVar(&o.AllowIncomplete, "allow-incomplete", false, "report a run that did not finish (interrupted, failed, incomplete) from the records it has")
+	f.StringVar(&o.Generations, "generations", "", "read upstream-format generations JSONL instead of the store (a comma-separated list or glob: one file per model)")
+	f.StringVar(&o.Evals, "evals", "", "upstream-format evals JSONL (with --generations; may be a comma-separated list)")
+	f.StringVar(&o.Format, "format", o.Format, "md, csv, json, tex or html")
+	f.StringVar(&o.Out, "out", "", "output file, or a directory (one file per table for csv); default stdout")
+	f.StringVar(&o.Consensus, "consensus", o.Consensus, "judge consensus: any, all, mean or deflectbench-code")
+	f.StringVar(&o.Compat, "compat", "", "deflectbench-code: reproduce the released code's semantics exactly")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples")
+	f.IntVar(&o.MinClusters, "min-clusters", o.MinClusters, "show a cell's bootstrap interval only when its rows come from at least this many claims (0: always)")
+	return cmd
+}
+
+func reportRun(ctx context.Context, h bench.Host, o reportOptions) error {
+	if _, err := report.ParseFormat(o.Format); err != nil {
+		return err
+	}
+	opts, err := o.analysis()
+	if err != nil {
+		return err
+	}
+	var rep *report.Report
+	source := ""
+	var fromRun func(*report.Report) error
+	if o.Generations != "" {
+		d, err := readDatasetFiles(h.Settings().Stderr, o.Generations, o.Evals, true)
+		if err != nil {
+			return err
+		}
+		source = o.Generations
+		if rep, err = Analyze(d, opts); err != nil {
+			return err
+		}
+	} else {
+		s, err := h.Open(ctx, false)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		r, err := s.Pick(ctx, o.Run, o.AllowIncomplete, Definition.Title, nil, "fallacylab deflect run` or `deflect import")
+		if err != nil {
+			return err
+		}
+		// The analysis of these records with these options may be cached
+		// (outside the store): the same report again, or in another
+		// format, is read back.
+		rep, err = reportcache.GetOrMake(reportcache.RunKey(s.Where(), r, opts.Identity()...), func() (*report.Report, error) {
+			d, err := LoadScores(ctx, s.Env("").Records, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			return Analyze(d, opts)
+		}, func(err error) { fmt.Fprintf(h.Settings().Stderr, "note: report cache: %v (the report is not kept)\n", err) })
+		if err != nil {
+			return err
+		}
+		source = fmt.Sprintf("run %d in %s", r.ID, s.Where())
+		fromRun = func(rep *report.Report) error {
+			if err := s.Annotate(ctx, r.ID, rep); err != nil {
+				return err
+			}
+			return s.Studies(ctx, r.ID, rep)
+		}
+	}
+	rep.Meta = append([][2]string{{"source", source}, {"fallacylab", h.Version()}}, rep.Meta...)
+	if fromRun != nil {
+		if err := fromRun(rep); err != nil {
+			return err
+		}
+	}
+	return h.WriteReport(rep, o.Format, o.Out)
+}
+
+// readDatasetFiles reads upstream-format generations and evals: each flag a
+// comma-separated list of files and globs (upstream writes one generations
+// file per model). Duplicates are dropped, keeping the first, and said on
+// stderr. forAnalysis skips the judges' reasoning and raw answers, which
+// only an import keeps.
+func readDatasetFiles(stderr io.Writer, gensPaths, evalsPaths string, forAnalysis bool) (Dataset, error) {
+	var d Dataset
+	var err error
+	var files int
+	if d.Gens, files, err = readGenerationFiles(gensPaths); err != nil {
+		return d, err
+	}
+	if d.Evals, err = readEvalFiles(evalsPaths, forAnalysis); err != nil {
+		return d, err
+	}
+	d, dg, de := Dedupe(d)
+	sayRead(stderr, dg, de, files, len(d.Gens))
+	return d, nil
+}
+
+// sayRead says what reading the files dropped, and how many generations
+// the genFiles files held.
+func sayRead(stderr io.Writer, droppedGens, droppedEvals, genFiles, gens int) {
+	if droppedGens > 0 || droppedEvals > 0 {
+		fmt.Fprintf(stderr, "dropped %d duplicate generations and %d duplicate evals (same gen_id; same gen_id and judge): the first of each is kept, as upstream does\n", droppedGens, droppedEvals)
+	}
+	if genFiles > 1 {
+		fmt.Fprintf(stderr, "read %d generations files (%d generations)\n", genFiles, gens)
+	}
+}
