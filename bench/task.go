@@ -84,6 +84,12 @@ type Env struct {
 	// no copy live (--data-dir, $FALLACYLAB_DATA, or the user's data
 	// folder); nil when there is none.
 	Data fs.FS
+	// Store names the store (its path, or its URL with the password
+	// masked): what caches of a run's analyses are keyed by.
+	Store string
+	// Resamples is the bootstrap resamples a viewer's report of a run asks
+	// for (0: the report's default).
+	Resamples int
 	// DryRun: the run is priced, never started; nothing may be written.
 	DryRun bool
 	// Stdout and Stderr are the command's.
@@ -182,6 +188,14 @@ type Views interface {
 	Templates() fs.FS
 	// View loads a stored run (which may not have finished) for its pages.
 	View(ctx context.Context, env Env, run store.Run) (*view.Run, error)
+}
+
+// Previews is a Views some of whose pages can answer before a run is
+// loaded (view.Preview): the first page of a run of 72,000 records.
+type Previews interface {
+	Views
+	// Previews are the pages that may answer while env's run loads.
+	Previews(env Env) []view.Preview
 }
 
 // ChoicesKey is the flag annotation that lists a flag's values, for shell

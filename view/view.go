@@ -24,8 +24,12 @@ type Run struct {
 	// Templates; "" : the generic run page). It is given Run, Report,
 	// About, Studies and Sections, as the generic one is.
 	Template string
-	// Report is the run page's report (nil: none).
+	// Report is the run page's report (nil: none, or Analyze makes it).
 	Report *report.Report
+	// Analyze makes the run page's report apart, once, on first use after
+	// the run is loaded, so that the run's lists do not wait for an
+	// analysis (nil: Report is the report).
+	Analyze func() (*report.Report, error)
 	// Pages are the run's pages under /runs/ID/.
 	Pages []Page
 	// Links links the report's chart elements to the pages of the records
@@ -43,6 +47,14 @@ type Run struct {
 type Page struct {
 	Path  string
 	Serve func(k Kit, w http.ResponseWriter, r *http.Request)
+}
+
+// Preview is a page that may answer before its run is loaded — a large
+// run's first page straight from the store while the rest loads: Serve
+// answers false (writing nothing) when the request needs the loaded run.
+type Preview struct {
+	Path  string
+	Serve func(k Kit, w http.ResponseWriter, r *http.Request) bool
 }
 
 // Kit is what the viewer gives a page while it serves one request.

@@ -22,10 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/internal/backend"
-	"github.com/fallacylab/fallacylab/internal/reportcache"
-	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 )
@@ -68,9 +65,6 @@ type runData struct {
 	ready    chan struct{}
 	err      error
 	run      store.Run
-	rows     []*deflect.Row
-	judges   []string
-	evals    map[string]map[string]deflect.Eval // gen → judge → eval
 	rep      *report.Report
 	task     *view.Run // a Task's own pages (bench.Views)
 
@@ -122,12 +116,9 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /runs/{id}", s.run)
-	mux.HandleFunc("GET /runs/{id}/generations", s.generations)
-	mux.HandleFunc("GET /runs/{id}/generations/{gen}", s.generation)
 	mux.HandleFunc("GET /runs/{id}/{page...}", s.taskPage) // a Task's own pages (bench.Views)
 	mux.HandleFunc("GET /runs/{id}/records", s.records)
 	mux.HandleFunc("GET /runs/{id}/records/{key}", s.record)
-	mux.HandleFunc("GET /runs/{id}/compare", s.across)
 	mux.HandleFunc("GET /compare", s.compare)
 	mux.HandleFunc("GET /studies", s.studies)
 	mux.HandleFunc("GET /studies/{sid}", s.studyReport)
@@ -259,9 +250,6 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 	if !found {
 		return fmt.Errorf("no run %d in %s", id, s.st.Path())
 	}
-	if v, ok := views[d.run.Benchmark]; ok {
-		return v.load(s, ctx, id, d)
-	}
 	if ok, err := s.loadTaskView(ctx, d); ok {
 		return err
 	}
@@ -271,45 +259,13 @@ func (s *Server) fill(ctx context.Context, id int64, d *runData) error {
 			// makes with its defaults, from the stored records.
 			build, run := r.BindReport(pflag.NewFlagSet(d.run.Benchmark, pflag.ContinueOnError)), d.run
 			d.analyze = func() (*report.Report, error) {
-				rep, err := build(context.Background(), bench.Env{Records: s.st}, run)
+				rep, err := build(context.Background(), s.taskEnv(), run)
 				if err == nil && run.Status != store.RunDone {
 					rep.Meta = append(rep.Meta, [2]string{"partial", fmt.Sprintf("run %d did not finish (%s): this report covers the records it holds", run.ID, run.Status)})
 				}
 				return rep, err
 			}
 		}
-	}
-	return nil
-}
-
-// builtinView is how the viewer shows the runs of a benchmark not yet
-// moved onto the Task's own pages (bench.Views): the page template and how
-// its records become the page's data. Runs of anything else get the
-// generic run page.
-type builtinView struct {
-	template string
-	load     func(s *Server, ctx context.Context, id int64, d *runData) error
-}
-
-// views are keyed by the benchmarks' registered names.
-var views = map[string]builtinView{
-	deflect.Definition.Name: {"deflect.html", (*Server).loadDeflect},
-}
-
-func (s *Server) loadDeflect(ctx context.Context, id int64, d *runData) error {
-	ds, err := deflect.LoadRecords(ctx, s.st, id)
-	if err != nil {
-		return err
-	}
-	if d.rows, d.judges, err = deflect.Rows(ds, judge.Any); err != nil {
-		return err
-	}
-	d.evals = evalsByGen(ds.Evals)
-	opts := deflect.Options{Mode: judge.Any, Seed: 20260101, Resamples: s.Resamples, MinClusters: deflect.DefaultMinClusters} // as `deflect report`: one cache entry
-	key := reportcache.RunKey(s.st.Path(), d.run, opts.Identity()...)                                                         // shared with `deflect report`
-	d.analyze = func() (*report.Report, error) {
-		// A failed store only costs the next viewer the analysis.
-		return reportcache.GetOrMake(key, func() (*report.Report, error) { return deflect.Analyze(ds, opts) }, nil)
 	}
 	return nil
 }

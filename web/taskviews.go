@@ -39,23 +39,59 @@ func (s *Server) loadTaskView(ctx context.Context, d *runData) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	rv, err := v.View(ctx, bench.Env{Records: s.st}, d.run)
+	rv, err := v.View(ctx, s.taskEnv(), d.run)
 	if err != nil {
 		return true, err
 	}
-	d.task, d.rep = rv, rv.Report
+	d.task, d.rep, d.analyze = rv, rv.Report, rv.Analyze
 	return true, nil
 }
 
-// taskPage serves a page of a Task's run: /runs/ID/<the page's path>.
-func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
-	_, d, ok := s.runFrom(w, r)
-	if !ok {
-		return
+// taskEnv is what the viewer gives a Task: the store's records, read only.
+func (s *Server) taskEnv() bench.Env {
+	return bench.Env{Records: s.st, Store: s.st.Path(), Resamples: s.Resamples}
+}
+
+// preview answers a page of a run still loading from the Task's previews
+// (bench.Previews), when one can; the run's load starts after it. It
+// reports whether it answered.
+func (s *Server) preview(w http.ResponseWriter, r *http.Request) bool {
+	id, err := runID(r)
+	if err != nil {
+		return false
 	}
-	rest := r.PathValue("page")
-	// Match on the escaped path, so that a part holding an escaped "/"
-	// (an item id such as authority/f9loyen) stays one part.
+	s.mu.Lock()
+	d := s.cache[id]
+	s.mu.Unlock()
+	if d != nil && d.isReady() {
+		return false
+	}
+	run, ok, err := s.st.Run(r.Context(), id)
+	if err != nil || !ok {
+		return false
+	}
+	t, ok := bench.TaskOf(run.Benchmark)
+	if !ok {
+		return false
+	}
+	p, ok := t.(bench.Previews)
+	if !ok {
+		return false
+	}
+	for _, pv := range p.Previews(s.taskEnv()) {
+		if _, ok := matchPath(pv.Path, pagePath(r)); ok {
+			// The whole run loads after this page is read, not against it.
+			defer s.entry(context.WithoutCancel(r.Context()), id)
+			return pv.Serve(kit{s, withState(run)}, w, r)
+		}
+	}
+	return false
+}
+
+// pagePath is the escaped path of a request below /runs/ID/.
+func pagePath(r *http.Request) string {
+	// The escaped path, so that a part holding an escaped "/" (an item id
+	// such as authority/f9loyen) stays one part.
 	escaped := r.URL.EscapedPath()
 	if i := strings.Index(escaped, "/runs/"); i >= 0 {
 		escaped = escaped[i+len("/runs/"):]
@@ -63,6 +99,19 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 			escaped = after
 		}
 	}
+	return escaped
+}
+
+// taskPage serves a page of a Task's run: /runs/ID/<the page's path>.
+func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
+	if s.preview(w, r) {
+		return
+	}
+	_, d, ok := s.runFrom(w, r)
+	if !ok {
+		return
+	}
+	rest, escaped := r.PathValue("page"), pagePath(r)
 	if d.task != nil {
 		for _, p := range d.task.Pages {
 			if vals, ok := matchPath(p.Path, escaped); ok {

@@ -19,20 +19,10 @@ import (
 // module is the repository's module path.
 const module = "github.com/fallacylab/fallacylab"
 
-// stillKnowing are the packages outside bench/<x> that still import a
-// benchmark package or name a benchmark in a string literal, as the spine
-// moves each benchmark's knowledge into its own package (issue "The
-// spine"). The list only shrinks: a package that starts knowing a
-// benchmark fails the test, and so does one listed here that no longer
-// does (take it off the list).
-var stillKnowing = map[string]bool{
-	"web":          true,
-}
-
 // TestNoPackageKnowsABenchmark: no package outside bench/<x> and bench/all
 // imports a benchmark package, and no non-test Go file outside them holds a
 // benchmark's name (as registered, or its title) as a word of a string
-// literal — but for the packages still listed in stillKnowing.
+// literal.
 func TestNoPackageKnowsABenchmark(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -104,15 +94,8 @@ func TestNoPackageKnowsABenchmark(t *testing.T) {
 	}
 	sort.Strings(pkgs)
 	for _, p := range pkgs {
-		if !stillKnowing[p] {
-			why := knowing[p]
-			t.Errorf("%s knows a benchmark (%d places; first: %s): move that into the benchmark's package", p, len(why), why[0])
-		}
-	}
-	for p := range stillKnowing {
-		if knowing[p] == nil {
-			t.Errorf("%s no longer knows any benchmark: take it off stillKnowing", p)
-		}
+		why := knowing[p]
+		t.Errorf("%s knows a benchmark (%d places; first: %s): move that into the benchmark's package", p, len(why), why[0])
 	}
 }
 

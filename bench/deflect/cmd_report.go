@@ -123,7 +123,9 @@ func reportRun(ctx context.Context, h bench.Host, o reportOptions) error {
 				return nil, err
 			}
 			return Analyze(d, opts)
-		}, func(err error) { fmt.Fprintf(h.Settings().Stderr, "note: report cache: %v (the report is not kept)\n", err) })
+		}, func(err error) {
+			fmt.Fprintf(h.Settings().Stderr, "note: report cache: %v (the report is not kept)\n", err)
+		})
 		if err != nil {
 			return err
 		}
