@@ -301,7 +301,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	sum.MarginLo, sum.MarginHi = ci(marginR)
 	sum.Dissociation = sum.SepLo > 0 && sum.MarginLo > 0
 
-	rep := &report.Report{Title: "Scheme Foils audit: " + in.Corpus + " — " + in.Detector, Benchmark: "schemefoils"}
+	rep := &report.Report{Title: "Scheme Foils audit: " + in.Corpus + " — " + in.Detector, Benchmark: Definition.Name}
 	rep.Meta = [][2]string{{"corpus", in.Corpus}, {"detector", in.Detector},
 		{"items", fmt.Sprintf("%d native none, %d matched, %d wrong-scheme, %d test", len(in.Native), len(in.Matched), len(in.Wrong), len(in.Test))},
 		{"intervals", fmt.Sprintf("Wilson for single proportions; percentile item bootstrap (%d resamples, seed %d, conditions resampled independently) for gaps", o.Resamples, o.Seed)},

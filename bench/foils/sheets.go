@@ -133,7 +133,7 @@ func ReadSheet(r io.Reader, name string) ([]CodedItem, error) {
 // raw agreement, three-way Cohen's κ, Gwet's AC1 (Q = 3) and positive
 // specific agreement on A (SPEC C.8).
 func SheetReport(items []CodedItem) *report.Report {
-	rep := &report.Report{Title: "Native-class coding", Benchmark: "schemefoils"}
+	rep := &report.Report{Title: "Native-class coding", Benchmark: Definition.Name}
 	sec := rep.AddSection("A-rate", "A = a valid argument in a fallacy's scheme. Final codes: the resolved column; without one, agreeing annotators' code; otherwise non-A.")
 	t := sec.Add(&report.Table{ID: "a_rate", Title: "Scheme-matched valid arguments in the native \"none\" class", Columns: report.Cols("corpus", "items", "unresolved", "A", "B", "N", "A-rate")})
 	byCorpus := map[string][]CodedItem{}

@@ -217,11 +217,12 @@ func auditFallback(a AuditRecord, why error) (*report.Report, error) {
 	if len(a.Report) > 0 {
 		rep, err := report.FromJSON(a.Report)
 		if err == nil {
+			rep.Benchmark = Definition.Name // an older store's report names it "schemefoils"
 			AddCharts(rep)
 		}
 		return rep, err
 	}
-	rep := &report.Report{Title: "Scheme Foils audit: " + a.Corpus + " — " + a.Detector, Benchmark: "schemefoils",
+	rep := &report.Report{Title: "Scheme Foils audit: " + a.Corpus + " — " + a.Detector, Benchmark: Definition.Name,
 		Meta: [][2]string{{"corpus", a.Corpus}, {"detector", a.Detector}}}
 	rep.AddSection("No measurements", "The audit's measurements cannot be made from its detections: "+why.Error()+". Its items can still be browsed.")
 	return rep, nil
