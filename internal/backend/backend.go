@@ -6,6 +6,7 @@ package backend
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -64,6 +65,19 @@ type Team interface {
 	Queue(runID int64, budget float64) engine.Dispatcher
 }
 
+// Jobs is the capability of a store whose runs queue their calls for
+// workers (PostgreSQL): what a worker leases, renews and finishes jobs
+// with, and what `runs show` counts of a run's queued jobs and booked
+// spend. A command asks a store for it, never for the store's type.
+type Jobs interface {
+	Lease(ctx context.Context, worker string, n int, lease time.Duration) ([]postgres.Lease, error)
+	Renew(ctx context.Context, worker string, lease time.Duration) error
+	Finish(ctx context.Context, worker, key string, failure error) error
+	OpenJobs(ctx context.Context) (int, error)
+	QueueCounts(ctx context.Context, runID int64) (map[string]int, error)
+	Budget(ctx context.Context, runID int64) (budget, spent float64, stopped, ok bool, err error)
+}
+
 // IsURL reports whether a --db value names a PostgreSQL database.
 func IsURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
@@ -98,4 +112,5 @@ var (
 	_ Store = (*sqlite.Store)(nil)
 	_ Store = (*postgres.Store)(nil)
 	_ Team  = (*postgres.Store)(nil)
+	_ Jobs  = (*postgres.Store)(nil)
 )

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"strconv"
@@ -163,7 +164,7 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 				}
 				fmt.Fprintln(w)
 			}
-			if pg, ok := s.st.(*postgres.Store); ok { // the workers' progress on its queued jobs
+			if pg, ok := s.st.(backend.Jobs); ok { // the workers' progress on its queued jobs
 				q, err := pg.QueueCounts(cmd.Context(), r.ID)
 				if err != nil {
 					return err

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/store/postgres"
+	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +34,7 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 				return err
 			}
 			defer s.Close()
-			pg, ok := s.st.(*postgres.Store)
+			pg, ok := s.st.(backend.Jobs)
 			if !ok {
 				return fmt.Errorf("fallacylab worker needs the shared store the runs queue their jobs in: --db postgres://…")
 			}
