@@ -28,6 +28,9 @@ func rawInputTokens(r llm.Request) float64 {
 	for _, m := range r.Messages {
 		n += len(m.Content) + 16
 	}
+	for _, t := range r.Embed {
+		n += len(t)
+	}
 	return float64(n)/4 + 8
 }
 
@@ -50,6 +53,9 @@ const WorstOutputTokens = 8192
 // WorstOutputTokens without one). A budget reserves this before the call.
 func (e *estimator) worstCase(j Job) (in, out int64) {
 	in, _ = e.estimate(j.Request)
+	if len(j.Request.Embed) > 0 {
+		return in, 0 // embeddings answer no tokens
+	}
 	out = int64(j.Request.MaxTokens)
 	if out <= 0 {
 		out = WorstOutputTokens

@@ -29,7 +29,7 @@ type stage func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *fl
 // and priced. A call that times out is a retryable error.
 func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
 	cctx, cancel := context.WithTimeout(callCtx, e.opt.CallTimeout)
-	resp, err := l.p.Generate(cctx, j.Spec.Model, j.Request)
+	resp, err := call(cctx, l.p, j)
 	timedOut := cctx.Err() == context.DeadlineExceeded
 	cancel()
 	if err != nil {
@@ -43,6 +43,24 @@ func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response,
 		cost = &c
 	}
 	return resp, cost, nil
+}
+
+// call sends the job to its provider: its embeddings endpoint for an
+// embeddings request, else Generate.
+func call(ctx context.Context, p llm.Provider, j Job) (llm.Response, error) {
+	if len(j.Request.Embed) == 0 {
+		return p.Generate(ctx, j.Spec.Model, j.Request)
+	}
+	e, ok := p.(llm.Embedder)
+	if !ok {
+		return llm.Response{}, &llm.Error{Provider: j.Spec.Provider, Message: fmt.Sprintf("provider %s has no embeddings endpoint: use an OpenAI-compatible one", j.Spec.Provider)}
+	}
+	start := time.Now()
+	vecs, usage, err := e.Embed(ctx, j.Spec.Model, j.Request.Embed)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	return llm.Response{Vectors: vecs, Usage: usage, Latency: time.Since(start)}, nil
 }
 
 // budgeted books the call's worst-case cost (its prompt and every output

@@ -35,6 +35,10 @@ type Request struct {
 	Seed        *int64    `json:"seed,omitempty"`
 	Stop        []string  `json:"stop,omitempty"`
 	Schema      *Schema   `json:"schema,omitempty"`
+	// Embed makes the request an embeddings request: the texts to embed
+	// (no messages), answered with one vector each (Response.Vectors) by
+	// a provider that is an Embedder.
+	Embed []string `json:"embed,omitempty"`
 }
 
 // Temp returns a pointer to t, for Request.Temperature.
@@ -71,6 +75,15 @@ type Response struct {
 	RequestID    string        `json:"request_id,omitempty"`
 	Latency      time.Duration `json:"latency_ns"`
 	Notes        []string      `json:"notes,omitempty"`
+	// Vectors answer an embeddings request (Request.Embed), one per text.
+	Vectors [][]float64 `json:"vectors,omitempty"`
+}
+
+// Embedder is a provider with an embeddings endpoint (OpenAI's
+// /v1/embeddings and the servers that speak it): the engine sends it the
+// requests that ask for embeddings. Like Generate, Embed must not retry.
+type Embedder interface {
+	Embed(ctx context.Context, model string, texts []string) ([][]float64, Usage, error)
 }
 
 // Provider sends one request to one model. Implementations must not retry: the

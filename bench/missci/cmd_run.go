@@ -394,7 +394,9 @@ func newReportCmd(h bench.Host) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := h.Open(ctx, false)
+			// A report that embeds premises keeps the embeddings in the
+			// store's cache, like every call: it opens the store to write.
+			s, err := h.Open(ctx, embedder != "")
 			if err != nil {
 				return err
 			}

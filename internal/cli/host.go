@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
@@ -127,7 +129,10 @@ func (s taskSession) Annotate(ctx context.Context, runID int64, rep *report.Repo
 	return addUnusable(ctx, s.st, runID, rep)
 }
 
-// Embedder implements bench.Session.
+// Embedder implements bench.Session: the embeddings go through the
+// engine like every other call — one job per distinct text, so each is
+// cached once by its content (a text embedded before is not paid for
+// again), retried, rate-limited, budgeted and priced.
 func (s taskSession) Embedder(ctx context.Context, specStr string) (func([]string) ([][]float64, error), error) {
 	if specStr == "" {
 		return nil, nil
@@ -140,17 +145,55 @@ func (s taskSession) Embedder(ctx context.Context, specStr string) (func([]strin
 		fmt.Fprintf(s.g.Stderr, "note: dry run: --embedder %s is not called; premises are paired lexically\n", specStr)
 		return nil, nil
 	}
+	if err := s.preflight([]llm.Spec{spec}); err != nil {
+		return nil, fmt.Errorf("--embedder: %w", err)
+	}
 	p, err := s.cfg.Provider(spec.Provider, nil)
 	if err != nil {
 		return nil, err
 	}
-	e, ok := p.(interface {
-		Embed(ctx context.Context, model string, texts []string) ([][]float64, error)
-	})
-	if !ok {
+	if _, ok := p.(llm.Embedder); !ok {
 		return nil, fmt.Errorf("--embedder %s: provider %s has no /v1/embeddings endpoint; use an OpenAI-compatible one", specStr, spec.Provider)
 	}
-	return func(texts []string) ([][]float64, error) { return e.Embed(ctx, spec.Model, texts) }, nil
+	return func(texts []string) ([][]float64, error) { return s.embed(ctx, spec, texts) }, nil
+}
+
+// embed runs the embeddings of texts through the engine.
+func (s taskSession) embed(ctx context.Context, spec llm.Spec, texts []string) ([][]float64, error) {
+	at := map[string]int{}
+	var jobs []engine.Job
+	for _, t := range texts {
+		if _, ok := at[t]; !ok {
+			at[t] = len(jobs)
+			jobs = append(jobs, engine.Job{ID: fmt.Sprintf("embed/%d", len(jobs)+1), Namespace: "embed", Spec: spec, Request: llm.Request{Embed: []string{t}}})
+		}
+	}
+	vecs := make([][]float64, len(jobs))
+	var failed error
+	var mu sync.Mutex
+	if _, err := s.engine(0).Run(ctx, engine.SlicePlan("embeddings", jobs), func(r engine.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		i := at[r.Job.Request.Embed[0]]
+		switch {
+		case r.Err != nil:
+			failed = cmp.Or(failed, fmt.Errorf("--embedder %s: %w", spec, r.Err))
+		case r.Response == nil || len(r.Response.Vectors) != 1:
+			failed = cmp.Or(failed, fmt.Errorf("--embedder %s: no vector for text %d", spec, i+1))
+		default:
+			vecs[i] = r.Response.Vectors[0]
+		}
+	}); err != nil {
+		return nil, fmt.Errorf("--embedder %s: %w", spec, err)
+	}
+	if failed != nil {
+		return nil, failed
+	}
+	out := make([][]float64, len(texts))
+	for i, t := range texts {
+		out[i] = vecs[at[t]]
+	}
+	return out, nil
 }
 
 // Provenance implements bench.Session.

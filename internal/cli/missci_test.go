@@ -165,8 +165,21 @@ func TestMissciEvalEmbedderAndScorer(t *testing.T) {
 		!strings.Contains(out, "| 0.5000 | 0.2500 | – |") {
 		t.Fatalf("report:\n%s", out[strings.Index(out, "## Premise quality"):])
 	}
-	if len(srv.Ledger()) == 0 {
+	calls := len(srv.Ledger())
+	if calls == 0 {
 		t.Fatal("the embedder was not called")
+	}
+	// The embeddings went through the engine: they are in the store's
+	// cache, and the same evaluation again pays for none of them.
+	again, stderr, err := runCLI(t, dir, "missci", "eval", "--split", "dev", "--predictions", p, "--embedder", "openai:text-embedding-3-small", "--scorer", scorer.URL)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if n := len(srv.Ledger()); n != calls {
+		t.Fatalf("the second evaluation made %d more embeddings calls, want none (cached)", n-calls)
+	}
+	if again != out {
+		t.Fatal("the evaluation from cached embeddings reads differently")
 	}
 }
 
