@@ -111,6 +111,10 @@ type Session interface {
 	// speaks OpenAI's /v1/embeddings (nil in a dry run, which calls
 	// nothing).
 	Embedder(ctx context.Context, spec string) (func(texts []string) ([][]float64, error), error)
+	// Scorer is the scores of a scorer endpoint speaking the scorer
+	// protocol (docs/scorer-protocol.md), its calls made through the
+	// engine (nil in a dry run, which calls nothing).
+	Scorer(ctx context.Context, url string) (func(pairs []llm.ScorePair) ([]map[string]float64, error), error)
 	// Close closes the store.
 	Close() error
 }

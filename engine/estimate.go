@@ -31,6 +31,9 @@ func rawInputTokens(r llm.Request) float64 {
 	for _, t := range r.Embed {
 		n += len(t)
 	}
+	for _, p := range r.Score {
+		n += len(p.Reference) + len(p.Prediction)
+	}
 	return float64(n)/4 + 8
 }
 
@@ -53,8 +56,8 @@ const WorstOutputTokens = 8192
 // WorstOutputTokens without one). A budget reserves this before the call.
 func (e *estimator) worstCase(j Job) (in, out int64) {
 	in, _ = e.estimate(j.Request)
-	if len(j.Request.Embed) > 0 {
-		return in, 0 // embeddings answer no tokens
+	if len(j.Request.Embed) > 0 || len(j.Request.Score) > 0 {
+		return in, 0 // embeddings and scores answer no tokens
 	}
 	out = int64(j.Request.MaxTokens)
 	if out <= 0 {

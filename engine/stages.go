@@ -45,9 +45,21 @@ func (e *Engine) send(_, callCtx context.Context, l *lane, j Job) (llm.Response,
 	return resp, cost, nil
 }
 
-// call sends the job to its provider: its embeddings endpoint for an
-// embeddings request, else Generate.
+// call sends the job to its provider: its scorer for a scoring request,
+// its embeddings endpoint for an embeddings request, else Generate.
 func call(ctx context.Context, p llm.Provider, j Job) (llm.Response, error) {
+	if len(j.Request.Score) > 0 {
+		sc, ok := p.(llm.Scorer)
+		if !ok {
+			return llm.Response{}, &llm.Error{Provider: j.Spec.Provider, Message: fmt.Sprintf("provider %s is not a scorer", j.Spec.Provider)}
+		}
+		start := time.Now()
+		scores, err := sc.Score(ctx, j.Spec.Model, j.Request.Score)
+		if err != nil {
+			return llm.Response{}, err
+		}
+		return llm.Response{Scores: scores, Latency: time.Since(start)}, nil
+	}
 	if len(j.Request.Embed) == 0 {
 		return p.Generate(ctx, j.Spec.Model, j.Request)
 	}

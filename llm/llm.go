@@ -39,6 +39,16 @@ type Request struct {
 	// (no messages), answered with one vector each (Response.Vectors) by
 	// a provider that is an Embedder.
 	Embed []string `json:"embed,omitempty"`
+	// Score makes the request a scoring request: pairs of texts a scorer
+	// service rates (docs/scorer-protocol.md), answered with one set of
+	// named scores each (Response.Scores) by a provider that is a Scorer.
+	Score []ScorePair `json:"score,omitempty"`
+}
+
+// ScorePair is a reference text and a prediction a scorer rates.
+type ScorePair struct {
+	Reference  string `json:"reference"`
+	Prediction string `json:"prediction"`
 }
 
 // Temp returns a pointer to t, for Request.Temperature.
@@ -77,6 +87,15 @@ type Response struct {
 	Notes        []string      `json:"notes,omitempty"`
 	// Vectors answer an embeddings request (Request.Embed), one per text.
 	Vectors [][]float64 `json:"vectors,omitempty"`
+	// Scores answer a scoring request (Request.Score), one set per pair.
+	Scores []map[string]float64 `json:"scores,omitempty"`
+}
+
+// Scorer is a provider that rates pairs of texts (a BERTScore or NLI
+// service speaking the scorer protocol): the engine sends it the requests
+// that ask for scores. Like Generate, Score must not retry.
+type Scorer interface {
+	Score(ctx context.Context, model string, pairs []ScorePair) ([]map[string]float64, error)
 }
 
 // Embedder is a provider with an embeddings endpoint (OpenAI's

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/scorer"
 )
 
@@ -38,5 +39,28 @@ func TestClient(t *testing.T) {
 	}
 	if _, err := (scorer.Client{URL: srv.URL + "/x"}).Score(context.Background(), nil); err != nil {
 		t.Fatalf("no pairs: %v", err)
+	}
+}
+
+// TestBusyScorerIsRetried: a scorer that is busy (429, 5xx) or not
+// answering gives an error the engine tries again; a refused request
+// (4xx) is final.
+func TestBusyScorerIsRetried(t *testing.T) {
+	status := http.StatusServiceUnavailable
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+	pairs := []llm.ScorePair{{Reference: "a", Prediction: "b"}}
+	for _, c := range []struct {
+		status int
+		retry  bool
+	}{{503, true}, {429, true}, {500, true}, {400, false}, {404, false}} {
+		status = c.status
+		_, err := scorer.Provider{}.Score(context.Background(), srv.URL, pairs)
+		if err == nil || llm.IsRetryable(err) != c.retry {
+			t.Fatalf("HTTP %d: %v (retryable %v), want retryable %v", c.status, err, llm.IsRetryable(err), c.retry)
+		}
+	}
+	srv.Close()
+	if _, err := (scorer.Provider{}).Score(context.Background(), srv.URL, pairs); err == nil || !llm.IsRetryable(err) {
+		t.Fatalf("a scorer that does not answer: %v, want a retryable error", err)
 	}
 }

@@ -158,14 +158,18 @@ func newEvalCmd(h bench.Host) *cobra.Command {
 			if err := lifecycle.CheckUnusable("reconstruction", Definition.Phase("reconstruction").Hint, []store.PhaseCount{usage}, h.Settings().MaxUnusable); err != nil {
 				return err
 			}
-			var sess bench.Session
-			if embedder != "" {
-				if sess, err = h.Open(cmd.Context(), true); err != nil {
+			x := Scorers{}
+			if embedder != "" || scorer != "" {
+				// Their calls are cached in the store, like every call.
+				sess, err := h.Open(cmd.Context(), true)
+				if err != nil {
 					return err
 				}
 				defer sess.Close()
+				if x, err = scorers(cmd.Context(), sess, embedder, scorer); err != nil {
+					return err
+				}
 			}
-			x, err := scorers(cmd.Context(), h, sess, embedder, scorer)
 			if err != nil {
 				return err
 			}

@@ -177,7 +177,7 @@ func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 			if h.Settings().DryRun {
 				return nil
 			}
-			x, err := scorers(ctx, h, s, o.Embedder, o.Scorer)
+			x, err := scorers(ctx, s, o.Embedder, o.Scorer)
 			if err != nil {
 				return err
 			}
@@ -191,7 +191,7 @@ func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 		if err != nil || h.Settings().DryRun {
 			return err
 		}
-		x, err := scorers(ctx, h, s, o.Embedder, o.Scorer)
+		x, err := scorers(ctx, s, o.Embedder, o.Scorer)
 		if err != nil {
 			return err
 		}
@@ -394,9 +394,10 @@ func newReportCmd(h bench.Host) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// A report that embeds premises keeps the embeddings in the
-			// store's cache, like every call: it opens the store to write.
-			s, err := h.Open(ctx, embedder != "")
+			// A report that embeds or scores premises keeps those calls in
+			// the store's cache, like every call: it opens the store to
+			// write.
+			s, err := h.Open(ctx, embedder != "" || scorer != "")
 			if err != nil {
 				return err
 			}
@@ -418,7 +419,7 @@ func newReportCmd(h bench.Host) *cobra.Command {
 				return err
 			}
 			preds := m.Preds
-			x, err := scorers(ctx, h, s, embedder, scorer)
+			x, err := scorers(ctx, s, embedder, scorer)
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
+	"github.com/fallacylab/fallacylab/scorer"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 )
@@ -157,6 +158,59 @@ func (s taskSession) Embedder(ctx context.Context, specStr string) (func([]strin
 	}
 	return func(texts []string) ([][]float64, error) { return s.embed(ctx, spec, texts) }, nil
 }
+
+// Scorer implements bench.Session: the scorer's calls go through the
+// engine, as scoring requests to its URL (provider scorer) — cached by the
+// pairs they send (the same evaluation again calls nothing), retried while
+// the scorer is busy or still starting, rate-limited like any provider.
+// They cost no money: no budget applies.
+func (s taskSession) Scorer(ctx context.Context, url string) (func([]llm.ScorePair) ([]map[string]float64, error), error) {
+	if url == "" {
+		return nil, nil
+	}
+	if s.g.DryRun {
+		fmt.Fprintf(s.g.Stderr, "note: dry run: --scorer %s is not called\n", url)
+		return nil, nil
+	}
+	o := s.engineOptions(0)
+	o.Providers = func(string) (llm.Provider, error) { return scorer.Provider{}, nil }
+	o.Budget, o.SharedBudget, o.Dispatch = 0, nil, nil
+	eng := engine.New(o)
+	spec := llm.Spec{Provider: scorer.Name, Model: url}
+	return func(pairs []llm.ScorePair) ([]map[string]float64, error) {
+		var jobs []engine.Job
+		for lo := 0; lo < len(pairs); lo += pairsPerScore {
+			jobs = append(jobs, engine.Job{ID: fmt.Sprintf("score/%d", len(jobs)+1), Namespace: "score", Spec: spec,
+				Request: llm.Request{Score: pairs[lo:min(len(pairs), lo+pairsPerScore)]}, Meta: lo})
+		}
+		out := make([]map[string]float64, len(pairs))
+		var failed error
+		var mu sync.Mutex
+		if _, err := eng.Run(ctx, engine.SlicePlan("scores", jobs), func(r engine.Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			lo := r.Job.Meta.(int)
+			switch {
+			case r.Err != nil:
+				failed = cmp.Or(failed, fmt.Errorf("--scorer %s: %w", url, r.Err))
+			case r.Response == nil || len(r.Response.Scores) != len(r.Job.Request.Score):
+				failed = cmp.Or(failed, fmt.Errorf("--scorer %s: no scores for pairs %d…", url, lo+1))
+			default:
+				copy(out[lo:], r.Response.Scores)
+			}
+		}); err != nil {
+			return nil, fmt.Errorf("--scorer %s: %w", url, err)
+		}
+		if failed != nil {
+			return nil, failed
+		}
+		return out, nil
+	}, nil
+}
+
+// pairsPerScore is how many pairs one scorer call sends: a scorer on a
+// GPU rates a batch in about the time of one pair.
+const pairsPerScore = 64
 
 // embed runs the embeddings of texts through the engine.
 func (s taskSession) embed(ctx context.Context, spec llm.Spec, texts []string) ([][]float64, error) {

@@ -131,7 +131,9 @@ func TestMissciClassifyGoldEndToEnd(t *testing.T) {
 func TestMissciEvalEmbedderAndScorer(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key"})
 	defer srv.Close()
+	var scored atomic.Int64
 	scorer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scored.Add(1)
 		var req struct {
 			Pairs []struct{ Reference, Prediction string }
 		}
@@ -165,18 +167,18 @@ func TestMissciEvalEmbedderAndScorer(t *testing.T) {
 		!strings.Contains(out, "| 0.5000 | 0.2500 | – |") {
 		t.Fatalf("report:\n%s", out[strings.Index(out, "## Premise quality"):])
 	}
-	calls := len(srv.Ledger())
-	if calls == 0 {
-		t.Fatal("the embedder was not called")
+	calls, scores := len(srv.Ledger()), scored.Load()
+	if calls == 0 || scores == 0 {
+		t.Fatalf("the embedder was called %d times, the scorer %d", calls, scores)
 	}
-	// The embeddings went through the engine: they are in the store's
-	// cache, and the same evaluation again pays for none of them.
+	// The embeddings and scores went through the engine: they are in the
+	// store's cache, and the same evaluation again calls neither.
 	again, stderr, err := runCLI(t, dir, "missci", "eval", "--split", "dev", "--predictions", p, "--embedder", "openai:text-embedding-3-small", "--scorer", scorer.URL)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if n := len(srv.Ledger()); n != calls {
-		t.Fatalf("the second evaluation made %d more embeddings calls, want none (cached)", n-calls)
+	if n, m := len(srv.Ledger()), scored.Load(); n != calls || m != scores {
+		t.Fatalf("the second evaluation made %d more embeddings calls and %d more scorer calls, want none (cached)", n-calls, m-scores)
 	}
 	if again != out {
 		t.Fatal("the evaluation from cached embeddings reads differently")

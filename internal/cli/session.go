@@ -188,7 +188,11 @@ func (s *session) limits(provider string) engine.Limits {
 	return out
 }
 
-func (s *session) engine(runID int64) *engine.Engine {
+func (s *session) engine(runID int64) *engine.Engine { return engine.New(s.engineOptions(runID)) }
+
+// engineOptions are the engine's options for the run (0: calls no run
+// owns): this session's store, providers, limits, prices and budget.
+func (s *session) engineOptions(runID int64) engine.Options {
 	o := engine.Options{
 		Store: s.st, Providers: s.resolver(), Limits: s.limits, Prices: s.cfg.PriceTable(),
 		Budget: s.remainingBudget(runID), RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
@@ -205,7 +209,7 @@ func (s *session) engine(runID int64) *engine.Engine {
 			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID)), 1024, 0
 		}
 	}
-	return engine.New(o)
+	return o
 }
 
 // batchNews prints one line per batch event; batches run for minutes to
