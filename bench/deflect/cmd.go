@@ -147,10 +147,7 @@ func run(ctx context.Context, h bench.Host, o runOptions) error {
 	if !o.ProviderDefaultTemp {
 		gopt.Temperature = llm.Temp(o.Temperature)
 	}
-	jopt := JudgeOptions{Judges: judges, Structured: o.Structured}
-	if !o.JudgeProviderDefault {
-		jopt.Temperature = llm.Temp(o.JudgeTemperature)
-	}
+	jopt := judgeOptions(judges, o.Structured, o.JudgeProviderDefault, o.JudgeTemperature)
 	genPlan, err := b.GenerationPlan(gopt)
 	if err != nil {
 		return err
@@ -199,6 +196,16 @@ func run(ctx context.Context, h bench.Host, o runOptions) error {
 		},
 		Done: func(ctx context.Context, runID int64, exit error) error { return done(ctx, h, s, runID, exit) }})
 	return err
+}
+
+// judgeOptions are the judges' options their flags ask for: no
+// temperature sent when the provider's default is asked for.
+func judgeOptions(judges []llm.Spec, structured, providerDefault bool, temperature float64) JudgeOptions {
+	jopt := JudgeOptions{Judges: judges, Structured: structured}
+	if !providerDefault {
+		jopt.Temperature = llm.Temp(temperature)
+	}
+	return jopt
 }
 
 // judgingPhase judges the valid generations of a run (gens, once the

@@ -8,11 +8,10 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/runner"
 )
 
-type judgeOptions struct {
+type judgeCmdOptions struct {
 	Run                  int64
 	AllowIncomplete      bool
 	Judges               string
@@ -23,7 +22,7 @@ type judgeOptions struct {
 }
 
 func newJudgeCmd(h bench.Host) *cobra.Command {
-	var o judgeOptions
+	var o judgeCmdOptions
 	cmd := &cobra.Command{
 		Use:         "judge",
 		Annotations: bench.CallsModels(),
@@ -46,7 +45,7 @@ can compare with the first. Nothing is generated again; judge calls already made
 	return cmd
 }
 
-func judgeRun(ctx context.Context, h bench.Host, o judgeOptions) error {
+func judgeRun(ctx context.Context, h bench.Host, o judgeCmdOptions) error {
 	judges, err := parseSpecs("judges", o.Judges)
 	if err != nil {
 		return err
@@ -54,10 +53,7 @@ func judgeRun(ctx context.Context, h bench.Host, o judgeOptions) error {
 	if len(judges) == 0 {
 		return fmt.Errorf("deflect judge needs --judges, e.g. --judges anthropic:claude-haiku-4-5,openai:gpt-4.1-mini")
 	}
-	jopt := JudgeOptions{Judges: judges, Structured: o.Structured}
-	if !o.JudgeProviderDefault {
-		jopt.Temperature = llm.Temp(o.JudgeTemperature)
-	}
+	jopt := judgeOptions(judges, o.Structured, o.JudgeProviderDefault, o.JudgeTemperature)
 	b, err := Default()
 	if err != nil {
 		return err

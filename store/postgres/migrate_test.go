@@ -13,17 +13,8 @@ import (
 // of the Task's kinds: a setup per run and one record per reasoning line,
 // its predictions in rank order, with its call; the old tables go.
 func TestReconstructionTablesBecomeRecords(t *testing.T) {
-	u := freshDB(t)
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.StartRun(ctx, store.Run{Name: "missci reconstruct t", Benchmark: "missci"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	st, id := upgraded(t, store.Run{Name: "missci reconstruct t", Benchmark: "missci"},
 		`CREATE TABLE reconstruction_runs (run_id BIGINT PRIMARY KEY REFERENCES runs(id), split TEXT NOT NULL, source TEXT NOT NULL, unknown TEXT NOT NULL)`,
 		`CREATE TABLE reconstructions (run_id BIGINT NOT NULL REFERENCES runs(id), line_id TEXT NOT NULL, rank INTEGER NOT NULL,
 			premise TEXT NOT NULL, class TEXT NOT NULL, call_key TEXT, PRIMARY KEY (run_id, line_id, rank))`,
@@ -32,16 +23,7 @@ func TestReconstructionTablesBecomeRecords(t *testing.T) {
 			(1, 'arg-1:3', 0, '', 'Other', NULL)`,
 		oldAudits, oldDetections, oldGenerations, oldJudgements, // what migrations 011 and 012 move, empty here
 		`DELETE FROM schema_migrations WHERE version >= 10`,
-	} {
-		if _, err := st.DB().Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	st.Close()
-	if st, err = postgres.Open(ctx, u); err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	)
 	type rec struct{ kind, key, call string }
 	var got []rec
 	bodies := map[string]string{}
@@ -92,14 +74,7 @@ const (
 // per detection, in their order, an LLM detector's naming its call; the
 // old tables go.
 func TestAuditTablesBecomeRecords(t *testing.T) {
-	u := freshDB(t)
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, _ := st.StartRun(ctx, store.Run{Name: "foils audit reddit", Benchmark: "foils"})
-	for _, q := range []string{
+	st, id := upgraded(t, store.Run{Name: "foils audit reddit", Benchmark: "foils"},
 		oldAudits, oldDetections, oldGenerations, oldJudgements,
 		`INSERT INTO audits VALUES (1, 1, '', 'reddit', 'tfidf', 0, 1, 10, 5, '[["note","x"]]', NULL), (1, 2, 's', 'reddit', 'llm:openai:m', 1, 2, 10, 5, '[]', '{"title": "old"}')`,
 		`INSERT INTO detections (run_id, seq, condition, item_id, text, gold, source, target, pred, call_key, raw) VALUES
@@ -107,16 +82,7 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 			(1, 1, 'wrong_scheme', 'h#4', 'w "q"', '', 'hasty generalization', 'false dilemma', '', NULL, 'junk'),
 			(1, 1, 'matched', 'h#4', 'm', '', 'hasty generalization', '', 'none', NULL, 'none')`,
 		`DELETE FROM schema_migrations WHERE version = 11`,
-	} {
-		if _, err := st.DB().Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	st.Close()
-	if st, err = postgres.Open(ctx, u); err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	)
 	got := storetest.RecordLines(t, st, id)
 	want := []string{
 		`foils/audit 1 {"seed_label" : "", "corpus" : "reddit", "detector" : "tfidf", "binary" : false, "seed" : 1, "resamples" : 10, "permutations" : 5, "meta" : [["note","x"]], "report" : null} ()`,
@@ -139,14 +105,8 @@ func TestAuditTablesBecomeRecords(t *testing.T) {
 // copy of its answer; the analysis snapshots keep their bytes under the
 // records' kinds; the old tables go.
 func TestDeflectTablesBecomeRecords(t *testing.T) {
-	u := freshDB(t)
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, _ := st.StartRun(ctx, store.Run{Name: "deflect", Benchmark: "deflect"})
-	for _, q := range []string{
+	st, id := upgraded(t, store.Run{Name: "deflect", Benchmark: "deflect"},
 		oldGenerations, oldJudgements,
 		`INSERT INTO generations (run_id, gen_id, model, claim_id, claim_text, level, context, domain, fallacy, explicitness, frame, prompt_num,
 			prompt_id, prompt_text, sample, call_key, response, input_tokens, output_tokens, is_error, timestamp) VALUES
@@ -158,16 +118,7 @@ func TestDeflectTablesBecomeRecords(t *testing.T) {
 			(1, 'g2', 'k', 'g2__k', '', '', -1, -1, -1, -1, -1, -1, -1, -1, 1, '[]', 0, 't', NULL, 'not json')`,
 		`INSERT INTO record_snapshots (run_id, kind, format, data) VALUES (1, 'deflect-generations', 1, 'G'), (1, 'deflect-judgements', 1, 'J')`,
 		`DELETE FROM schema_migrations WHERE version = 12`,
-	} {
-		if _, err := st.DB().Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	st.Close()
-	if st, err = postgres.Open(ctx, u); err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	)
 	got := storetest.RecordLines(t, st, id)
 	want := []string{
 		`deflect/eval g2|j {"eval_id":"g2__j","gen_id":"g2","judge_model":"j","gen_model":"m","reasoning":"why","parse_error":0,"raw":null,"scores":[0,1,1,0,-1,1,0,1],"detected_fallacies":["whataboutism"],"consistency_flag":1,"timestamp":""} (k2)`,
@@ -200,3 +151,31 @@ const (
 		compliance_clean INTEGER NOT NULL, fallacy_labeled INTEGER NOT NULL, parse_error INTEGER NOT NULL, detected_fallacies TEXT NOT NULL,
 		consistency_flag INTEGER NOT NULL, timestamp TEXT NOT NULL, call_key TEXT, raw TEXT, UNIQUE (run_id, gen_id, judge))`
 )
+
+// upgraded is a new store holding run, taken back to an older schema by
+// stmts (the old tables, their rows, the migrations forgotten), then
+// opened again, which migrates it.
+func upgraded(t *testing.T, run store.Run, stmts ...string) (*postgres.Store, int64) {
+	t.Helper()
+	u := freshDB(t)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.StartRun(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := st.DB().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st.Close()
+	if st, err = postgres.Open(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, id
+}
