@@ -58,7 +58,7 @@ row "  again, or in another format (cached)" "" \
 export FALLACYLAB_REPORT_CACHE=off
 row "deflect import into a new store" \
   "$(measure bash -c "rm -f '$work/i1.db'*; '$work/old' --quiet --db '$work/i1.db' deflect import --generations '$gens' --evals '$evals'")" \
-  "$(measure bash -c "rm -f '$work/i2.db'*; '$work/new' --quiet --db '$work/i2.db' deflect import --generations '$gens' --evals '$evals'")" "≤ 1.5 s"
+  "$(measure bash -c "rm -f '$work/i2.db'*; '$work/new' --quiet --db '$work/i2.db' deflect import --generations '$gens' --evals '$evals'")" "≤ 1.5 s, ≤ 150 MB"
 # As users run it, with the report cache on: the import analyses the default
 # report on its second core while it writes, and the first report reads it.
 export FALLACYLAB_REPORT_CACHE=$work/import-cache
@@ -72,6 +72,20 @@ echo "  report bytes from JSONL, $BASE vs today: $same"
 # Reports from a store name it: compare them with the store's name left out.
 samebytes() { cmp -s <(sed "s#$work/[a-z0-9-]*\.db#STORE#g" "$1") <(sed "s#$work/[a-z0-9-]*\.db#STORE#g" "$2") && echo identical || echo DIFFERENT; }
 echo "  report bytes from the store (its name aside), $BASE vs today: $(samebytes "$work/old.store.md" "$work/new.store.md")"
+# The same run at 4× (20 samples per cell, 96,000 generations): memory
+# must not grow with the run beyond a few bytes a record, time at most 4.2×.
+"$work/new" deflect synth --samples 20 --out-dir "$work/syn4" >/dev/null
+gens4=$work/syn4/generations.jsonl evals4=$work/syn4/evals.jsonl
+printf '%s\n' "4×: $(wc -l <"$gens4") generations, $(wc -l <"$evals4") evals, $(du -sh "$work/syn4" | cut -f1)"
+row "4×: deflect report from JSONL" \
+  "$(measure "$work/old" --quiet deflect report --generations "$gens4" --evals "$evals4" --out "$work/x.md")" \
+  "$(measure "$work/new" --quiet deflect report --generations "$gens4" --evals "$evals4" --out "$work/x.md")" "≤ 300 MB"
+row "4×: deflect import into a new store" \
+  "$(measure bash -c "rm -f '$work/j1.db'*; '$work/old' --quiet --db '$work/j1.db' deflect import --generations '$gens4' --evals '$evals4'")" \
+  "$(measure bash -c "rm -f '$work/j2.db'*; '$work/new' --quiet --db '$work/j2.db' deflect import --generations '$gens4' --evals '$evals4'")" "≤ 200 MB"
+row "4×: deflect report from the store (analysed)" \
+  "$(measure "$work/old" --quiet --db "$work/j1.db" deflect report --out "$work/x.md")" \
+  "$(measure "$work/new" --quiet --db "$work/j2.db" deflect report --out "$work/x.md")" "≤ 250 MB"
 for bin in old new; do "$work/$bin" --quiet --db "$work/$bin-f.db" foils audit --out "$work/$bin.foils.md" >/dev/null 2>&1; done
 row "foils report (stored audit, reddit, built-in)" \
   "$(measure "$work/old" --quiet --db "$work/old-f.db" foils report --out "$work/x.md")" \

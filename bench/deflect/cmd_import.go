@@ -5,20 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/internal/outfile"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
-	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 func newImportCmd(h bench.Host) *cobra.Command {
@@ -41,137 +41,111 @@ func newImportCmd(h bench.Host) *cobra.Command {
 	return cmd
 }
 
-// importRun stores upstream-format files as a run, in one transaction: the
-// generations are parsed first, then written while the evals are parsed
-// (on the other core), then the evals written. The files' digest (the
-// run's identity) is taken while they are parsed. Bad input in either file
+// importRun stores upstream-format files as a run, in one transaction,
+// streaming: each file is read a block of lines at a time (on every CPU)
+// while the records before are written, and only the keys seen, the
+// snapshot's few bytes a record and — for the report the run is left with
+// — the analysis copy of each record are held, never the files. The
+// files' digest (the run's identity) is taken first. Bad input in any file
 // leaves no run and no record.
 func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name string) error {
 	stdout, stderr := h.Settings().Stdout, h.Settings().Stderr
-	digest := make(chan string, 1)
-	go func() { digest <- importDigest(gensPaths, evalsPaths) }()
-	gens, genFiles, err := readGenerationFiles(gensPaths)
+	files, err := newFileStream(gensPaths, evalsPaths)
 	if err != nil {
 		return err
 	}
-	type parsed struct {
-		evals []Eval
-		err   error
-	}
-	evalsRead := make(chan parsed, 1)
-	go func() {
-		ev, err := readEvalFiles(evalsPaths, false)
-		evalsRead <- parsed{ev, err}
-	}()
-	evals := sync.OnceValue(func() parsed { return <-evalsRead })
+	digest := importDigest(gensPaths, evalsPaths)
 	s, err := h.Open(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	d, _, _ := Dedupe(Dataset{Gens: gens})
 	run, err := s.Start(ctx, runner.Spec{Name: name, Options: map[string]string{"generations": gensPaths, "evals": evalsPaths},
-		Identity: []any{<-digest}})
+		Identity: []any{digest}})
 	if err != nil {
 		return err
 	}
-	// The report with its default options is analysed on the other core
-	// while the records are written, and left in the report cache: the
-	// first `deflect report` (or viewer page) of the run reads it back
-	// instead of analysing 72,000 records again.
-	warm := make(chan *report.Report, 1)
-	dataset := make(chan Dataset, 1)
-	if reportcache.Enabled() {
-		go func() {
-			d, ok := <-dataset
-			if !ok {
-				warm <- nil
-				return
-			}
-			rep, err := Analyze(d, DefaultAnalysis())
-			if err != nil {
-				rep = nil // the report will say why
-			}
-			warm <- rep
-		}()
-	} else {
-		warm <- nil
-	}
-	droppedEvals := 0
-	err = SaveRecordsThen(ctx, s.Env("").Records, run.ID, d.Gens, func() ([]Eval, error) {
-		p := evals()
-		if p.err != nil {
-			return nil, p.err
-		}
-		var de Dataset
-		de, _, droppedEvals = Dedupe(Dataset{Evals: p.evals})
-		d.Evals = de.Evals
-		dataset <- d
-		return d.Evals, nil
-	})
-	close(dataset)
-	if p := evals(); p.err != nil {
+	im := importer{files: files, warm: reportcache.Enabled()}
+	err = s.Env("").Records.PutRecordSet(ctx, run.ID, im.set())
+	var bad inputError
+	if errors.As(err, &bad) {
 		// Bad input: nothing was written; the run it started goes too.
-		<-warm
 		if derr := s.Discard(ctx, run.ID); derr != nil {
-			return fmt.Errorf("%w (and the run %d it started could not be removed: %v)", p.err, run.ID, derr)
+			return fmt.Errorf("%w (and the run %d it started could not be removed: %v)", err, run.ID, derr)
 		}
-		return p.err
+		return err
 	}
-	sayRead(stderr, len(gens)-len(d.Gens), droppedEvals, genFiles, len(d.Gens))
+	files.say(stderr, im.gens)
 	if err := run.Finish(ctx, err); err != nil {
 		return err
 	}
-	if rep := <-warm; rep != nil {
-		keepReport(ctx, s, run.ID, rep)
+	if im.warm {
+		// The report with its default options, analysed from what was
+		// read, is left in the report cache: the first `deflect report`
+		// (or viewer page) of the run reads it back instead of analysing
+		// 72,000 records again.
+		if rep, err := Analyze(im.lean, DefaultAnalysis()); err == nil {
+			keepReport(ctx, s, run.ID, rep)
+		}
 	}
-	fmt.Fprintf(stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", len(d.Gens), len(d.Evals), run.ID, run.ID)
+	fmt.Fprintf(stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", im.gens, im.evals, run.ID, run.ID)
 	return nil
 }
 
-// readGenerationFiles reads the generations files (files or globs,
-// comma-separated), and says how many files there were.
-func readGenerationFiles(paths string) ([]Generation, int, error) {
-	files, err := expandPaths("generations", paths)
-	if err != nil {
-		return nil, 0, err
-	}
-	var out []Generation
-	for _, p := range files {
-		got, err := readFileWith(p, func(r io.Reader) ([]Generation, error) { return ReadGenerationsFrom(r, p) })
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, got...)
-	}
-	return out, len(files), nil
+// importer is the record set of an import: the files' records as they are
+// read, with their snapshots built alongside.
+type importer struct {
+	files       *fileStream
+	warm        bool    // keep the analysis copy, for the report cache
+	lean        Dataset // the analysis copy (warm only)
+	gens, evals int
+	genCols     genColumns
+	evalCols    evalColumns
 }
 
-// readEvalFiles reads the evals files.
-func readEvalFiles(paths string, forAnalysis bool) ([]Eval, error) {
-	files, err := expandPaths("evals", paths)
-	if err != nil {
-		return nil, err
-	}
-	var out []Eval
-	for _, p := range files {
-		ev, err := readFileWith(p, func(r io.Reader) ([]Eval, error) { return ReadEvalsFrom(r, p, forAnalysis) })
-		if err != nil {
-			return nil, err
+func (im *importer) set() store.RecordSet {
+	snapshot := func(encode func() ([]byte, error)) func() ([]byte, error) {
+		return func() ([]byte, error) {
+			data, err := encode()
+			if errors.Is(err, errNoSnapshot) {
+				return nil, nil // read from the records
+			}
+			return data, err
 		}
-		out = append(out, ev...)
 	}
-	return out, nil
+	return store.RecordSet{Kinds: []string{KindGeneration, KindEval},
+		Records: im.records,
+		Snapshots: []store.Snapshot{{Kind: KindGeneration, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) { return im.genCols.encode() })},
+			{Kind: KindEval, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) { return im.evalCols.encode() })}}}
 }
 
-// readFileWith opens path and reads it with read.
-func readFileWith[T any](path string, read func(io.Reader) ([]T, error)) ([]T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return read(f)
+// records streams the files into put (again from the start when the store
+// tries its transaction again).
+func (im *importer) records(put func(store.Record) error) error {
+	im.lean, im.gens, im.evals, im.genCols, im.evalCols = Dataset{}, 0, 0, genColumns{}, evalColumns{}
+	return im.files.each(func(g *Generation) error {
+		r, err := genRecordOf(*g)
+		if err != nil {
+			return fmt.Errorf("generation %s: %w", g.GenID, err)
+		}
+		im.gens++
+		im.genCols.add(g)
+		if im.warm {
+			im.lean.Gens = append(im.lean.Gens, lean(*g))
+		}
+		return put(r)
+	}, func(e *Eval) error {
+		r, err := evalRecordOf(*e)
+		if err != nil {
+			return fmt.Errorf("judgement %s: %w", e.EvalID, err)
+		}
+		im.evals++
+		im.evalCols.add(e)
+		if im.warm {
+			im.lean.Evals = append(im.lean.Evals, leanEval(*e))
+		}
+		return put(r)
+	})
 }
 
 // expandPaths splits a comma-separated list of files and globs; a glob that

@@ -96,7 +96,7 @@ func reportRun(ctx context.Context, h bench.Host, o reportOptions) error {
 	source := ""
 	var fromRun func(*report.Report) error
 	if o.Generations != "" {
-		d, err := readDatasetFiles(h.Settings().Stderr, o.Generations, o.Evals, true)
+		d, err := readLean(h.Settings().Stderr, o.Generations, o.Evals)
 		if err != nil {
 			return err
 		}
@@ -144,26 +144,6 @@ func reportRun(ctx context.Context, h bench.Host, o reportOptions) error {
 		}
 	}
 	return h.WriteReport(rep, o.Format, o.Out)
-}
-
-// readDatasetFiles reads upstream-format generations and evals: each flag a
-// comma-separated list of files and globs (upstream writes one generations
-// file per model). Duplicates are dropped, keeping the first, and said on
-// stderr. forAnalysis skips the judges' reasoning and raw answers, which
-// only an import keeps.
-func readDatasetFiles(stderr io.Writer, gensPaths, evalsPaths string, forAnalysis bool) (Dataset, error) {
-	var d Dataset
-	var err error
-	var files int
-	if d.Gens, files, err = readGenerationFiles(gensPaths); err != nil {
-		return d, err
-	}
-	if d.Evals, err = readEvalFiles(evalsPaths, forAnalysis); err != nil {
-		return d, err
-	}
-	d, dg, de := Dedupe(d)
-	sayRead(stderr, dg, de, files, len(d.Gens))
-	return d, nil
 }
 
 // sayRead says what reading the files dropped, and how many generations

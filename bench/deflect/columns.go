@@ -112,11 +112,6 @@ type textBuilder struct {
 	lens []byte
 }
 
-// sized is a textBuilder with room for n values of size bytes in all.
-func sized(n, size int) textBuilder {
-	return textBuilder{b: make([]byte, 0, size), lens: make([]byte, 0, n)}
-}
-
 func (t *textBuilder) add(s string) {
 	t.b = append(t.b, s...)
 	t.lens = binary.AppendVarint(t.lens, int64(len(s)))

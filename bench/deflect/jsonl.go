@@ -42,24 +42,37 @@ type block struct {
 }
 
 // readLines decodes every non-blank line of r with d, on every CPU, in file
-// order, holding a few blocks of the file at a time. An error names the
-// file, line and field; the first bad line of the file is the one named.
+// order (streamLines, collected). An error names the file, line and field;
+// the first bad line of the file is the one named.
 func readLines[T any](r io.Reader, name string, d lineDecoder[T]) ([]T, error) {
-	workers := runtime.GOMAXPROCS(0)
-	blocks := make(chan block, workers)
-	var (
-		mu      sync.Mutex
-		results [][]T
-		errs    []error
-	)
-	put := func(n int, v []T, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		for len(results) <= n {
-			results, errs = append(results, nil), append(errs, nil)
-		}
-		results[n], errs[n] = v, err
+	var out []T
+	err := streamLines(r, name, d, func(vs []T) error {
+		out = append(out, vs...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
+}
+
+// streamLines decodes every non-blank line of r with d, on every CPU, and
+// hands the values to emit a block of lines at a time, in file order,
+// holding a few blocks of the file at a time: its memory does not grow
+// with the file. An error names the file, line and field (the first bad
+// line of the file is the one named), and an error from emit stops the
+// read; either way nothing after it is emitted.
+func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]T) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	type decoded struct {
+		n   int
+		v   []T
+		err error
+	}
+	blocks := make(chan block, workers)
+	results := make(chan decoded, workers)
+	window := make(chan struct{}, 2*workers) // blocks read and not yet emitted
+	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -88,33 +101,61 @@ func readLines[T any](r io.Reader, name string, d lineDecoder[T]) ([]T, error) {
 					data = data[min(end+1, len(data)):]
 					line++
 				}
-				put(b.n, out, err)
+				results <- decoded{b.n, out, err}
 			}
 		}()
 	}
-	readErr := splitBlocks(r, blocks)
-	close(blocks)
-	wg.Wait()
-	if readErr != nil {
-		return nil, fmt.Errorf("%s: %w", name, readErr)
-	}
-	total := 0
-	for i, err := range errs {
-		if err != nil {
-			return nil, err
+	readErr := make(chan error, 1)
+	go func() {
+		readErr <- splitBlocks(r, func(b block) bool {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return false
+			}
+			blocks <- b
+			return true
+		})
+		close(blocks)
+		wg.Wait()
+		close(results)
+	}()
+	pending := map[int]decoded{}
+	next := 0
+	var failed error
+	for res := range results {
+		if failed != nil {
+			continue // drained: the workers finish their blocks
 		}
-		total += len(results[i])
+		pending[res.n] = res
+		for {
+			x, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-window
+			if x.err == nil {
+				x.err = emit(x.v)
+			}
+			if x.err != nil {
+				failed = x.err
+				close(stop)
+				break
+			}
+		}
 	}
-	out := make([]T, 0, total)
-	for _, v := range results {
-		out = append(out, v...)
+	if err := <-readErr; err != nil && failed == nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	return out, nil
+	return failed
 }
 
 // splitBlocks reads r in blocks of whole lines, the first without a
-// byte-order mark, numbering their first lines.
-func splitBlocks(r io.Reader, blocks chan<- block) error {
+// byte-order mark, numbering their first lines, and hands each to send
+// until it says stop.
+func splitBlocks(r io.Reader, send func(block) bool) error {
 	var carry []byte
 	line, n := 1, 0
 	for first := true; ; first = false {
@@ -137,7 +178,9 @@ func splitBlocks(r io.Reader, blocks chan<- block) error {
 		}
 		carry = append([]byte(nil), buf[cut:]...)
 		if cut > 0 {
-			blocks <- block{n: n, first: line, data: buf[:cut]}
+			if !send(block{n: n, first: line, data: buf[:cut]}) {
+				return nil
+			}
 			n++
 			line += bytes.Count(buf[:cut], []byte("\n"))
 		}

@@ -45,39 +45,49 @@ type judgeSnapshot struct {
 	ParseError, ConsistencyFlag      ints
 }
 
+// genColumns builds the snapshot of generations one at a time (an import
+// streams them), holding a few bytes per generation.
+type genColumns struct {
+	n                                                int
+	id, key, resp                                    textBuilder
+	model, claim, ctxt, domain, fallacy, expl, frame codeBuilder
+	prompt                                           codeBuilder
+	level, num, sample, in, out, isErr               []byte
+}
+
+func (c *genColumns) add(g *Generation) {
+	c.n++
+	c.id.add(g.GenID)
+	c.key.add(g.CallKey)
+	c.resp.add(ResponseStart(g.Response))
+	c.model.add(g.Model)
+	c.claim.add(g.ClaimID)
+	c.ctxt.add(g.Context)
+	c.domain.add(g.Domain)
+	c.fallacy.add(g.Fallacy)
+	c.expl.add(g.Explicitness)
+	c.frame.add(g.Frame)
+	c.prompt.add(g.PromptID)
+	c.level, c.num, c.sample = binary.AppendVarint(c.level, int64(g.Level)), binary.AppendVarint(c.num, int64(g.PromptNum)), binary.AppendVarint(c.sample, int64(g.Run))
+	c.in, c.out, c.isErr = binary.AppendVarint(c.in, int64(g.InputTokens)), binary.AppendVarint(c.out, int64(g.OutputTokens)), binary.AppendVarint(c.isErr, int64(g.IsError))
+}
+
+func (c *genColumns) encode() ([]byte, error) {
+	s := genSnapshot{N: c.n, Level: c.level, PromptNum: c.num, Sample: c.sample, InputTokens: c.in, OutputTokens: c.out, IsError: c.isErr,
+		GenID: c.id.column(), CallKey: c.key.column(), Response: c.resp.column(),
+		Model: c.model.column(), ClaimID: c.claim.column(), Context: c.ctxt.column(), Domain: c.domain.column(),
+		Fallacy: c.fallacy.column(), Explicitness: c.expl.column(), Frame: c.frame.column(), PromptID: c.prompt.column()}
+	return encodeSnapshot(s, len(c.id.b)+len(c.key.b)+len(c.resp.b)+20*c.n)
+}
+
 // encodeGenerations encodes the snapshot of gens, which hold no key twice
 // (Upserted).
 func encodeGenerations(gens []Generation) ([]byte, error) {
-	n := len(gens)
-	var idLen, keyLen, respLen int
-	starts := make([]string, n)
-	for i, g := range gens {
-		starts[i] = ResponseStart(g.Response)
-		idLen, keyLen, respLen = idLen+len(g.GenID), keyLen+len(g.CallKey), respLen+len(starts[i])
+	var c genColumns
+	for i := range gens {
+		c.add(&gens[i])
 	}
-	id, key, resp := sized(n, idLen), sized(n, keyLen), sized(n, respLen)
-	var model, claim, ctxt, domain, fallacy, expl, frame, prompt codeBuilder
-	var level, num, sample, in, out, isErr []byte
-	for i, g := range gens {
-		id.add(g.GenID)
-		key.add(g.CallKey)
-		resp.add(starts[i])
-		model.add(g.Model)
-		claim.add(g.ClaimID)
-		ctxt.add(g.Context)
-		domain.add(g.Domain)
-		fallacy.add(g.Fallacy)
-		expl.add(g.Explicitness)
-		frame.add(g.Frame)
-		prompt.add(g.PromptID)
-		level, num, sample = binary.AppendVarint(level, int64(g.Level)), binary.AppendVarint(num, int64(g.PromptNum)), binary.AppendVarint(sample, int64(g.Run))
-		in, out, isErr = binary.AppendVarint(in, int64(g.InputTokens)), binary.AppendVarint(out, int64(g.OutputTokens)), binary.AppendVarint(isErr, int64(g.IsError))
-	}
-	s := genSnapshot{N: n, Level: level, PromptNum: num, Sample: sample, InputTokens: in, OutputTokens: out, IsError: isErr,
-		GenID: id.column(), CallKey: key.column(), Response: resp.column(),
-		Model: model.column(), ClaimID: claim.column(), Context: ctxt.column(), Domain: domain.column(),
-		Fallacy: fallacy.column(), Explicitness: expl.column(), Frame: frame.column(), PromptID: prompt.column()}
-	return encodeSnapshot(s, idLen+keyLen+respLen+20*n)
+	return c.encode()
 }
 
 func decodeGenerations(data []byte) ([]Generation, error) {
@@ -138,38 +148,52 @@ func evalID(genID, rest string) string {
 	return genID + rest
 }
 
+// evalColumns builds the snapshot of judgements one at a time; a score
+// outside −1…1 makes it errNoSnapshot (the records are then read).
+type evalColumns struct {
+	n                     int
+	key                   textBuilder
+	gen, rest, jdg, model codeBuilder
+	scores, parse, flag   []byte
+	bad                   bool
+}
+
+func (c *evalColumns) add(e *Eval) {
+	c.n++
+	c.gen.add(e.GenID)
+	c.rest.add(evalRest(e.GenID, e.EvalID))
+	c.key.add(e.CallKey)
+	c.jdg.add(e.JudgeModel)
+	c.model.add(e.GenModel)
+	packed := 0
+	for i := len(e.Scores) - 1; i >= 0; i-- {
+		v := e.Scores[i]
+		if v < judge.Missing || v > 1 {
+			c.bad = true
+		}
+		packed = 3*packed + v + 1
+	}
+	c.scores = binary.LittleEndian.AppendUint16(c.scores, uint16(packed))
+	c.parse, c.flag = binary.AppendVarint(c.parse, int64(e.ParseError)), binary.AppendVarint(c.flag, int64(e.ConsistencyFlag))
+}
+
+func (c *evalColumns) encode() ([]byte, error) {
+	if c.bad {
+		return nil, errNoSnapshot
+	}
+	s := judgeSnapshot{N: c.n, Scores: c.scores, ParseError: c.parse, ConsistencyFlag: c.flag,
+		CallKey: c.key.column(), GenID: c.gen.column(), EvalRest: c.rest.column(), Judge: c.jdg.column(), GenModel: c.model.column()}
+	return encodeSnapshot(s, len(c.key.b)+len(s.GenID.Values.Text)+len(s.EvalRest.Values.Text)+12*c.n)
+}
+
 // encodeJudgements encodes the snapshot of evals, which hold no key twice
 // (Upserted).
 func encodeJudgements(evals []Eval) ([]byte, error) {
-	n := len(evals)
-	var keyLen int
-	for _, e := range evals {
-		keyLen += len(e.CallKey)
+	var c evalColumns
+	for i := range evals {
+		c.add(&evals[i])
 	}
-	key := sized(n, keyLen)
-	var gen, rest, jdg, model codeBuilder
-	scores := make([]byte, 0, 2*n)
-	var parse, flag []byte
-	for _, e := range evals {
-		gen.add(e.GenID)
-		rest.add(evalRest(e.GenID, e.EvalID))
-		key.add(e.CallKey)
-		jdg.add(e.JudgeModel)
-		model.add(e.GenModel)
-		packed := 0
-		for i := len(e.Scores) - 1; i >= 0; i-- {
-			v := e.Scores[i]
-			if v < judge.Missing || v > 1 {
-				return nil, errNoSnapshot
-			}
-			packed = 3*packed + v + 1
-		}
-		scores = binary.LittleEndian.AppendUint16(scores, uint16(packed))
-		parse, flag = binary.AppendVarint(parse, int64(e.ParseError)), binary.AppendVarint(flag, int64(e.ConsistencyFlag))
-	}
-	s := judgeSnapshot{N: n, Scores: scores, ParseError: parse, ConsistencyFlag: flag,
-		CallKey: key.column(), GenID: gen.column(), EvalRest: rest.column(), Judge: jdg.column(), GenModel: model.column()}
-	return encodeSnapshot(s, keyLen+len(s.GenID.Values.Text)+len(s.EvalRest.Values.Text)+12*n)
+	return c.encode()
 }
 
 func decodeJudgements(data []byte) ([]Eval, error) {

@@ -23,3 +23,18 @@ func startCPUProfile(path string) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// writeMemProfile writes the command's allocations (and what is still in
+// use at its end) to path (FALLACYLAB_MEMPROFILE=path; `go tool pprof
+// -sample_index=alloc_space`), so that a command that grows can say what
+// it allocated.
+func writeMemProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fallacylab: FALLACYLAB_MEMPROFILE:", err)
+	}
+}

@@ -133,6 +133,9 @@ func Main() int {
 			defer done()
 		}
 	}
+	if path := os.Getenv("FALLACYLAB_MEMPROFILE"); path != "" {
+		defer writeMemProfile(path)
+	}
 	root := NewRoot(os.Stdout, os.Stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -1,0 +1,154 @@
+package deflect
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// inputError is bad input in a file read (a line that does not decode,
+// a file that cannot be read): an import that meets one leaves no run.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+// fileStream reads upstream-format generations and evals files, one block
+// of lines at a time, and hands on each record once — the first of each
+// gen_id, and of each (gen_id, judge), as upstream's loaders keep — holding
+// only the keys seen: its memory does not grow with the files but by a few
+// bytes a record.
+type fileStream struct {
+	gens, evals []string // the files, in order
+	// scoresOnly reads no judge reasoning or raw answer (an analysis).
+	scoresOnly bool
+
+	droppedGens, droppedEvals int
+	seenGen                   map[string]struct{}
+	seenEval                  map[[2]string]struct{}
+}
+
+// each streams every file, calling gen and eval with each record kept (in
+// file order, generations first); it may be called again and reads the
+// files again.
+func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) error {
+	f.droppedGens, f.droppedEvals = 0, 0
+	f.seenGen, f.seenEval = map[string]struct{}{}, map[[2]string]struct{}{}
+	for _, p := range f.gens {
+		if err := streamFile(p, generationLine, func(gs []Generation) error {
+			for i := range gs {
+				if _, dup := f.seenGen[gs[i].GenID]; dup {
+					f.droppedGens++
+					continue
+				}
+				f.seenGen[gs[i].GenID] = struct{}{}
+				if err := gen(&gs[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	d := evalDecoder
+	if f.scoresOnly {
+		d = evalScoresDecoder
+	}
+	for _, p := range f.evals {
+		if err := streamFile(p, d, func(es []Eval) error {
+			for i := range es {
+				k := [2]string{es[i].GenID, es[i].JudgeModel}
+				if _, dup := f.seenEval[k]; dup {
+					f.droppedEvals++
+					continue
+				}
+				f.seenEval[k] = struct{}{}
+				if err := eval(&es[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamFile streams one file's lines with d; its read and decode errors
+// are inputErrors, emit's own are passed on.
+func streamFile[T any](path string, d lineDecoder[T], emit func([]T) error) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return inputError{err}
+	}
+	defer fh.Close()
+	var emitErr error
+	err = streamLines(io.Reader(fh), path, d, func(vs []T) error {
+		if emitErr = emit(vs); emitErr != nil {
+			return emitErr
+		}
+		return nil
+	})
+	if err != nil && err == emitErr {
+		return err
+	}
+	if err != nil {
+		return inputError{err}
+	}
+	return nil
+}
+
+// say says what reading the files dropped, and how many generations the
+// files held.
+func (f *fileStream) say(w io.Writer, gens int) {
+	sayRead(w, f.droppedGens, f.droppedEvals, len(f.gens), gens)
+}
+
+// lean is a generation as the analysis reads it: no claim or prompt text
+// or timestamp, the response only as far as the analysis reads it.
+func lean(g Generation) Generation {
+	g.ClaimText, g.PromptText, g.Timestamp, g.Response = "", "", "", ResponseStart(g.Response)
+	return g
+}
+
+// leanEval is a judgement as the analysis reads it.
+func leanEval(e Eval) Eval {
+	e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", nil, ""
+	return e
+}
+
+// readLean reads the files as the analysis reads them (lean records): a
+// report from JSONL holds what it reads, not the files.
+func readLean(stderr io.Writer, gensPaths, evalsPaths string) (Dataset, error) {
+	f, err := newFileStream(gensPaths, evalsPaths)
+	if err != nil {
+		return Dataset{}, err
+	}
+	f.scoresOnly = true
+	var d Dataset
+	err = f.each(func(g *Generation) error { d.Gens = append(d.Gens, lean(*g)); return nil },
+		func(e *Eval) error { d.Evals = append(d.Evals, leanEval(*e)); return nil })
+	if err != nil {
+		return Dataset{}, err
+	}
+	f.say(stderr, len(d.Gens))
+	return d, nil
+}
+
+// newFileStream is the stream of the comma-separated files and globs.
+func newFileStream(gensPaths, evalsPaths string) (*fileStream, error) {
+	g, err := expandPaths("generations", gensPaths)
+	if err != nil {
+		return nil, err
+	}
+	e, err := expandPaths("evals", evalsPaths)
+	if err != nil {
+		return nil, err
+	}
+	if len(g) == 0 {
+		return nil, fmt.Errorf("--generations names no file")
+	}
+	return &fileStream{gens: g, evals: e}, nil
+}
