@@ -123,6 +123,9 @@ func (im *importer) set() store.RecordSet {
 // tries its transaction again).
 func (im *importer) records(put func(store.Record) error) error {
 	im.lean, im.gens, im.evals, im.genCols, im.evalCols = Dataset{}, 0, 0, genColumns{}, evalColumns{}
+	if im.warm {
+		im.lean = Dataset{Gens: make([]Generation, 0, estimateLines(im.files.gens)), Evals: make([]Eval, 0, estimateLines(im.files.evals))}
+	}
 	return im.files.each(func(g *Generation) error {
 		r, err := genRecordOf(*g)
 		if err != nil {

@@ -1,9 +1,11 @@
 package deflect
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // inputError is bad input in a file read (a line that does not decode,
@@ -109,7 +111,11 @@ func (f *fileStream) say(w io.Writer, gens int) {
 // lean is a generation as the analysis reads it: no claim or prompt text
 // or timestamp, the response only as far as the analysis reads it.
 func lean(g Generation) Generation {
-	g.ClaimText, g.PromptText, g.Timestamp, g.Response = "", "", "", ResponseStart(g.Response)
+	start := ResponseStart(g.Response)
+	if len(start) < len(g.Response) {
+		start = strings.Clone(start) // not the whole answer's bytes behind a prefix
+	}
+	g.ClaimText, g.PromptText, g.Timestamp, g.Response = "", "", "", start
 	return g
 }
 
@@ -127,7 +133,7 @@ func readLean(stderr io.Writer, gensPaths, evalsPaths string) (Dataset, error) {
 		return Dataset{}, err
 	}
 	f.scoresOnly = true
-	var d Dataset
+	d := Dataset{Gens: make([]Generation, 0, estimateLines(f.gens)), Evals: make([]Eval, 0, estimateLines(f.evals))}
 	err = f.each(func(g *Generation) error { d.Gens = append(d.Gens, lean(*g)); return nil },
 		func(e *Eval) error { d.Evals = append(d.Evals, leanEval(*e)); return nil })
 	if err != nil {
@@ -151,4 +157,27 @@ func newFileStream(gensPaths, evalsPaths string) (*fileStream, error) {
 		return nil, fmt.Errorf("--generations names no file")
 	}
 	return &fileStream{gens: g, evals: e}, nil
+}
+
+// estimateLines is about how many lines the files hold (their size over
+// the mean length of their first lines), so that what is read of them is
+// allocated once rather than grown: a tenth more, for the estimate's error.
+func estimateLines(paths []string) int {
+	total := 0
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			continue // the read names the error
+		}
+		st, err := fh.Stat()
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(fh, head)
+		fh.Close()
+		lines := bytes.Count(head[:n], []byte("\n"))
+		if err != nil || lines == 0 {
+			continue
+		}
+		total += int(st.Size() / int64(n) * int64(lines) * 11 / 10)
+	}
+	return total
 }
