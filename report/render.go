@@ -399,8 +399,22 @@ func renderLaTeX(w io.Writer, r *Report) error {
 	return nil
 }
 
-// CSS is the style sheet of HTML reports and the viewer.
-const CSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d2330}
+// CSS is the style sheet of HTML reports and the viewer. Nothing in a page
+// is styled inline (the viewer's Content-Security-Policy allows styles from
+// its style sheet only): a proportion's bar takes its width from one of the
+// classes bw0…bw100 (whole per cents: a 3-pixel bar in a cell).
+var CSS = baseCSS + barWidths()
+
+// barWidths are the classes of the bars' widths.
+func barWidths() string {
+	var b strings.Builder
+	for i := 0; i <= 100; i++ {
+		fmt.Fprintf(&b, ".bw%d{width:%d%%}", i, i)
+	}
+	return b.String() + "\n"
+}
+
+const baseCSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d2330}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #d8dce3;padding-bottom:.2rem;margin-top:2.2rem}h3{font-size:1.05rem;margin-top:1.6rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-variant-numeric:tabular-nums}
 th,td{padding:.25rem .6rem;border-bottom:1px solid #e6e9ef;text-align:left;vertical-align:top}
@@ -413,7 +427,7 @@ svg .axis{stroke:#9aa3b2}svg .grid{stroke:#e6e9ef}svg .tk,svg .hl{text-anchor:mi
 svg text.at:not(.bl){text-anchor:start}svg a .cell rect:hover{stroke:#1d2330;stroke-width:2}
 div.pair{display:flex;flex-wrap:wrap;gap:0 2rem;align-items:flex-start}div.pair>div.tbl{flex:1 1 26rem;min-width:0}details.long>summary{cursor:pointer;color:#5b6474}
 .resp{white-space:pre-wrap;max-width:38rem}.pager a,.pager span{margin-right:.6rem}form.filters{margin:.6rem 0}
-div.tbl{overflow-x:auto;max-width:100%}div.tbl>table th:first-child,div.tbl>table td:first-child{position:sticky;left:0;background:#fff}
+div.tbl{overflow-x:auto;max-width:100%}div.tbl>table th:first-child,div.tbl>table td:first-child{position:sticky;left:0;z-index:1;background:#fff}
 div.tbl>table th:first-child{background:#f3f5f8}div.tbl>table td:first-child{min-width:12rem}nav.toc{border:1px solid #e6e9ef;border-radius:4px;padding:.3rem 1rem;margin:1rem 0}
 nav.toc ol{margin:.2rem 0;padding-left:1.4rem}nav.toc>ol>li{margin:.15rem 0}nav.toc ol ol{font-size:.92em;color:#5b6474}
 /* dark mode: last, so it wins */@media (prefers-color-scheme:dark){body{background:#15181e;color:#dfe3ea}th{background:#222733}th,td{border-bottom-color:#2c3240}
@@ -428,7 +442,7 @@ var htmlFuncs = template.FuncMap{
 		if c.Kind != Prop || isNaN(c.Value) {
 			return ""
 		}
-		return strconv.FormatFloat(math.Max(0, math.Min(100, 100*c.Value)), 'f', 1, 64)
+		return strconv.Itoa(int(math.Round(math.Max(0, math.Min(100, 100*c.Value)))))
 	},
 }
 
@@ -442,7 +456,7 @@ var htmlSections = template.Must(template.New("sections").Funcs(htmlFuncs).Parse
 <details class="long"><summary>the table ({{len .T.Rows}} rows)</summary>{{template "table" .T}}</details>{{else if .Charts}}<div class="pair"><div class="charts">{{.Charts}}</div>{{template "table" .T}}</div>{{else}}{{template "table" .T}}{{end}}
 {{end}}</section>
 {{end}}{{define "table"}}<div class="tbl"><table><thead><tr>{{range .Columns}}<th>{{.Label}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}{{if isNum .}}<td class="n">{{plain .}}{{with bar .}}<span class="b" style="width:{{.}}%"></span>{{end}}</td>{{else}}<td>{{plain .}}</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}{{if isNum .}}<td class="n">{{plain .}}{{with bar .}}<span class="b bw{{.}}"></span>{{end}}</td>{{else}}<td>{{plain .}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody></table></div>{{end}}`))
 
 // sectionView and tableView are what htmlSections lays out.
