@@ -26,6 +26,15 @@ var funcs = template.FuncMap{
 		}
 		return string(r[:n])
 	},
+	// rest is what follows clip's first n characters: "show all" shows
+	// it, not the start again.
+	"rest": func(s string, n int) string {
+		r := []rune(s)
+		if len(r) <= n {
+			return ""
+		}
+		return string(r[n:])
+	},
 	"long": func(s string) bool { return len(s) > clipAt*4/3 },
 	// short is a cell a list keeps on one line (a label, an id).
 	"short": func(s string) bool { return len([]rune(s)) <= 40 },

@@ -402,6 +402,10 @@ func TestListFilters(t *testing.T) {
 	if !strings.Contains(body, "show all (2003 bytes)") {
 		t.Fatalf("a long answer is not clipped:\n%.2000s", body)
 	}
+	// "show all" adds the rest: the answer is on the page once, whole.
+	if n := strings.Count(body, "word"); n != 400 || !strings.Contains(body, "END") {
+		t.Fatalf("the long answer shows %d of its 400 words (its start repeated?)", n)
+	}
 }
 
 // TestRunList: the list names each run's models and spend (n/a for a run
