@@ -108,6 +108,13 @@ func TestPages(t *testing.T) {
 	if code != 200 || !strings.Contains(body, "/generations?frame=4+explicit+manipulation&amp;model=model-a&amp;outcome=refusal") {
 		t.Fatalf("run page %d: heatmap links missing", code)
 	}
+	// The report's method block: how the figures were made, and how a
+	// cell reads.
+	if !strings.Contains(body, `<dl class="method"><dt>models</dt>`) || !strings.Contains(body, "<dt>bootstrap</dt><dd>50 resamples") || !strings.Contains(body, "<dt>consensus</dt><dd>any</dd>") ||
+		!strings.Contains(body, "<dt>judges</dt>") || !strings.Contains(body, "A rate reads") {
+		i := strings.Index(body, "method")
+		t.Fatalf("run page: no method block: %.600s", body[max(i, 0):])
+	}
 	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-a&frame=4+explicit+manipulation&outcome=refusal", id1))
 	// 80 claims × 3 manipulation templates × 1 sample, all refused.
 	if code != 200 || !strings.Contains(body, "240 rows") || strings.Count(body, `class="gen`) != 50 {
