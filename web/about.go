@@ -24,6 +24,9 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	`tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#fde8e8}tr.gen.disagree>td:first-child{border-left:4px solid #d64545}` +
 	`span.flag{display:inline-block;background:#e6f0ff;border:1px solid #9bbcf0;border-radius:3px;padding:0 .3rem;margin:.1rem 0;font-size:12px}` +
 	`td.flag{background:#e6f0ff;font-weight:600}td.invalid{background:#fff4e5}.hit{background:#e3f5e1}.miss{background:#fde8e8}` +
+	// A differing item with a gold answer: its row is marked at the edge,
+	// and each run's cell says whether that run was right.
+	`tr.differ>td:first-child{border-left:4px solid #d64545}` +
 	`table.record th{text-align:left;padding-right:1rem;vertical-align:top}section.judge{border-top:1px solid #ddd;margin-top:.8rem}` +
 	`div.pager p{margin:.3rem 0}form.jump{display:inline-block;margin:0 0 .3rem}form.jump input{width:5rem}span.current,a.sort.current{font-weight:700}a.sort{margin-right:.5rem}section.line{padding:.2rem .7rem;margin:.6rem 0;border-radius:4px}` +
 	`body.studio{max-width:52rem}fieldset.q{border:1px solid #d8dce3;border-radius:4px;margin:.8rem 0}label.choice{display:block;padding:.25rem 0}kbd{border:1px solid #9aa3b2;border-radius:3px;padding:0 .3rem;font-size:12px}p.context{font-weight:600;white-space:pre-line}p.progress{color:#5b6474}textarea{width:100%}body.studio pre.text{font-family:inherit;font-size:15px}` +

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
 )
@@ -39,6 +40,9 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, code, err)
 		return
 	}
+	if exportPairs(w, r, ds, rows) {
+		return
+	}
 	shared := len(rows)
 	var differ []view.PairRow
 	for _, x := range rows {
@@ -49,6 +53,30 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	pg := view.Paginate(r, len(differ))
 	s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Shared": shared, "Summary": sum,
 		"Rows": differ[pg.From:pg.To], "Pager": pg, "All": q.Get("all") == "1", "Differ": len(differ)})
+}
+
+// exportPairs answers ?export=csv|jsonl with every shared item of the
+// comparison (all=1 or not): its id, text, gold, each run's value, whether
+// each is right, and where they differ.
+func exportPairs(w http.ResponseWriter, r *http.Request, ds [2]*runData, rows []view.PairRow) bool {
+	a, b := strconv.FormatInt(ds[0].run.ID, 10), strconv.FormatInt(ds[1].run.ID, 10)
+	header := []string{"item", "text", "gold", "run_" + a, "run_" + b, "right_" + a, "right_" + b, "different", "differs_on"}
+	return view.Export(w, r, fmt.Sprintf("compare-%s-%s", a, b), header, func(yield func([]string, any) bool) {
+		for _, x := range rows {
+			right := [2]string{}
+			if x.HasGold {
+				right = [2]string{strconv.FormatBool(x.Right[0]), strconv.FormatBool(x.Right[1])}
+			}
+			rec := []string{x.ID, x.Text, x.Gold, x.Values[0], x.Values[1], right[0], right[1], strconv.FormatBool(x.Different), strings.Join(x.DiffFields, " ")}
+			obj := map[string]any{"item": x.ID, "text": x.Text, "run_" + a: x.Values[0], "run_" + b: x.Values[1], "different": x.Different, "differs_on": x.DiffFields}
+			if x.HasGold {
+				obj["gold"], obj["right_"+a], obj["right_"+b] = x.Gold, x.Right[0], x.Right[1]
+			}
+			if !yield(rec, obj) {
+				return
+			}
+		}
+	})
 }
 
 // pairs compares two loaded runs of one benchmark: with the Task's own

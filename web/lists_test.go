@@ -134,8 +134,24 @@ func TestCompareTwoAudits(t *testing.T) {
 	if code != 200 || !strings.Contains(body, "3 items in both runs; they differ on 1.") {
 		t.Fatalf("compare: %d\n%.800s", code, body)
 	}
-	if !strings.Contains(body, `<tr class="disagree"><td><code>native/n1</code>`) || !strings.Contains(body, `href="/runs/`+fmt.Sprint(b)+`/items/native/n1"`) {
+	if !strings.Contains(body, `<tr class="differ"><td><code>native/n1</code>`) || !strings.Contains(body, `href="/runs/`+fmt.Sprint(b)+`/items/native/n1"`) {
 		t.Fatal("the differing item is not listed with its links")
+	}
+	// Against a gold label, each run's cell says whether that run was
+	// right: one hit and one miss on the item where they differ.
+	row := body[strings.Index(body, `<tr class="differ">`):]
+	row = row[:strings.Index(row, "</tr>")]
+	if strings.Count(row, `class="hit"`)+strings.Count(row, `class="miss"`) != 2 || !strings.Contains(row, `class="miss"`) {
+		t.Fatalf("the differing row does not say which run was right: %s", row)
+	}
+	// The comparison exports as CSV and JSONL, every shared item.
+	code, csv, hdr := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d&export=csv", a, b))
+	if lines := strings.Split(strings.TrimSpace(csv), "\n"); code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/csv") || len(lines) != 4 ||
+		!strings.HasPrefix(lines[0], fmt.Sprintf("item,text,gold,run_%d,run_%d,right_%d,right_%d,different", a, b, a, b)) {
+		t.Fatalf("compare export: %d %s\n%s", code, hdr.Get("Content-Type"), csv)
+	}
+	if code, jl, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d&export=jsonl", a, b)); code != 200 || strings.Count(jl, "\n") != 3 || !strings.Contains(jl, `"different":true`) {
+		t.Fatalf("compare JSONL export: %d\n%s", code, jl)
 	}
 	if code, _, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", a, id1)); code != 400 {
 		t.Fatalf("runs of two benchmarks: %d", code)

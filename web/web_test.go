@@ -108,6 +108,11 @@ func TestPages(t *testing.T) {
 	if code != 200 || !strings.Contains(body, "/generations?frame=4+explicit+manipulation&amp;model=model-a&amp;outcome=refusal") {
 		t.Fatalf("run page %d: heatmap links missing", code)
 	}
+	// A DeflectBench comparison names each run's judge panel.
+	if _, cmpBody, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d&all=1", id1, id1)); !strings.Contains(cmpBody, "<td>judges</td>") ||
+		strings.Count(cmpBody, "synthetic:judge-a, synthetic:judge-b") != 2 {
+		t.Fatalf("the comparison does not name the judge panels:\n%.1500s", cmpBody)
+	}
 	// The report's method block: how the figures were made, and how a
 	// cell reads.
 	if !strings.Contains(body, `<dl class="method"><dt>models</dt>`) || !strings.Contains(body, "<dt>bootstrap</dt><dd>50 resamples") || !strings.Contains(body, "<dt>consensus</dt><dd>any</dd>") ||

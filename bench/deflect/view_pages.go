@@ -339,9 +339,12 @@ func (v *runView) compare(other *view.Run) ([]view.PairRow, []view.PairSummary, 
 	for _, row := range b.rows {
 		theirs[keyOf(row.Gen)] = row
 	}
-	sum := make([]view.PairSummary, len(Fields))
+	// The first line names each run's judge panel (two panels on one
+	// run's generations is what this comparison is most often for).
+	sum := make([]view.PairSummary, len(Fields)+1)
+	sum[0] = view.PairSummary{Label: "judges", A: strings.Join(v.judges, ", "), B: strings.Join(b.judges, ", ")}
 	for i, f := range Fields {
-		sum[i].Label = f
+		sum[i+1].Label = f
 	}
 	var rows []view.PairRow
 	for _, a := range v.rows {
@@ -364,16 +367,16 @@ func (v *runView) compare(other *view.Run) ([]view.PairRow, []view.PairSummary, 
 			if !oka || !okb {
 				continue
 			}
-			sum[i].Both++
+			sum[i+1].Both++
 			if va == vb {
-				sum[i].Same++
+				sum[i+1].Same++
 			} else {
 				pr.DiffFields = append(pr.DiffFields, f)
 			}
 		}
 		pr.Different = len(pr.DiffFields) > 0
 		for i := range 2 {
-			pr.Values[i] = view.JoinNonEmpty(", ", set[i]...)
+			pr.Values[i] = cmp.Or(view.JoinNonEmpty(", ", set[i]...), "no field set")
 		}
 		rows = append(rows, pr)
 	}
