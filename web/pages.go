@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -44,8 +45,20 @@ var funcs = template.FuncMap{
 const clipAt = 600
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
-	id, d, ok := s.runFrom(w, r)
-	if !ok {
+	id, err := runID(r)
+	if err != nil {
+		s.fail(w, 400, err)
+		return
+	}
+	d, err := s.load(r.Context(), id)
+	if err != nil && d != nil && d.run.ID == id && d.run.Status != store.RunDone {
+		// A run still running (or interrupted, or failed) may hold no
+		// records its pages can show yet: its page shows how far it got.
+		s.unfinished(w, r, d.run, err)
+		return
+	}
+	if err != nil {
+		s.fail(w, 404, err)
 		return
 	}
 	about, err := s.about(r.Context(), id)
@@ -84,6 +97,23 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		tpl = d.task.Template
 	}
 	s.render(w, tpl, data)
+}
+
+// unfinished is the page of a run that did not finish and whose records
+// cannot be shown yet (why): its progress, and what it holds so far.
+func (s *Server) unfinished(w http.ResponseWriter, r *http.Request, run store.Run, why error) {
+	about, err := s.about(r.Context(), run.ID)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	studies, err := s.st.Studies(r.Context(), run.ID)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
+	}
+	s.render(w, "run.html", map[string]any{"Run": run, "About": about, "Studies": studies,
+		"Waiting": fmt.Sprintf("run %d is %s and holds nothing its pages can show yet (%v); this page shows its progress, and fills in as its records are written", run.ID, run.Status, why)})
 }
 
 // runFrom loads the run named in the path, answering 400 or 404 itself.

@@ -460,3 +460,27 @@ func TestMissciSubsetPage(t *testing.T) {
 		t.Fatalf("arguments page of a limited run:\n%.400s", body)
 	}
 }
+
+// TestUnfinishedRunPage: a run still running that holds no records its
+// pages can show yet answers its page, with its progress and why, not 404;
+// a finished run without records is still not found.
+func TestUnfinishedRunPage(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	h := viewer(t, st)
+	ctx := context.Background()
+	running, err := st.StartRun(ctx, store.Run{Name: "still generating", Benchmark: "deflect", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d", running))
+	if code != 200 || !strings.Contains(body, "holds nothing its pages can show yet") || !strings.Contains(body, "still generating") {
+		t.Fatalf("a running run without records: %d\n%.1500s", code, body)
+	}
+	done, _ := st.StartRun(ctx, store.Run{Name: "empty", Benchmark: "deflect", Version: "test"})
+	if err := st.EndRun(ctx, done, store.RunDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d", done)); code != 404 {
+		t.Fatalf("a finished run without records: %d, want 404", code)
+	}
+}
