@@ -130,6 +130,9 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		w.Write([]byte(studioJS))
 	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { // every other path: the viewer's own 404, in its theme
+		s.fail(w, http.StatusNotFound, fmt.Errorf("no page %s in this viewer", r.URL.Path))
+	})
 	mux.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write([]byte(report.CSS + viewerCSS))

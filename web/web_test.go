@@ -484,3 +484,13 @@ func TestUnfinishedRunPage(t *testing.T) {
 		t.Fatalf("a finished run without records: %d, want 404", code)
 	}
 }
+
+// TestUnknownPage: a path the viewer does not have answers its own 404
+// page (its layout and style sheet, so its theme), not a plain text line.
+func TestUnknownPage(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	code, body, hdr := get(t, viewer(t, st), "/no/such/page")
+	if code != 404 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") || !strings.Contains(body, `href="/static/app.css"`) || !strings.Contains(body, "no page /no/such/page") {
+		t.Fatalf("unknown page: %d %s\n%.500s", code, hdr.Get("Content-Type"), body)
+	}
+}
