@@ -290,6 +290,18 @@ type runRow struct {
 	store.Run
 	Models string
 	Spend  string
+	cost   float64
+}
+
+// runSort are the run list's sortable columns (default: newest first).
+var runSort = []view.SortKey[runRow]{
+	view.By("id", "id", func(r runRow) int64 { return r.ID }),
+	view.By("name", "name", func(r runRow) string { return strings.ToLower(r.Name) }),
+	view.By("benchmark", "benchmark", func(r runRow) string { return r.Benchmark }),
+	view.By("status", "status", func(r runRow) string { return r.Status }),
+	view.By("started", "started", func(r runRow) int64 { return r.Started.UnixNano() }),
+	view.By("calls", "calls", func(r runRow) int { return r.Calls }),
+	view.By("spend", "spend", func(r runRow) float64 { return r.cost }),
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
@@ -321,14 +333,20 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 			unpriced += m.UnpricedCalls
 		}
 		if len(stats) > 0 {
-			row.Models, row.Spend = strings.Join(names, ", "), spend(cost, unpriced)
+			row.Models, row.Spend, row.cost = strings.Join(names, ", "), spend(cost, unpriced), cost
+		}
+		if q := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("q"))); q != "" &&
+			!strings.Contains(strings.ToLower(strings.Join([]string{strconv.FormatInt(run.ID, 10), run.Name, run.Benchmark, row.Models, run.Status}, " ")), q) {
+			continue
 		}
 		rows = append(rows, row)
 	}
+	heads := view.SortRows(r, rows, runSort)
 	var names []string
 	for b := range benches {
 		names = append(names, b)
 	}
 	sort.Strings(names)
-	s.render(w, "index.html", map[string]any{"Runs": rows, "DB": s.st.Path(), "Now": time.Now(), "Bench": bench, "Benches": names})
+	s.render(w, "index.html", map[string]any{"Runs": rows, "DB": s.st.Path(), "Now": time.Now(), "Bench": bench, "Benches": names,
+		"Q": r.URL.Query().Get("q"), "Sort": heads})
 }
