@@ -435,7 +435,9 @@ func TestRunList(t *testing.T) {
 	}
 	// A text filter (any of id, name, benchmark, models, status, case
 	// aside) and a sort by any column.
-	has := func(body string, id int64) bool { return strings.Contains(body, fmt.Sprintf(`<td><a href="/runs/%d">`, id)) }
+	has := func(body string, id int64) bool {
+		return strings.Contains(body, fmt.Sprintf(`<td><a href="/runs/%d">`, id))
+	}
 	if _, f, _ := get(t, h, "/?q=FOILS"); !has(f, id2) || has(f, id1) {
 		t.Fatalf("?q=FOILS lists:\n%.3000s", f)
 	}
@@ -444,7 +446,9 @@ func TestRunList(t *testing.T) {
 	}
 	_, up, _ := get(t, h, "/?sort=id")
 	_, down, _ := get(t, h, "/?sort=id&desc=1")
-	at := func(body string, id int64) int { return strings.Index(body, fmt.Sprintf(`<td><a href="/runs/%d">`, id)) }
+	at := func(body string, id int64) int {
+		return strings.Index(body, fmt.Sprintf(`<td><a href="/runs/%d">`, id))
+	}
 	if lo, hi := min(id1, id2), max(id1, id2); at(up, lo) > at(up, hi) || at(down, lo) < at(down, hi) || !strings.Contains(up, `class="sort current"`) {
 		t.Fatal("?sort=id does not order the runs by id, both ways")
 	}
