@@ -11,6 +11,7 @@ import (
 	"context"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/fallacylab/fallacylab/report"
@@ -30,6 +31,10 @@ type Run struct {
 	// the run is loaded, so that the run's lists do not wait for an
 	// analysis (nil: Report is the report).
 	Analyze func() (*report.Report, error)
+	// Variant is the run page's report for a query that asks for another
+	// cut of it (Missci's ?k=3), and ok false when the query asks for
+	// none (nil: the run page has one report).
+	Variant func(q url.Values) (rep *report.Report, ok bool, err error)
 	// Pages are the run's pages under /runs/ID/.
 	Pages []Page
 	// Links links the report's chart elements to the pages of the records

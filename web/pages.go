@@ -19,6 +19,8 @@ var funcs = template.FuncMap{
 	"plain": func(c report.Cell) string { return c.Plain() },
 	"isNum": func(c report.Cell) bool { return c.Kind != report.Text },
 	"add":   func(a, b int) int { return a + b },
+	// words splits a list written in a template ("1 2 3 all").
+	"words": strings.Fields,
 	// clip is the first n characters of a long text (an answer in a list).
 	"clip": func(s string, n int) string {
 		r := []rune(s)
@@ -67,6 +69,14 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := d.report()
+	if d.task != nil && d.task.Variant != nil && err == nil {
+		if v, ok, verr := d.task.Variant(r.URL.Query()); verr != nil {
+			s.fail(w, 400, verr)
+			return
+		} else if ok {
+			rep = v
+		}
+	}
 	if err != nil {
 		s.fail(w, 500, err)
 		return
@@ -76,7 +86,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 500, err)
 		return
 	}
-	data := map[string]any{"Run": d.run, "Report": rep, "About": about, "Studies": studies}
+	data := map[string]any{"Run": d.run, "Report": rep, "About": about, "Studies": studies, "Query": r.URL.Query()}
 	if l, ok := listingOf(d); ok {
 		data["Listing"] = l.Title
 	}

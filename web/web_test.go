@@ -513,3 +513,23 @@ func TestUnknownPage(t *testing.T) {
 		t.Fatalf("unknown page: %d %s\n%.500s", code, hdr.Get("Content-Type"), body)
 	}
 }
+
+// TestMissciCutOff: a Missci run page shows its report at the cut-off k the
+// page is asked for (1…6 or all), says which, and refuses another.
+func TestMissciCutOff(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	m := missciRun(t, st)
+	h := viewer(t, st)
+	_, one, _ := get(t, h, fmt.Sprintf("/runs/%d", m))
+	code, three, _ := get(t, h, fmt.Sprintf("/runs/%d?k=3", m))
+	if code != 200 || three == one || !strings.Contains(three, fmt.Sprintf(`<a class="sort current" href="/runs/%d?k=3">3</a>`, m)) ||
+		!strings.Contains(one, fmt.Sprintf(`<a class="sort current" href="/runs/%d?k=1">1</a>`, m)) {
+		t.Fatalf("?k=3: %d, the same page as k = 1: %v", code, three == one)
+	}
+	if code, all, _ := get(t, h, fmt.Sprintf("/runs/%d?k=all", m)); code != 200 || all == three {
+		t.Fatalf("?k=all: %d", code)
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d?k=9", m)); code != 400 {
+		t.Fatalf("?k=9: %d, want 400", code)
+	}
+}

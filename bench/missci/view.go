@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/view"
 )
@@ -55,7 +56,21 @@ func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, 
 	if err != nil {
 		return nil, err
 	}
-	return &view.Run{Template: "missci.html", Report: rep, State: v, Compare: v.compare,
+	// ?k=2…6 or all: the report at another cut-off (the run page links
+	// them); k = 1 is the run page's own.
+	variant := func(q url.Values) (*report.Report, bool, error) {
+		ks := q.Get("k")
+		if ks == "" || ks == "1" {
+			return nil, false, nil
+		}
+		k, err := parseK(ks)
+		if err != nil {
+			return nil, false, err
+		}
+		rep, err := ReconstructionReport(args, v.preds, k, m.Split, m.Source, m.Unknown, Scorers{})
+		return rep, err == nil, err
+	}
+	return &view.Run{Template: "missci.html", Report: rep, Variant: variant, State: v, Compare: v.compare,
 		Pages: []view.Page{{Path: "arguments", Serve: v.arguments}, {Path: "arguments/{arg}", Serve: v.argument}}}, nil
 }
 
