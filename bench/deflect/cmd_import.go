@@ -203,13 +203,15 @@ func newSynthCmd(h bench.Host) *cobra.Command {
 	var models, out string
 	var samples int
 	var seed uint64
+	o := SynthOptions{}
 	cmd := &cobra.Command{
 		Use:   "synth",
 		Short: "Write a synthetic full-scale run (upstream format) with known rates, for tests and benchmarks",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stdout := h.Settings().Stdout
-			d, _, err := Synthesize(SynthOptions{Models: strings.Split(models, ","), Samples: samples, Seed: seed, SoftFlip: 0.05, ErrorRate: 0.0005})
+			o.Models, o.Samples, o.Seed = strings.Split(models, ","), samples, seed
+			d, _, err := Synthesize(o)
 			if err != nil {
 				return err
 			}
@@ -240,6 +242,10 @@ func newSynthCmd(h bench.Host) *cobra.Command {
 	cmd.Flags().StringVar(&models, "models", "claude-opus-4-7,deepseek-v4-pro,gpt-5.5,grok-4.3", "model names")
 	cmd.Flags().IntVar(&samples, "samples", 5, "runs per condition")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed")
+	cmd.Flags().Float64Var(&o.SoftFlip, "soft-flip", 0.05, "probability that the second judge flips soft_refusal")
+	cmd.Flags().Float64Var(&o.ErrorRate, "error-rate", 0.0005, "share of generations that are API errors")
+	cmd.Flags().Float64Var(&o.JudgeNoise, "judge-noise", 0, "probability that the second judge flips each other field")
+	cmd.Flags().Float64Var(&o.ParseErrors, "parse-errors", 0, "share of judge answers that are not JSON")
 	cmd.Flags().StringVar(&out, "out-dir", "synthetic", "output directory")
 	cmd.Flags().StringVar(&out, "out", "synthetic", "the same as --out-dir")
 	cmd.Flags().MarkHidden("out")

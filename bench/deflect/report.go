@@ -102,6 +102,7 @@ func (p *prepared) unbootstrapped(rep *report.Report) error {
 	}
 	p.crossModel(rep)
 	p.volatility(rep)
+	p.hardRefusals(rep)
 	p.verbosity(rep)
 	p.residual(rep)
 	p.audit(rep)
@@ -113,6 +114,7 @@ func (p *prepared) overview(rep *report.Report) func() {
 		"Under the default consensus a generation no judge could score is excluded from rates and counted here; "+
 		"--compat deflectbench-code keeps it as an all-zero row, as the released code does.")
 	t := sec.Add(&report.Table{ID: "overview", Title: "Generations by model", Columns: report.Cols("model", "attempted", "API errors", "valid", "all judges", "some judges", "no judge")})
+	sec.Add(p.runCounts())
 	return func() {
 		byModel := map[string][3]int{}
 		for _, r := range p.rows {
@@ -191,19 +193,21 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 	sec := rep.AddSection("Outcome rates", "Each cell is the share of generations with the consensus field set (SPEC B.5–B.6), "+
 		"with a 95 % block-bootstrap interval over claims. Outcomes are separate binary rates and may overlap.")
 	main := sec.Add(&report.Table{ID: "outcomes_by_model", Title: "Outcomes by model (Table 3)",
-		Columns: report.Cols("model", "refusal", "soft refusal", "labelled compliance", "clean compliance", "any fallacy", "clean (paper's derived definition)", "truth-seeking residual"),
+		Columns: report.Cols("model", "refusal", "soft refusal", "labelled compliance", "clean compliance", "any fallacy", "clean (paper's derived definition)", "truth-seeking residual", "any fallacy − clean (pp)"),
 		Charts: []report.Chart{{Kind: "bars", Title: "Refusal by model (95 % CI)", Label: []int{0}, Value: 1},
 			{Kind: "bars", Title: "Clean compliance by model (95 % CI)", Label: []int{0}, Value: 4}}})
 	type reg struct {
 		labels []string
 		idx    []int
+		gap    int // a contrast shown last (−1: none)
 	}
 	var mainRegs []reg
 	for _, m := range p.models {
 		rows := p.byModel[m]
 		idx := c.addFields(rows, outcomeFields)
+		gap := c.addContrast(idx[4], idx[3], false) // any fallacy − clean compliance
 		idx = append(idx, c.add(rows, nil, (*Row).CleanDerived), c.add(rows, nil, (*Row).Residual))
-		mainRegs = append(mainRegs, reg{[]string{m}, idx})
+		mainRegs = append(mainRegs, reg{[]string{m}, idx, gap})
 	}
 	fill := func(t *report.Table, regs []reg) func() {
 		return func() {
@@ -214,6 +218,9 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 				}
 				for _, i := range rg.idx {
 					row = append(row, c.cell(i))
+				}
+				if rg.gap >= 0 {
+					row = append(row, c.contrastCell(rg.gap))
 				}
 				t.Rows = append(t.Rows, row)
 			}
@@ -232,7 +239,7 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 		for _, m := range p.models {
 			buckets := groupRows(p.byModel[m], g.key)
 			for _, v := range values {
-				regs = append(regs, reg{[]string{m, v}, c.addFields(buckets[v], outcomeFields)})
+				regs = append(regs, reg{[]string{m, v}, c.addFields(buckets[v], outcomeFields), -1})
 			}
 		}
 		out = append(out, fill(t, regs))
@@ -247,11 +254,11 @@ func (p *prepared) outcomeTables(rep *report.Report, c *cells) []func() {
 	for _, fr := range distinct(p.rows, func(r *Row) (string, bool) { return r.frame, single(r) }, nil) {
 		buckets := groupRows(byFrame[fr], func(r *Row) (string, bool) { return r.Gen.Fallacy, true })
 		for _, fa := range fallacies {
-			regs = append(regs, reg{[]string{fr, shortFallacy(fa)}, c.addFields(buckets[fa], outcomeFields)})
+			regs = append(regs, reg{[]string{fr, shortFallacy(fa)}, c.addFields(buckets[fa], outcomeFields), -1})
 		}
 	}
 	out = append(out, fill(t, regs))
-	return out
+	return append(out, p.breakdownTables(sec, c)...)
 }
 
 // requested maps an explicit single-fallacy row to its presence field.
@@ -369,7 +376,20 @@ func (p *prepared) contrasts(rep *report.Report, c *cells) func() {
 			fcs = append(fcs, fc{m, x.name, ia, direct, c.addContrast(ia, direct, false), c.addContrast(ia, direct, true)})
 		}
 	}
+	contexts := sec.Add(&report.Table{ID: "h_context_contrasts", Title: "US versus international claims on refusal, within each model",
+		Columns: report.Cols("model", "us", "international", "difference (pp)", "Cohen's h")})
+	var ccs []fc
+	for _, m := range p.models {
+		at := func(ctx string) int {
+			return c.add(p.byModel[m], func(r *Row) bool { return r.Gen.Context == ctx }, field(fRefusal))
+		}
+		us, intl := at("us"), at("international")
+		ccs = append(ccs, fc{m, "us vs international", us, intl, c.addContrast(us, intl, false), c.addContrast(us, intl, true)})
+	}
 	return func() {
+		for _, x := range ccs {
+			contexts.Rows = append(contexts.Rows, []report.Cell{report.T(x.m), c.cell(x.ia), c.cell(x.ib), c.contrastCell(x.d), c.contrastCell(x.h)})
+		}
 		for _, x := range prs {
 			pairs.Rows = append(pairs.Rows, []report.Cell{report.T(x.a), report.T(x.b), report.T(x.oc), c.cell(x.ia), c.cell(x.ib), c.contrastCell(x.d), c.contrastCell(x.h)})
 		}
@@ -470,6 +490,23 @@ func (p *prepared) reliability(rep *report.Report) {
 			continue
 		}
 		dis.Rows = append(dis.Rows, []report.Cell{report.T(f), report.I(len(a)), report.P(float64(n)/float64(len(a)), len(a))})
+	}
+	byModel := sec.Add(&report.Table{ID: "disagreement_by_model", Title: "Disagreement rate by generating model: refusal and clean compliance",
+		Columns: report.Cols("model", "field", "n", "disagreement")})
+	for _, m := range p.models {
+		for _, fi := range []int{fRefusal, fClean} {
+			a, b := p.judgeValues(fi, p.byModel[m])
+			if len(a) == 0 {
+				continue
+			}
+			n := 0
+			for i := range a {
+				if a[i] != b[i] {
+					n++
+				}
+			}
+			byModel.Rows = append(byModel.Rows, []report.Cell{report.T(m), report.T(Fields[fi]), report.I(len(a)), report.P(float64(n)/float64(len(a)), len(a))})
+		}
 	}
 	if len(p.judges) > 2 {
 		p.panelAgreement(sec)

@@ -118,6 +118,7 @@ func (p *prepared) volatility(rep *report.Report) {
 		labels = append(labels, strconv.Itoa(k))
 	}
 	hist.Columns = report.Cols(labels...)
+	shares := &report.Table{ID: "refusal_count_shares", Title: "Share of conditions by number of refused runs", Columns: hist.Columns}
 	for _, m := range p.models {
 		for _, o := range []struct {
 			l string
@@ -155,10 +156,12 @@ func (p *prepared) volatility(rep *report.Report) {
 					row = append(row, report.I(c))
 				}
 				hist.Rows = append(hist.Rows, row)
+				shares.Rows = append(shares.Rows, shareRow(m, counts))
 			}
 		}
 	}
 	sec.Add(hist)
+	sec.Add(shares)
 }
 
 func ratio(a, b int) float64 {
@@ -170,23 +173,9 @@ func ratio(a, b int) float64 {
 
 func (p *prepared) verbosity(rep *report.Report) {
 	sec := rep.AddSection("Verbosity", "Output tokens as reported by the API (reasoning tokens included for reasoning models), SPEC B.15.")
-	d := sec.Add(&report.Table{ID: "tokens_describe", Title: "Output tokens by model", Columns: report.Cols("model", "count", "mean", "std", "min", "25%", "50%", "75%", "max", "total")})
-	for _, m := range p.models {
-		var x []float64
-		for _, r := range p.byModel[m] {
-			x = append(x, float64(r.Gen.OutputTokens))
-		}
-		s, err := stats.Describe(x)
-		if err != nil {
-			continue
-		}
-		tot := 0.0
-		for _, v := range x {
-			tot += v
-		}
-		d.Rows = append(d.Rows, []report.Cell{report.T(m), report.I(s.Count), report.F(s.Mean, 1), report.F(s.SD, 1), report.F(s.Min, 1),
-			report.F(s.Q25, 1), report.F(s.Q50, 1), report.F(s.Q75, 1), report.F(s.Max, 1), report.I(int(tot))})
-	}
+	p.describeTokens(sec.Add(&report.Table{ID: "tokens_describe", Title: "Output tokens by model"}), nil)
+	p.describeTokens(sec.Add(&report.Table{ID: "tokens_soft_refusal", Title: "Output tokens of soft refusals by model"}),
+		func(r *Row) bool { return r.Cons[fSoft] >= 0.5 })
 	meanBy := func(id, title, label string, key func(*Row) string, values []string) {
 		t := sec.Add(&report.Table{ID: id, Title: title, Columns: report.Cols("model", label, "n", "mean output tokens")})
 		for _, m := range p.models {
@@ -206,6 +195,8 @@ func (p *prepared) verbosity(rep *report.Report) {
 	meanBy("tokens_by_outcome", "Mean output tokens by model × exclusive outcome", "outcome", (*Row).Exclusive, exclusiveOutcomes)
 	meanBy("tokens_by_frame", "Mean output tokens by model × frame", "frame", func(r *Row) string { return r.frame },
 		distinct(p.rows, func(r *Row) (string, bool) { return r.frame, true }, nil))
+	meanBy("tokens_by_frame_field", "Mean output tokens by model × frame field (political pools prompts 2 and 7)", "frame field", func(r *Row) string { return r.Gen.Frame },
+		distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Frame, true }, nil))
 	bins := []struct {
 		l      string
 		lo, hi int
@@ -225,7 +216,7 @@ func (p *prepared) verbosity(rep *report.Report) {
 func (p *prepared) residual(rep *report.Report) {
 	sec := rep.AddSection("Truth-seeking residual", "Generations with no refusal, soft refusal, clean or labelled compliance and no fallacy (SPEC B.5). "+
 		"The released code prints this percentage multiplied by 100 twice; the value here is the correct percentage.")
-	t := sec.Add(&report.Table{ID: "residual", Title: "Residual by model", Columns: report.Cols("model", "residual")})
+	t := sec.Add(&report.Table{ID: "residual", Title: "Residual by model", Columns: report.Cols("model", "residual", "residual generations")})
 	var examples []*Row
 	for _, m := range p.models {
 		k, n := 0, 0
@@ -240,8 +231,9 @@ func (p *prepared) residual(rep *report.Report) {
 				}
 			}
 		}
-		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.P(ratio(k, n), n)})
+		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.P(ratio(k, n), n), report.I(k)})
 	}
+	sec.Add(p.residualByFrame())
 	ex := sec.Add(&report.Table{ID: "residual_examples", Title: "Residual examples", Columns: report.Cols("gen_id", "model", "prompt", "response (start)")})
 	per := map[string]int{}
 	for _, r := range examples {
@@ -256,7 +248,7 @@ func (p *prepared) residual(rep *report.Report) {
 func (p *prepared) audit(rep *report.Report) {
 	sec := rep.AddSection("Judge audit", "Parse errors are kept as errors, never as zeros (SPEC B.3). R1: refusal = 1 but another field is 1. "+
 		"R2: compliance_clean = 1 without any_fallacy = 1, soft_refusal = 0 and fallacy_labeled = 0. The rules are not enforced; violations are counted.")
-	labels := []string{"judge", "rows", "parse errors", "R1 violations", "R2 violations", "consistency flags"}
+	labels := []string{"judge", "rows", "parse errors", "parse error rate", "R1 violations", "R2 violations", "consistency flags"}
 	for _, f := range Fields {
 		labels = append(labels, "−1 "+f)
 	}
@@ -284,7 +276,7 @@ func (p *prepared) audit(rep *report.Report) {
 				}
 			}
 		}
-		row := []report.Cell{report.T(j), report.I(len(rows)), report.I(perr), report.I(r1), report.I(r2), report.I(cf)}
+		row := []report.Cell{report.T(j), report.I(len(rows)), report.I(perr), report.F(float64(perr)/float64(max(1, len(rows))), 4), report.I(r1), report.I(r2), report.I(cf)}
 		for _, m := range missing {
 			row = append(row, report.I(m))
 		}
@@ -292,5 +284,30 @@ func (p *prepared) audit(rep *report.Report) {
 	}
 	if p.unjudged > 0 {
 		t.Note = fmt.Sprintf("%d valid generations have no parsed judge row.", p.unjudged)
+	}
+	sec.Add(p.consistencyFlags())
+}
+
+// describeTokens fills t with pandas' describe() of each model's output
+// tokens over the rows keep accepts (nil: all).
+func (p *prepared) describeTokens(t *report.Table, keep func(*Row) bool) {
+	t.Columns = report.Cols("model", "count", "mean", "std", "min", "25%", "50%", "75%", "max", "total")
+	for _, m := range p.models {
+		var x []float64
+		for _, r := range p.byModel[m] {
+			if keep == nil || keep(r) {
+				x = append(x, float64(r.Gen.OutputTokens))
+			}
+		}
+		s, err := stats.Describe(x)
+		if err != nil {
+			continue
+		}
+		tot := 0.0
+		for _, v := range x {
+			tot += v
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.I(s.Count), report.F(s.Mean, 1), report.F(s.SD, 1), report.F(s.Min, 1),
+			report.F(s.Q25, 1), report.F(s.Q50, 1), report.F(s.Q75, 1), report.F(s.Max, 1), report.I(int(tot))})
 	}
 }

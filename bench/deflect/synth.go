@@ -17,6 +17,12 @@ type SynthOptions struct {
 	SoftFlip float64
 	// ErrorRate is the share of generations that are API errors.
 	ErrorRate float64
+	// JudgeNoise is the probability that the second judge flips each of
+	// the other seven fields (0: it agrees with the first judge on them).
+	JudgeNoise float64
+	// ParseErrors is the share of judge answers that are not JSON, so
+	// their rows are parse errors.
+	ParseErrors float64
 }
 
 // Truth is the scripted ground truth of one synthetic generation.
@@ -94,8 +100,22 @@ func Synthesize(o SynthOptions) (Dataset, map[string]Truth, error) {
 						if ji == 1 && rng.Float64() < o.SoftFlip {
 							scores["soft_refusal"] = 1 - tr["soft_refusal"]
 						}
+						// The options below draw only when set, so a run made
+						// without them is the same as before they existed.
+						if ji == 1 && o.JudgeNoise > 0 {
+							for _, f := range Fields {
+								if f != "soft_refusal" && rng.Float64() < o.JudgeNoise {
+									scores[f] = 1 - tr[f]
+								}
+							}
+						}
 						raw, _ := json.Marshal(scores)
-						d.Evals = append(d.Evals, EvalFromRaw(g.GenID, j, string(raw)))
+						if o.ParseErrors > 0 && rng.Float64() < o.ParseErrors {
+							raw = []byte("Sorry, here is my assessment: refusal yes")
+						}
+						e := EvalFromRaw(g.GenID, j, string(raw))
+						e.GenModel = m
+						d.Evals = append(d.Evals, e)
 					}
 				}
 			}
