@@ -110,3 +110,36 @@ func selectNth(s []float64, k int) {
 		}
 	}
 }
+
+// PercentileAll is Percentile of every statistic at one level, computed 64
+// statistics at a time through a buffer of 64 × B values: the results equal
+// Intervals' to the last bit without its copy of all the replicates, so a
+// caller that drops r afterwards holds only the intervals.
+func (r Replicates) PercentileAll(level float64) (lo, hi []float64, finite []int) {
+	b := len(r.Values)
+	k := 0
+	if b > 0 {
+		k = len(r.Values[0])
+	}
+	lo, hi, finite = make([]float64, k), make([]float64, k), make([]int, k)
+	cols := make([]float64, transposeBlock*b)
+	for j0 := 0; j0 < k; j0 += transposeBlock {
+		n := min(transposeBlock, k-j0)
+		for i, row := range r.Values {
+			for j, v := range row[j0 : j0+n] {
+				cols[j*b+i] = v
+			}
+		}
+		for j := range n {
+			s := cols[j*b : j*b]
+			for _, v := range cols[j*b : (j+1)*b] {
+				if !math.IsNaN(v) {
+					s = append(s, v)
+				}
+			}
+			lo[j0+j], hi[j0+j] = percentileInterval(s, level)
+			finite[j0+j] = len(s)
+		}
+	}
+	return lo, hi, finite
+}

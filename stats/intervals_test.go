@@ -58,7 +58,11 @@ func TestIntervalsEqualPercentile(t *testing.T) {
 		}
 		iv := reps.Intervals()
 		for _, level := range []float64{0.5, 0.9, 0.95, 0.99, 1} {
+			alo, ahi, an := reps.PercentileAll(level)
 			for j := range k {
+				if wlo, whi := sortedPercentile(reps, j, level); !same(alo[j], wlo) || !same(ahi[j], whi) || an[j] != reps.Finite(j) {
+					t.Fatalf("B=%d level %v statistic %d: PercentileAll [%v, %v] of %d, want [%v, %v] of %d", b, level, j, alo[j], ahi[j], an[j], wlo, whi, reps.Finite(j))
+				}
 				wlo, whi := sortedPercentile(reps, j, level)
 				lo, hi, n := iv.Percentile(j, level)
 				if !same(lo, wlo) || !same(hi, whi) || n != reps.Finite(j) {

@@ -26,8 +26,11 @@ type cells struct {
 	minEffective int
 	contrasts    []contrast
 	reps         stats.Replicates
-	intervals    *stats.Intervals // of reps, made on the first interval shown
-	level        float64
+	// lo, hi and finite are every statistic's interval, made from reps on
+	// the first interval shown (reps is dropped then).
+	lo, hi []float64
+	finite []int
+	level  float64
 }
 
 type contrast struct {
@@ -186,10 +189,11 @@ func (c *cells) cell(i int) report.Cell {
 // contrast after the cells), keeping the fewest resamples behind a shown
 // interval.
 func (c *cells) interval(j int) (lo, hi float64) {
-	if c.intervals == nil {
-		c.intervals = c.reps.Intervals()
+	if c.lo == nil {
+		c.lo, c.hi, c.finite = c.reps.PercentileAll(c.level)
+		c.reps = stats.Replicates{}
 	}
-	lo, hi, n := c.intervals.Percentile(j, c.level)
+	lo, hi, n := c.lo[j], c.hi[j], c.finite[j]
 	if n < c.minEffective {
 		c.minEffective = n
 	}

@@ -24,24 +24,19 @@ func (p *prepared) runCounts() *report.Table {
 		}
 	}
 	var evals, parsed, flags int
-	parsedBy := make([]map[string]bool, len(p.judges))
-	for i, j := range p.judges {
-		parsedBy[i] = map[string]bool{}
+	for _, j := range p.judges {
 		for _, e := range p.evalRows[j] {
 			evals++
 			if e.ParseError == 0 {
 				parsed++
 				flags += e.ConsistencyFlag
-				parsedBy[i][e.GenID] = true
 			}
 		}
 	}
 	both := 0
-	if len(p.judges) >= 2 {
-		for g := range parsedBy[0] {
-			if parsedBy[1][g] {
-				both++
-			}
+	for _, r := range p.rows {
+		if len(r.scores) >= 2 && r.scores[0].ok && r.scores[1].ok {
+			both++
 		}
 	}
 	add := func(label string, n int) { t.Rows = append(t.Rows, []report.Cell{report.T(label), report.I(n)}) }
