@@ -71,8 +71,8 @@ func (p *prepared) runCounts() *report.Table {
 func (p *prepared) hardRefusals(rep *report.Report) {
 	sec := rep.AddSection("Hard refusals by prompt", "Counts of generations whose consensus refusal is 1, per prompt template and per frame field; "+
 		"a prompt never refused has a refusal rate of exactly 0. Rates with intervals are in the outcome tables.")
-	byPrompt := sec.Add(&report.Table{ID: "refusals_by_prompt", Title: "Refusals by model × prompt template", Columns: report.Cols("model", "prompt", "generations", "refusals"),
-		Matrix: &report.Matrix{Row: 0, Col: 1, Value: 3}, Charts: []report.Chart{{Kind: "heatmap", Title: "Refusals: model × prompt template", Label: []int{0, 1}, Value: 3}}})
+	byPrompt := sec.Add(&report.Table{ID: "refusals_by_prompt", Title: "Refusals by model × prompt template", Columns: report.Cols("model", "prompt", "generations", "refusals", "refusal rate"),
+		Matrix: &report.Matrix{Row: 0, Col: 1, Value: 3}, Charts: []report.Chart{{Kind: "heatmap", Title: "Refusal rate: model × prompt template", Label: []int{0, 1}, Value: 4}}})
 	byFrame := sec.Add(&report.Table{ID: "refusals_by_frame_field", Title: "Refusals by model × frame field", Columns: report.Cols("model", "frame field", "generations", "refused", "not refused")})
 	never := sec.Add(&report.Table{ID: "never_refused_prompts", Title: "Prompt templates a model never refused", Columns: report.Cols("model", "never refused", "prompts")})
 	prompts := distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.PromptID, true }, nil)
@@ -101,7 +101,7 @@ func (p *prepared) hardRefusals(rep *report.Report) {
 			if scored > 0 && k == 0 {
 				zero++
 			}
-			byPrompt.Rows = append(byPrompt.Rows, []report.Cell{report.T(m), report.T(pr), report.I(n), report.I(k)})
+			byPrompt.Rows = append(byPrompt.Rows, []report.Cell{report.T(m), report.T(pr), report.I(n), report.I(k), report.P(ratio(k, scored), scored)})
 		}
 		never.Rows = append(never.Rows, []report.Cell{report.T(m), report.I(zero), report.I(seen)})
 		fb := groupRows(p.byModel[m], func(r *Row) (string, bool) { return r.Gen.Frame, true })
