@@ -29,7 +29,7 @@ import (
 
 // guaranteeEnv is a test server answering judges with valid rubrics and
 // everything else by echo, a config pointing at it, and keys set.
-func guaranteeEnv(t *testing.T, respond func(llmtest.Call) llmtest.Reply) (*llmtest.Server, string) {
+func guaranteeEnv(t testing.TB, respond func(llmtest.Call) llmtest.Reply) (*llmtest.Server, string) {
 	t.Helper()
 	if respond == nil {
 		respond = echoOrJudge

@@ -67,7 +67,7 @@ func TestInterruptedRunReportsWhatItHolds(t *testing.T) {
 }
 
 // runCLI2 runs the CLI in this process on the store at db, quietly.
-func runCLI2(t *testing.T, dir, db string, args ...string) (string, string, error) {
+func runCLI2(t testing.TB, dir, db string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	root := cli.NewRoot(&out, &errb)
