@@ -425,7 +425,7 @@ dt{font-weight:600}svg.chart{display:block;margin:.6rem 0;font-size:11px}svg .ct
 svg .bl{text-anchor:end}svg .bv,svg .lg{text-anchor:start}svg .cv{text-anchor:middle}svg .cv.hi{fill:#fff}svg .bar{fill:#4a7fd1}svg .whisker{stroke:#1d2330;fill:none}
 svg .axis{stroke:#9aa3b2}svg .grid{stroke:#e6e9ef}svg .tk,svg .hl{text-anchor:middle}svg .at{font-style:italic;fill:#5b6474}svg .tk{fill:#5b6474}
 svg text.at:not(.bl){text-anchor:start}svg a .cell rect:hover{stroke:#1d2330;stroke-width:2}
-div.pair{display:flex;flex-wrap:wrap;gap:0 2rem;align-items:flex-start}div.pair>div.tbl{flex:1 1 26rem;min-width:0}details.long>summary{cursor:pointer;color:#5b6474}
+div.pair{display:flex;flex-wrap:wrap;gap:0 2rem;align-items:flex-start}div.pair>div.tbl{flex:1 1 26rem;min-width:0}div.pair>div.charts{min-width:0;max-width:100%}details.long>summary{cursor:pointer;color:#5b6474}
 .resp{white-space:pre-wrap;max-width:38rem}.pager a,.pager span{margin-right:.6rem}form.filters{margin:.6rem 0}
 div.tbl{overflow-x:auto;max-width:100%}div.tbl>table th:first-child,div.tbl>table td:first-child{position:sticky;left:0;z-index:1;background:#fff}
 div.tbl>table th:first-child{background:#f3f5f8}div.tbl>table td:first-child{min-width:12rem}nav.toc{border:1px solid #e6e9ef;border-radius:4px;padding:.3rem 1rem;margin:1rem 0}
@@ -491,7 +491,9 @@ func SectionsHTML(r *Report, links LinksFunc) (template.HTML, error) {
 				if links != nil {
 					link = links(t, c)
 				}
-				b.WriteString(c.SVG(t, link))
+				if svg := c.SVG(t, link); svg != "" { // a wide chart scrolls in its box, as a wide table does
+					b.WriteString(`<div class="tbl">` + svg + `</div>`)
+				}
 				if c.Kind == "heatmap" {
 					drawn[c.Value] = true
 					for _, l := range c.Label {
