@@ -20,7 +20,8 @@ import (
 // store is made from one real prompt-set run (the CLI against the
 // in-process provider), whose runs, calls, run links and records are then
 // copied in SQL to 50 runs and N calls, so every row is what the code
-// writes. Each figure is one cold call, in ms.
+// writes. Each figure is one cold call, in ms. FALLACYLAB_LARGE_STORE_KEEP=DIR
+// keeps a copy of each store there.
 func BenchmarkLargeStore(b *testing.B) {
 	sizes := []int{10000, 100000}
 	if s := os.Getenv("FALLACYLAB_LARGE_STORE"); s != "" {
@@ -132,5 +133,10 @@ func largeStore(b *testing.B, dir string, n int) string {
 	var calls, runs int
 	st.DB().QueryRow(`SELECT (SELECT count(*) FROM calls), (SELECT count(*) FROM runs)`).Scan(&calls, &runs)
 	b.Logf("store: %d runs, %d calls", runs, calls)
+	if keep := os.Getenv("FALLACYLAB_LARGE_STORE_KEEP"); keep != "" { // to profile the commands on it
+		if _, err := st.DB().Exec(`VACUUM INTO ?`, filepath.Join(keep, fmt.Sprintf("large-%d.db", n))); err != nil {
+			b.Fatal(err)
+		}
+	}
 	return db
 }

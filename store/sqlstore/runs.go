@@ -82,9 +82,9 @@ func (s *Store) Runs(ctx context.Context) ([]store.Run, error) {
 
 func (s *Store) runs(ctx context.Context, where string, args ...any) ([]store.Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.name, r.benchmark, r.config, r.version, r.started_at,
-		COALESCE(r.ended_at,''), r.status, COUNT(rc.key), COALESCE(SUM(rc.cached),0),
+		COALESCE(r.ended_at,''), r.status, COALESCE(t.calls,0), COALESCE(t.cached,0),
 		r.fingerprint, r.pid, r.host, COALESCE(r.heartbeat_at,''), r.reason, r.records_version
-		FROM runs r LEFT JOIN run_calls rc ON rc.run_id = r.id `+where+` GROUP BY r.id ORDER BY r.id DESC`, args...)
+		FROM runs r LEFT JOIN run_totals t ON t.run_id = r.id `+where+` ORDER BY r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"studies", testStudies},
 		{"copy", testCopy},
 		{"delete run", testDeleteRun},
+		{"run totals", testRunTotals},
 		{"batches", testBatches},
 		{"claims", testClaims},
 		{"run budgets", testRunBudgets},
@@ -538,4 +539,69 @@ func testKindRecords(t *testing.T, st Store) {
 	if got := kindRecords(t, st, other, "t/pred"); got == "" {
 		t.Fatal("deleting a run deleted another's records")
 	}
+}
+
+// testRunTotals: a run's count of calls and of cache answers (kept as links
+// are made and removed) equals what its links say after links, repeated
+// links, a cache clear and a run's deletion.
+func testRunTotals(t *testing.T, st Store) {
+	ctx := context.Background()
+	var ids []int64
+	for i := range 3 {
+		id, err := st.StartRun(ctx, store.Run{Name: fmt.Sprint("r", i), Benchmark: "any"})
+		must(t, err)
+		ids = append(ids, id)
+	}
+	want := map[int64][2]int{}
+	link := func(run int64, key string, cached bool) {
+		must(t, st.LinkRun(ctx, run, key, key, cached))
+	}
+	for i := range 40 {
+		key := fmt.Sprint("k", i)
+		must(t, st.PutCall(ctx, okCall(key, "answer", 3)))
+		for j, id := range ids {
+			if (i+j)%3 == 0 {
+				continue
+			}
+			cached := (i+j)%2 == 0
+			link(id, key, cached)
+			link(id, key, !cached) // a repeat link changes nothing
+			w := want[id]
+			w[0]++
+			if cached {
+				w[1]++
+			}
+			want[id] = w
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		runs, err := st.Runs(ctx)
+		must(t, err)
+		for _, r := range runs {
+			if w := want[r.ID]; r.Calls != w[0] || r.Cached != w[1] {
+				t.Fatalf("%s: run %d counts %d calls, %d cached; its links say %d, %d", when, r.ID, r.Calls, r.Cached, w[0], w[1])
+			}
+			one, ok, err := st.Run(ctx, r.ID)
+			if err != nil || !ok || one.Calls != r.Calls || one.Cached != r.Cached {
+				t.Fatalf("%s: Run(%d) = %+v, %v", when, r.ID, one, err)
+			}
+		}
+	}
+	check("after linking")
+	// Clearing the cache removes the calls and their links.
+	if _, err := st.DeleteCalls(ctx, store.CallSelection{}); err != nil {
+		t.Fatal(err)
+	}
+	want = map[int64][2]int{}
+	check("after cache clear")
+	must(t, st.PutCall(ctx, okCall("again", "answer", 3)))
+	link(ids[0], "again", true)
+	link(ids[1], "again", false)
+	want[ids[0]], want[ids[1]] = [2]int{1, 1}, [2]int{1, 0}
+	if _, err := st.DeleteRun(ctx, ids[0], false); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, ids[0])
+	check("after deleting a run")
 }
