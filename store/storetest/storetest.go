@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"copy", testCopy},
 		{"delete run", testDeleteRun},
 		{"run totals", testRunTotals},
+		{"run model totals", testRunModelTotals},
 		{"batches", testBatches},
 		{"claims", testClaims},
 		{"run budgets", testRunBudgets},
@@ -603,5 +605,159 @@ func testRunTotals(t *testing.T, st Store) {
 		t.Fatal(err)
 	}
 	delete(want, ids[0])
+	check("after deleting a run")
+}
+
+// testRunModelTotals: a run's per-model statistics (kept as links and calls
+// change) equal what its links and their calls say, recomputed here, after
+// links to calls stored before and after them, priced and unpriced calls,
+// an error answer replaced by a success, a cache clear and a run's deletion.
+func testRunModelTotals(t *testing.T, st Store) {
+	ctx := context.Background()
+	type link struct {
+		run    int64
+		key    string
+		cached bool
+	}
+	calls := map[string]store.Call{}
+	var links []link
+	put := func(c store.Call) {
+		must(t, st.PutCall(ctx, c))
+		calls[c.Key] = c
+	}
+	linkTo := func(run int64, key string, cached bool) {
+		for _, l := range links {
+			if l.run == run && l.key == key {
+				must(t, st.LinkRun(ctx, run, key, key, cached)) // a repeat changes nothing
+				return
+			}
+		}
+		must(t, st.LinkRun(ctx, run, key, key, cached))
+		links = append(links, link{run, key, cached})
+	}
+	want := func(run int64) []store.ModelStats {
+		by := map[[2]string]*store.ModelStats{}
+		var order [][2]string
+		for _, l := range links {
+			c, ok := calls[l.key]
+			if l.run != run || !ok {
+				continue
+			}
+			k := [2]string{c.Provider, c.Model}
+			m := by[k]
+			if m == nil {
+				m = &store.ModelStats{Provider: c.Provider, Model: c.Model}
+				by[k] = m
+				order = append(order, k)
+			}
+			okc := c.Status == store.StatusOK
+			if okc {
+				m.Calls++
+				m.InputTokens += c.Usage.InputTokens
+				m.OutputTokens += c.Usage.OutputTokens
+			} else {
+				m.Errors++
+			}
+			if l.cached {
+				m.Hits++
+			} else if c.Cost != nil {
+				m.Cost += *c.Cost
+			} else if okc {
+				m.UnpricedCalls++
+			}
+		}
+		var out []store.ModelStats
+		for _, k := range order {
+			out = append(out, *by[k])
+		}
+		slices := out
+		for i := range slices {
+			for j := i + 1; j < len(slices); j++ {
+				if slices[j].Provider+"\x00"+slices[j].Model < slices[i].Provider+"\x00"+slices[i].Model {
+					slices[i], slices[j] = slices[j], slices[i]
+				}
+			}
+		}
+		return out
+	}
+	var runs []int64
+	for i := range 3 {
+		id, err := st.StartRun(ctx, store.Run{Name: fmt.Sprint("m", i), Benchmark: "any"})
+		must(t, err)
+		runs = append(runs, id)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, id := range runs {
+			got, err := st.RunModelStats(ctx, id)
+			must(t, err)
+			w := want(id)
+			if len(got) != len(w) {
+				t.Fatalf("%s: run %d has stats %+v, want %+v", when, id, got, w)
+			}
+			for i := range w {
+				g := got[i]
+				if math.Abs(g.Cost-w[i].Cost) > 1e-12 {
+					t.Fatalf("%s: run %d %s cost %v, want %v", when, id, w[i].Model, g.Cost, w[i].Cost)
+				}
+				g.Cost = w[i].Cost
+				if g != w[i] {
+					t.Fatalf("%s: run %d has %+v, want %+v", when, id, g, w[i])
+				}
+			}
+		}
+	}
+	price := func(v float64) *float64 { return &v }
+	for i := range 30 {
+		c := okCall(fmt.Sprint("c", i), "answer", int64(i))
+		c.Model = []string{"m", "n", "o"}[i%3]
+		if i%4 != 0 {
+			c.Cost = price(0.001 * float64(i))
+		}
+		if i%7 == 0 { // linked before its call is stored
+			linkTo(runs[i%3], c.Key, false)
+		}
+		if i%5 == 0 {
+			c.Status, c.Response, c.Error = store.StatusError, nil, "boom"
+		}
+		put(c)
+		for j, id := range runs {
+			if (i+j)%2 == 0 {
+				linkTo(id, c.Key, (i+j)%4 == 0)
+			}
+		}
+	}
+	check("after links and calls")
+	// A failed call answered later: its error is replaced by the answer.
+	fixed := okCall("c5", "now answered", 9)
+	fixed.Model, fixed.Cost = "o", price(0.5)
+	put(fixed)
+	check("after an error is replaced")
+	if _, err := st.DeleteCalls(ctx, store.CallSelection{Model: "n"}); err != nil {
+		t.Fatal(err)
+	}
+	for k, c := range calls {
+		if c.Model == "n" {
+			delete(calls, k)
+		}
+	}
+	kept := links[:0]
+	for _, l := range links {
+		if _, ok := calls[l.key]; ok || !strings.HasPrefix(l.key, "c") {
+			kept = append(kept, l)
+		}
+	}
+	links = kept
+	check("after a cache clear of one model")
+	if _, err := st.DeleteRun(ctx, runs[1], false); err != nil {
+		t.Fatal(err)
+	}
+	kept = links[:0]
+	for _, l := range links {
+		if l.run != runs[1] {
+			kept = append(kept, l)
+		}
+	}
+	links = kept
 	check("after deleting a run")
 }
