@@ -15,8 +15,7 @@ func (s *Store) Stats(ctx context.Context) ([]store.ModelStats, error) {
 		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.input_tokens END),0),
 		COALESCE(SUM(CASE WHEN c.status='ok' THEN c.output_tokens END),0),
 		COALESCE(SUM(c.cost),0), SUM(CASE WHEN c.status = 'ok' AND c.cost IS NULL THEN 1 ELSE 0 END),
-		COALESCE((SELECT SUM(rc.cached) FROM run_calls rc JOIN calls c2 ON c2.key = rc.key
-			WHERE c2.provider = c.provider AND c2.model = c.model),0)
+		COALESCE((SELECT SUM(t.hits) FROM run_model_totals t WHERE t.provider = c.provider AND t.model = c.model),0)
 		FROM calls c GROUP BY c.provider, c.model ORDER BY c.provider, c.model`)
 	if err != nil {
 		return nil, fmt.Errorf("cache stats: %w", err)
