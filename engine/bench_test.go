@@ -139,3 +139,36 @@ func peakRSSMB() float64 {
 	}
 	return 0
 }
+
+// BenchmarkCachedRerun100k is the re-run of a 100,000-call plan whose every
+// call the store already holds: all answered by the cache, at what rate and
+// with how much memory (#25: ≥ 5,000 jobs/s, ≤ 300 MB).
+func BenchmarkCachedRerun100k(b *testing.B) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	st := openStore(b)
+	opts := fastOpts(st, srv)
+	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
+	const n = 100000
+	p := engine.Plan{Len: n, Jobs: func(yield func(engine.Job) bool) {
+		for i := range n {
+			if !yield(engine.Job{Namespace: "rerun", Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", strconv.Itoa(i))}) {
+				return
+			}
+		}
+	}}
+	if sum, _ := engine.New(opts).Run(context.Background(), p, nil); sum.Done != n { // the first run pays
+		b.Fatalf("%+v", sum.Progress)
+	}
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		sum, _ := engine.New(opts).Run(context.Background(), p, nil)
+		if sum.Done != n || sum.Cached != n {
+			b.Fatalf("re-run: %d done, %d cached of %d", sum.Done, sum.Cached, n)
+		}
+		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "jobs/s")
+	}
+	runtime.GC()
+	b.ReportMetric(peakRSSMB(), "peakRSS-MB")
+}
