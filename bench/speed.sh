@@ -118,6 +118,8 @@ echo
 echo "in-process benchmarks (go test -bench):"
 go test ./bench/deflect -run '^$' -bench 'ReportFromJSONL|FullReport' -benchtime 3x | grep Benchmark
 go test ./web -run '^$' -bench ViewerFullRun -benchtime 2x | grep Benchmark
+go test ./internal/cli -run '^$' -bench LargeStore -benchtime 1x -timeout 20m | grep Benchmark # FALLACYLAB_LARGE_STORE=1000000 for a million calls
+go test ./engine -run '^$' -bench CachedRerun100k -benchtime 1x -timeout 10m | grep Benchmark
 [ -n "${QUICK:-}" ] && exit 0
 go test ./engine -run '^$' -bench 'DefaultFlags|Connections|Throughput|Plan50k' -benchtime 1x -timeout 20m | grep Benchmark
 go test ./engine -run '^$' -bench 'Isolated429s|WindowWithoutHints' -benchtime 1x -timeout 30m | grep Benchmark
