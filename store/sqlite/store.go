@@ -42,6 +42,7 @@ type Store struct {
 	// those remembered as checked (checked.go)
 	remembered bool
 	release    func(last func()) // files.go
+	stmts      stmtCache
 }
 
 type op struct {
@@ -133,7 +134,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 		go s.writer()
 	}
 	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
-		return s.write(ctx, func(tx *sql.Tx) error { return fn(sqliteTx{tx}) })
+		return s.write(ctx, func(tx *sql.Tx) error { return fn(sqliteTx{tx, &s.stmts, s.db}) })
 	}, sqlstore.Dialect{ResponseText: "json_extract(c.response, '$.text')", InsertOrder: "rowid"})
 	return s, nil
 }
@@ -141,8 +142,66 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 // CallSelection picks calls to delete from the cache (store.CallSelection).
 type CallSelection = store.CallSelection
 
-// sqliteTx is a transaction of the writer, as the shared SQL takes it.
-type sqliteTx struct{ *sql.Tx }
+// sqliteTx is a transaction of the writer, as the shared SQL takes it. Its
+// Exec runs statements prepared once per connection (stmtCache): preparing
+// an INSERT compiles the triggers it fires (migrations 013–014), which cost
+// more than the insert itself when every answer was prepared anew.
+type sqliteTx struct {
+	*sql.Tx
+	stmts *stmtCache
+	db    *sql.DB
+}
+
+// Exec runs q in the transaction through its cached prepared statement.
+func (t sqliteTx) Exec(q string, args ...any) (sql.Result, error) {
+	st := t.stmts.get(t.db, q)
+	if st == nil {
+		return t.Tx.Exec(q, args...)
+	}
+	ts := t.Tx.Stmt(st) // reuses st's preparation on this connection
+	defer ts.Close()
+	return ts.Exec(args...)
+}
+
+// stmtCache holds prepared statements by their text, up to maxStmts of them
+// (statements built with a variable number of placeholders are not cached
+// once it is full).
+type stmtCache struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+const maxStmts = 256
+
+func (c *stmtCache) get(db *sql.DB, q string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[q]; ok {
+		return st
+	}
+	if len(c.m) >= maxStmts {
+		return nil
+	}
+	st, err := db.Prepare(q)
+	if err != nil {
+		return nil // Exec reports the error
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[q] = st
+	return st
+}
+
+// close closes the cached statements.
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = nil
+}
 
 // Prepare prepares a statement of the transaction.
 func (t sqliteTx) Prepare(q string) (sqlstore.Stmt, error) { return t.Tx.Prepare(q) }
@@ -160,7 +219,12 @@ func (s *Store) openWritable(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", s.path, err)
 	}
+	// Keep every open connection idle rather than close all but two:
+	// a new connection reads and parses the whole schema (its triggers
+	// included) before its first statement, which under a busy engine cost
+	// half its time.
 	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(8)
 	s.db = db
 	if err := s.waitUnlocked(ctx, o); err != nil {
 		return err
@@ -356,6 +420,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 func (s *Store) Close() error {
 	s.close.Do(func() { close(s.ops) })
 	s.wg.Wait()
+	s.stmts.close()
 	err := s.db.Close()
 	s.release(func() {
 		if err == nil && s.checked {
