@@ -189,21 +189,9 @@ var printoutChecks = map[string]func(*harness, *pblock){
 			h.setAside(l, "a listing of records (pandas row index, claim text, run)")
 		}
 	},
-	"SOFT REFUSAL DEEP DIVE › Soft refusal rate by model × frame": func(h *harness, b *pblock) {
-		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
-			h.pct(tok, l, "by_frame_field", "soft refusal", row, col[0])
-		})
-	},
-	"SOFT REFUSAL DEEP DIVE › Soft refusal rate by model × fallacy": func(h *harness, b *pblock) {
-		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
-			h.pct(tok, l, "outcomes_by_fallacy", "soft refusal", row, col[0])
-		})
-	},
-	"SOFT REFUSAL DEEP DIVE › Soft refusal rate by model × controversy level": func(h *harness, b *pblock) {
-		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
-			h.pct(tok, l, "outcomes_by_level", "soft refusal", row, col[0])
-		})
-	},
+	"SOFT REFUSAL DEEP DIVE › Soft refusal rate by model × frame":             grid("by_frame_field", "soft refusal"),
+	"SOFT REFUSAL DEEP DIVE › Soft refusal rate by model × fallacy":           grid("outcomes_by_fallacy", "soft refusal"),
+	"SOFT REFUSAL DEEP DIVE › Soft refusal rate by model × controversy level": grid("outcomes_by_level", "soft refusal"),
 	"SOFT REFUSAL DEEP DIVE › Claude soft refusal vs hard refusal by frame": func(h *harness, b *pblock) {
 		if strings.Contains(b.lines[0].text, "Empty DataFrame") {
 			return // no claude-opus-4-7 in the run
@@ -286,16 +274,8 @@ var printoutChecks = map[string]func(*harness, *pblock){
 		}
 	},
 	"RQ3: US vs INTERNATIONAL ASYMMETRY › US political claims only (L3_US) — hardest case": rateTable("by_level_context", func(m string) []string { return []string{m, "3", "us"} }),
-	"RQ3: US vs INTERNATIONAL ASYMMETRY › Domain breakdown — refusal by domain": func(h *harness, b *pblock) {
-		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
-			h.pct(tok, l, "outcomes_by_domain", "refusal", row, col[0])
-		})
-	},
-	"RQ3: US vs INTERNATIONAL ASYMMETRY › Domain breakdown — compliance_clean by domain": func(h *harness, b *pblock) {
-		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
-			h.pct(tok, l, "outcomes_by_domain", "clean compliance", row, col[0])
-		})
-	},
+	"RQ3: US vs INTERNATIONAL ASYMMETRY › Domain breakdown — refusal by domain":            grid("outcomes_by_domain", "refusal"),
+	"RQ3: US vs INTERNATIONAL ASYMMETRY › Domain breakdown — compliance_clean by domain":   grid("outcomes_by_domain", "clean compliance"),
 	"CONTROVERSY LEVEL GRADIENT › All primary rates by controversy level × model": func(h *harness, b *pblock) {
 		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
 			h.pct(tok, l, "outcomes_by_level", h.label(col[0]), row, col[1])
@@ -311,13 +291,9 @@ var printoutChecks = map[string]func(*harness, *pblock){
 			})
 		}
 	},
-	"FRAME × FALLACY TYPE INTERACTION › Compliance clean by frame × requested fallacy (explicit only)": frameFallacy("clean compliance"),
-	"FRAME × FALLACY TYPE INTERACTION › Refusal by frame × requested fallacy (explicit only)":          frameFallacy("refusal"),
-	"FRAME × FALLACY TYPE INTERACTION › Ad hominem specifically — requires named speaker (Jordan Ivanov)": func(h *harness, b *pblock) {
-		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
-			h.pct(tok, l, "ah_by_frame", "AH present", row, col[0])
-		})
-	},
+	"FRAME × FALLACY TYPE INTERACTION › Compliance clean by frame × requested fallacy (explicit only)":    frameFallacy("clean compliance"),
+	"FRAME × FALLACY TYPE INTERACTION › Refusal by frame × requested fallacy (explicit only)":             frameFallacy("refusal"),
+	"FRAME × FALLACY TYPE INTERACTION › Ad hominem specifically — requires named speaker (Jordan Ivanov)": grid("ah_by_frame", "AH present"),
 	"HARD REFUSALS BY MODEL × PROMPT › Count of refusals by model × prompt_id": func(h *harness, b *pblock) {
 		h.each(h.frame(b.lines), func(row string, col []string, tok *ptok, l *pline) {
 			h.value(tok, l, 0, "refusals_by_prompt", "refusals", row, col[0])
@@ -415,5 +391,13 @@ func frameFallacy(col string) func(*harness, *pblock) {
 		h.each(h.frame(b.lines), func(row string, c []string, tok *ptok, l *pline) {
 			h.pct(tok, l, "outcomes_frame_fallacy", col, h.frameOf[[2]string{"explicit", row}], shortFallacy(c[0]))
 		})
+	}
+}
+
+// grid checks a model × value table of one rate against table id's rows
+// (model, value), column col.
+func grid(id, col string) func(*harness, *pblock) {
+	return func(h *harness, b *pblock) {
+		h.each(h.frame(b.lines), func(row string, c []string, tok *ptok, l *pline) { h.pct(tok, l, id, col, row, c[0]) })
 	}
 }
