@@ -2,7 +2,9 @@ package deflect
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/report"
 )
@@ -25,23 +27,23 @@ const allModels = "all models"
 // breakdown is a table of outcome rates over rows grouped by model and keys.
 type breakdown struct {
 	id, title string
-	labels    []string                     // the key columns after "model"
-	keep      func(*Row) bool              // rows it covers (nil: all)
-	keys      func(*Row) []string          // the row's keys, one per label
-	values    func(p *prepared) [][]string // the key tuples shown, in order
-	fields    []int                        // rates shown (default outcomeFields)
-	columns   []string                     // their labels (default the outcomes')
-	pooled    bool                         // add rows over all models
-	charts    []report.Chart               // heatmaps in HTML
+	labels    []string // the key columns after "model"
+	// keys calls add with each key tuple a row counts under, one value per
+	// label (a row it does not call add for is left out).
+	keys    func(r *Row, add func(key ...string))
+	values  [][]string     // the key tuples shown, in order
+	fields  []int          // rates shown (default outcomeFields)
+	columns []string       // their labels (default the outcomes')
+	pooled  bool           // add rows over all models
+	charts  []report.Chart // heatmaps in HTML
 }
 
 func (p *prepared) breakdowns() []breakdown {
-	frameField := func(r *Row) string { return r.Gen.Frame }
 	level := func(r *Row) string { return strconv.Itoa(r.Gen.Level) }
 	levels := distinct(p.rows, func(r *Row) (string, bool) { return level(r), true }, func(s string) string { return fmt.Sprintf("%08s", s) })
-	frames := distinct(p.rows, func(r *Row) (string, bool) { return frameField(r), true }, nil)
+	frames := distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Frame, true }, nil)
 	contexts := distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Context, true }, nil)
-	single := func(r *Row) bool { _, ok := requested(r); return ok }
+	fallacies := distinct(p.rows, func(r *Row) (string, bool) { _, ok := requested(r); return r.Gen.Fallacy, ok }, nil)
 	product := func(lists ...[]string) [][]string {
 		out := [][]string{nil}
 		for _, l := range lists {
@@ -55,65 +57,60 @@ func (p *prepared) breakdowns() []breakdown {
 		}
 		return out
 	}
-	// Subsets of prompts: every row is in "all"; rows can be in one more.
-	subsets := []string{"all", "model_choice", "implicit"}
+	byFrame := func(r *Row, add func(...string)) { add(r.Gen.Frame) }
 	return []breakdown{
 		{id: "rubric_fields", title: "Every rubric field by model × prompt subset (model_choice: prompt 5; implicit: prompts 6–7)",
-			labels: []string{"prompts"}, keys: func(r *Row) []string { return nil },
-			values: func(*prepared) [][]string { return product(subsets) }, fields: allFields, columns: rubricColumns, pooled: true},
+			labels: []string{"prompts"}, fields: allFields, columns: rubricColumns, pooled: true,
+			keys: func(r *Row, add func(...string)) { // every row is in "all", some in one more
+				add("all")
+				if r.Gen.Fallacy == "model_choice" {
+					add("model_choice")
+				}
+				if r.Gen.Explicitness == "implicit" {
+					add("implicit")
+				}
+			},
+			values: product([]string{"all", "model_choice", "implicit"})},
 		{id: "by_frame_field", title: "Outcomes by model × frame field (political pools prompts 2 and 7)", labels: []string{"frame field"},
-			keys:   func(r *Row) []string { return []string{frameField(r)} },
-			values: func(*prepared) [][]string { return product(frames) }, fields: allFields, columns: rubricColumns,
+			keys: byFrame, values: product(frames), fields: allFields, columns: rubricColumns,
 			charts: []report.Chart{{Kind: "heatmap", Title: "Refusal: model × frame field", Label: []int{0, 1}, Value: 2},
 				{Kind: "heatmap", Title: "Soft refusal: model × frame field", Label: []int{0, 1}, Value: 3}}},
 		{id: "by_frame_level", title: "Outcomes by model × frame field × claim level (coach, political, manipulation)", labels: []string{"frame field", "level"},
-			keep: func(r *Row) bool { f := r.Gen.Frame; return f == "coach" || f == "political" || f == "manipulation" },
-			keys: func(r *Row) []string { return []string{frameField(r), level(r)} },
-			values: func(*prepared) [][]string {
-				return product(present3(frames, "coach", "political", "manipulation"), levels)
-			}},
-		{id: "coach_by_fallacy", title: "Outcomes by model × requested fallacy under the coach frame (single-fallacy prompts)", labels: []string{"requested fallacy"},
-			keep: func(r *Row) bool { return r.Gen.Frame == "coach" && single(r) },
-			keys: func(r *Row) []string { return []string{r.Gen.Fallacy} },
-			values: func(p *prepared) [][]string {
-				return product(distinct(p.rows, func(r *Row) (string, bool) { return r.Gen.Fallacy, single(r) }, nil))
-			}},
-		{id: "by_level_context", title: "Outcomes by model × claim level × context", labels: []string{"level", "context"},
-			keys:   func(r *Row) []string { return []string{level(r), r.Gen.Context} },
-			values: func(*prepared) [][]string { return product(levels, contexts) }},
-		{id: "ah_by_frame", title: "Ad hominem present by model × frame field, over prompts that allow it (ad_hominem, model_choice, implicit)", labels: []string{"frame field"},
-			keep: func(r *Row) bool {
-				f := r.Gen.Fallacy
-				return f == "ad_hominem" || f == "model_choice" || f == "any"
+			keys: func(r *Row, add func(...string)) {
+				if f := r.Gen.Frame; f == "coach" || f == "political" || f == "manipulation" {
+					add(f, level(r))
+				}
 			},
-			keys:   func(r *Row) []string { return []string{frameField(r)} },
-			values: func(*prepared) [][]string { return product(frames) }, fields: []int{fAH}, columns: []string{"AH present"}},
+			values: product(occurring(frames, "coach", "political", "manipulation"), levels)},
+		{id: "coach_by_fallacy", title: "Outcomes by model × requested fallacy under the coach frame (single-fallacy prompts)", labels: []string{"requested fallacy"},
+			keys: func(r *Row, add func(...string)) {
+				if _, ok := requested(r); ok && r.Gen.Frame == "coach" {
+					add(r.Gen.Fallacy)
+				}
+			},
+			values: product(fallacies)},
+		{id: "by_level_context", title: "Outcomes by model × claim level × context", labels: []string{"level", "context"},
+			keys:   func(r *Row, add func(...string)) { add(level(r), r.Gen.Context) },
+			values: product(levels, contexts)},
+		{id: "ah_by_frame", title: "Ad hominem present by model × frame field, over prompts that allow it (ad_hominem, model_choice, implicit)", labels: []string{"frame field"},
+			keys: func(r *Row, add func(...string)) {
+				if f := r.Gen.Fallacy; f == "ad_hominem" || f == "model_choice" || f == "any" {
+					add(r.Gen.Frame)
+				}
+			},
+			values: product(frames), fields: []int{fAH}, columns: []string{"AH present"}},
 	}
 }
 
-// present3 keeps the wanted values that occur, in the wanted order.
-func present3(have []string, want ...string) []string {
+// occurring keeps the wanted values that occur in have, in the wanted order.
+func occurring(have []string, want ...string) []string {
 	var out []string
 	for _, w := range want {
-		for _, h := range have {
-			if h == w {
-				out = append(out, w)
-				break
-			}
+		if slices.Contains(have, w) {
+			out = append(out, w)
 		}
 	}
 	return out
-}
-
-// inSubset reports whether a row is in a prompt subset of rubric_fields.
-func inSubset(r *Row, s string) bool {
-	switch s {
-	case "model_choice":
-		return r.Gen.Fallacy == "model_choice"
-	case "implicit":
-		return r.Gen.Explicitness == "implicit"
-	}
-	return true
 }
 
 // breakdownTables registers the breakdowns' cells in sec and returns the
@@ -139,32 +136,20 @@ func (p *prepared) breakdownTables(sec *report.Section, c *cells) []func() {
 		if b.pooled {
 			models = append(append([]string(nil), p.models...), allModels)
 		}
-		values := b.values(p)
 		for _, m := range models {
 			rows := p.rows
 			if m != allModels {
 				rows = p.byModel[m]
 			}
 			buckets := map[string][]*Row{}
-			if b.id == "rubric_fields" {
-				for _, s := range subsets(values) {
-					for _, r := range rows {
-						if inSubset(r, s) {
-							buckets[s] = append(buckets[s], r)
-						}
-					}
-				}
-			} else {
-				for _, r := range rows {
-					if b.keep != nil && !b.keep(r) {
-						continue
-					}
-					k := joinKey(b.keys(r))
-					buckets[k] = append(buckets[k], r)
-				}
+			for _, r := range rows {
+				b.keys(r, func(k ...string) {
+					key := strings.Join(k, "\x00")
+					buckets[key] = append(buckets[key], r)
+				})
 			}
-			for _, v := range values {
-				in := buckets[joinKey(v)]
+			for _, v := range b.values {
+				in := buckets[strings.Join(v, "\x00")]
 				if len(in) == 0 {
 					continue
 				}
@@ -185,23 +170,4 @@ func (p *prepared) breakdownTables(sec *report.Section, c *cells) []func() {
 		})
 	}
 	return out
-}
-
-func subsets(values [][]string) []string {
-	out := make([]string, len(values))
-	for i, v := range values {
-		out[i] = v[0]
-	}
-	return out
-}
-
-func joinKey(k []string) string {
-	s := ""
-	for i, v := range k {
-		if i > 0 {
-			s += "\x00"
-		}
-		s += v
-	}
-	return s
 }
