@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -670,14 +671,9 @@ func testRunModelTotals(t *testing.T, st Store) {
 		for _, k := range order {
 			out = append(out, *by[k])
 		}
-		slices := out
-		for i := range slices {
-			for j := i + 1; j < len(slices); j++ {
-				if slices[j].Provider+"\x00"+slices[j].Model < slices[i].Provider+"\x00"+slices[i].Model {
-					slices[i], slices[j] = slices[j], slices[i]
-				}
-			}
-		}
+		sort.Slice(out, func(i, j int) bool {
+			return out[i].Provider < out[j].Provider || (out[i].Provider == out[j].Provider && out[i].Model < out[j].Model)
+		})
 		return out
 	}
 	var runs []int64
