@@ -34,10 +34,11 @@ type Row struct {
 	scores []judgeScores
 }
 
-// judgeScores is one judge's eight fields on one row, in Fields order.
+// judgeScores is one judge's eight fields on one row, in Fields order
+// (its parsed row's, shared).
 type judgeScores struct {
 	ok bool
-	v  [8]int
+	v  *Scores
 }
 
 // has reports whether field f is defined and its value.
@@ -222,7 +223,7 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 				if e != nil {
 					r.Judges++
 					r.scores[i].ok = true
-					r.scores[i].v = e.Scores
+					r.scores[i].v = &e.Scores
 				}
 			}
 		}

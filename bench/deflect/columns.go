@@ -3,6 +3,7 @@ package deflect
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 )
 
 // The columns of snapshots (snapshot.go) are packed into bytes, which gob
@@ -117,7 +118,12 @@ func (t *textBuilder) add(s string) {
 	t.lens = binary.AppendVarint(t.lens, int64(len(s)))
 }
 
-func (t *textBuilder) column() textColumn { return textColumn{Text: string(t.b), Lens: t.lens} }
+// column is the column built; the builder is not added to after (its
+// bytes become the column's text without a copy: a snapshot's texts are
+// tens of megabytes at a large run).
+func (t *textBuilder) column() textColumn {
+	return textColumn{Text: unsafe.String(unsafe.SliceData(t.b), len(t.b)), Lens: t.lens}
+}
 
 // codeBuilder builds a codedColumn.
 type codeBuilder struct {

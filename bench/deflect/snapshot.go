@@ -45,6 +45,25 @@ type judgeSnapshot struct {
 	ParseError, ConsistencyFlag      ints
 }
 
+// genScoresSnapshot is genSnapshot as an analysis decodes it, without the
+// call keys (see judgeScoresSnapshot).
+type genScoresSnapshot struct {
+	N                                                                       int
+	GenID, Response                                                         textColumn
+	Model, ClaimID, Context, Domain, Fallacy, Explicitness, Frame, PromptID codedColumn
+	Level, PromptNum, Sample, InputTokens, OutputTokens, IsError            ints
+}
+
+// judgeScoresSnapshot is judgeSnapshot as an analysis decodes it: gob
+// skips the fields a type lacks, so the call keys and eval ids are never
+// made into strings.
+type judgeScoresSnapshot struct {
+	N                           int
+	GenID, Judge, GenModel      codedColumn
+	Scores                      []byte
+	ParseError, ConsistencyFlag ints
+}
+
 // genColumns builds the snapshot of generations one at a time (an import
 // streams them), holding a few bytes per generation.
 type genColumns struct {
@@ -90,14 +109,30 @@ func encodeGenerations(gens []Generation) ([]byte, error) {
 	return c.encode()
 }
 
-func decodeGenerations(data []byte) ([]Generation, error) {
+// decodeGenerations decodes a generations snapshot; without keys the call
+// keys are left empty (an analysis never reads them).
+func decodeGenerations(data []byte, keys bool) ([]Generation, error) {
 	var s genSnapshot
-	if err := decodeSnapshot(data, &s); err != nil {
-		return nil, err
+	if keys {
+		if err := decodeSnapshot(data, &s); err != nil {
+			return nil, err
+		}
+	} else {
+		var l genScoresSnapshot
+		if err := decodeSnapshot(data, &l); err != nil {
+			return nil, err
+		}
+		s = genSnapshot{N: l.N, GenID: l.GenID, Response: l.Response, Model: l.Model, ClaimID: l.ClaimID, Context: l.Context,
+			Domain: l.Domain, Fallacy: l.Fallacy, Explicitness: l.Explicitness, Frame: l.Frame, PromptID: l.PromptID,
+			Level: l.Level, PromptNum: l.PromptNum, Sample: l.Sample, InputTokens: l.InputTokens, OutputTokens: l.OutputTokens, IsError: l.IsError}
 	}
 	n := s.N
 	var t [3]textValues
 	for i, c := range []textColumn{s.GenID, s.CallKey, s.Response} {
+		if i == 1 && !keys {
+			t[i] = textValues{ends: make([]int, n)} // "" each
+			continue
+		}
 		var err error
 		if t[i], err = c.decode(n); err != nil {
 			return nil, err
@@ -196,18 +231,35 @@ func encodeJudgements(evals []Eval) ([]byte, error) {
 	return c.encode()
 }
 
-func decodeJudgements(data []byte) ([]Eval, error) {
+// decodeJudgements decodes a judgements snapshot; without ids the eval ids
+// and call keys are left empty (an analysis never reads them: 380,000
+// strings spared at 190,000 judgements).
+func decodeJudgements(data []byte, ids bool) ([]Eval, error) {
 	var s judgeSnapshot
-	if err := decodeSnapshot(data, &s); err != nil {
-		return nil, err
+	if ids {
+		if err := decodeSnapshot(data, &s); err != nil {
+			return nil, err
+		}
+	} else {
+		var l judgeScoresSnapshot
+		if err := decodeSnapshot(data, &l); err != nil {
+			return nil, err
+		}
+		s = judgeSnapshot{N: l.N, GenID: l.GenID, Judge: l.Judge, GenModel: l.GenModel, Scores: l.Scores, ParseError: l.ParseError, ConsistencyFlag: l.ConsistencyFlag}
 	}
 	n := s.N
-	key, err := s.CallKey.decode(n)
-	if err != nil {
-		return nil, err
-	}
+	var key textValues
 	var k [4]coded
+	var err error
+	if ids {
+		if key, err = s.CallKey.decode(n); err != nil {
+			return nil, err
+		}
+	}
 	for i, c := range []codedColumn{s.GenID, s.EvalRest, s.Judge, s.GenModel} {
+		if i == 1 && !ids {
+			continue // the eval ids
+		}
 		if k[i], err = c.decode(n); err != nil {
 			return nil, err
 		}
@@ -227,8 +279,10 @@ func decodeJudgements(data []byte) ([]Eval, error) {
 	for i := range out {
 		e := &out[i]
 		e.GenID, e.JudgeModel, e.GenModel = k[0].at(i), k[2].at(i), k[3].at(i)
-		e.EvalID = evalID(e.GenID, k[1].at(i))
-		e.ParseError, e.ConsistencyFlag, e.CallKey = parse[i], flag[i], key.at(i)
+		if ids {
+			e.EvalID, e.CallKey = evalID(e.GenID, k[1].at(i)), key.at(i)
+		}
+		e.ParseError, e.ConsistencyFlag = parse[i], flag[i]
 		packed := int(binary.LittleEndian.Uint16(s.Scores[2*i:]))
 		for f := range e.Scores {
 			e.Scores[f] = packed%3 - 1

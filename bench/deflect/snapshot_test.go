@@ -30,10 +30,10 @@ func BenchmarkSnapshotDecode(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := decodeGenerations(g); err != nil {
+		if _, err := decodeGenerations(g, true); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := decodeJudgements(e); err != nil {
+		if _, err := decodeJudgements(e, true); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -85,11 +85,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gens, err := decodeGenerations(g)
+	gens, err := decodeGenerations(g, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evals, err := decodeJudgements(e)
+	evals, err := decodeJudgements(e, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Fatalf("judgement %d:\n got %+v\nwant %+v", i, evals[i], want)
 		}
 	}
-	if _, err := decodeJudgements(e[:len(e)/2]); err == nil {
+	if _, err := decodeJudgements(e[:len(e)/2], true); err == nil {
 		t.Fatal("half a snapshot decoded")
 	}
 }

@@ -213,7 +213,8 @@ func LoadRecords(ctx context.Context, st bench.RecordReader, runID int64) (Datas
 
 // LoadScores reads a DeflectBench run's records for Analyze: without the
 // texts the analysis never reads (claim and prompt texts, the judges'
-// reasoning, raw answers and detected fallacies, timestamps), and with
+// reasoning, raw answers and detected fallacies, eval ids, call keys,
+// timestamps), and with
 // only the start of each response (ResponseStart). They come from the
 // run's snapshots where it has them, from its records otherwise.
 func LoadScores(ctx context.Context, st bench.Records, runID int64) (Dataset, error) {
@@ -273,17 +274,17 @@ func readKind[T any](ctx context.Context, st bench.RecordReader, runID int64, ki
 // records, cut as the snapshots are.
 func readScores(ctx context.Context, st bench.Records, runID int64) (Dataset, error) {
 	return both(func() ([]Generation, error) {
-		if gens, ok, err := readSnapshot(ctx, st, runID, KindGeneration, decodeGenerations); err != nil || ok {
+		if gens, ok, err := readSnapshot(ctx, st, runID, KindGeneration, func(b []byte) ([]Generation, error) { return decodeGenerations(b, false) }); err != nil || ok {
 			return gens, err
 		}
 		gens, err := readKind(ctx, st, runID, KindGeneration, GenerationOf)
 		for i := range gens {
 			g := &gens[i]
-			g.ClaimText, g.PromptText, g.Timestamp, g.Response = "", "", "", ResponseStart(g.Response)
+			g.ClaimText, g.PromptText, g.Timestamp, g.Response, g.CallKey = "", "", "", ResponseStart(g.Response), ""
 		}
 		return gens, err
 	}, func() ([]Eval, error) {
-		if evals, ok, err := readSnapshot(ctx, st, runID, KindEval, decodeJudgements); err != nil || ok {
+		if evals, ok, err := readSnapshot(ctx, st, runID, KindEval, func(b []byte) ([]Eval, error) { return decodeJudgements(b, false) }); err != nil || ok {
 			return evals, err
 		}
 		evals, err := readKind(ctx, st, runID, KindEval, EvalOf)
@@ -294,7 +295,7 @@ func readScores(ctx context.Context, st bench.Records, runID int64) (Dataset, er
 					return nil, fmt.Errorf("run %d judgement %s: a rubric field outside −1…1", runID, e.EvalID)
 				}
 			}
-			e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", nil, ""
+			e.EvalID, e.CallKey, e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", "", "", nil, ""
 		}
 		return evals, err
 	})

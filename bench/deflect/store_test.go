@@ -78,13 +78,13 @@ func TestRecords(t *testing.T) {
 	lean, err := LoadScores(ctx, st, id)
 	must(t, err)
 	for i, g := range d.Gens {
-		g.ClaimText, g.PromptText, g.Timestamp = "", "", ""
+		g.ClaimText, g.PromptText, g.Timestamp, g.CallKey = "", "", "", ""
 		if !reflect.DeepEqual(lean.Gens[i], g) {
 			t.Fatalf("analysis read of generation %d:\n got %+v\nwant %+v", i, lean.Gens[i], g)
 		}
 	}
 	for i, e := range d.Evals {
-		e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", nil, ""
+		e.EvalID, e.CallKey, e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", "", "", nil, ""
 		if !reflect.DeepEqual(lean.Evals[i], e) {
 			t.Fatalf("analysis read of judgement %d:\n got %+v\nwant %+v", i, lean.Evals[i], e)
 		}
@@ -154,7 +154,7 @@ func TestSnapshots(t *testing.T) {
 	}
 	must(t, SaveRecords(ctx, st, id, gens, evals))
 	d := same("after a whole write")
-	if len(d.Gens) != 4 || d.Gens[2].GenID != "g3" || d.Gens[2].Response != "written again" || d.Gens[2].Level != 3 || len(d.Evals) != 3 || d.Evals[1].EvalID != "g2__judge_k_again" {
+	if len(d.Gens) != 4 || d.Gens[2].GenID != "g3" || d.Gens[2].Response != "written again" || d.Gens[2].Level != 3 || len(d.Evals) != 3 || d.Evals[1].Scores != again.Scores || d.Evals[1].ParseError != 0 {
 		t.Fatalf("keys written twice: the first place and the last values: %+v", d)
 	}
 	if d.Gens[3].Response != ResponseStart(gens[3].Response) || len(d.Gens[3].Response) >= len(gens[3].Response) {

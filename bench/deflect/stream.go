@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 )
 
 // inputError is bad input in a file read (a line that does not decode,
@@ -22,11 +21,12 @@ func (e inputError) Unwrap() error { return e.err }
 // bytes a record.
 type fileStream struct {
 	gens, evals []string // the files, in order
-	// scoresOnly reads no judge reasoning or raw answer (an analysis).
+	// scoresOnly reads no judge reasoning or raw answer, no timestamps and
+	// of a response only its start (an analysis: lean records).
 	scoresOnly bool
 
 	droppedGens, droppedEvals int
-	seenGen                   map[string]struct{}
+	seenGen                   map[string]string // gen_id → the first generation's own copy
 	seenEval                  map[[2]string]struct{}
 }
 
@@ -35,15 +35,19 @@ type fileStream struct {
 // files again.
 func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) error {
 	f.droppedGens, f.droppedEvals = 0, 0
-	f.seenGen, f.seenEval = map[string]struct{}{}, map[[2]string]struct{}{}
+	f.seenGen, f.seenEval = map[string]string{}, map[[2]string]struct{}{}
+	g := generationLine
+	if f.scoresOnly {
+		g = leanGenerationLine
+	}
 	for _, p := range f.gens {
-		if err := streamFile(p, generationLine, func(gs []Generation) error {
+		if err := streamFile(p, g, func(gs []Generation) error {
 			for i := range gs {
 				if _, dup := f.seenGen[gs[i].GenID]; dup {
 					f.droppedGens++
 					continue
 				}
-				f.seenGen[gs[i].GenID] = struct{}{}
+				f.seenGen[gs[i].GenID] = gs[i].GenID
 				if err := gen(&gs[i]); err != nil {
 					return err
 				}
@@ -60,6 +64,9 @@ func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) e
 	for _, p := range f.evals {
 		if err := streamFile(p, d, func(es []Eval) error {
 			for i := range es {
+				if id, ok := f.seenGen[es[i].GenID]; ok {
+					es[i].GenID = id // one copy of each id, the generation's
+				}
 				k := [2]string{es[i].GenID, es[i].JudgeModel}
 				if _, dup := f.seenEval[k]; dup {
 					f.droppedEvals++
@@ -75,6 +82,7 @@ func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) e
 			return err
 		}
 	}
+	f.seenGen, f.seenEval = nil, nil // read: only the counts are kept
 	return nil
 }
 
@@ -108,23 +116,6 @@ func (f *fileStream) say(w io.Writer, gens int) {
 	sayRead(w, f.droppedGens, f.droppedEvals, len(f.gens), gens)
 }
 
-// lean is a generation as the analysis reads it: no claim or prompt text
-// or timestamp, the response only as far as the analysis reads it.
-func lean(g Generation) Generation {
-	start := ResponseStart(g.Response)
-	if len(start) < len(g.Response) {
-		start = strings.Clone(start) // not the whole answer's bytes behind a prefix
-	}
-	g.ClaimText, g.PromptText, g.Timestamp, g.Response = "", "", "", start
-	return g
-}
-
-// leanEval is a judgement as the analysis reads it.
-func leanEval(e Eval) Eval {
-	e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", nil, ""
-	return e
-}
-
 // readLean reads the files as the analysis reads them (lean records): a
 // report from JSONL holds what it reads, not the files.
 func readLean(stderr io.Writer, gensPaths, evalsPaths string) (Dataset, error) {
@@ -134,8 +125,9 @@ func readLean(stderr io.Writer, gensPaths, evalsPaths string) (Dataset, error) {
 	}
 	f.scoresOnly = true
 	d := Dataset{Gens: make([]Generation, 0, estimateLines(f.gens)), Evals: make([]Eval, 0, estimateLines(f.evals))}
-	err = f.each(func(g *Generation) error { d.Gens = append(d.Gens, lean(*g)); return nil },
-		func(e *Eval) error { d.Evals = append(d.Evals, leanEval(*e)); return nil })
+	// The lean decoders keep only what the analysis reads.
+	err = f.each(func(g *Generation) error { d.Gens = append(d.Gens, *g); return nil },
+		func(e *Eval) error { d.Evals = append(d.Evals, *e); return nil })
 	if err != nil {
 		return Dataset{}, err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 )
 
@@ -36,5 +37,22 @@ func writeMemProfile(path string) {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fallacylab: FALLACYLAB_MEMPROFILE:", err)
+	}
+}
+
+// gcPercent is the collector's target, where the user sets no GOGC: the
+// analyses hold a run's records (a few hundred bytes a generation) while
+// they make much short-lived garbage (parse buffers, bootstrap tallies),
+// and at Go's default of 100 the heap grows to twice what is live before
+// it is collected. At 50 it grows by half: measured on the 4× synthetic
+// run (96,000 generations) the peak of `deflect report` from the store
+// falls from about 305 to 258 MB and of `deflect import` from 244 to
+// 205 MB, for 2–8 % more time.
+const gcPercent = 50
+
+// setGCPercent sets gcPercent unless GOGC is set (the user's word wins).
+func setGCPercent() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
 	}
 }

@@ -126,6 +126,7 @@ func Main() int {
 		stop() // a second Ctrl-C kills at once
 	}()
 	defer stop()
+	setGCPercent()
 	if path := os.Getenv("FALLACYLAB_CPUPROFILE"); path != "" {
 		if done, err := startCPUProfile(path); err != nil {
 			fmt.Fprintln(os.Stderr, "fallacylab:", err)
