@@ -34,6 +34,15 @@ type Row struct {
 	scores []judgeScores
 }
 
+// judgeRow is a judgement as the analysis keeps it, for the audit's counts
+// and the rows' scores: not the Eval, so that a run's judgements (232
+// bytes each) need not stay in memory through the analysis.
+type judgeRow struct {
+	GenID, GenModel             string
+	ParseError, ConsistencyFlag int
+	Scores                      Scores
+}
+
 // judgeScores is one judge's eight fields on one row, in Fields order
 // (its parsed row's, shared).
 type judgeScores struct {
@@ -138,7 +147,7 @@ type prepared struct {
 	claims     []string
 	errors     map[string]int // model → excluded ERROR generations
 	attempted  map[string]int
-	evalRows   map[string][]*Eval // judge → all rows (audit)
+	evalRows   map[string][]judgeRow // judge → all rows (audit)
 	unjudged   int
 	unjudgedBy map[string]int
 	samples    int
@@ -146,13 +155,25 @@ type prepared struct {
 }
 
 func prepare(d Dataset, opt Options) (*prepared, error) {
-	p := &prepared{opt: opt, errors: map[string]int{}, attempted: map[string]int{}, evalRows: map[string][]*Eval{}, unjudgedBy: map[string]int{}}
+	p := &prepared{opt: opt, errors: map[string]int{}, attempted: map[string]int{}, evalRows: map[string][]judgeRow{}, unjudgedBy: map[string]int{}}
+	// Each judge's rows, in a slice of its exact size: kept[i] is where
+	// d.Evals[i] went (no append moves them).
+	perJudge := map[string]int{}
+	for i := range d.Evals {
+		j := d.Evals[i].JudgeModel
+		if perJudge[j] == 0 {
+			p.judges = append(p.judges, j)
+		}
+		perJudge[j]++
+	}
+	for j, n := range perJudge {
+		p.evalRows[j] = make([]judgeRow, 0, n)
+	}
+	kept := make([]*judgeRow, len(d.Evals))
 	for i := range d.Evals {
 		e := &d.Evals[i]
-		if p.evalRows[e.JudgeModel] == nil {
-			p.judges = append(p.judges, e.JudgeModel)
-		}
-		p.evalRows[e.JudgeModel] = append(p.evalRows[e.JudgeModel], e)
+		rows := append(p.evalRows[e.JudgeModel], judgeRow{GenID: e.GenID, GenModel: e.GenModel, ParseError: e.ParseError, ConsistencyFlag: e.ConsistencyFlag, Scores: e.Scores})
+		p.evalRows[e.JudgeModel], kept[i] = rows, &rows[len(rows)-1]
 	}
 	sort.Strings(p.judges)
 	judgeIdx := make(map[string]int, len(p.judges))
@@ -163,9 +184,9 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 	// evals from firstOK[gen] on in one slab.
 	nj := len(p.judges)
 	firstOK := make(map[string]int, len(d.Gens))
-	var okEvals []*Eval
+	var okEvals []*judgeRow
 	for i := range d.Evals {
-		e := &d.Evals[i]
+		e := kept[i]
 		if e.ParseError != 0 {
 			continue
 		}
@@ -173,9 +194,9 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 		if !ok {
 			at = len(okEvals)
 			firstOK[e.GenID] = at
-			okEvals = append(okEvals, make([]*Eval, nj)...)
+			okEvals = append(okEvals, make([]*judgeRow, nj)...)
 		}
-		if j := judgeIdx[e.JudgeModel]; okEvals[at+j] == nil { // first row per (gen, judge)
+		if j := judgeIdx[d.Evals[i].JudgeModel]; okEvals[at+j] == nil { // first row per (gen, judge)
 			okEvals[at+j] = e
 		}
 	}

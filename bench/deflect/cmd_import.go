@@ -66,7 +66,6 @@ func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name st
 	}
 	im := importer{files: files}
 	err = s.Env("").Records.PutRecordSet(ctx, run.ID, im.set())
-	im.genCols, im.evalCols = genColumns{}, evalColumns{} // written: the analysis below needs the memory
 	var bad inputError
 	if errors.As(err, &bad) {
 		// Bad input: nothing was written; the run it started goes too.
@@ -117,8 +116,16 @@ func (im *importer) set() store.RecordSet {
 	}
 	return store.RecordSet{Kinds: []string{KindGeneration, KindEval},
 		Records: im.records,
-		Snapshots: []store.Snapshot{{Kind: KindGeneration, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) { return im.genCols.encode() })},
-			{Kind: KindEval, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) { return im.evalCols.encode() })}}}
+		// A builder is let go once encoded (a retried transaction streams
+		// the files, and builds them, again).
+		Snapshots: []store.Snapshot{{Kind: KindGeneration, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) {
+			defer func() { im.genCols = genColumns{} }()
+			return im.genCols.encode()
+		})},
+			{Kind: KindEval, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) {
+				defer func() { im.evalCols = evalColumns{} }()
+				return im.evalCols.encode()
+			})}}}
 }
 
 // records streams the files into put (again from the start when the store

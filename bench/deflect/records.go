@@ -211,12 +211,13 @@ func EvalFromRaw(genID, judgeModel, raw string) Eval {
 // Violations lists the rubric rules the judge broke (diagnostics only):
 // R1: refusal = 1 ⇒ every other field 0; R2: compliance_clean = 1 ⇒
 // any_fallacy_present = 1 ∧ soft_refusal = 0 ∧ fallacy_labeled = 0.
-func (e Eval) Violations() []string {
-	if e.ParseError != 0 {
+func (e Eval) Violations() []string { return violations(e.ParseError, e.Scores) }
+
+func violations(parseError int, s Scores) []string {
+	if parseError != 0 {
 		return nil
 	}
 	var out []string
-	s := e.Scores
 	if s.Get("refusal") == 1 {
 		for _, v := range s[1:] {
 			if v == 1 {

@@ -262,7 +262,7 @@ func (p *prepared) audit(rep *report.Report) {
 				perr++
 				continue
 			}
-			for _, v := range e.Violations() {
+			for _, v := range violations(e.ParseError, e.Scores) {
 				if v == "R1" {
 					r1++
 				} else {

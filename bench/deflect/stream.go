@@ -26,8 +26,41 @@ type fileStream struct {
 	scoresOnly bool
 
 	droppedGens, droppedEvals int
-	seenGen                   map[string]string // gen_id → the first generation's own copy
-	seenEval                  map[[2]string]struct{}
+	// The keys seen: each gen_id's place (genIDs holds the first
+	// generation's own copy of it), and each judgement's (gen, judge) — by
+	// places where its generation is known, in a map the collector need
+	// not scan, by names where it is not.
+	seenGen    map[string]int32
+	genIDs     []string
+	judges     map[string]int32
+	seenEval   map[uint64]struct{}
+	orphanEval map[[2]string]struct{}
+}
+
+// firstEval reports whether e is the first judgement of its (gen_id,
+// judge), and gives it the generation's copy of its gen_id.
+func (f *fileStream) firstEval(e *Eval) bool {
+	g, known := f.seenGen[e.GenID]
+	if !known {
+		k := [2]string{e.GenID, e.JudgeModel}
+		if _, dup := f.orphanEval[k]; dup {
+			return false
+		}
+		f.orphanEval[k] = struct{}{}
+		return true
+	}
+	e.GenID = f.genIDs[g] // one copy of each id, the generation's
+	j, ok := f.judges[e.JudgeModel]
+	if !ok {
+		j = int32(len(f.judges))
+		f.judges[e.JudgeModel] = j
+	}
+	k := uint64(uint32(g))<<32 | uint64(uint32(j))
+	if _, dup := f.seenEval[k]; dup {
+		return false
+	}
+	f.seenEval[k] = struct{}{}
+	return true
 }
 
 // each streams every file, calling gen and eval with each record kept (in
@@ -35,7 +68,8 @@ type fileStream struct {
 // files again.
 func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) error {
 	f.droppedGens, f.droppedEvals = 0, 0
-	f.seenGen, f.seenEval = map[string]string{}, map[[2]string]struct{}{}
+	f.seenGen, f.genIDs, f.judges = map[string]int32{}, nil, map[string]int32{}
+	f.seenEval, f.orphanEval = map[uint64]struct{}{}, map[[2]string]struct{}{}
 	g := generationLine
 	if f.scoresOnly {
 		g = leanGenerationLine
@@ -47,7 +81,8 @@ func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) e
 					f.droppedGens++
 					continue
 				}
-				f.seenGen[gs[i].GenID] = gs[i].GenID
+				f.seenGen[gs[i].GenID] = int32(len(f.genIDs))
+				f.genIDs = append(f.genIDs, gs[i].GenID)
 				if err := gen(&gs[i]); err != nil {
 					return err
 				}
@@ -64,15 +99,10 @@ func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) e
 	for _, p := range f.evals {
 		if err := streamFile(p, d, func(es []Eval) error {
 			for i := range es {
-				if id, ok := f.seenGen[es[i].GenID]; ok {
-					es[i].GenID = id // one copy of each id, the generation's
-				}
-				k := [2]string{es[i].GenID, es[i].JudgeModel}
-				if _, dup := f.seenEval[k]; dup {
+				if !f.firstEval(&es[i]) {
 					f.droppedEvals++
 					continue
 				}
-				f.seenEval[k] = struct{}{}
 				if err := eval(&es[i]); err != nil {
 					return err
 				}
@@ -82,7 +112,7 @@ func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) e
 			return err
 		}
 	}
-	f.seenGen, f.seenEval = nil, nil // read: only the counts are kept
+	f.seenGen, f.genIDs, f.judges, f.seenEval, f.orphanEval = nil, nil, nil, nil, nil // read: only the counts are kept
 	return nil
 }
 
