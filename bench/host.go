@@ -150,3 +150,12 @@ const CallsModelsKey = "fallacylab/calls-models"
 
 // CallsModels is the Annotations of a command that calls models.
 func CallsModels() map[string]string { return map[string]string{CallsModelsKey: "yes"} }
+
+// HoldsRunKey is the command annotation of a command that holds a whole
+// run's records in memory while it makes much short-lived garbage (an
+// import, a full analysis): the CLI runs the garbage collector at a lower
+// target for it (see internal/cli's gcPercent).
+const HoldsRunKey = "fallacylab/holds-run"
+
+// HoldsRun is the Annotations of a command that holds a whole run.
+func HoldsRun() map[string]string { return map[string]string{HoldsRunKey: "yes"} }

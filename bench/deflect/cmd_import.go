@@ -24,10 +24,11 @@ import (
 func newImportCmd(h bench.Host) *cobra.Command {
 	var gens, evals, name string
 	cmd := &cobra.Command{
-		Use:     "import",
-		Short:   "Store published upstream-format generations and evals as a run, to re-analyse them",
-		Example: `  fallacylab deflect import --generations generations_gpt_5_5.jsonl --evals evals_gpt_5_4_mini.jsonl,evals_claude_haiku_4_5_20251001.jsonl`,
-		Args:    cobra.NoArgs,
+		Use:         "import",
+		Annotations: bench.HoldsRun(),
+		Short:       "Store published upstream-format generations and evals as a run, to re-analyse them",
+		Example:     `  fallacylab deflect import --generations generations_gpt_5_5.jsonl --evals evals_gpt_5_4_mini.jsonl,evals_claude_haiku_4_5_20251001.jsonl`,
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if gens == "" {
 				return fmt.Errorf("--generations is required")

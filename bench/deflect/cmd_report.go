@@ -61,8 +61,9 @@ func (o reportOptions) analysis() (Options, error) {
 func newReportCmd(h bench.Host) *cobra.Command {
 	o := defaultReportOptions()
 	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "Every table of the paper with block-bootstrap CIs, from a stored run or upstream JSONL files",
+		Use:         "report",
+		Annotations: bench.HoldsRun(),
+		Short:       "Every table of the paper with block-bootstrap CIs, from a stored run or upstream JSONL files",
 		Example: `  fallacylab deflect report --format md
   fallacylab deflect report --run 3 --format html --out report.html
   fallacylab deflect report --generations gens.jsonl --evals evals.jsonl --compat deflectbench-code --format json`,

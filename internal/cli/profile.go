@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"github.com/spf13/cobra"
+
 	"fmt"
+	"github.com/fallacylab/fallacylab/bench"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -40,19 +43,23 @@ func writeMemProfile(path string) {
 	}
 }
 
-// gcPercent is the collector's target, where the user sets no GOGC: the
-// analyses hold a run's records (a few hundred bytes a generation) while
-// they make much short-lived garbage (parse buffers, bootstrap tallies),
-// and at Go's default of 100 the heap grows to twice what is live before
-// it is collected. At 50 it grows by half: measured on the 4× synthetic
-// run (96,000 generations) the peak of `deflect report` from the store
-// falls from about 305 to 258 MB and of `deflect import` from 244 to
-// 205 MB, for 2–8 % more time.
+// gcPercent is the collector's target for the commands that hold a whole
+// run (bench.HoldsRun), where the user sets no GOGC: they hold a run's
+// records (a few hundred bytes a generation) while they make much
+// short-lived garbage (parse buffers, bootstrap tallies), and at Go's
+// default of 100 the heap grows to twice what is live before it is
+// collected; at 50, by half. Measured on the 4× synthetic DeflectBench
+// run (96,000 generations): `deflect report` from the store peaks at about
+// 234 MB rather than 280, `deflect import` at 185 rather than 215, for
+// 2–7 % more time. Commands with little live data keep Go's default: for
+// them a lower target only means more collections (a Scheme Foils report
+// takes a third longer at 50).
 const gcPercent = 50
 
-// setGCPercent sets gcPercent unless GOGC is set (the user's word wins).
-func setGCPercent() {
-	if _, set := os.LookupEnv("GOGC"); !set {
+// setGCPercent sets gcPercent for cmd if it holds a run, unless GOGC is
+// set (the user's word wins).
+func setGCPercent(cmd *cobra.Command) {
+	if _, set := os.LookupEnv("GOGC"); !set && cmd.Annotations[bench.HoldsRunKey] != "" {
 		debug.SetGCPercent(gcPercent)
 	}
 }

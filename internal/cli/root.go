@@ -78,6 +78,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	root.SetVersionTemplate("fallacylab {{.Version}}\n")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		g.ctx = cmd.Context()
+		setGCPercent(cmd)
 		g.dbFlagSet = cmd.Flags().Changed("db")
 		g.budgetSet = cmd.Flags().Changed("budget")
 		if err := checkFlags(cmd); err != nil {
@@ -126,7 +127,6 @@ func Main() int {
 		stop() // a second Ctrl-C kills at once
 	}()
 	defer stop()
-	setGCPercent()
 	if path := os.Getenv("FALLACYLAB_CPUPROFILE"); path != "" {
 		if done, err := startCPUProfile(path); err != nil {
 			fmt.Fprintln(os.Stderr, "fallacylab:", err)
