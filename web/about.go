@@ -29,11 +29,11 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	`tr.differ>td:first-child{border-left:4px solid #d64545}` +
 	`table.record th{text-align:left;padding-right:1rem;vertical-align:top}section.judge{border-top:1px solid #ddd;margin-top:.8rem}` +
 	`div.pager p{margin:.3rem 0}form.jump{display:inline-block;margin:0 0 .3rem}form.jump input{width:5rem}span.current,a.sort.current{font-weight:700}a.sort{margin-right:.5rem}section.line{padding:.2rem .7rem;margin:.6rem 0;border-radius:4px}` +
-	`body.studio{max-width:52rem}fieldset.q{border:1px solid #d8dce3;border-radius:4px;margin:.8rem 0}label.choice{display:block;padding:.25rem 0}kbd{border:1px solid #9aa3b2;border-radius:3px;padding:0 .3rem;font-size:12px}p.context{font-weight:600;white-space:pre-line}p.progress{color:#5b6474}textarea{width:100%}body.studio pre.text{font-family:inherit;font-size:15px}` +
+	`body.studio{max-width:52rem}fieldset.q{border:1px solid #d8dce3;border-radius:4px;margin:.8rem 0}label.choice{display:block;padding:.25rem 0}kbd{border:1px solid #9aa3b2;border-radius:3px;padding:0 .3rem;font-size:12px}p.context{font-weight:600;white-space:pre-line}p.progress{color:#5b6474}textarea{width:100%}body.studio pre.text{font-family:inherit;font-size:15px}p.problem{border-left:4px solid #c0392b;background:#fdf0ee;color:#7a1f14;padding:.4rem .7rem}` +
 	`table#records th,table#records td.nw{white-space:nowrap;word-break:normal;overflow-wrap:normal}` +
 	// Form controls and scrollbars follow the theme too.
 	`:root{color-scheme:light dark}` +
-	`@media (prefers-color-scheme:dark){input,select,textarea,button{background:#222733;color:#dfe3ea;border:1px solid #3a4150}p.unfinished{background:#3a2c14}details.about{border-color:#2c3240}pre.config,pre.text{background:#222733}tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#4a1f24}span.flag{background:#1f3357;border-color:#3d68a8}td.flag{background:#1f3357}td.invalid{background:#3a2c14}.hit{background:#1c3a22}.miss{background:#4a1f24}section.judge{border-top-color:#2c3240}}`
+	`@media (prefers-color-scheme:dark){input,select,textarea,button{background:#222733;color:#dfe3ea;border:1px solid #3a4150}p.unfinished{background:#3a2c14}p.problem{background:#3a1d1a;color:#f2c4bd}details.about{border-color:#2c3240}pre.config,pre.text{background:#222733}tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#4a1f24}span.flag{background:#1f3357;border-color:#3d68a8}td.flag{background:#1f3357}td.invalid{background:#3a2c14}.hit{background:#1c3a22}.miss{background:#4a1f24}section.judge{border-top-color:#2c3240}}`
 
 // aboutView is the provenance block of a run page: read fresh on every request
 // so a run in progress shows its current status and spend.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/view"
 	"html/template"
 	"net/http"
@@ -51,6 +52,9 @@ type Server struct {
 	Refresh time.Duration
 
 	hold chan struct{} // tests: loads wait for this to close
+	// Annotators' drafts (answers given, not saved): see keepDraft.
+	draftsMu sync.Mutex
+	drafts   map[draftKey]study.Annotation
 }
 
 // runData is a run loaded once and kept in memory. It is loaded in the

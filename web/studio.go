@@ -1,12 +1,14 @@
 package web
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -187,6 +189,13 @@ func (s *Server) annotate(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 404, fmt.Errorf("your queue has items 1 to %d", len(a.Order)))
 		return
 	}
+	s.annotatePage(w, r, st, a, n, "", http.StatusOK)
+}
+
+// annotatePage renders item n of a's queue: their draft of it where they
+// left one (answers given but not saved), else their saved answer; problem
+// says why a save was refused, in the study's words.
+func (s *Server) annotatePage(w http.ResponseWriter, r *http.Request, st study.Study, a study.Annotator, n int, problem string, status int) {
 	it, _ := st.Item(a.Order[n-1])
 	mine, err := s.mine(r, st, a)
 	if err != nil {
@@ -194,11 +203,15 @@ func (s *Server) annotate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prev := mine[it.Key]
+	shown, draft := prev, false
+	if d, ok := s.draft(st.ID, a.Name, it.Key); ok {
+		shown, draft = d, true
+	}
 	var qs []questionView
 	for _, q := range st.Questions {
 		qv := questionView{ID: q.ID, Text: q.Text}
 		for i, c := range q.Choices {
-			qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: i + 1, Checked: prev.Answers[q.ID] == c.Key})
+			qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: i + 1, Checked: shown.Answers[q.ID] == c.Key})
 		}
 		qs = append(qs, qv)
 	}
@@ -208,9 +221,62 @@ func (s *Server) annotate(w http.ResponseWriter, r *http.Request) {
 			answered++
 		}
 	}
-	s.renderStudio(w, "annotate.html", map[string]any{"Study": st.Name, "N": n, "Total": len(a.Order), "Answered": answered,
-		"Context": it.Context, "Text": it.Text, "Questions": qs, "Comment": prev.Comment, "CSRF": csrf(a.Token, st.ID),
-		"Prev": n - 1, "Next": n + 1, "Last": n == len(a.Order), "Saved": prev.Answers != nil && !prev.Skipped, "Skipped": prev.Skipped})
+	s.renderStudioStatus(w, status, "annotate.html", map[string]any{"Study": st.Name, "N": n, "Total": len(a.Order), "Answered": answered,
+		"Context": it.Context, "Text": it.Text, "Questions": qs, "Comment": shown.Comment, "CSRF": csrf(a.Token, st.ID),
+		"Prev": n - 1, "Next": n + 1, "Last": n == len(a.Order), "Saved": prev.Answers != nil && !prev.Skipped, "Skipped": prev.Skipped,
+		"Draft": draft, "Problem": problem})
+}
+
+// unanswered says which of the study's questions a lacks a valid answer
+// to, by their texts (never by the item, whose key holds what the study
+// hides), or "" when it lacks none.
+func unanswered(st study.Study, a study.Annotation) string {
+	var missing []string
+	for _, q := range st.Questions {
+		v := a.Answers[q.ID]
+		if !slices.ContainsFunc(q.Choices, func(c study.Choice) bool { return c.Key == v }) {
+			missing = append(missing, "“"+q.Text+"”")
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Not saved: %s %s no answer. Your answers so far are kept here as a draft: answer every question and save, or skip the item.",
+		strings.Join(missing, ", "), map[bool]string{true: "has", false: "have"}[len(missing) == 1])
+}
+
+// draftKey names an annotator's draft of one item.
+type draftKey struct {
+	study     int64
+	annotator string
+	item      string
+}
+
+// A draft is what an annotator answered of an item without saving it (a
+// save with a question left open, or going back from a half-answered
+// item): kept in the viewer's memory, shown when they return to the item,
+// dropped when they save or skip it. It is not an answer: the study and
+// its report never see it.
+func (s *Server) keepDraft(studyID int64, a study.Annotation) {
+	s.draftsMu.Lock()
+	defer s.draftsMu.Unlock()
+	if s.drafts == nil {
+		s.drafts = map[draftKey]study.Annotation{}
+	}
+	s.drafts[draftKey{studyID, a.Annotator, a.Item}] = a
+}
+
+func (s *Server) draft(studyID int64, annotator, item string) (study.Annotation, bool) {
+	s.draftsMu.Lock()
+	defer s.draftsMu.Unlock()
+	d, ok := s.drafts[draftKey{studyID, annotator, item}]
+	return d, ok
+}
+
+func (s *Server) dropDraft(studyID int64, annotator, item string) {
+	s.draftsMu.Lock()
+	defer s.draftsMu.Unlock()
+	delete(s.drafts, draftKey{studyID, annotator, item})
 }
 
 // save stores the annotator's answer to item n (or that they skipped it)
@@ -246,19 +312,37 @@ func (s *Server) save(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if r.PostForm.Get("action") == "prev" && len(ann.Answers) == 0 && n > 1 {
+	back := r.PostForm.Get("action") == "prev" && n > 1
+	if back && len(ann.Answers) == 0 && ann.Comment == "" {
 		http.Redirect(w, r, fmt.Sprintf("/annotate/%d", n-1), http.StatusSeeOther) // nothing to save
 		return
 	}
+	if problem := unanswered(st, ann); problem != "" && !ann.Skipped {
+		// Nothing is stored and nothing is lost: the answers given are
+		// kept as a draft, and the page says what is missing in the
+		// study's words — never the item's key, which holds what the
+		// study hides.
+		s.keepDraft(st.ID, ann)
+		if back {
+			http.Redirect(w, r, fmt.Sprintf("/annotate/%d", n-1), http.StatusSeeOther)
+			return
+		}
+		s.annotatePage(w, r, st, a, n, problem, http.StatusUnprocessableEntity)
+		return
+	}
 	if err := st.Validate(ann); err != nil {
-		// Nothing is stored; the page says what is missing.
-		s.fail(w, 400, fmt.Errorf("%v — go back and answer every question, or skip the item", err))
+		// Not the annotator's doing (their queue changed under them): said
+		// without the item.
+		s.keepDraft(st.ID, ann)
+		s.fail(w, 409, fmt.Errorf("item %d of your queue cannot take this answer now (the study changed): reload it", n))
 		return
 	}
 	if err := s.st.PutAnnotations(r.Context(), []study.Annotation{ann}); err != nil {
-		s.fail(w, 500, fmt.Errorf("your answer was not saved: %w", err))
+		s.keepDraft(st.ID, ann)
+		s.fail(w, 500, fmt.Errorf("your answer was not saved (it is kept as a draft of item %d: reload that item to see it): %w", n, err))
 		return
 	}
+	s.dropDraft(st.ID, ann.Annotator, ann.Item)
 	next := fmt.Sprintf("/annotate/%d", n+1)
 	if n == len(a.Order) {
 		next = "/annotate"
@@ -271,8 +355,25 @@ func (s *Server) save(w http.ResponseWriter, r *http.Request) {
 
 // renderStudio renders an annotation page under the studio's policy.
 func (s *Server) renderStudio(w http.ResponseWriter, name string, data any) {
+	s.renderStudioStatus(w, http.StatusOK, name, data)
+}
+
+// renderStudioStatus renders an annotation page with its status (a page
+// shown again with what a save lacked is 422).
+func (s *Server) renderStudioStatus(w http.ResponseWriter, status int, name string, data any) {
 	w.Header().Set("Content-Security-Policy", studioCSP)
-	s.render(w, name, data)
+	if status == http.StatusOK {
+		s.render(w, name, data)
+		return
+	}
+	var b bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		s.fail(w, 500, fmt.Errorf("render: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
 }
 
 // studioJS is the annotation page's keyboard: a digit picks that choice of
