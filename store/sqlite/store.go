@@ -135,7 +135,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	}
 	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
 		return s.write(ctx, func(tx *sql.Tx) error { return fn(sqliteTx{tx, &s.stmts, s.db}) })
-	}, sqlstore.Dialect{ResponseText: "json_extract(c.response, '$.text')", InsertOrder: "rowid"})
+	}, sqlstore.Dialect{ResponseText: "json_extract(c.response, '$.text')", InsertOrder: "rowid", CallTotals: true})
 	return s, nil
 }
 

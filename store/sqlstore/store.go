@@ -41,6 +41,10 @@ type Dialect struct {
 	// InsertOrder is the column that keeps the record tables' rows in the
 	// order they were written.
 	InsertOrder string
+	// CallTotals: the store keeps call_totals (SQLite's migration 016), a
+	// row per provider and model, which cache statistics read instead of
+	// every call.
+	CallTotals bool
 }
 
 // Store is the shared implementation; a store embeds it.

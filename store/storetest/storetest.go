@@ -684,6 +684,50 @@ func testRunModelTotals(t *testing.T, st Store) {
 	}
 	check := func(when string) {
 		t.Helper()
+		// The cache's own statistics: every stored call, and the cache hits
+		// of every run.
+		wantStats := map[[2]string]*store.ModelStats{}
+		for _, c := range calls {
+			k := [2]string{c.Provider, c.Model}
+			m := wantStats[k]
+			if m == nil {
+				m = &store.ModelStats{Provider: c.Provider, Model: c.Model}
+				wantStats[k] = m
+			}
+			if c.Status == store.StatusOK {
+				m.Calls++
+				m.InputTokens += c.Usage.InputTokens
+				m.OutputTokens += c.Usage.OutputTokens
+				if c.Cost == nil {
+					m.UnpricedCalls++
+				}
+			} else {
+				m.Errors++
+			}
+			if c.Cost != nil {
+				m.Cost += *c.Cost
+			}
+		}
+		for _, l := range links {
+			if c, ok := calls[l.key]; ok && l.cached {
+				wantStats[[2]string{c.Provider, c.Model}].Hits++
+			}
+		}
+		stats, err := st.Stats(ctx)
+		must(t, err)
+		if len(stats) != len(wantStats) {
+			t.Fatalf("%s: cache stats %+v, want %d models", when, stats, len(wantStats))
+		}
+		for _, g := range stats {
+			w := wantStats[[2]string{g.Provider, g.Model}]
+			if w == nil || math.Abs(g.Cost-w.Cost) > 1e-12 {
+				t.Fatalf("%s: cache stats %+v, want %+v", when, g, w)
+			}
+			g.Cost = w.Cost
+			if g != *w {
+				t.Fatalf("%s: cache stats %+v, want %+v", when, g, *w)
+			}
+		}
 		for _, id := range runs {
 			got, err := st.RunModelStats(ctx, id)
 			must(t, err)
