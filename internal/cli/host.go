@@ -289,7 +289,11 @@ func (s taskSession) WriteStudySheet(ctx context.Context, id int64, w io.Writer)
 	if !ok {
 		return fmt.Errorf("no study %d in %s", id, s.st.Path())
 	}
-	return writeSheet(ctx, s.session, st, w)
+	anns, err := s.st.Annotations(ctx, st.ID)
+	if err != nil {
+		return err
+	}
+	return writeSheet(st, anns, st.Annotators, w)
 }
 
 // Partial implements bench.Session.
