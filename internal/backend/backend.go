@@ -83,17 +83,25 @@ func IsURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// Options are how a store is opened: a SQLite file's, and a PostgreSQL
+// store's connections.
+type Options struct {
+	sqlite.Options
+	PG postgres.Options
+}
+
 // Open opens the store db names: a PostgreSQL database for a postgres://
-// URL (always for writing), else the SQLite file at that path with o.
-func Open(ctx context.Context, db string, o sqlite.Options) (Store, error) {
+// URL (always for writing, with o.PG), else the SQLite file at that path
+// with o.Options.
+func Open(ctx context.Context, db string, o Options) (Store, error) {
 	if IsURL(db) {
-		st, err := postgres.Open(ctx, db)
+		st, err := postgres.OpenWith(ctx, db, o.PG)
 		if err != nil {
 			return nil, err // not a typed nil inside the interface
 		}
 		return st, nil
 	}
-	st, err := sqlite.OpenWith(ctx, db, o)
+	st, err := sqlite.OpenWith(ctx, db, o.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func (g *Global) completeSpecs(_ *cobra.Command, _ []string, typed string) ([]st
 
 // completeRuns offers the store's run ids, with their names.
 func (g *Global) completeRuns(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-	st, err := backend.Open(context.Background(), g.DBPath, sqlite.Options{ReadOnly: true})
+	st, err := backend.Open(context.Background(), g.DBPath, g.storeOptions(sqlite.Options{ReadOnly: true}))
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -98,7 +98,7 @@ func sameRunTwice(t *testing.T, dir, db string) {
 		t.Fatalf("%d distinct requests for 15 generations and 15 judgements", len(paid))
 	}
 	ctx := context.Background()
-	st, err := backend.Open(ctx, db, sqlite.Options{ReadOnly: true})
+	st, err := backend.Open(ctx, db, backend.Options{Options: sqlite.Options{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

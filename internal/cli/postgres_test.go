@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/store/sqlite"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -254,7 +253,7 @@ func TestWorkersZeroRefusesWhatItCannotHonour(t *testing.T) {
 // closes it.
 func withStore(t *testing.T, db string, fn func(backend.Store) error) {
 	t.Helper()
-	st, err := backend.Open(context.Background(), db, sqlite.Options{})
+	st, err := backend.Open(context.Background(), db, backend.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,9 @@ type Global struct {
 	Quiet       bool
 	MaxUnusable float64
 	LockTimeout time.Duration
-	Cache       string
+	// DBMaxConns caps a postgres:// store's connections (--db-max-conns).
+	DBMaxConns int
+	Cache      string
 
 	ctx       context.Context // the running command's, for opening the store
 	dbFlagSet bool            // --db was given
@@ -108,6 +110,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress output")
 	pf.StringVar(&g.Cache, "cache", "use", "use (answer from the cache, call the rest), refresh (call everything again; new answers replace stored ones) or only (answer from the cache alone, send nothing)")
 	pf.DurationVar(&g.LockTimeout, "lock-timeout", 30*time.Second, "how long to wait while another process holds the store's lock")
+	pf.IntVar(&g.DBMaxConns, "db-max-conns", 0, "a postgres:// store: the most connections this process holds (default: the URL's pool_max_conns, else 8; N workers use N × this of the server's max_connections)")
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),

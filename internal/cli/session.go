@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -51,9 +52,9 @@ func open(g *Global, browse bool) (*session, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	o := sqlite.Options{LockTimeout: g.LockTimeout, OnWait: func() {
+	o := g.storeOptions(sqlite.Options{LockTimeout: g.LockTimeout, OnWait: func() {
 		fmt.Fprintf(g.Stderr, "%s is locked by another process; waiting (up to %s, --lock-timeout)…\n", backend.Redact(g.DBPath), g.LockTimeout)
-	}}
+	}})
 	var st backend.Store
 	if browse {
 		o.ReadOnly = true
@@ -375,4 +376,10 @@ func cacheMode(flag string) engine.CacheMode {
 		return engine.CacheOnly
 	}
 	return engine.CacheUse
+}
+
+// storeOptions are the options of a store this process opens: o for a
+// SQLite file, the connection flags for a postgres:// store.
+func (g *Global) storeOptions(o sqlite.Options) backend.Options {
+	return backend.Options{Options: o, PG: postgres.Options{MaxConns: g.DBMaxConns}}
 }

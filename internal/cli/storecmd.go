@@ -28,12 +28,12 @@ annotations. Runs get new ids in the target; the source is only read. Copying ag
 				return fmt.Errorf("--from and --to name the same store")
 			}
 			ctx := cmd.Context()
-			src, err := backend.Open(ctx, from, sqlite.Options{ReadOnly: true, LockTimeout: g.LockTimeout})
+			src, err := backend.Open(ctx, from, g.storeOptions(sqlite.Options{ReadOnly: true, LockTimeout: g.LockTimeout}))
 			if err != nil {
 				return fmt.Errorf("--from: %w", err)
 			}
 			defer src.Close()
-			dst, err := backend.Open(ctx, to, sqlite.Options{LockTimeout: g.LockTimeout})
+			dst, err := backend.Open(ctx, to, g.storeOptions(sqlite.Options{LockTimeout: g.LockTimeout}))
 			if err != nil {
 				return fmt.Errorf("--to: %w", err)
 			}

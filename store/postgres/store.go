@@ -1,5 +1,5 @@
 // Package postgres is fallacylab's team store on PostgreSQL
-// (github.com/jackc/pgx/v5 through database/sql): the same runs, call
+// (github.com/jackc/pgx/v5: one pgxpool per process, through database/sql): the same runs, call
 // cache, typed records, batches and studies as store/sqlite, passing the same
 // conformance suite (store/storetest), so that a lab shares one cache and
 // one set of runs. Migrations are embedded and versioned.
@@ -22,7 +22,8 @@ import (
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlstore"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 //go:embed migrations/*.sql
@@ -33,6 +34,7 @@ var migrations embed.FS
 type Store struct {
 	*sqlstore.Store
 	db  *pool
+	pg  *pgxpool.Pool
 	url string
 }
 
@@ -119,23 +121,65 @@ func (t *txn) Prepare(q string) (sqlstore.Stmt, error) {
 
 func (s *stmt) Exec(args ...any) (sql.Result, error) { return s.Stmt.Exec(flags(args)...) }
 
+// Options are how a process connects.
+type Options struct {
+	// MaxConns is the most connections the process holds (0: the URL's
+	// pool_max_conns, else DefaultMaxConns). N worker processes use up to
+	// N × MaxConns of the server's max_connections (100 on a stock server).
+	MaxConns int
+	// ConnectTimeout bounds each connection's setup, a server that accepts
+	// and never answers included (0: the URL's connect_timeout, else
+	// DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+}
+
+// DefaultMaxConns is a process's connections when neither --db-max-conns
+// nor the URL's pool_max_conns says: a worker commits one answer at a time
+// per connection, briefly, so 8 keep 64 calls in flight busy, and ten
+// workers stay within a stock server's 100.
+const DefaultMaxConns = 8
+
+// DefaultConnectTimeout is a connection's setup time when the URL's
+// connect_timeout does not say.
+const DefaultConnectTimeout = 10 * time.Second
+
 // Open connects to the database at url (postgres://user:pass@host/db) and
-// applies migrations. Concurrent opens by several processes are safe: the
-// migrations run under an advisory lock.
-func Open(ctx context.Context, dsn string) (*Store, error) {
-	db, err := sql.Open("pgx", dsn)
+// applies migrations (OpenWith, default options).
+func Open(ctx context.Context, dsn string) (*Store, error) { return OpenWith(ctx, dsn, Options{}) }
+
+// OpenWith connects to the database at url with o: one pgx pool for the
+// process (the database/sql handle the shared SQL takes is a view of it),
+// and applies migrations. Concurrent opens by several processes are safe:
+// the migrations run under an advisory lock.
+func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
 	}
-	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(16)
-	s := &Store{db: &pool{db}, url: dsn}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = int32(o.MaxConns)
+	} else if !strings.Contains(dsn, "pool_max_conns=") {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if o.ConnectTimeout > 0 {
+		cfg.ConnConfig.ConnectTimeout = o.ConnectTimeout
+	} else if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
+	pg, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
+	}
+	db := stdlib.OpenDBFromPool(pg)
+	db.SetMaxOpenConns(int(cfg.MaxConns))
+	db.SetMaxIdleConns(int(cfg.MaxConns))
+	s := &Store{db: &pool{db}, pg: pg, url: dsn}
 	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
 	}
 	if err := s.migrate(ctx); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
 	}
 	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
@@ -157,7 +201,14 @@ func (s *Store) ReadOnly() bool { return false }
 func (s *Store) DB() *sql.DB { return s.db.DB }
 
 // Close closes the connections.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.db.Close()
+	s.pg.Close()
+	return err
+}
+
+// MaxConns is the most connections the store's process holds.
+func (s *Store) MaxConns() int { return int(s.pg.Config().MaxConns) }
 
 // migrate applies the embedded migrations not yet applied, each in a
 // transaction, holding an advisory lock so two processes never race.
