@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"time"
@@ -42,6 +44,11 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 				host, _ := os.Hostname()
 				name = fmt.Sprintf("%s:%d", host, os.Getpid())
 			}
+			// The queue knows this process by a name no other process has
+			// or had: a worker restarted under the same --name (or a
+			// container's host:pid again) never renews, nor finishes, the
+			// leases of the one that died.
+			name = workerInstance(name)
 			eng := s.engine(0) // calls are linked to their runs by the runs themselves
 			// Keep the leases alive while the calls take their time.
 			renew, stop := context.WithCancel(ctx)
@@ -110,8 +117,16 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 	cmd.Flags().DurationVar(&lease, "lease", 30*time.Second, "how long a leased job is this worker's before others may take it (renewed while it works)")
 	cmd.Flags().IntVar(&take, "take", 64, "jobs leased at a time")
 	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job is queued or leased (default: wait for work)")
-	cmd.Flags().StringVar(&name, "name", "", "this worker's name in the queue (default host:pid)")
+	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue and its messages (default host:pid; a random suffix makes each process its own)")
 	return cmd
+}
+
+// workerInstance is the queue's name of this worker process: its label
+// and a random suffix.
+func workerInstance(label string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return label + "#" + hex.EncodeToString(b[:])
 }
 
 // sleepCtx waits d or until ctx ends.

@@ -104,3 +104,43 @@ func TestWorkersWithinConnectionLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartedWorkerNameInheritsNothing (#26 item 4): a worker killed
+// mid-run and started again under the same --name does not keep its dead
+// predecessor's leases alive (before, it renewed them forever and the run
+// hung): they run out, are taken again, and the run finishes.
+func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	testServer(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(150+r.IntN(100)) * time.Millisecond }})
+	const n = 200
+	promptFile(t, dir, "plan.jsonl", n, "restart test prompt")
+	r := newRig(t, pg, dir)
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	first := r.spawn("worker-a.log", "worker", "--name", "same", "--lease", "2s", "--take", "32")
+	r.waitFor("the worker to lease jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`) > 0 })
+	first.Process.Kill()
+	first.Wait()
+	again := r.spawn("worker-b.log", "worker", "--name", "same", "--lease", "2s", "--take", "32", "--until-empty")
+	done := make(chan error, 1)
+	go func() { done <- coord.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+		}
+	case <-time.After(60 * time.Second):
+		coord.Process.Kill()
+		again.Process.Kill()
+		t.Fatalf("the run hangs: %d jobs still leased by the dead worker's name\n%s", r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`), r.log("worker-b.log"))
+	}
+	if err := again.Wait(); err != nil {
+		t.Fatalf("the restarted worker: %v\n%s", err, r.log("worker-b.log"))
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		t.Fatalf("%d of %d jobs done", got, n)
+	}
+}
