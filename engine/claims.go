@@ -105,7 +105,7 @@ func (e *Engine) answeredMeanwhile(ctx context.Context, j Job, key string) (Resu
 	if err != nil || !ok {
 		return r, false
 	}
-	if e.opt.Cache == CacheRefresh && s.CreatedAt.Before(e.began) {
+	if e.refreshes(j) && s.CreatedAt.Before(e.began) {
 		return r, false
 	}
 	r.Response, r.Cached, r.Cost = s.Response, true, s.Cost

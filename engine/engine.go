@@ -587,6 +587,7 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		return res, false
 	}
 	if e.opt.Dispatch != nil {
+		j.Refresh = j.Refresh || e.opt.Cache == CacheRefresh // the worker calls again too
 		return e.dispatched(ctx, j, key)
 	}
 	if serr := e.storeFailed(); serr != nil {
@@ -670,12 +671,16 @@ const (
 // ErrNotCached fails a job that --cache only cannot answer.
 var ErrNotCached = errors.New("not in the cache (--cache only sends nothing)")
 
+// refreshes reports whether j is made again even when the cache holds its
+// answer: --cache refresh, or a refreshing run's job a worker makes.
+func (e *Engine) refreshes(j Job) bool { return e.opt.Cache == CacheRefresh || j.Refresh }
+
 // cachedResult is the cache stage, shared by the live and batch paths: the
 // stored answer for key, linked to the run. hit is false when there is none;
 // a store error is a hit whose result carries the error.
 func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result, hit bool) {
 	r = Result{Job: j, Key: key}
-	if e.opt.Cache == CacheRefresh {
+	if e.refreshes(j) {
 		return r, false
 	}
 	c, ok, err := e.opt.Store.GetCall(ctx, key)
@@ -735,7 +740,7 @@ func (e *Engine) commit(ctx context.Context, r Result) (*llm.Response, error) {
 // callOf is the stored form of a call's outcome.
 func (e *Engine) callOf(r Result) store.Call {
 	c := store.Call{Key: r.Key, Namespace: r.Job.Namespace, Provider: r.Job.Spec.Provider, Model: r.Job.Spec.Model,
-		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.opt.Cache == CacheRefresh,
+		Request: r.Job.Canonical(), Attempts: r.Attempts, Cost: r.Cost, Replace: e.refreshes(r.Job),
 		RunID: e.opt.RunID, Job: r.Job.ID}
 	if r.Err != nil {
 		c.Status, c.Error = store.StatusError, r.Err.Error()

@@ -44,6 +44,11 @@ type Job struct {
 	// worker makes it; "" is the engine's own Options.Budget. It does not
 	// enter the cache key.
 	Budget string
+	// Refresh makes the call again even when the cache holds its answer,
+	// and the new answer replaces the stored one: a job of a run made with
+	// --cache refresh, when a worker makes it (the worker's own cache mode
+	// is "use"). It does not enter the cache key.
+	Refresh bool
 }
 
 // keyDoc is the canonical document hashed into a cache key. Changing its

@@ -144,3 +144,52 @@ func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
 		t.Fatalf("%d of %d jobs done", got, n)
 	}
 }
+
+// TestQueueAfterRunsRmAndCacheRefresh (#26): the queue's done rows do not
+// outlive what they stood for. After `runs rm` and `cache clear`, a run
+// queued again has its calls made again (before, every job failed: "a
+// worker finished job … but its answer is not in the store"), and a run
+// with --cache refresh has its workers call again (before, they answered
+// from the cache: 0 requests, reported answered, with a cost).
+func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	srv := testServer(t, dir, llmtest.Options{})
+	const n = 40
+	promptFile(t, dir, "plan.jsonl", n, "stale test prompt")
+	r := newRig(t, pg, dir)
+	round := func(what string, flags ...string) {
+		t.Helper()
+		args := append(append([]string{"--workers", "0"}, flags...), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+		coord := r.spawn("coordinator.log", args...)
+		r.waitFor(what+": jobs to make", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'queued'`) > 0 })
+		r.work(nil)
+		if err := coord.Wait(); err != nil {
+			t.Fatalf("%s: the run failed: %v\n%s", what, err, r.log("coordinator.log"))
+		}
+	}
+	round("the first run")
+	if got := len(srv.Ledger()); got != n {
+		t.Fatalf("the first run made %d requests, want %d", got, n)
+	}
+	if _, _, err := runCLI(t, dir, "--db", pg, "runs", "rm", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runCLI(t, dir, "--db", pg, "cache", "clear", "--yes"); err != nil {
+		t.Fatalf("cache clear: %v %s", err, out)
+	}
+	round("a run after runs rm and cache clear")
+	if got := len(srv.Ledger()); got != 2*n {
+		t.Fatalf("after runs rm and cache clear the run made %d requests, want %d", got-n, n)
+	}
+	round("--cache refresh", "--cache", "refresh")
+	if got := len(srv.Ledger()); got != 3*n {
+		t.Fatalf("--cache refresh made %d requests through the workers, want %d", got-2*n, n)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		t.Fatalf("%d done rows, want %d", got, n)
+	}
+}

@@ -17,12 +17,17 @@ const (
 	Failed = "failed"
 )
 
-// Enqueue queues a job of a run for the workers; a job already queued,
-// leased or done stays as it is, a failed one is queued again.
+// Enqueue queues a job of a run for the workers. A job already queued or
+// leased stays as it is (a call two runs need is made once); a failed one
+// is queued again, and so is a done one whose answer the cache no longer
+// holds (its run removed and the cache cleared since) or that is to be
+// made again (j.Refresh: --cache refresh).
 func (s *Store) Enqueue(ctx context.Context, runID int64, j engine.Job, key string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO queue (key, run_id, job_id, job, status) VALUES (?,?,?,?,'queued')
-		ON CONFLICT (key) DO UPDATE SET status = 'queued', error = '', run_id = excluded.run_id, job_id = excluded.job_id, updated_at = now()
-		WHERE queue.status = 'failed'`, key, runID, j.ID, string(j.Canonical()))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO queue (key, run_id, job_id, job, status, refresh) VALUES (?,?,?,?,'queued',?)
+		ON CONFLICT (key) DO UPDATE SET status = 'queued', error = '', run_id = excluded.run_id, job_id = excluded.job_id,
+			refresh = excluded.refresh, updated_at = now()
+		WHERE queue.status = 'failed' OR (queue.status = 'done' AND (excluded.refresh = 1
+			OR NOT EXISTS (SELECT 1 FROM calls c WHERE c.key = queue.key AND c.status = 'ok')))`, key, runID, j.ID, string(j.Canonical()), j.Refresh)
 	if err != nil {
 		return fmt.Errorf("queue job %s: %w", j.ID, err)
 	}
@@ -46,7 +51,7 @@ func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Dura
 		leases = q.leases + 1, updated_at = now()
 		WHERE q.key IN (SELECT key FROM queue WHERE status = 'queued' OR (status = 'leased' AND lease_until < now())
 			ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
-		RETURNING q.key, q.job_id, q.run_id, q.job, EXISTS (SELECT 1 FROM run_budgets b WHERE b.run_id = q.run_id)`, worker, lease.Milliseconds(), n)
+		RETURNING q.key, q.job_id, q.run_id, q.job, q.refresh = 1, EXISTS (SELECT 1 FROM run_budgets b WHERE b.run_id = q.run_id)`, worker, lease.Milliseconds(), n)
 	if err != nil {
 		return nil, fmt.Errorf("lease jobs: %w", err)
 	}
@@ -55,14 +60,14 @@ func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Dura
 	for rows.Next() {
 		var l Lease
 		var doc string
-		var budgeted bool
-		if err := rows.Scan(&l.Key, &l.JobID, &l.RunID, &doc, &budgeted); err != nil {
+		var budgeted, refresh bool
+		if err := rows.Scan(&l.Key, &l.JobID, &l.RunID, &doc, &refresh, &budgeted); err != nil {
 			return nil, fmt.Errorf("lease jobs: %w", err)
 		}
 		if l.Job, err = engine.JobFromCanonical([]byte(doc)); err != nil {
 			return nil, fmt.Errorf("lease job %s: %w", l.JobID, err)
 		}
-		l.Job.ID = l.JobID
+		l.Job.ID, l.Job.Refresh = l.JobID, refresh
 		if budgeted {
 			l.Job.Budget = BudgetScope(l.RunID)
 		}
