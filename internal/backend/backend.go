@@ -74,6 +74,7 @@ type Jobs interface {
 	Renew(ctx context.Context, worker string, lease time.Duration) error
 	Finish(ctx context.Context, worker, key string, failure error) error
 	OpenJobs(ctx context.Context) (int, error)
+	QueuingRuns(ctx context.Context) (int, error)
 	QueueCounts(ctx context.Context, runID int64) (map[string]int, error)
 	Budget(ctx context.Context, runID int64) (budget, spent float64, stopped, ok bool, err error)
 }

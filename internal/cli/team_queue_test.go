@@ -193,3 +193,38 @@ func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
 		t.Fatalf("%d done rows, want %d", got, n)
 	}
 }
+
+// TestUntilEmptyWaitsForTheNextPhase (#26 item 2): a worker told
+// --until-empty does not exit between a run's phases — generations done,
+// judgements not yet queued — so a DeflectBench run with one such worker
+// finishes (before, the worker exited after the last generation and the
+// run waited forever for its judgements).
+func TestUntilEmptyWaitsForTheNextPhase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	testServer(t, dir, llmtest.Options{})
+	r := newRig(t, pg, dir)
+	coord := r.queue("--max-unusable", "-1", "deflect", "run", "--models", "openai:gpt-4.1-mini", "--judges", "openai:gpt-4.1", "--limit", "2", "--samples", "1")
+	w := r.spawn("worker.log", "worker", "--until-empty")
+	done := make(chan error, 1)
+	go func() { done <- coord.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+		}
+	case <-time.After(60 * time.Second):
+		coord.Process.Kill()
+		w.Process.Kill()
+		t.Fatalf("the run waits for its judgements: the worker left\n%s", r.log("worker.log"))
+	}
+	if err := w.Wait(); err != nil {
+		t.Fatalf("the worker: %v\n%s", err, r.log("worker.log"))
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != 60 {
+		t.Fatalf("%d jobs done, want 30 generations and 30 judgements", got)
+	}
+}

@@ -73,11 +73,18 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 				}
 				if len(leases) == 0 {
 					if untilEmpty {
+						// Empty is no open job and no run still queuing: a run
+						// between two phases (generations done, judgements not
+						// yet queued) has none open, and is not done.
 						open, err := pg.OpenJobs(ctx)
 						if err != nil {
 							return err
 						}
-						if open == 0 {
+						runs, err := pg.QueuingRuns(ctx)
+						if err != nil {
+							return err
+						}
+						if open == 0 && runs == 0 {
 							break
 						}
 					}
@@ -116,7 +123,7 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 	}
 	cmd.Flags().DurationVar(&lease, "lease", 30*time.Second, "how long a leased job is this worker's before others may take it (renewed while it works)")
 	cmd.Flags().IntVar(&take, "take", 64, "jobs leased at a time")
-	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job is queued or leased (default: wait for work)")
+	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job is queued or leased and no run that queues jobs is still running (default: wait for work)")
 	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue and its messages (default host:pid; a random suffix makes each process its own)")
 	return cmd
 }

@@ -102,6 +102,23 @@ func (s *Store) OpenJobs(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// liveRunAge is how long since its last heartbeat a running run counts as
+// alive (three of lifecycle's 15 s heartbeats): a coordinator that died
+// is given up on after it.
+const liveRunAge = 45 * time.Second
+
+// QueuingRuns is how many runs that queue jobs for workers are still
+// running (a heartbeat in the last liveRunAge): between two phases of such
+// a run no job is open, and a worker waiting for the queue to empty must
+// wait for its next phase too.
+func (s *Store) QueuingRuns(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs r WHERE r.status = 'running' AND r.heartbeat_at IS NOT NULL
+		AND r.heartbeat_at::timestamptz > now() - ? * interval '1 millisecond'
+		AND EXISTS (SELECT 1 FROM queue q WHERE q.run_id = r.id)`, liveRunAge.Milliseconds()).Scan(&n)
+	return n, err
+}
+
 // QueueCounts is how many of a run's jobs are in each state.
 func (s *Store) QueueCounts(ctx context.Context, runID int64) (map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT status, COUNT(*) FROM queue WHERE run_id = ? GROUP BY status`, runID)
