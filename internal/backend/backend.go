@@ -70,7 +70,8 @@ type Team interface {
 // with, and what `runs show` counts of a run's queued jobs and booked
 // spend. A command asks a store for it, never for the store's type.
 type Jobs interface {
-	Lease(ctx context.Context, worker string, n int, lease time.Duration) ([]postgres.Lease, error)
+	Lease(ctx context.Context, worker string, n int, lease time.Duration, serves postgres.Serves) ([]postgres.Lease, error)
+	HandBack(ctx context.Context, worker, key string) error
 	Renew(ctx context.Context, worker string, lease time.Duration) error
 	Finish(ctx context.Context, worker, key string, failure error) error
 	OpenJobs(ctx context.Context) (int, error)

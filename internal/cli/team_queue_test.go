@@ -228,3 +228,40 @@ func TestUntilEmptyWaitsForTheNextPhase(t *testing.T) {
 		t.Fatalf("%d jobs done, want 30 generations and 30 judgements", got)
 	}
 }
+
+// TestMisconfiguredWorkerFailsNothing (#26 item 3): a worker without the
+// key for the run's provider, beside a healthy one, takes none of its jobs
+// and says why (before: 472 of 600 jobs failed, exit 2, with two healthy
+// workers beside it); the run finishes with every job done.
+func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	testServer(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(5)) * time.Millisecond }})
+	const n = 300
+	promptFile(t, dir, "plan.jsonl", n, "keyless test prompt")
+	r := newRig(t, pg, dir)
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	keyless := r.spawnEnv("keyless.log", []string{"OPENAI_API_KEY="}, "worker", "--until-empty", "--name", "keyless")
+	time.Sleep(500 * time.Millisecond) // the keyless worker looks at the queue first
+	healthy := r.spawn("healthy.log", "worker", "--until-empty", "--name", "healthy")
+	for _, w := range []*exec.Cmd{keyless, healthy} {
+		if err := w.Wait(); err != nil {
+			t.Fatalf("a worker: %v\n%s\n%s", err, r.log("keyless.log"), r.log("healthy.log"))
+		}
+	}
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed'`); got != 0 {
+		t.Fatalf("%d jobs failed", got)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		t.Fatalf("%d of %d jobs done", got, n)
+	}
+	if log := r.log("keyless.log"); !strings.Contains(log, "skips openai: missing API key for openai: set OPENAI_API_KEY") || !strings.Contains(log, "0 jobs done, 0 failed") {
+		t.Fatalf("the keyless worker does not say why it skips the run's provider, or made jobs:\n%s", log)
+	}
+}

@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -50,6 +53,18 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 			// leases of the one that died.
 			name = workerInstance(name)
 			eng := s.engine(0) // calls are linked to their runs by the runs themselves
+			serves := workerServes(s)
+			say := func(f string, a ...any) {
+				fmt.Fprintf(g.Stderr, "%s worker %s: "+f+"\n", append([]any{time.Now().Format("15:04:05"), name}, a...)...)
+			}
+			say("serves %s", strings.Join(serves.Providers, ", "))
+			for _, why := range serves.why {
+				say("skips %s", why)
+			}
+			if len(serves.Providers) == 0 {
+				return fmt.Errorf("worker %s can serve no provider: %s", name, strings.Join(serves.why, "; "))
+			}
+			prices := s.cfg.PriceTable()
 			// Keep the leases alive while the calls take their time.
 			renew, stop := context.WithCancel(ctx)
 			defer stop()
@@ -67,7 +82,7 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 			}()
 			done, failed := 0, 0
 			for ctx.Err() == nil {
-				leases, err := pg.Lease(ctx, name, take, lease)
+				leases, err := pg.Lease(ctx, name, take, lease, serves.Serves)
 				if err != nil {
 					return err
 				}
@@ -93,11 +108,26 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 				}
 				var jobs []engine.Job
 				for _, l := range leases {
+					// A job this worker cannot make for a reason of its own
+					// goes back to the queue for another, never failed for
+					// the run, and this worker takes no more like it.
+					pm := l.Job.Spec.Provider + ":" + l.Job.Spec.Model
+					why := ""
 					if k := eng.Place(l.Job).Key(); k != l.Key {
 						// This machine names the endpoint otherwise: its answer
 						// would be stored under another key.
-						pg.Finish(ctx, name, l.Key, fmt.Errorf("worker %s reaches %s at another endpoint than the run's machine (check base_url / cache_as in its config)", name, l.Job.Spec.Provider))
-						failed++
+						why = fmt.Sprintf("%s: it reaches %s at another endpoint than the run's machine (check base_url / cache_as in its config)", pm, l.Job.Spec.Provider)
+					} else if _, priced := prices.Lookup(l.Job.Spec); l.Job.Budget != "" && !priced {
+						why = fmt.Sprintf("%s: the run holds a budget and this worker's config has no price for the model (prices: in its config)", pm)
+					}
+					if why != "" {
+						if err := pg.HandBack(context.WithoutCancel(ctx), name, l.Key); err != nil {
+							return err
+						}
+						if !slices.Contains(serves.Except, pm) {
+							serves.Except = append(serves.Except, pm)
+							say("skips %s", why)
+						}
 						continue
 					}
 					jobs = append(jobs, l.Job)
@@ -126,6 +156,26 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job is queued or leased and no run that queues jobs is still running (default: wait for work)")
 	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue and its messages (default host:pid; a random suffix makes each process its own)")
 	return cmd
+}
+
+// servable is what a worker serves, and why it skips what it does not.
+type servable struct {
+	postgres.Serves
+	why []string
+}
+
+// workerServes are the providers this worker has a key for (or needs none
+// for), and why it skips the others.
+func workerServes(s *session) servable {
+	var out servable
+	for _, p := range s.cfg.Names() {
+		if _, err := s.cfg.Provider(p, nil); err != nil {
+			out.why = append(out.why, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		out.Providers = append(out.Providers, p)
+	}
+	return out
 }
 
 // workerInstance is the queue's name of this worker process: its label

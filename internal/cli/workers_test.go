@@ -138,10 +138,14 @@ func (r *rig) count(q string) int {
 }
 
 // spawn starts the CLI on the store, its output to the file out.
-func (r *rig) spawn(out string, args ...string) *exec.Cmd {
+func (r *rig) spawn(out string, args ...string) *exec.Cmd { return r.spawnEnv(out, nil, args...) }
+
+// spawnEnv is spawn with env's variables set over the test's (the last
+// value of a variable wins).
+func (r *rig) spawnEnv(out string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append([]string{"--db", r.pg, "--quiet"}, args...)...)
 	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+	cmd.Env = append(append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key"), env...)
 	f, _ := os.Create(filepath.Join(r.dir, out))
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {

@@ -43,15 +43,25 @@ type Lease struct {
 	Job engine.Job
 }
 
-// Lease takes up to n queued jobs — and jobs whose lease ran out, a dead
-// worker's — for worker, until lease from now. Rows another worker is
-// taking at the same moment are skipped, never waited for.
-func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Duration) ([]Lease, error) {
+// Serves is what a worker can make: jobs of these providers (nil: any),
+// except these provider:model pairs.
+type Serves struct {
+	Providers []string
+	Except    []string
+}
+
+// Lease takes up to n queued jobs it serves — and such jobs whose lease ran
+// out, a dead worker's — for worker, until lease from now. Rows another
+// worker is taking at the same moment are skipped, never waited for.
+func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Duration, serves Serves) ([]Lease, error) {
 	rows, err := s.db.QueryContext(ctx, `UPDATE queue q SET status = 'leased', worker = ?, lease_until = now() + ? * interval '1 millisecond',
 		leases = q.leases + 1, updated_at = now()
-		WHERE q.key IN (SELECT key FROM queue WHERE status = 'queued' OR (status = 'leased' AND lease_until < now())
+		WHERE q.key IN (SELECT key FROM queue WHERE (status = 'queued' OR (status = 'leased' AND lease_until < now()))
+			AND (?::text[] IS NULL OR (job::jsonb->>'provider') = ANY(?::text[]))
+			AND NOT ((job::jsonb->>'provider') || ':' || (job::jsonb->>'model')) = ANY(?::text[])
 			ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
-		RETURNING q.key, q.job_id, q.run_id, q.job, q.refresh = 1, EXISTS (SELECT 1 FROM run_budgets b WHERE b.run_id = q.run_id)`, worker, lease.Milliseconds(), n)
+		RETURNING q.key, q.job_id, q.run_id, q.job, q.refresh = 1, EXISTS (SELECT 1 FROM run_budgets b WHERE b.run_id = q.run_id)`,
+		worker, lease.Milliseconds(), serves.Providers, serves.Providers, append([]string{}, serves.Except...), n)
 	if err != nil {
 		return nil, fmt.Errorf("lease jobs: %w", err)
 	}
@@ -80,6 +90,14 @@ func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Dura
 func (s *Store) Renew(ctx context.Context, worker string, lease time.Duration) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE queue SET lease_until = now() + ? * interval '1 millisecond' WHERE worker = ? AND status = 'leased'`,
 		lease.Milliseconds(), worker)
+	return err
+}
+
+// HandBack returns a job worker leased to the queue, unmade and not
+// failed, for a worker that can serve it.
+func (s *Store) HandBack(ctx context.Context, worker, key string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE queue SET status = 'queued', worker = '', lease_until = NULL, updated_at = now()
+		WHERE key = ? AND worker = ? AND status = 'leased'`, key, worker)
 	return err
 }
 
