@@ -54,18 +54,33 @@ func Copy(ctx context.Context, from, to Store, note func(string)) (Copied, error
 	if err != nil {
 		return n, err
 	}
-	have := map[string]bool{}
+	have := map[string]store.Run{}
 	key := func(r store.Run) string {
 		return r.Name + "\x00" + r.Started.UTC().String() + "\x00" + r.Fingerprint
 	}
 	for _, r := range there {
-		have[key(r)] = true
+		have[key(r)] = r
 	}
 	slices.Reverse(runs) // oldest first: the target's ids keep their order
 	for _, r := range runs {
-		if have[key(r)] {
-			n.SkippedRuns++
-			continue
+		if t, ok := have[key(r)]; ok {
+			if t.Reason != copiedRunning || r.Status == store.RunRunning {
+				n.SkippedRuns++
+				continue
+			}
+			// Copied while it ran, finished since: the partial copy goes
+			// and the whole run comes.
+			if _, err := to.DeleteRun(ctx, t.ID, true); err != nil {
+				return n, fmt.Errorf("replace run %d, copied while it ran: %w", t.ID, err)
+			}
+			note(fmt.Sprintf("run %d was copied while it ran; it has finished since: copied again", r.ID))
+		}
+		if r.Status == store.RunRunning {
+			// A run still running is copied as what it holds so far,
+			// interrupted (a run can resume it there), and says so; copied
+			// again once finished, it is replaced.
+			r.Status, r.Reason, r.PID, r.Host = store.RunInterrupted, copiedRunning, 0, ""
+			note(fmt.Sprintf("run %d (%s) is still running: copied as interrupted, with what it holds so far — copy again once it has finished", r.ID, r.Name))
 		}
 		id, err := copyRun(ctx, from, to, r)
 		if err != nil {
@@ -80,6 +95,9 @@ func Copy(ctx context.Context, from, to Store, note func(string)) (Copied, error
 	}
 	return n, nil
 }
+
+// copiedRunning is the reason of a run copied while it ran.
+const copiedRunning = "copied by store copy while it was running: partial"
 
 // copyRun copies one run, its links, phases and records, and returns its
 // id in the target.
