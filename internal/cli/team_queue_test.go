@@ -265,3 +265,40 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 		t.Fatalf("the keyless worker does not say why it skips the run's provider, or made jobs:\n%s", log)
 	}
 }
+
+// TestWorkersPruneTheQueue (#26): the rows of a run's finished jobs go
+// once the run has been over for an hour (before, the queue kept every job
+// of every run: ~650 MB per million jobs); a running run's stay.
+func TestWorkersPruneTheQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	testServer(t, dir, llmtest.Options{})
+	const n = 50
+	promptFile(t, dir, "plan.jsonl", n, "prune test prompt")
+	r := newRig(t, pg, dir)
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.work(nil)
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue`); got != n {
+		t.Fatalf("%d rows right after the run, want its %d (runs show reads them)", got, n)
+	}
+	r.work(nil) // an hour has not passed: nothing goes
+	if got := r.count(`SELECT COUNT(*) FROM queue`); got != n {
+		t.Fatalf("%d rows a moment after the run, want %d", got, n)
+	}
+	if _, err := r.db.Exec(`UPDATE runs SET ended_at = '2026-01-01T00:00:00Z'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.db.Exec(`UPDATE queue SET updated_at = now() - interval '2 hours'`); err != nil {
+		t.Fatal(err)
+	}
+	r.work(nil)
+	if got := r.count(`SELECT COUNT(*) FROM queue`); got != 0 {
+		t.Fatalf("%d rows of a run that ended long ago", got)
+	}
+}

@@ -80,8 +80,21 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 					}
 				}
 			}()
+			// Finished runs' rows go, an hour after the run ended, checked by
+			// every worker once a minute (a million done jobs were 650 MB).
+			var pruned time.Time
+			prune := func() {
+				if time.Since(pruned) < time.Minute {
+					return
+				}
+				pruned = time.Now()
+				if n, err := pg.PruneQueue(ctx, queueRetention); err == nil && n > 0 && !g.Quiet {
+					say("pruned %d finished jobs of runs that ended over %s ago", n, queueRetention)
+				}
+			}
 			done, failed := 0, 0
 			for ctx.Err() == nil {
+				prune()
 				leases, err := pg.Lease(ctx, name, take, lease, serves.Serves)
 				if err != nil {
 					return err
@@ -157,6 +170,10 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue and its messages (default host:pid; a random suffix makes each process its own)")
 	return cmd
 }
+
+// queueRetention is how long after its run ended a finished job's row is
+// kept (`runs show` reads it).
+const queueRetention = time.Hour
 
 // servable is what a worker serves, and why it skips what it does not.
 type servable struct {

@@ -93,6 +93,21 @@ func (s *Store) Renew(ctx context.Context, worker string, lease time.Duration) e
 	return err
 }
 
+// PruneQueue deletes the rows of finished jobs (done or failed) whose run
+// ended more than age ago, or no longer exists: what the queue keeps of a
+// run only lasts while someone may look at its progress (`runs show`). At
+// most 10,000 rows a call; it returns how many went.
+func (s *Store) PruneQueue(ctx context.Context, age time.Duration) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM queue WHERE key IN (SELECT q.key FROM queue q LEFT JOIN runs r ON r.id = q.run_id
+		WHERE q.status IN ('done', 'failed') AND q.updated_at < now() - ? * interval '1 millisecond'
+			AND (r.id IS NULL OR (r.status <> 'running' AND r.ended_at IS NOT NULL AND r.ended_at::timestamptz < now() - ? * interval '1 millisecond'))
+		LIMIT 10000)`, age.Milliseconds(), age.Milliseconds())
+	if err != nil {
+		return 0, fmt.Errorf("prune the queue: %w", err)
+	}
+	return res.RowsAffected()
+}
+
 // HandBack returns a job worker leased to the queue, unmade and not
 // failed, for a worker that can serve it.
 func (s *Store) HandBack(ctx context.Context, worker, key string) error {
