@@ -23,11 +23,12 @@ const (
 // holds (its run removed and the cache cleared since) or that is to be
 // made again (j.Refresh: --cache refresh).
 func (s *Store) Enqueue(ctx context.Context, runID int64, j engine.Job, key string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO queue (key, run_id, job_id, job, status, refresh) VALUES (?,?,?,?,'queued',?)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO queue (key, run_id, job_id, job, status, refresh, provider, model) VALUES (?,?,?,?,'queued',?,?,?)
 		ON CONFLICT (key) DO UPDATE SET status = 'queued', error = '', run_id = excluded.run_id, job_id = excluded.job_id,
 			refresh = excluded.refresh, updated_at = now()
 		WHERE queue.status = 'failed' OR (queue.status = 'done' AND (excluded.refresh = 1
-			OR NOT EXISTS (SELECT 1 FROM calls c WHERE c.key = queue.key AND c.status = 'ok')))`, key, runID, j.ID, string(j.Canonical()), j.Refresh)
+			OR NOT EXISTS (SELECT 1 FROM calls c WHERE c.key = queue.key AND c.status = 'ok')))`,
+		key, runID, j.ID, string(j.Canonical()), j.Refresh, j.Spec.Provider, j.Spec.Model)
 	if err != nil {
 		return fmt.Errorf("queue job %s: %w", j.ID, err)
 	}
@@ -56,9 +57,8 @@ type Serves struct {
 func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Duration, serves Serves) ([]Lease, error) {
 	rows, err := s.db.QueryContext(ctx, `UPDATE queue q SET status = 'leased', worker = ?, lease_until = now() + ? * interval '1 millisecond',
 		leases = q.leases + 1, updated_at = now()
-		WHERE q.key IN (SELECT key FROM queue WHERE (status = 'queued' OR (status = 'leased' AND lease_until < now()))
-			AND (?::text[] IS NULL OR (job::jsonb->>'provider') = ANY(?::text[]))
-			AND NOT ((job::jsonb->>'provider') || ':' || (job::jsonb->>'model')) = ANY(?::text[])
+		WHERE q.key IN (SELECT key FROM queue WHERE status IN ('queued', 'leased') AND (status = 'queued' OR lease_until < now())
+			AND (?::text[] IS NULL OR provider = ANY(?::text[])) AND NOT (provider || ':' || model) = ANY(?::text[])
 			ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
 		RETURNING q.key, q.job_id, q.run_id, q.job, q.refresh = 1, EXISTS (SELECT 1 FROM run_budgets b WHERE b.run_id = q.run_id)`,
 		worker, lease.Milliseconds(), serves.Providers, serves.Providers, append([]string{}, serves.Except...), n)
