@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // Dispatcher hands jobs to other processes — workers sharing the store —
@@ -30,7 +33,12 @@ func (e *Engine) dispatched(ctx context.Context, j Job, key string) (Result, boo
 		res.Err = err
 		return res, true
 	}
-	c, ok, err := e.opt.Store.GetCall(context.WithoutCancel(ctx), key)
+	var c store.Call
+	var ok bool
+	err := storeRetry(ctx, func() (err error) {
+		c, ok, err = e.opt.Store.GetCall(context.WithoutCancel(ctx), key)
+		return err
+	})
 	switch {
 	case err != nil:
 		res.Err = err
@@ -38,9 +46,35 @@ func (e *Engine) dispatched(ctx context.Context, j Job, key string) (Result, boo
 		res.Err = fmt.Errorf("a worker finished job %s but its answer is not in the store", j.ID)
 	default:
 		res.Response, res.Cost, res.Attempts = c.Response, c.Cost, c.Attempts
-		res.Err = e.opt.Store.LinkRun(context.WithoutCancel(ctx), e.opt.RunID, key, j.ID, false)
+		res.Err = storeRetry(ctx, func() error { return e.opt.Store.LinkRun(context.WithoutCancel(ctx), e.opt.RunID, key, j.ID, false) })
 	}
 	return res, true
+}
+
+// storeRetry is RetryStore for up to two minutes: a database restarting
+// while a worker's answer is read pauses the job, it does not fail it.
+func storeRetry(ctx context.Context, op func() error) error {
+	return RetryStore(ctx, 2*time.Minute, op)
+}
+
+// RetryStore runs an operation on a shared store — a read, or a write that
+// may be made twice — again while it fails, waiting 0.5 s, then twice as
+// long each time (at most 15 s), for up to limit; it returns the last error
+// then, or when ctx ends.
+func RetryStore(ctx context.Context, limit time.Duration, op func() error) error {
+	wait, deadline := 500*time.Millisecond, time.Now().Add(limit)
+	for {
+		err := op()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 15*time.Second)
+	}
 }
 
 // JobFromCanonical is the job whose canonical document (Job.Canonical) is b,

@@ -73,7 +73,7 @@ type Jobs interface {
 	Lease(ctx context.Context, worker string, n int, lease time.Duration, serves postgres.Serves) ([]postgres.Lease, error)
 	HandBack(ctx context.Context, worker, key string) error
 	PruneQueue(ctx context.Context, age time.Duration) (int64, error)
-	Renew(ctx context.Context, worker string, lease time.Duration) error
+	Renew(ctx context.Context, worker string, keys []string, lease time.Duration) error
 	Finish(ctx context.Context, worker, key string, failure error) error
 	OpenJobs(ctx context.Context) (int, error)
 	QueuingRuns(ctx context.Context) (int, error)

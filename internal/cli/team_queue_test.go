@@ -2,15 +2,20 @@ package cli_test
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
@@ -301,4 +306,139 @@ func TestWorkersPruneTheQueue(t *testing.T) {
 	if got := r.count(`SELECT COUNT(*) FROM queue`); got != 0 {
 		t.Fatalf("%d rows of a run that ended long ago", got)
 	}
+}
+
+// pgProxy stands between processes and the test's PostgreSQL server, and
+// can cut every connection and refuse new ones for a while: a database
+// restart, as the processes see it.
+type pgProxy struct {
+	ln     net.Listener
+	target func() (net.Conn, error)
+	mu     sync.Mutex
+	conns  []net.Conn
+	down   bool
+}
+
+func newPGProxy(t *testing.T, pg string) (*pgProxy, string) {
+	t.Helper()
+	cfg, err := pgconn.ParseConfig(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, network := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), "tcp"
+	if strings.HasPrefix(cfg.Host, "/") {
+		addr, network = filepath.Join(cfg.Host, fmt.Sprintf(".s.PGSQL.%d", cfg.Port)), "unix"
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pgProxy{ln: ln, target: func() (net.Conn, error) { return net.Dial(network, addr) }}
+	t.Cleanup(func() { ln.Close(); p.cut(0) })
+	go p.serve()
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(cfg.User, cfg.Password), Host: ln.Addr().String(), Path: "/" + cfg.Database, RawQuery: "sslmode=disable"}
+	return p, u.String()
+}
+
+func (p *pgProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
+		}
+		s, err := p.target()
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		go func() { io.Copy(s, c); s.Close() }()
+		go func() { io.Copy(c, s); c.Close() }()
+	}
+}
+
+// cut closes every connection and refuses new ones for d.
+func (p *pgProxy) cut(d time.Duration) {
+	p.mu.Lock()
+	p.down = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.mu.Unlock()
+	time.Sleep(d)
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
+}
+
+// TestWorkersRideOutADatabaseRestart (#26 item 5): the database goes away
+// for 4 s in the middle of a run (every connection cut, new ones refused):
+// the workers pause, say so and carry on, the queuing run waits, and the
+// run finishes with every job done once and none failed (before, workers
+// exited with code 1 within 0.2–1.6 s and never came back).
+func TestWorkersRideOutADatabaseRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	proxy, via := newPGProxy(t, pg)
+	dir := t.TempDir()
+	srv := testServer(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(10+r.IntN(10)) * time.Millisecond }})
+	const n = 600
+	promptFile(t, dir, "plan.jsonl", n, "restart test prompt")
+	direct := newRig(t, pg, dir)
+	r := &rig{t: t, pg: via, dir: dir, db: direct.db}
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	var workers []*exec.Cmd
+	for i := range 3 {
+		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--lease", "3s", "--name", fmt.Sprintf("w%d", i)))
+	}
+	r.waitFor("a third of the jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`) >= n/3 })
+	proxy.cut(4 * time.Second)
+	stuck := time.AfterFunc(90*time.Second, func() {
+		for i, w := range workers {
+			t.Logf("worker %d after 90 s:\n%s", i, r.log(fmt.Sprintf("worker%d.log", i)))
+			w.Process.Kill()
+		}
+		t.Logf("queue after 90 s: %d done, %d leased, %d queued", r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`),
+			r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`), r.count(`SELECT COUNT(*) FROM queue WHERE status = 'queued'`))
+		t.Logf("the run after 90 s:\n%s", r.log("coordinator.log"))
+		coord.Process.Kill()
+	})
+	defer stuck.Stop()
+	for i, w := range workers {
+		if err := w.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
+		}
+	}
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed'`); got != 0 {
+		t.Fatalf("%d jobs failed", got)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		t.Fatalf("%d of %d jobs done", got, n)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`); got != n {
+		t.Fatalf("%d answers stored, want %d", got, n)
+	}
+	said := false
+	for i := range 3 {
+		said = said || strings.Contains(r.log(fmt.Sprintf("worker%d.log", i)), "the store does not answer")
+	}
+	if !said {
+		t.Fatal("no worker said the store was away")
+	}
+	t.Logf("%d requests for %d jobs (made again: in flight when the connections were cut)", len(srv.Ledger()), n)
 }

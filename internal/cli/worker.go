@@ -6,11 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
@@ -64,103 +62,12 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 			if len(serves.Providers) == 0 {
 				return fmt.Errorf("worker %s can serve no provider: %s", name, strings.Join(serves.why, "; "))
 			}
-			prices := s.cfg.PriceTable()
-			// Keep the leases alive while the calls take their time.
-			renew, stop := context.WithCancel(ctx)
-			defer stop()
-			go func() {
-				t := time.NewTicker(lease / 3)
-				defer t.Stop()
-				for {
-					select {
-					case <-renew.Done():
-						return
-					case <-t.C:
-						pg.Renew(context.WithoutCancel(renew), name, lease)
-					}
-				}
-			}()
-			// Finished runs' rows go, an hour after the run ended, checked by
-			// every worker once a minute (a million done jobs were 650 MB).
-			var pruned time.Time
-			prune := func() {
-				if time.Since(pruned) < time.Minute {
-					return
-				}
-				pruned = time.Now()
-				if n, err := pg.PruneQueue(ctx, queueRetention); err == nil && n > 0 && !g.Quiet {
-					say("pruned %d finished jobs of runs that ended over %s ago", n, queueRetention)
-				}
+			w := &workerLoop{g: g, pg: pg, s: s, name: name, eng: eng, serves: serves, prices: s.cfg.PriceTable(),
+				take: take, lease: lease, untilEmpty: untilEmpty, say: say}
+			if err := w.run(ctx); err != nil {
+				return err
 			}
-			done, failed := 0, 0
-			for ctx.Err() == nil {
-				prune()
-				leases, err := pg.Lease(ctx, name, take, lease, serves.Serves)
-				if err != nil {
-					return err
-				}
-				if len(leases) == 0 {
-					if untilEmpty {
-						// Empty is no open job and no run still queuing: a run
-						// between two phases (generations done, judgements not
-						// yet queued) has none open, and is not done.
-						open, err := pg.OpenJobs(ctx)
-						if err != nil {
-							return err
-						}
-						runs, err := pg.QueuingRuns(ctx)
-						if err != nil {
-							return err
-						}
-						if open == 0 && runs == 0 {
-							break
-						}
-					}
-					sleepCtx(ctx, 300*time.Millisecond)
-					continue
-				}
-				var jobs []engine.Job
-				for _, l := range leases {
-					// A job this worker cannot make for a reason of its own
-					// goes back to the queue for another, never failed for
-					// the run, and this worker takes no more like it.
-					pm := l.Job.Spec.Provider + ":" + l.Job.Spec.Model
-					why := ""
-					if k := eng.Place(l.Job).Key(); k != l.Key {
-						// This machine names the endpoint otherwise: its answer
-						// would be stored under another key.
-						why = fmt.Sprintf("%s: it reaches %s at another endpoint than the run's machine (check base_url / cache_as in its config)", pm, l.Job.Spec.Provider)
-					} else if _, priced := prices.Lookup(l.Job.Spec); l.Job.Budget != "" && !priced {
-						why = fmt.Sprintf("%s: the run holds a budget and this worker's config has no price for the model (prices: in its config)", pm)
-					}
-					if why != "" {
-						if err := pg.HandBack(context.WithoutCancel(ctx), name, l.Key); err != nil {
-							return err
-						}
-						if !slices.Contains(serves.Except, pm) {
-							serves.Except = append(serves.Except, pm)
-							say("skips %s", why)
-						}
-						continue
-					}
-					jobs = append(jobs, l.Job)
-				}
-				if _, err := eng.Run(ctx, engine.SlicePlan("worker", jobs), func(r engine.Result) {
-					if err := pg.Finish(context.WithoutCancel(ctx), name, r.Key, r.Err); err == nil {
-						if r.Err != nil {
-							failed++
-						} else {
-							done++
-						}
-					}
-				}); err != nil && ctx.Err() == nil {
-					return err
-				}
-				if !g.Quiet {
-					fmt.Fprintf(g.Stderr, "%s worker %s: %d jobs done, %d failed\n", time.Now().Format("15:04:05"), name, done, failed)
-				}
-			}
-			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed\n", name, done, failed)
+			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed\n", name, w.done, w.failed)
 			return nil
 		},
 	}

@@ -86,10 +86,12 @@ func (s *Store) Lease(ctx context.Context, worker string, n int, lease time.Dura
 	return out, rows.Err()
 }
 
-// Renew extends the leases worker holds, while it works on them.
-func (s *Store) Renew(ctx context.Context, worker string, lease time.Duration) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE queue SET lease_until = now() + ? * interval '1 millisecond' WHERE worker = ? AND status = 'leased'`,
-		lease.Milliseconds(), worker)
+// Renew extends worker's leases of the jobs keys, while it works on them
+// (only those: a job it lost track of, its finish refused by a store that
+// was away, runs out and goes to another).
+func (s *Store) Renew(ctx context.Context, worker string, keys []string, lease time.Duration) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE queue SET lease_until = now() + ? * interval '1 millisecond' WHERE worker = ? AND status = 'leased' AND key = ANY(?::text[])`,
+		lease.Milliseconds(), worker, keys)
 	return err
 }
 
@@ -204,7 +206,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	if d.berr != nil {
 		return d.berr
 	}
-	if err := d.st.Enqueue(ctx, d.run, j, key); err != nil {
+	if err := engine.RetryStore(ctx, outage, func() error { return d.st.Enqueue(ctx, d.run, j, key) }); err != nil {
 		return err
 	}
 	ch := make(chan error, 1)
@@ -219,6 +221,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 		return ctx.Err()
 	}
 }
+
+// outage is how long a queuing run waits for a store that does not
+// answer before its jobs fail.
+const outage = 5 * time.Minute
 
 // poll answers the waiting jobs whose rows are done or failed.
 func (d *Dispatcher) poll(ctx context.Context) {
