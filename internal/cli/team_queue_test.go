@@ -67,15 +67,8 @@ func TestStoreConnectTimeout(t *testing.T) {
 // clients" (before, each process opened up to 16: 301 of 2,462 jobs failed
 // on a stock server with ten workers).
 func TestWorkersWithinConnectionLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
-	pg := pgStore(t)
-	dir := t.TempDir()
-	testServer(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(5)) * time.Millisecond }})
 	const n = 600
-	promptFile(t, dir, "plan.jsonl", n, "connection test prompt")
-	r := newRig(t, pg, dir)
+	r, _, pg := teamRig(t, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(5)) * time.Millisecond }}, n, "connection test prompt")
 	u, err := url.Parse(pg)
 	if err != nil {
 		t.Fatal(err)
@@ -115,15 +108,8 @@ func TestWorkersWithinConnectionLimit(t *testing.T) {
 // predecessor's leases alive (before, it renewed them forever and the run
 // hung): they run out, are taken again, and the run finishes.
 func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
-	pg := pgStore(t)
-	dir := t.TempDir()
-	testServer(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(150+r.IntN(100)) * time.Millisecond }})
 	const n = 200
-	promptFile(t, dir, "plan.jsonl", n, "restart test prompt")
-	r := newRig(t, pg, dir)
+	r, _, _ := teamRig(t, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(150+r.IntN(100)) * time.Millisecond }}, n, "restart test prompt")
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	first := r.spawn("worker-a.log", "worker", "--name", "same", "--lease", "2s", "--take", "32")
 	r.waitFor("the worker to lease jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`) > 0 })
@@ -157,15 +143,9 @@ func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
 // with --cache refresh has its workers call again (before, they answered
 // from the cache: 0 requests, reported answered, with a cost).
 func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
-	pg := pgStore(t)
-	dir := t.TempDir()
-	srv := testServer(t, dir, llmtest.Options{})
 	const n = 40
-	promptFile(t, dir, "plan.jsonl", n, "stale test prompt")
-	r := newRig(t, pg, dir)
+	r, srv, pg := teamRig(t, llmtest.Options{}, n, "stale test prompt")
+	dir := r.dir
 	round := func(what string, flags ...string) {
 		t.Helper()
 		args := append(append([]string{"--workers", "0"}, flags...), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
@@ -205,13 +185,7 @@ func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
 // finishes (before, the worker exited after the last generation and the
 // run waited forever for its judgements).
 func TestUntilEmptyWaitsForTheNextPhase(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
-	pg := pgStore(t)
-	dir := t.TempDir()
-	testServer(t, dir, llmtest.Options{})
-	r := newRig(t, pg, dir)
+	r, _, _ := teamRig(t, llmtest.Options{}, 0, "")
 	coord := r.queue("--max-unusable", "-1", "deflect", "run", "--models", "openai:gpt-4.1-mini", "--judges", "openai:gpt-4.1", "--limit", "2", "--samples", "1")
 	w := r.spawn("worker.log", "worker", "--until-empty")
 	done := make(chan error, 1)
@@ -239,15 +213,8 @@ func TestUntilEmptyWaitsForTheNextPhase(t *testing.T) {
 // and says why (before: 472 of 600 jobs failed, exit 2, with two healthy
 // workers beside it); the run finishes with every job done.
 func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
-	pg := pgStore(t)
-	dir := t.TempDir()
-	testServer(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(5)) * time.Millisecond }})
 	const n = 300
-	promptFile(t, dir, "plan.jsonl", n, "keyless test prompt")
-	r := newRig(t, pg, dir)
+	r, _, _ := teamRig(t, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(5)) * time.Millisecond }}, n, "keyless test prompt")
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	keyless := r.spawnEnv("keyless.log", []string{"OPENAI_API_KEY="}, "worker", "--until-empty", "--name", "keyless")
 	time.Sleep(500 * time.Millisecond) // the keyless worker looks at the queue first
@@ -275,15 +242,8 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 // once the run has been over for an hour (before, the queue kept every job
 // of every run: ~650 MB per million jobs); a running run's stay.
 func TestWorkersPruneTheQueue(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
-	pg := pgStore(t)
-	dir := t.TempDir()
-	testServer(t, dir, llmtest.Options{})
 	const n = 50
-	promptFile(t, dir, "plan.jsonl", n, "prune test prompt")
-	r := newRig(t, pg, dir)
+	r, _, _ := teamRig(t, llmtest.Options{}, n, "prune test prompt")
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	r.work(nil)
 	if err := coord.Wait(); err != nil {
@@ -441,4 +401,21 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 		t.Fatal("no worker said the store was away")
 	}
 	t.Logf("%d requests for %d jobs (made again: in flight when the connections were cut)", len(srv.Ledger()), n)
+}
+
+// teamRig is a test of the team queue: a fresh PostgreSQL store, a test
+// server with o, a plan of n prompts (none when n is 0) and the rig that
+// runs processes on them; skipped in -short.
+func teamRig(t *testing.T, o llmtest.Options, n int, prompt string) (*rig, *llmtest.Server, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	srv := testServer(t, dir, o)
+	if n > 0 {
+		promptFile(t, dir, "plan.jsonl", n, prompt)
+	}
+	return newRig(t, pg, dir), srv, pg
 }
