@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/web"
 )
@@ -67,20 +68,8 @@ func TestHostCheck(t *testing.T) {
 // annotator's cookie opens nothing else. A forged or replayed form without
 // the page's CSRF token stores nothing.
 func TestRemoteAnnotatorsReachOnlyTheStudio(t *testing.T) {
-	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	st, id, _ := anaStudy(t, "refusal")
 	ctx := context.Background()
-	ds, _ := deflect.LoadRecords(ctx, st, runID)
-	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
-	cands, decoys, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
-	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan.RunID = runID
-	id, err := st.PutStudy(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
 	v, _ := web.New(st)
 	h := v.HandlerWith(web.Access{Hosts: []string{"lab.example"}, Token: "s3cret"})
 	login := request(h, "lab.example", "/annotate/login/ana-token")
@@ -117,4 +106,28 @@ func TestRemoteAnnotatorsReachOnlyTheStudio(t *testing.T) {
 	if anns, _ := st.Annotations(ctx, id); len(anns) != 0 {
 		t.Fatal("a forged form stored an answer")
 	}
+}
+
+// anaStudy is a rubric study of a seeded run's fields: three items for one
+// annotator, "ana", whose link's token is "ana-token".
+func anaStudy(t *testing.T, fields ...string) (*sqlite.Store, int64, []study.Question) {
+	t.Helper()
+	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	ds, _ := deflect.LoadRecords(ctx, st, runID)
+	qs, err := study.Questions(deflect.RubricStudy.Kind, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, decoys, _, _ := deflect.RubricItems(ds, fields, nil)
+	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.RunID = runID
+	id, err := st.PutStudy(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, id, qs
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/study"
 	"github.com/fallacylab/fallacylab/web"
 )
 
@@ -23,24 +21,8 @@ import (
 // item is kept as a draft, shown again when they return to it, and never
 // stored as an answer.
 func TestStudioErrorPathsKeepBlindnessAndAnswers(t *testing.T) {
-	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	st, id, qs := anaStudy(t, "refusal", "WA_present")
 	ctx := context.Background()
-	ds, _ := deflect.LoadRecords(ctx, st, runID)
-	fields := []string{"refusal", "WA_present"}
-	qs, err := study.Questions(deflect.RubricStudy.Kind, fields)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cands, decoys, _, _ := deflect.RubricItems(ds, fields, nil)
-	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan.RunID = runID
-	id, err := st.PutStudy(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sty, ok, err := st.Study(ctx, id)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
