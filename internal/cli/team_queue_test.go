@@ -78,15 +78,7 @@ func TestWorkersWithinConnectionLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	coord := r.queue("--db-max-conns", "3", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	var workers []*exec.Cmd
-	for i := range 10 {
-		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "--db-max-conns", "3", "worker", "--until-empty", "--name", fmt.Sprintf("w%d", i)))
-	}
-	for i, w := range workers {
-		if err := w.Wait(); err != nil {
-			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
-		}
-	}
+	r.wait(r.workers(10, []string{"--db-max-conns", "3"}))
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 	}
@@ -359,10 +351,7 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	direct := newRig(t, pg, dir)
 	r := &rig{t: t, pg: via, dir: dir, db: direct.db}
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	var workers []*exec.Cmd
-	for i := range 3 {
-		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--lease", "3s", "--name", fmt.Sprintf("w%d", i)))
-	}
+	workers := r.workers(3, nil, "--lease", "3s")
 	r.waitFor("a third of the jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`) >= n/3 })
 	proxy.cut(4 * time.Second)
 	stuck := time.AfterFunc(90*time.Second, func() {
@@ -376,11 +365,7 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 		coord.Process.Kill()
 	})
 	defer stuck.Stop()
-	for i, w := range workers {
-		if err := w.Wait(); err != nil {
-			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
-		}
-	}
+	r.wait(workers)
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 	}

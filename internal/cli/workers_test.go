@@ -188,12 +188,21 @@ func (r *rig) queue(args ...string) *exec.Cmd {
 
 // work runs three workers (flags before "worker", then worker flags) until
 // the queue is empty.
-func (r *rig) work(flags []string, args ...string) {
+func (r *rig) work(flags []string, args ...string) { r.wait(r.workers(3, flags, args...)) }
+
+// workers starts k workers --until-empty (flags before "worker", then
+// worker flags), their output to workerI.log.
+func (r *rig) workers(k int, flags []string, args ...string) []*exec.Cmd {
 	var workers []*exec.Cmd
-	for i := range 3 {
+	for i := range k {
 		a := append(append(append([]string(nil), flags...), "worker", "--until-empty", "--name", fmt.Sprintf("w%d", i)), args...)
 		workers = append(workers, r.spawn(fmt.Sprintf("worker%d.log", i), a...))
 	}
+	return workers
+}
+
+// wait waits for the workers; one that fails fails the test.
+func (r *rig) wait(workers []*exec.Cmd) {
 	for i, w := range workers {
 		if err := w.Wait(); err != nil {
 			r.t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
