@@ -108,18 +108,9 @@ func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
 	first.Process.Kill()
 	first.Wait()
 	again := r.spawn("worker-b.log", "worker", "--name", "same", "--lease", "2s", "--take", "32", "--until-empty")
-	done := make(chan error, 1)
-	go func() { done <- coord.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
-		}
-	case <-time.After(60 * time.Second):
-		coord.Process.Kill()
-		again.Process.Kill()
-		t.Fatalf("the run hangs: %d jobs still leased by the dead worker's name\n%s", r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`), r.log("worker-b.log"))
-	}
+	r.finishes(coord, 60*time.Second, func() string {
+		return fmt.Sprintf("%d jobs still leased by the dead worker's name\n%s", r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`), r.log("worker-b.log"))
+	}, again)
 	if err := again.Wait(); err != nil {
 		t.Fatalf("the restarted worker: %v\n%s", err, r.log("worker-b.log"))
 	}
@@ -180,18 +171,7 @@ func TestUntilEmptyWaitsForTheNextPhase(t *testing.T) {
 	r, _, _ := teamRig(t, llmtest.Options{}, 0, "")
 	coord := r.queue("--max-unusable", "-1", "deflect", "run", "--models", "openai:gpt-4.1-mini", "--judges", "openai:gpt-4.1", "--limit", "2", "--samples", "1")
 	w := r.spawn("worker.log", "worker", "--until-empty")
-	done := make(chan error, 1)
-	go func() { done <- coord.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
-		}
-	case <-time.After(60 * time.Second):
-		coord.Process.Kill()
-		w.Process.Kill()
-		t.Fatalf("the run waits for its judgements: the worker left\n%s", r.log("worker.log"))
-	}
+	r.finishes(coord, 60*time.Second, func() string { return "it waits for its judgements: the worker left\n" + r.log("worker.log") }, w)
 	if err := w.Wait(); err != nil {
 		t.Fatalf("the worker: %v\n%s", err, r.log("worker.log"))
 	}
@@ -386,6 +366,26 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 		t.Fatal("no worker said the store was away")
 	}
 	t.Logf("%d requests for %d jobs (made again: in flight when the connections were cut)", len(srv.Ledger()), n)
+}
+
+// finishes waits up to limit for the queuing run coord to end well; one
+// that hangs is killed with the others, and the test fails saying why.
+func (r *rig) finishes(coord *exec.Cmd, limit time.Duration, why func() string, others ...*exec.Cmd) {
+	r.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- coord.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			r.t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+		}
+	case <-time.After(limit):
+		coord.Process.Kill()
+		for _, o := range others {
+			o.Process.Kill()
+		}
+		r.t.Fatalf("the run hangs: %s", why())
+	}
 }
 
 // teamRig is a test of the team queue: a fresh PostgreSQL store, a test
