@@ -102,7 +102,7 @@ func (s *Store) Renew(ctx context.Context, worker string, keys []string, lease t
 func (s *Store) PruneQueue(ctx context.Context, age time.Duration) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM queue WHERE key IN (SELECT q.key FROM queue q LEFT JOIN runs r ON r.id = q.run_id
 		WHERE q.status IN ('done', 'failed') AND q.updated_at < now() - ? * interval '1 millisecond'
-			AND (r.id IS NULL OR (r.status <> 'running' AND r.ended_at IS NOT NULL AND r.ended_at::timestamptz < now() - ? * interval '1 millisecond'))
+			AND (r.id IS NULL OR (r.status <> 'running' AND `+asTime("r.ended_at")+` < now() - ? * interval '1 millisecond'))
 		LIMIT 10000)`, age.Milliseconds(), age.Milliseconds())
 	if err != nil {
 		return 0, fmt.Errorf("prune the queue: %w", err)
@@ -137,6 +137,13 @@ func (s *Store) OpenJobs(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// asTime is a text timestamp column as a time, NULL where it holds none (the
+// shared schema keeps times as RFC 3339 text; a cast of "" would fail the
+// query).
+func asTime(col string) string {
+	return "(CASE WHEN " + col + " ~ '^[0-9]{4}-' THEN " + col + "::timestamptz END)"
+}
+
 // liveRunAge is how long since its last heartbeat a running run counts as
 // alive (three of lifecycle's 15 s heartbeats): a coordinator that died
 // is given up on after it.
@@ -148,8 +155,8 @@ const liveRunAge = 45 * time.Second
 // wait for its next phase too.
 func (s *Store) QueuingRuns(ctx context.Context) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs r WHERE r.status = 'running' AND r.heartbeat_at IS NOT NULL
-		AND r.heartbeat_at::timestamptz > now() - ? * interval '1 millisecond'
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs r WHERE r.status = 'running'
+		AND `+asTime("r.heartbeat_at")+` > now() - ? * interval '1 millisecond'
 		AND EXISTS (SELECT 1 FROM queue q WHERE q.run_id = r.id)`, liveRunAge.Milliseconds()).Scan(&n)
 	return n, err
 }
