@@ -20,7 +20,7 @@ import (
 // pgStore is a fresh database on the test PostgreSQL server
 // ($FALLACYLAB_TEST_POSTGRES, set by .ci/run), reached as a user with a
 // password so that the tests can look for it, or a skip without a server.
-func pgStore(t *testing.T) string {
+func pgStore(t testing.TB) string {
 	base := os.Getenv("FALLACYLAB_TEST_POSTGRES")
 	if base == "" {
 		if os.Getenv("CI") != "" {

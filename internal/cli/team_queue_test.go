@@ -391,7 +391,7 @@ func (r *rig) finishes(coord *exec.Cmd, limit time.Duration, why func() string, 
 // teamRig is a test of the team queue: a fresh PostgreSQL store, a test
 // server with o, a plan of n prompts (none when n is 0) and the rig that
 // runs processes on them; skipped in -short.
-func teamRig(t *testing.T, o llmtest.Options, n int, prompt string) (*rig, *llmtest.Server, string) {
+func teamRig(t testing.TB, o llmtest.Options, n int, prompt string) (*rig, *llmtest.Server, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("spawns processes")
@@ -403,4 +403,25 @@ func teamRig(t *testing.T, o llmtest.Options, n int, prompt string) (*rig, *llmt
 		promptFile(t, dir, "plan.jsonl", n, prompt)
 	}
 	return newRig(t, pg, dir), srv, pg
+}
+
+// BenchmarkWorkers is the team queue's rate: a run of 3,000 calls queued
+// with --workers 0 and made by 1 and by 3 worker processes against a test
+// server that answers at once (jobs/s, from the run's start to its end).
+func BenchmarkWorkers(b *testing.B) {
+	for _, k := range []int{1, 3} {
+		b.Run(fmt.Sprintf("%d-workers", k), func(b *testing.B) {
+			for range b.N {
+				r, _, _ := teamRig(b, llmtest.Options{}, 3000, "rate prompt")
+				start := time.Now()
+				coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+				r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+				r.wait(r.workers(k, nil))
+				if err := coord.Wait(); err != nil {
+					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+				}
+				b.ReportMetric(3000/time.Since(start).Seconds(), "jobs/s")
+			}
+		})
+	}
 }

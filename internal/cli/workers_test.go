@@ -114,12 +114,12 @@ func TestWorkersShareARun(t *testing.T) {
 
 // rig runs fallacylab processes on one PostgreSQL store in one directory.
 type rig struct {
-	t       *testing.T
+	t       testing.TB
 	pg, dir string
 	db      *sql.DB
 }
 
-func newRig(t *testing.T, pg, dir string) *rig {
+func newRig(t testing.TB, pg, dir string) *rig {
 	db, err := sql.Open("pgx", pg)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ func (r *rig) waitFor(what string, ok func() bool) {
 
 // testServer starts llmtest with o (and the test key) and writes dir's
 // config for it.
-func testServer(t *testing.T, dir string, o llmtest.Options) *llmtest.Server {
+func testServer(t testing.TB, dir string, o llmtest.Options) *llmtest.Server {
 	t.Helper()
 	o.APIKey = "test-key"
 	srv := llmtest.New(o)
@@ -263,7 +263,7 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 // promptFile writes a prompt set of n prompts to dir/name and returns each
 // prompt by the cache key of its call to openai:gpt-4.1-mini on the test
 // server (as the run in dir makes it).
-func promptFile(t *testing.T, dir, name string, n int, text string) map[string]string {
+func promptFile(t testing.TB, dir, name string, n int, text string) map[string]string {
 	t.Helper()
 	var buf bytes.Buffer
 	for i := range n {
