@@ -82,12 +82,7 @@ func TestWorkersWithinConnectionLimit(t *testing.T) {
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed'`); got != 0 {
-		t.Fatalf("%d jobs failed within the connection limit", got)
-	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
-		t.Fatalf("%d of %d jobs done", got, n)
-	}
+	r.allDone(n)
 	for i := range 10 {
 		if log := r.log(fmt.Sprintf("worker%d.log", i)); strings.Contains(log, "too many") {
 			t.Fatalf("worker %d: %s", i, log)
@@ -199,12 +194,7 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed'`); got != 0 {
-		t.Fatalf("%d jobs failed", got)
-	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
-		t.Fatalf("%d of %d jobs done", got, n)
-	}
+	r.allDone(n)
 	if log := r.log("keyless.log"); !strings.Contains(log, "skips openai: missing API key for openai: set OPENAI_API_KEY") || !strings.Contains(log, "0 jobs done, 0 failed") {
 		t.Fatalf("the keyless worker does not say why it skips the run's provider, or made jobs:\n%s", log)
 	}
@@ -349,12 +339,7 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed'`); got != 0 {
-		t.Fatalf("%d jobs failed", got)
-	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
-		t.Fatalf("%d of %d jobs done", got, n)
-	}
+	r.allDone(n)
 	if got := r.count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`); got != n {
 		t.Fatalf("%d answers stored, want %d", got, n)
 	}
@@ -366,6 +351,18 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 		t.Fatal("no worker said the store was away")
 	}
 	t.Logf("%d requests for %d jobs (made again: in flight when the connections were cut)", len(srv.Ledger()), n)
+}
+
+// allDone fails the test unless the queue holds n done jobs and no failed
+// one.
+func (r *rig) allDone(n int) {
+	r.t.Helper()
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed'`); got != 0 {
+		r.t.Fatalf("%d jobs failed", got)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+		r.t.Fatalf("%d of %d jobs done", got, n)
+	}
 }
 
 // finishes waits up to limit for the queuing run coord to end well; one
