@@ -61,7 +61,11 @@ func (e *Engine) claims() Claimer {
 func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key string) (r Result, hit bool, err error) {
 	wait := 50 * time.Millisecond
 	for {
-		got, err := c.ClaimCall(callCtx, key, e.proc, claimLease)
+		var got bool
+		err := e.retryStore(callCtx, func() (err error) {
+			got, err = c.ClaimCall(callCtx, key, e.proc, claimLease)
+			return err
+		})
 		if err != nil {
 			return r, false, err
 		}

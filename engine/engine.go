@@ -96,6 +96,10 @@ type Options struct {
 	// Spill, if set, keeps the paid answers the store refused to the end
 	// somewhere else (unwritten.go) and says where.
 	Spill func([]store.Call) (where string, err error)
+	// StoreOutage is how long a read or write of a shared store may fail
+	// (a database restarting) before the job fails (RetryStore); 0: a
+	// failure counts at once (a local file: a full disk).
+	StoreOutage time.Duration
 }
 
 // BatchEvent is news about one provider batch.
@@ -683,7 +687,12 @@ func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result,
 	if e.refreshes(j) {
 		return r, false
 	}
-	c, ok, err := e.opt.Store.GetCall(ctx, key)
+	var c store.Call
+	var ok bool
+	err := e.retryStore(ctx, func() (err error) {
+		c, ok, err = e.opt.Store.GetCall(ctx, key)
+		return err
+	})
 	if err != nil {
 		r.Err = err
 		return r, true
@@ -696,7 +705,7 @@ func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result,
 		return r, false
 	}
 	r.Response, r.Cached, r.Cost = c.Response, true, c.Cost
-	if err := e.opt.Store.LinkRun(ctx, e.opt.RunID, key, j.ID, true); err != nil {
+	if err := e.retryStore(ctx, func() error { return e.opt.Store.LinkRun(ctx, e.opt.RunID, key, j.ID, true) }); err != nil {
 		e.writeFailed(err)
 		r.Err = err
 	}
@@ -724,7 +733,25 @@ func (e *Engine) logFailure(j Job, attempts int, err error) {
 // commit stores a call's outcome and links it to the run, in one write. On
 // a store of several processes (Claimer) it returns the answer the cache
 // kept for the key when that is not this result's own (nil otherwise).
-func (e *Engine) commit(ctx context.Context, r Result) (*llm.Response, error) {
+func (e *Engine) commit(ctx context.Context, r Result) (stored *llm.Response, err error) {
+	err = e.retryStore(ctx, func() (err error) {
+		stored, err = e.commitOnce(ctx, r)
+		return err
+	})
+	return stored, err
+}
+
+// retryStore runs a store operation again while it fails, for up to
+// Options.StoreOutage (once when it is 0).
+func (e *Engine) retryStore(ctx context.Context, op func() error) error {
+	if e.opt.StoreOutage <= 0 {
+		return op()
+	}
+	return RetryStore(ctx, e.opt.StoreOutage, op)
+}
+
+// commitOnce is one try of commit.
+func (e *Engine) commitOnce(ctx context.Context, r Result) (*llm.Response, error) {
 	c := e.callOf(r)
 	cl, ok := e.opt.Store.(Claimer)
 	if !ok {

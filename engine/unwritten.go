@@ -30,6 +30,10 @@ func (e *Engine) writeFailed(err error) {
 	}
 }
 
+// StoreFailed is the store's first failed write (nil: none): once there is
+// one, the engine sends nothing more.
+func (e *Engine) StoreFailed() error { return e.storeFailed() }
+
 // storeFailed is the store's first failed write (nil: none).
 func (e *Engine) storeFailed() error {
 	e.progMu.Lock()

@@ -6,7 +6,6 @@ package backend
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -66,17 +65,15 @@ type Team interface {
 }
 
 // Jobs is the capability of a store whose runs queue their calls for
-// workers (PostgreSQL): what a worker leases, renews and finishes jobs
-// with, and what `runs show` counts of a run's queued jobs and booked
-// spend. A command asks a store for it, never for the store's type.
+// workers (PostgreSQL, on River): the queues runs have used, a worker
+// process's River client, and what `runs show` and `fallacylab queue`
+// count of a run's jobs and booked spend. A command asks a store for it,
+// never for the store's type.
 type Jobs interface {
-	Lease(ctx context.Context, worker string, n int, lease time.Duration, serves postgres.Serves) ([]postgres.Lease, error)
-	HandBack(ctx context.Context, worker, key string) error
-	PruneQueue(ctx context.Context, age time.Duration) (int64, error)
-	Renew(ctx context.Context, worker string, keys []string, lease time.Duration) error
-	Finish(ctx context.Context, worker, key string, failure error) error
-	OpenJobs(ctx context.Context) (int, error)
-	QueuingRuns(ctx context.Context) (int, error)
+	Queues(ctx context.Context) ([]postgres.QueueInfo, error)
+	NewWorker(cfg postgres.WorkerConfig) (*postgres.Worker, error)
+	OpenJobs(ctx context.Context, queues []string) (int, error)
+	BetweenPhases(ctx context.Context) (int, error)
 	QueueCounts(ctx context.Context, runID int64) (map[string]int, error)
 	Budget(ctx context.Context, runID int64) (budget, spent float64, stopped, ok bool, err error)
 }

@@ -170,7 +170,7 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 					return err
 				}
 				if len(q) > 0 {
-					fmt.Fprintf(w, "workers:   %d jobs queued, %d leased, %d done, %d failed\n", q[postgres.Queued], q[postgres.Leased], q[postgres.Done], q[postgres.Failed])
+					fmt.Fprintf(w, "workers:   %d jobs queued, %d running, %d done, %d failed\n", q[postgres.Queued], q[postgres.Running], q[postgres.Done], q[postgres.Failed])
 					budget, spent, stopped, ok, err := pg.Budget(cmd.Context(), r.ID)
 					if err != nil {
 						return err

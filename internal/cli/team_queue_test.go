@@ -99,17 +99,17 @@ func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
 	r, _, _ := teamRig(t, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(150+r.IntN(100)) * time.Millisecond }}, n, "restart test prompt")
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	first := r.spawn("worker-a.log", "worker", "--name", "same", "--lease", "2s", "--take", "32")
-	r.waitFor("the worker to lease jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`) > 0 })
+	r.waitFor("the worker to lease jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'running'`) > 0 })
 	first.Process.Kill()
 	first.Wait()
 	again := r.spawn("worker-b.log", "worker", "--name", "same", "--lease", "2s", "--take", "32", "--until-empty")
 	r.finishes(coord, 60*time.Second, func() string {
-		return fmt.Sprintf("%d jobs still leased by the dead worker's name\n%s", r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`), r.log("worker-b.log"))
+		return fmt.Sprintf("%d jobs still leased by the dead worker's name\n%s", r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'running'`), r.log("worker-b.log"))
 	}, again)
 	if err := again.Wait(); err != nil {
 		t.Fatalf("the restarted worker: %v\n%s", err, r.log("worker-b.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
 		t.Fatalf("%d of %d jobs done", got, n)
 	}
 }
@@ -128,7 +128,9 @@ func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
 		t.Helper()
 		args := append(append([]string{"--workers", "0"}, flags...), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 		coord := r.spawn("coordinator.log", args...)
-		r.waitFor(what+": jobs to make", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'queued'`) > 0 })
+		r.waitFor(what+": jobs to make", func() bool {
+			return r.count(`SELECT COUNT(*) FROM river_job WHERE state IN ('available', 'scheduled', 'retryable', 'pending')`) > 0
+		})
 		r.work(nil)
 		if err := coord.Wait(); err != nil {
 			t.Fatalf("%s: the run failed: %v\n%s", what, err, r.log("coordinator.log"))
@@ -141,6 +143,9 @@ func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "--db", pg, "runs", "rm", "1"); err != nil {
 		t.Fatal(err)
 	}
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE (args->>'run')::bigint = 1`); got != 0 {
+		t.Fatalf("runs rm left %d of the run's jobs in the queue", got)
+	}
 	if out, _, err := runCLI(t, dir, "--db", pg, "cache", "clear", "--yes"); err != nil {
 		t.Fatalf("cache clear: %v %s", err, out)
 	}
@@ -152,8 +157,10 @@ func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
 	if got := len(srv.Ledger()); got != 3*n {
 		t.Fatalf("--cache refresh made %d requests through the workers, want %d", got-2*n, n)
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
-		t.Fatalf("%d done rows, want %d", got, n)
+	for run := 2; run <= 3; run++ {
+		if got := r.count(fmt.Sprintf(`SELECT COUNT(*) FROM river_job WHERE state = 'completed' AND (args->>'run')::bigint = %d`, run)); got != n {
+			t.Fatalf("run %d: %d jobs done, want %d", run, got, n)
+		}
 	}
 }
 
@@ -170,7 +177,7 @@ func TestUntilEmptyWaitsForTheNextPhase(t *testing.T) {
 	if err := w.Wait(); err != nil {
 		t.Fatalf("the worker: %v\n%s", err, r.log("worker.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != 60 {
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != 60 {
 		t.Fatalf("%d jobs done, want 30 generations and 30 judgements", got)
 	}
 }
@@ -200,9 +207,9 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 	}
 }
 
-// TestWorkersPruneTheQueue (#26): the rows of a run's finished jobs go
-// once the run has been over for an hour (before, the queue kept every job
-// of every run: ~650 MB per million jobs); a running run's stay.
+// TestWorkersPruneTheQueue (#26): a run's finished jobs go an hour after
+// they finished — River's job cleaner, run by the leading worker (before,
+// the queue kept every job of every run: ~650 MB per million jobs).
 func TestWorkersPruneTheQueue(t *testing.T) {
 	const n = 50
 	r, _, _ := teamRig(t, llmtest.Options{}, n, "prune test prompt")
@@ -211,22 +218,18 @@ func TestWorkersPruneTheQueue(t *testing.T) {
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue`); got != n {
-		t.Fatalf("%d rows right after the run, want its %d (runs show reads them)", got, n)
+	if got := r.count(`SELECT COUNT(*) FROM river_job`); got != n {
+		t.Fatalf("%d jobs right after the run, want its %d (runs show reads them)", got, n)
 	}
-	r.work(nil) // an hour has not passed: nothing goes
-	if got := r.count(`SELECT COUNT(*) FROM queue`); got != n {
-		t.Fatalf("%d rows a moment after the run, want %d", got, n)
-	}
-	if _, err := r.db.Exec(`UPDATE runs SET ended_at = '2026-01-01T00:00:00Z'`); err != nil {
+	if _, err := r.db.Exec(`UPDATE river_job SET finalized_at = now() - interval '2 hours' WHERE id IN (SELECT id FROM river_job ORDER BY id LIMIT 20)`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.db.Exec(`UPDATE queue SET updated_at = now() - interval '2 hours'`); err != nil {
-		t.Fatal(err)
-	}
-	r.work(nil)
-	if got := r.count(`SELECT COUNT(*) FROM queue`); got != 0 {
-		t.Fatalf("%d rows of a run that ended long ago", got)
+	w := r.spawn("pruner.log", "worker", "--name", "pruner") // no --until-empty: it leads, and its cleaner runs
+	defer w.Process.Kill()
+	r.waitFor("the cleaner to delete the old jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) == n-20 })
+	time.Sleep(500 * time.Millisecond)
+	if got := r.count(`SELECT COUNT(*) FROM river_job`); got != n-20 {
+		t.Fatalf("%d jobs kept, want the %d that finished less than an hour ago", got, n-20)
 	}
 }
 
@@ -322,15 +325,15 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	r := &rig{t: t, pg: via, dir: dir, db: direct.db}
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	workers := r.workers(3, nil, "--lease", "3s")
-	r.waitFor("a third of the jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`) >= n/3 })
+	r.waitFor("a third of the jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`) >= n/3 })
 	proxy.cut(4 * time.Second)
 	stuck := time.AfterFunc(90*time.Second, func() {
+		t.Logf("the queue after 90 s: %s", r.states())
 		for i, w := range workers {
 			t.Logf("worker %d after 90 s:\n%s", i, r.log(fmt.Sprintf("worker%d.log", i)))
 			w.Process.Kill()
 		}
-		t.Logf("queue after 90 s: %d done, %d leased, %d queued", r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`),
-			r.count(`SELECT COUNT(*) FROM queue WHERE status = 'leased'`), r.count(`SELECT COUNT(*) FROM queue WHERE status = 'queued'`))
+		t.Logf("the queue after 90 s: %s", r.states())
 		t.Logf("the run after 90 s:\n%s", r.log("coordinator.log"))
 		coord.Process.Kill()
 	})
@@ -353,14 +356,25 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	t.Logf("%d requests for %d jobs (made again: in flight when the connections were cut)", len(srv.Ledger()), n)
 }
 
+// states is how many jobs the queue holds in each state, and its leader.
+func (r *rig) states() string {
+	var s string
+	if err := r.db.QueryRow(`SELECT COALESCE(string_agg(state::text || ' ' || n, ', '), 'no jobs') || '; leader ' ||
+		COALESCE((SELECT leader_id || ' until ' || expires_at::text FROM river_leader LIMIT 1), 'none') || ' at ' || now()::text
+		FROM (SELECT state, COUNT(*) AS n FROM river_job GROUP BY state) q`).Scan(&s); err != nil {
+		return err.Error()
+	}
+	return s
+}
+
 // allDone fails the test unless the queue holds n done jobs and no failed
 // one.
 func (r *rig) allDone(n int) {
 	r.t.Helper()
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed'`); got != 0 {
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state IN ('cancelled', 'discarded')`); got != 0 {
 		r.t.Fatalf("%d jobs failed", got)
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
 		r.t.Fatalf("%d of %d jobs done", got, n)
 	}
 }
@@ -412,7 +426,7 @@ func BenchmarkWorkers(b *testing.B) {
 				r, _, _ := teamRig(b, llmtest.Options{}, 3000, "rate prompt")
 				start := time.Now()
 				coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-				r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+				r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) > 0 })
 				r.wait(r.workers(k, nil))
 				if err := coord.Wait(); err != nil {
 					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/backend"
-	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -22,11 +22,14 @@ func newWorkerCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:         "worker",
 		Annotations: callsModels(),
-		Short:       "Make the calls runs queued with --workers 0: lease jobs from the shared store, call, commit, repeat",
-		Long: `Takes jobs from the work queue of a shared PostgreSQL store (--db postgres://…) and calls the
-providers with this machine's keys and limits, answering from the shared cache first. A job's answer is
-committed before the job is marked done, so no committed answer is ever paid for again; the jobs of a
-worker that dies return to the queue when its lease runs out (--lease), and another worker takes them.`,
+		Short:       "Make the calls runs queued with --workers 0: take jobs from the shared store's River queues, call, commit, repeat",
+		Long: `Takes jobs from the work queue of a shared PostgreSQL store (--db postgres://…; the queue is River's,
+github.com/riverqueue/river) and calls the providers with this machine's keys and limits, answering from
+the shared cache first. Each provider endpoint and model has its own queue: the worker serves those it
+has a key for (and, for a run that holds a budget, a price), and says why it skips the others. A job's
+answer is committed before the job is marked done, so no committed answer is ever paid for again; the
+jobs of a worker that dies (silent for --lease) return to the queue at once, and another worker takes
+them. Each worker process is its own River client: --name is only a label.`,
 		Example: `  fallacylab --db "$FALLACYLAB_DB" worker
   fallacylab --db "$FALLACYLAB_DB" worker --until-empty --lease 1m`,
 		Args: cobra.NoArgs,
@@ -45,36 +48,39 @@ worker that dies return to the queue when its lease runs out (--lease), and anot
 				host, _ := os.Hostname()
 				name = fmt.Sprintf("%s:%d", host, os.Getpid())
 			}
-			// The queue knows this process by a name no other process has
+			// River knows this process by a client id no other process has
 			// or had: a worker restarted under the same --name (or a
-			// container's host:pid again) never renews, nor finishes, the
-			// leases of the one that died.
+			// container's host:pid again) never holds, nor finishes, the
+			// jobs of the one that died.
+			label := name
 			name = workerInstance(name)
-			eng := s.engine(0) // calls are linked to their runs by the runs themselves
+			opt := s.engineOptions(0) // calls are linked to their runs by the runs themselves
+			opt.StoreOutage = workerStoreOutage
+			eng := engine.New(opt)
 			serves := workerServes(s)
 			say := func(f string, a ...any) {
 				fmt.Fprintf(g.Stderr, "%s worker %s: "+f+"\n", append([]any{time.Now().Format("15:04:05"), name}, a...)...)
 			}
-			say("serves %s", strings.Join(serves.Providers, ", "))
+			say("has keys for %s", strings.Join(serves.Providers, ", "))
 			for _, why := range serves.why {
 				say("skips %s", why)
 			}
 			if len(serves.Providers) == 0 {
 				return fmt.Errorf("worker %s can serve no provider: %s", name, strings.Join(serves.why, "; "))
 			}
-			w := &workerLoop{g: g, pg: pg, s: s, name: name, eng: eng, serves: serves, prices: s.cfg.PriceTable(),
+			w := &workerLoop{g: g, pg: pg, s: s, label: label, name: name, eng: eng, serves: serves, prices: s.cfg.PriceTable(),
 				take: take, lease: lease, untilEmpty: untilEmpty, say: say}
 			if err := w.run(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed\n", name, w.done, w.failed)
+			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed\n", name, w.done.Load(), w.failed.Load())
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&lease, "lease", 30*time.Second, "how long a leased job is this worker's before others may take it (renewed while it works)")
-	cmd.Flags().IntVar(&take, "take", 64, "jobs leased at a time")
-	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job is queued or leased and no run that queues jobs is still running (default: wait for work)")
-	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue and its messages (default host:pid; a random suffix makes each process its own)")
+	cmd.Flags().DurationVar(&lease, "lease", 10*time.Second, "how long a worker may be silent (no heartbeat: it died, or lost the store) before its jobs go to others")
+	cmd.Flags().IntVar(&take, "take", 64, "jobs of one queue worked at a time")
+	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job this worker can serve is open and no run is between two phases (default: wait for work)")
+	cmd.Flags().StringVar(&name, "name", "", "this worker's label in `fallacylab queue` and its messages (default host:pid; a random suffix makes each process its own River client)")
 	return cmd
 }
 
@@ -84,8 +90,8 @@ const queueRetention = time.Hour
 
 // servable is what a worker serves, and why it skips what it does not.
 type servable struct {
-	postgres.Serves
-	why []string
+	Providers []string
+	why       []string
 }
 
 // workerServes are the providers this worker has a key for (or needs none

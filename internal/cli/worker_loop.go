@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
@@ -14,12 +17,16 @@ import (
 	"github.com/fallacylab/fallacylab/store/postgres"
 )
 
-// workerLoop is a worker's work: lease what it serves, make it, finish it,
-// and ride out a store that is away for a while.
+// workerLoop is a worker's work: a River client working the queues this
+// machine can serve, every job it takes made through one engine run (so
+// that its limits, push-back and budget hold across every queue), and a
+// heartbeat that keeps its jobs its own and returns a dead worker's to
+// the queue.
 type workerLoop struct {
 	g          *Global
 	pg         backend.Jobs
 	s          *session
+	label      string
 	name       string
 	eng        *engine.Engine
 	serves     servable
@@ -29,19 +36,34 @@ type workerLoop struct {
 	untilEmpty bool
 	say        func(string, ...any)
 
-	done, failed int
-	pruned       time.Time
-	mu           sync.Mutex
-	held         map[string]bool // the leased jobs being made (renewed)
-	away         time.Duration   // the current wait for the store (0: it answers)
+	done, failed atomic.Int64
+	wk           *postgres.Worker
+	feed         chan engine.Job
+	ended        chan struct{} // the engine run is over
+	seq          atomic.Int64
+
+	mu      sync.Mutex
+	waits   map[string]chan engine.Result // by the job's token (its Meta)
+	decided map[string]bool               // the queues served or skipped
+	served  []string
+	away    time.Duration // the current wait for the store (0: it answers)
 }
+
+// workerStoreOutage is how long a worker's job waits for a store that does
+// not answer (a database restarting) before the worker gives up: it hands
+// its jobs back and ends with an error, its paid answers spilled.
+const workerStoreOutage = 5 * time.Minute
 
 // storeAway is the longest wait between two tries of a store that does
 // not answer.
 const storeAway = 30 * time.Second
 
-// unreachable waits before the store is tried again after err, longer
-// each time (1 s, doubling, at most storeAway), and says so: a database
+// errStopped is a job's error when the worker stopped before making it:
+// River gives it to a worker later (it is not failed).
+var errStopped = errors.New("the worker stopped before the call was made")
+
+// unreachable notes that the store did not answer, waits before it is
+// tried again (1 s, doubling, at most storeAway) and says so: a database
 // restarting pauses the worker, it does not end it. It returns false once
 // ctx is done.
 func (w *workerLoop) unreachable(ctx context.Context, what string, err error) bool {
@@ -54,181 +76,289 @@ func (w *workerLoop) unreachable(ctx context.Context, what string, err error) bo
 	return ctx.Err() == nil
 }
 
+// answers notes that the store answered.
+func (w *workerLoop) answers() {
+	if w.away > 0 {
+		w.say("the store answers again")
+		w.away = 0
+	}
+}
+
 func (w *workerLoop) run(ctx context.Context) error {
-	renew, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() { // keep the leases alive while the calls take their time
-		t := time.NewTicker(w.lease / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-renew.Done():
-				return
-			case <-t.C:
-				w.mu.Lock()
-				keys := make([]string, 0, len(w.held))
-				for k := range w.held {
-					keys = append(keys, k)
-				}
-				w.mu.Unlock()
-				if len(keys) > 0 {
-					w.pg.Renew(context.WithoutCancel(renew), w.name, keys, w.lease)
+	w.waits, w.decided = map[string]chan engine.Result{}, map[string]bool{}
+	w.feed, w.ended = make(chan engine.Job), make(chan struct{})
+	wk, err := w.pg.NewWorker(postgres.WorkerConfig{ID: w.name, Label: w.label, MaxWorkers: w.take, Retention: queueRetention, Work: w.work})
+	if err != nil {
+		return err
+	}
+	w.wk = wk
+	engineDone := make(chan struct{})
+	go func() {
+		defer close(engineDone)
+		defer close(w.ended)
+		w.eng.Run(ctx, engine.Plan{Name: "worker", Jobs: func(yield func(engine.Job) bool) {
+			for j := range w.feed {
+				if !yield(j) {
+					return
 				}
 			}
-		}
+		}}, w.result)
 	}()
+	defer func() {
+		close(w.feed)
+		<-engineDone
+		leave, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		w.wk.Leave(leave)
+		cancel()
+	}()
+	for {
+		err := w.discover(ctx)
+		if err == nil {
+			err = w.wk.Start(context.WithoutCancel(ctx))
+		}
+		if err == nil {
+			break
+		}
+		if !w.unreachable(ctx, "start", err) {
+			return nil
+		}
+	}
+	w.answers()
+	defer func() {
+		// Stop taking jobs, and let those being made finish (Ctrl-C ends
+		// the engine's calls after its grace).
+		w.wk.Stop(context.WithoutCancel(ctx))
+	}()
+	beat := time.Duration(0)
+	var said [2]int64
 	for ctx.Err() == nil {
-		w.prune(ctx)
-		leases, err := w.pg.Lease(ctx, w.name, w.take, w.lease, w.serves.Serves)
-		if err != nil {
-			if !w.unreachable(ctx, "lease", err) {
+		if err := w.eng.StoreFailed(); err != nil {
+			return fmt.Errorf("the store failed for %s (%w): this worker stops; its jobs go to other workers", workerStoreOutage, err)
+		}
+		if beat <= 0 {
+			beat = max(w.lease/5, 200*time.Millisecond)
+			if err := w.heartbeat(ctx); err != nil {
+				if !w.unreachable(ctx, "heartbeat", err) {
+					break
+				}
+				continue
+			}
+			w.answers()
+			if d, f := w.done.Load(), w.failed.Load(); !w.g.Quiet && (d != said[0] || f != said[1]) {
+				w.say("%d jobs done, %d failed", d, f)
+				said = [2]int64{d, f}
+			}
+		}
+		if err := w.discover(ctx); err != nil {
+			if !w.unreachable(ctx, "list the queues", err) {
 				break
 			}
 			continue
 		}
-		if w.away > 0 {
-			w.say("the store answers again")
-			w.away = 0
-		}
-		if len(leases) == 0 {
-			if w.untilEmpty {
-				empty, err := w.empty(ctx)
-				if err != nil {
-					if !w.unreachable(ctx, "queue", err) {
-						break
-					}
-					continue
-				}
-				if empty {
+		if w.untilEmpty {
+			empty, err := w.empty(ctx)
+			if err != nil {
+				if !w.unreachable(ctx, "queue", err) {
 					break
 				}
+				continue
 			}
-			sleepCtx(ctx, 300*time.Millisecond)
-			continue
+			if empty {
+				break
+			}
 		}
-		w.hold(leases)
-		err = w.make(ctx, leases)
-		w.hold(nil)
-		if err != nil {
-			return err
-		}
-		if !w.g.Quiet {
-			w.say("%d jobs done, %d failed", w.done, w.failed)
-		}
+		step := 250 * time.Millisecond
+		sleepCtx(ctx, step)
+		beat -= step
 	}
 	return nil
 }
 
-// hold sets the jobs whose leases are renewed: those being made.
-func (w *workerLoop) hold(leases []postgres.Lease) {
+// heartbeat marks this worker and its jobs alive and rescues the jobs of
+// workers silent for longer than --lease.
+func (w *workerLoop) heartbeat(ctx context.Context) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.held = map[string]bool{}
-	for _, l := range leases {
-		w.held[l.Key] = true
-	}
-}
-
-// empty reports whether there is nothing left to wait for: no open job
-// and no run still queuing — a run between two phases (generations done,
-// judgements not yet queued) has none open, and is not done.
-func (w *workerLoop) empty(ctx context.Context) (bool, error) {
-	open, err := w.pg.OpenJobs(ctx)
-	if err != nil {
-		return false, err
-	}
-	runs, err := w.pg.QueuingRuns(ctx)
-	return open == 0 && runs == 0, err
-}
-
-// prune deletes finished runs' rows, an hour after the run ended, at most
-// once a minute (a million done jobs were 650 MB).
-func (w *workerLoop) prune(ctx context.Context) {
-	if time.Since(w.pruned) < time.Minute {
-		return
-	}
-	w.pruned = time.Now()
-	if n, err := w.pg.PruneQueue(ctx, queueRetention); err == nil && n > 0 && !w.g.Quiet {
-		w.say("pruned %d finished jobs of runs that ended over %s ago", n, queueRetention)
-	}
-}
-
-// make makes the leased jobs it serves and finishes each. A job this
-// worker cannot make for a reason of its own goes back to the queue for
-// another, never failed for the run, and this worker takes no more like
-// it; so does a job that failed while the store was failing (its answer,
-// if paid, is written when the store answers again, and the next worker
-// to take the job finds it).
-func (w *workerLoop) make(ctx context.Context, leases []postgres.Lease) error {
-	var jobs []engine.Job
-	for _, l := range leases {
-		pm := l.Job.Spec.Provider + ":" + l.Job.Spec.Model
-		why := ""
-		if k := w.eng.Place(l.Job).Key(); k != l.Key {
-			// This machine names the endpoint otherwise: its answer would
-			// be stored under another key.
-			why = fmt.Sprintf("%s: it reaches %s at another endpoint than the run's machine (check base_url / cache_as in its config)", pm, l.Job.Spec.Provider)
-		} else if _, priced := w.prices.Lookup(l.Job.Spec); l.Job.Budget != "" && !priced {
-			why = fmt.Sprintf("%s: the run holds a budget and this worker's config has no price for the model (prices: in its config)", pm)
-		}
-		if why != "" {
-			w.handBack(ctx, l.Key)
-			if !slices.Contains(w.serves.Except, pm) {
-				w.serves.Except = append(w.serves.Except, pm)
-				w.say("skips %s", why)
-			}
-			continue
-		}
-		jobs = append(jobs, l.Job)
-	}
-	var failed []engine.Result
-	sum, err := w.eng.Run(ctx, engine.SlicePlan("worker", jobs), func(r engine.Result) {
-		if r.Err != nil {
-			failed = append(failed, r) // decided once the batch is over
-			return
-		}
-		if w.finish(ctx, r.Key, nil) {
-			w.done++
-		}
-	})
-	if err != nil && ctx.Err() == nil {
+	serves := strings.Join(w.served, " ")
+	w.mu.Unlock()
+	if err := w.wk.Beat(ctx, serves); err != nil {
 		return err
 	}
-	for _, r := range failed {
-		if sum.StoreErr != nil || errors.Is(r.Err, engine.ErrStoreFailed) {
-			w.handBack(ctx, r.Key)
+	n, err := w.wk.Rescue(ctx, w.lease)
+	if err == nil && n > 0 && !w.g.Quiet {
+		w.say("returned %d jobs of a worker silent for %s to the queue", n, w.lease)
+	}
+	return err
+}
+
+// discover serves the queues runs have opened that this worker can serve,
+// and says why it skips the others.
+func (w *workerLoop) discover(ctx context.Context) error {
+	qs, err := w.pg.Queues(ctx)
+	if err != nil {
+		return err
+	}
+	for _, q := range qs {
+		w.mu.Lock()
+		known := w.decided[q.Name]
+		w.mu.Unlock()
+		if known {
 			continue
 		}
-		if w.finish(ctx, r.Key, r.Err) {
-			w.failed++
+		pm := q.Provider + ":" + q.Model
+		if why := w.cannotServe(q); why != "" {
+			w.mu.Lock()
+			w.decided[q.Name] = true
+			w.mu.Unlock()
+			w.say("skips queue %s (%s): %s", q.Name, pm, why)
+			continue
+		}
+		if err := w.wk.Serve(q.Name); err != nil {
+			return fmt.Errorf("serve queue %s: %w", q.Name, err)
+		}
+		w.mu.Lock()
+		w.decided[q.Name], w.served = true, append(w.served, q.Name)
+		w.mu.Unlock()
+		if !w.g.Quiet {
+			w.say("serves queue %s (%s)", q.Name, pm)
 		}
 	}
 	return nil
 }
 
-// finish marks a job done or failed, trying again while the store does
-// not answer (until the lease would have run out: then another worker has
-// the job); it reports whether the mark was made.
-func (w *workerLoop) finish(ctx context.Context, key string, failure error) bool {
-	deadline := time.Now().Add(w.lease)
-	for {
-		err := w.pg.Finish(context.WithoutCancel(ctx), w.name, key, failure)
-		if err == nil {
-			return true
+// cannotServe is why this worker cannot make a queue's calls ("" if it
+// can): no key for its provider, another endpoint, or no price for a
+// budgeted run's model.
+func (w *workerLoop) cannotServe(q postgres.QueueInfo) string {
+	if !slices.Contains(w.serves.Providers, q.Provider) {
+		for _, why := range w.serves.why {
+			if strings.HasPrefix(why, q.Provider+":") {
+				return why
+			}
 		}
-		if time.Now().After(deadline) || !w.unreachable(ctx, "finish a job", err) {
-			return false
-		}
+		return fmt.Sprintf("this worker's config has no provider %s", q.Provider)
 	}
+	j := engine.Job{}
+	j.Spec.Provider, j.Spec.Model = q.Provider, q.Model
+	if w.eng.Place(j).Endpoint != q.Endpoint {
+		// This machine names the endpoint otherwise: its answers would be
+		// stored under other keys.
+		return fmt.Sprintf("it reaches %s at another endpoint than the run's machine (check base_url / cache_as in its config)", q.Provider)
+	}
+	if _, priced := w.prices.Lookup(j.Spec); q.Budgeted && !priced {
+		return "the run holds a budget and this worker's config has no price for the model (prices: in its config)"
+	}
+	return ""
 }
 
-// handBack returns a job to the queue, trying again like finish.
-func (w *workerLoop) handBack(ctx context.Context, key string) {
-	deadline := time.Now().Add(w.lease)
-	for {
-		err := w.pg.HandBack(context.WithoutCancel(ctx), w.name, key)
-		if err == nil || time.Now().After(deadline) || !w.unreachable(ctx, "hand a job back", err) {
-			return
+// skip stops serving a queue whose job this worker found it cannot make.
+func (w *workerLoop) skip(queue, why string) {
+	w.mu.Lock()
+	i := slices.Index(w.served, queue)
+	if i >= 0 {
+		w.served = slices.Delete(w.served, i, i+1)
+	}
+	w.mu.Unlock()
+	if i < 0 {
+		return
+	}
+	w.say("skips queue %s: %s", queue, why)
+	go w.wk.Unserve(context.Background(), queue) // it waits for the queue's jobs being made: not from within one
+}
+
+// empty reports whether there is nothing left to wait for: no job open in
+// a queue this worker serves, none being made here, and no run still
+// queuing between two phases (generations done, judgements not yet
+// queued: it has no job open, and is not done).
+func (w *workerLoop) empty(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	served := slices.Clone(w.served)
+	waiting := len(w.waits)
+	w.mu.Unlock()
+	if waiting > 0 || w.wk.Working() > 0 {
+		return false, nil
+	}
+	open, err := w.pg.OpenJobs(ctx, served)
+	if err != nil || open > 0 {
+		return false, err
+	}
+	runs, err := w.pg.BetweenPhases(ctx)
+	return runs == 0, err
+}
+
+// work makes one job River gave this worker (postgres.WorkerConfig.Work):
+// through the worker's engine run, answered from the shared cache first.
+// A job it cannot make for a reason of its own goes back to the queue for
+// another worker, never failed for the run; so does one that failed while
+// the store was failing (its answer, if paid, is written when the store
+// answers again, and the next worker to take the job finds it).
+func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs) error {
+	j, err := engine.JobFromCanonical([]byte(a.Job))
+	if err != nil {
+		return postgres.Fail(err)
+	}
+	j.ID, j.Refresh = a.JobID, a.Refresh
+	if a.Budgeted {
+		j.Budget = postgres.BudgetScope(a.Run)
+	}
+	pm := j.Spec.Provider + ":" + j.Spec.Model
+	if k := w.eng.Place(j).Key(); k != a.Key {
+		w.skip(queue, fmt.Sprintf("%s: it reaches %s at another endpoint than the run's machine (check base_url / cache_as in its config)", pm, j.Spec.Provider))
+		return postgres.HandBack(time.Second)
+	}
+	if _, priced := w.prices.Lookup(j.Spec); a.Budgeted && !priced {
+		w.skip(queue, fmt.Sprintf("%s: the run holds a budget and this worker's config has no price for the model (prices: in its config)", pm))
+		return postgres.HandBack(time.Second)
+	}
+	token := strconv.FormatInt(w.seq.Add(1), 10)
+	j.Meta = token
+	ch := make(chan engine.Result, 1)
+	w.mu.Lock()
+	w.waits[token] = ch
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.waits, token)
+		w.mu.Unlock()
+	}()
+	select {
+	case w.feed <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.ended:
+		return errStopped
+	}
+	var r engine.Result
+	select {
+	case r = <-ch:
+	case <-w.ended:
+		select {
+		case r = <-ch:
+		default:
+			return errStopped
 		}
+	}
+	switch {
+	case r.Err == nil:
+		w.done.Add(1)
+		return nil
+	case errors.Is(r.Err, engine.ErrStoreFailed) || w.eng.StoreFailed() != nil:
+		// The store failed for longer than workerStoreOutage: the job
+		// goes back, and the loop ends the worker.
+		return postgres.HandBack(2 * time.Second)
+	case errors.Is(r.Err, context.Canceled) || ctx.Err() != nil:
+		return r.Err // River gives it to a worker later
+	}
+	w.failed.Add(1)
+	return postgres.Fail(r.Err)
+}
+
+// result hands the engine's result of a job to the work call waiting on it.
+func (w *workerLoop) result(r engine.Result) {
+	token, _ := r.Job.Meta.(string)
+	w.mu.Lock()
+	ch := w.waits[token]
+	w.mu.Unlock()
+	if ch != nil {
+		ch <- r
 	}
 }

@@ -46,12 +46,12 @@ func TestWorkersShareARun(t *testing.T) {
 	count, spawn, waitFor := r.count, r.spawn, r.waitFor
 	db := r.db
 	coord := spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "workers.jsonl")
-	waitFor("the run to queue its jobs", func() bool { return count(`SELECT COUNT(*) FROM queue`) > 0 })
+	waitFor("the run to queue its jobs", func() bool { return count(`SELECT COUNT(*) FROM river_job`) > 0 })
 	var workers []*exec.Cmd
 	for i := range 3 {
 		workers = append(workers, spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--lease", "2s", "--take", "32", "--name", fmt.Sprintf("w%d", i)))
 	}
-	waitFor("a third of the jobs", func() bool { return count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`) >= n/3 })
+	waitFor("a third of the jobs", func() bool { return count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`) >= n/3 })
 	workers[1].Process.Signal(syscall.SIGKILL)
 	workers[1].Wait()
 	// What was committed when the worker died must never be asked for again.
@@ -86,14 +86,14 @@ func TestWorkersShareARun(t *testing.T) {
 	if got := count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`); got != n {
 		t.Fatalf("%d stored answers, want %d (one per job)", got, n)
 	}
-	if got := count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+	if got := count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
 		t.Fatalf("%d jobs done of %d", got, n)
 	}
 	if got := count(`SELECT COUNT(*) FROM run_calls WHERE run_id = 1`); got != n {
 		t.Fatalf("the run links %d calls, want %d", got, n)
 	}
 	show, _, err := runCLI(t, dir, "--db", pg, "runs", "show", "1")
-	if err != nil || !bytes.Contains([]byte(show), []byte(fmt.Sprintf("workers:   0 jobs queued, 0 leased, %d done, 0 failed", n))) {
+	if err != nil || !bytes.Contains([]byte(show), []byte(fmt.Sprintf("workers:   0 jobs queued, 0 running, %d done, 0 failed", n))) {
 		t.Fatalf("runs show: %v\n%s", err, show)
 	}
 	paid := len(srv.Ledger())
@@ -159,11 +159,19 @@ func (r *rig) waitFor(what string, ok func() bool) {
 	deadline := time.Now().Add(90 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
-			r.t.Fatalf("timed out waiting for %s", what)
+			logs, _ := filepath.Glob(filepath.Join(r.dir, "*.log"))
+			var b strings.Builder
+			for _, l := range logs {
+				fmt.Fprintf(&b, "--- %s:\n%s\n", filepath.Base(l), tail(r.log(filepath.Base(l)), 2000))
+			}
+			r.t.Fatalf("timed out waiting for %s\n%s", what, b.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string { return s[max(0, len(s)-n):] }
 
 // testServer starts llmtest with o (and the test key) and writes dir's
 // config for it.
@@ -182,7 +190,7 @@ func testServer(t testing.TB, dir string, o llmtest.Options) *llmtest.Server {
 // waits until it has queued its jobs.
 func (r *rig) queue(args ...string) *exec.Cmd {
 	coord := r.spawn("coordinator.log", append([]string{"--workers", "0"}, args...)...)
-	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM queue`) > 0 })
+	r.waitFor("the run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) > 0 })
 	return coord
 }
 
@@ -252,7 +260,7 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 	}
 	rate := float64(n) / took.Minutes()
 	t.Logf("%d requests, %d refused (%.1f %%); %.0f answered a minute against a limit of 1,200 (%.0f %%)", len(ledger), refused, 100*share, rate, 100*rate/1200)
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
 		t.Fatalf("%d of %d jobs done", got, n)
 	}
 	if share > 0.05 {
@@ -329,7 +337,7 @@ func TestWorkersShareABudget(t *testing.T) {
 	if spent < budget-3*perCall || paid >= n {
 		t.Fatalf("$%.4f spent in %d calls: the budget was not used (each call $%.5f)", spent, paid, perCall)
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'failed' AND error = 'budget reached: job not sent'`); got != n-paid {
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'cancelled' AND errors[array_upper(errors, 1)]->>'error' LIKE '%budget reached: job not sent%'`); got != n-paid {
 		t.Fatalf("%d jobs stopped by the budget, want %d", got, n-paid)
 	}
 	show, _, err := runCLI(t, dir, "--db", pg, "runs", "show", "1")
@@ -384,7 +392,7 @@ func TestWorkersHoldTogether(t *testing.T) {
 	if held > 0 {
 		t.Fatalf("%d requests arrived while every worker should hold", held)
 	}
-	if got := r.count(`SELECT COUNT(*) FROM queue WHERE status = 'done'`); got != n {
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
 		t.Fatalf("%d of %d jobs done", got, n)
 	}
 }

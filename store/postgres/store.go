@@ -16,14 +16,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlstore"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/riverqueue/river"
 )
 
 //go:embed migrations/*.sql
@@ -36,6 +39,10 @@ type Store struct {
 	db  *pool
 	pg  *pgxpool.Pool
 	url string
+
+	riverOnce sync.Once
+	river     *river.Client[pgx.Tx] // queues calls (inserter)
+	riverErr  error
 }
 
 // pool and txn are the database handle and a transaction that take the
@@ -172,7 +179,9 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 	}
 	db := stdlib.OpenDBFromPool(pg)
 	db.SetMaxOpenConns(int(cfg.MaxConns))
-	db.SetMaxIdleConns(int(cfg.MaxConns))
+	// No idle connections in database/sql: a connection it kept idle would
+	// stay acquired from pg, where River and the pgx queries wait for it.
+	db.SetMaxIdleConns(0)
 	s := &Store{db: &pool{db}, pg: pg, url: dsn}
 	if err := db.PingContext(ctx); err != nil {
 		s.Close()
@@ -264,7 +273,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("migration %s: %w", base, err)
 		}
 	}
-	return nil
+	return s.migrateRiver(ctx) // under the same lock
 }
 
 // write runs fn in one transaction and commits it; a serialization failure

@@ -1,0 +1,164 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
+)
+
+// Dispatcher queues a run's jobs for workers as River jobs and waits for
+// them: one poll of their rows every Poll (default 250 ms) answers every
+// waiting job.
+type Dispatcher struct {
+	st   *Store
+	run  int64
+	Poll time.Duration
+	// Budget, when > 0, is the run's budget in USD, held by the workers
+	// together (SetBudget at the first job); 0 clears an earlier one.
+	Budget float64
+	budget sync.Once
+	berr   error
+	mu     sync.Mutex
+	waits  map[int64][]chan error
+	named  map[string]bool // the queues this run is known to use
+	once   sync.Once
+}
+
+// NewDispatcher makes the dispatcher of a run.
+func NewDispatcher(st *Store, runID int64) *Dispatcher {
+	return &Dispatcher{st: st, run: runID, Poll: 250 * time.Millisecond, waits: map[int64][]chan error{}, named: map[string]bool{}}
+}
+
+// outage is how long a queuing run waits for a store that does not
+// answer before its jobs fail.
+const outage = 5 * time.Minute
+
+// Dispatch queues the job — unless the same call is queued and not
+// finished, which it then waits for — and waits until a worker has
+// finished it.
+func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) error {
+	d.budget.Do(func() {
+		if d.Budget > 0 {
+			d.berr = d.st.SetBudget(ctx, d.run, d.Budget)
+		} else {
+			d.berr = d.st.ClearBudget(ctx, d.run) // an earlier invocation's
+		}
+	})
+	if d.berr != nil {
+		return d.berr
+	}
+	c, err := d.st.inserter()
+	if err != nil {
+		return err
+	}
+	q := QueueInfo{Provider: j.Spec.Provider, Model: j.Spec.Model, Endpoint: j.Endpoint, Budgeted: d.Budget > 0}
+	q.Name = QueueName(q.Provider, q.Model, q.Endpoint, q.Budgeted)
+	args := CallArgs{Key: key, Refresh: j.Refresh, Run: d.run, JobID: j.ID, Job: string(j.Canonical()), Budgeted: q.Budgeted}
+	var id int64
+	err = engine.RetryStore(ctx, outage, func() error {
+		d.mu.Lock()
+		known := d.named[q.Name]
+		d.mu.Unlock()
+		if !known {
+			if err := d.st.nameQueue(ctx, d.run, q); err != nil {
+				return err
+			}
+			d.mu.Lock()
+			d.named[q.Name] = true
+			d.mu.Unlock()
+		}
+		res, err := c.Insert(ctx, args, callOpts(q.Name))
+		if err != nil {
+			return fmt.Errorf("queue job %s: %w", j.ID, err)
+		}
+		id = res.Job.ID
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ch := make(chan error, 1)
+	d.mu.Lock()
+	d.waits[id] = append(d.waits[id], ch)
+	d.mu.Unlock()
+	d.once.Do(func() { go d.poll(context.WithoutCancel(ctx)) })
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// poll answers the waiting jobs that finished: completed, cancelled by
+// their worker (the call failed), discarded (out of attempts) or gone
+// (cancelled and deleted by `fallacylab queue`).
+func (d *Dispatcher) poll(ctx context.Context) {
+	t := time.NewTicker(d.Poll)
+	defer t.Stop()
+	for range t.C {
+		d.mu.Lock()
+		ids := make([]int64, 0, len(d.waits))
+		for id := range d.waits {
+			ids = append(ids, id)
+		}
+		d.mu.Unlock()
+		if len(ids) == 0 {
+			continue
+		}
+		rows, err := d.st.db.QueryContext(ctx, `SELECT id, state::text, COALESCE(errors[array_upper(errors, 1)]->>'error', '')
+			FROM river_job WHERE id = ANY(?::bigint[])`, ids)
+		if err != nil {
+			continue // the next poll tries again
+		}
+		seen := map[int64]bool{}
+		finished := map[int64]error{}
+		for rows.Next() {
+			var id int64
+			var st, msg string
+			if rows.Scan(&id, &st, &msg) != nil {
+				continue
+			}
+			seen[id] = true
+			switch st {
+			case "completed":
+				finished[id] = nil
+			case "cancelled", "discarded":
+				finished[id] = jobFailure(msg)
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			continue
+		}
+		for _, id := range ids {
+			if !seen[id] {
+				finished[id] = fmt.Errorf("job %d is no longer in the queue (cancelled with fallacylab queue cancel?)", id)
+			}
+		}
+		d.mu.Lock()
+		for id, err := range finished {
+			for _, ch := range d.waits[id] {
+				ch <- err
+			}
+			delete(d.waits, id)
+		}
+		d.mu.Unlock()
+	}
+}
+
+// jobFailure is the error of a job its worker failed with msg.
+func jobFailure(msg string) error {
+	switch {
+	case strings.Contains(msg, engine.ErrBudget.Error()):
+		return engine.ErrBudget // the run's budget, held by the workers
+	case msg == "":
+		return fmt.Errorf("a worker failed it")
+	}
+	return fmt.Errorf("a worker failed it: %s", msg)
+}
