@@ -20,6 +20,10 @@ type Dispatcher struct {
 	// Budget, when > 0, is the run's budget in USD, held by the workers
 	// together (SetBudget at the first job); 0 clears an earlier one.
 	Budget float64
+	// Queued, if set, hears of each job queued: its River job id, and
+	// whether the same call was already queued and not finished (the job
+	// then waits for that one).
+	Queued func(job string, id int64, duplicate bool)
 	budget sync.Once
 	berr   error
 	mu     sync.Mutex
@@ -59,6 +63,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	q.Name = QueueName(q.Provider, q.Model, q.Endpoint, q.Budgeted)
 	args := CallArgs{Key: key, Refresh: j.Refresh, Run: d.run, JobID: j.ID, Job: string(j.Canonical()), Budgeted: q.Budgeted}
 	var id int64
+	var dup bool
 	err = engine.RetryStore(ctx, outage, func() error {
 		d.mu.Lock()
 		known := d.named[q.Name]
@@ -75,11 +80,14 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 		if err != nil {
 			return fmt.Errorf("queue job %s: %w", j.ID, err)
 		}
-		id = res.Job.ID
+		id, dup = res.Job.ID, res.UniqueSkippedAsDuplicate
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if d.Queued != nil {
+		d.Queued(j.ID, id, dup)
 	}
 	ch := make(chan error, 1)
 	d.mu.Lock()

@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
 )
 
@@ -34,7 +37,6 @@ func TestRiverQueue(t *testing.T) {
 	d.Poll = 20 * time.Millisecond
 	var made sync.Map
 	var calls atomic.Int64
-	hold := make(chan struct{})
 	work := func(ctx context.Context, queue string, a postgres.CallArgs) error {
 		calls.Add(1)
 		switch {
@@ -44,11 +46,32 @@ func TestRiverQueue(t *testing.T) {
 			if _, again := made.LoadOrStore(a.Key, true); !again {
 				return postgres.HandBack(10 * time.Millisecond)
 			}
-		case strings.HasSuffix(a.JobID, "d"):
-			<-hold
 		}
 		made.Store(a.Key, true)
 		return nil
+	}
+	var queued sync.WaitGroup
+	var dups atomic.Int64
+	queued.Add(4)
+	d.Queued = func(_ string, _ int64, dup bool) {
+		if dup {
+			dups.Add(1)
+		}
+		queued.Done()
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j, key := callJob(i % 3)
+			errs[i] = d.Dispatch(ctx, j, key)
+		}()
+	}
+	queued.Wait() // all queued before any is made: the duplicate finds its twin open
+	if dups.Load() != 1 {
+		t.Fatalf("%d of 4 dispatches found their call queued, want 1", dups.Load())
 	}
 	w, err := st.NewWorker(postgres.WorkerConfig{ID: "test-worker-1", Label: "w1", MaxWorkers: 8, Retention: time.Hour, Work: work})
 	if err != nil {
@@ -63,17 +86,6 @@ func TestRiverQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop(context.Background())
-
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			j, key := callJob(i % 3)
-			errs[i] = d.Dispatch(ctx, j, key)
-		}()
-	}
 	wg.Wait()
 	if errs[0] != nil || errs[3] != nil || errs[2] != nil {
 		t.Fatalf("dispatch: %v", errs)
@@ -86,5 +98,123 @@ func TestRiverQueue(t *testing.T) {
 	if jobs != 3 {
 		t.Errorf("%d jobs for 3 calls (one dispatched twice)", jobs)
 	}
-	_ = hold
+}
+
+// TestRiverRescue: a worker's job stays its own while it beats; once it is
+// silent for longer than the lease, another worker's Rescue returns it to
+// the queue at once and that worker makes it — without waiting for
+// River's 5-minute backstop.
+func TestRiverRescue(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st := freshStore(t)
+	d := postgres.NewDispatcher(st, 1)
+	d.Poll = 20 * time.Millisecond
+	j, key := callJob(0)
+	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
+	hold, taken := make(chan struct{}), make(chan struct{}, 1)
+	defer close(hold)
+	start := func(id string, work func(context.Context, string, postgres.CallArgs) error) *postgres.Worker {
+		w, err := st.NewWorker(postgres.WorkerConfig{ID: id, Label: id, MaxWorkers: 1, Retention: time.Hour, Work: work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Serve(queue); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Stop(context.Background()) })
+		return w
+	}
+	silent := start("silent", func(ctx context.Context, _ string, _ postgres.CallArgs) error {
+		taken <- struct{}{}
+		select { // hangs, as a worker cut off from the store would
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return ctx.Err()
+	})
+	done := make(chan error, 1)
+	go func() { done <- d.Dispatch(ctx, j, key) }()
+	<-taken
+	const lease = 300 * time.Millisecond
+	time.Sleep(lease + 100*time.Millisecond)
+	if err := silent.Beat(ctx, queue); err != nil {
+		t.Fatal(err)
+	}
+	var made atomic.Int64
+	other := start("other", func(context.Context, string, postgres.CallArgs) error { made.Add(1); return nil })
+	if n, err := other.Rescue(ctx, lease); err != nil || n != 0 {
+		t.Fatalf("a job whose worker beats was rescued: %d, %v", n, err)
+	}
+	time.Sleep(lease + 100*time.Millisecond)
+	if n, err := other.Rescue(ctx, lease); err != nil || n != 1 {
+		t.Fatalf("rescued %d jobs of a silent worker (%v), want 1", n, err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the rescued job: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the rescued job was never made")
+	}
+	if made.Load() != 1 {
+		t.Fatalf("the other worker made the job %d times, want 1", made.Load())
+	}
+}
+
+// TestOldQueueMovesIntoRiver: a store made before River holds its open
+// jobs in the old queue table; opening it with this fallacylab moves the
+// queued and leased ones (a lease is void: its worker is an old one) into
+// River jobs of their model's queue, keeps the done ones out, names the
+// queue for the run, and drops the table.
+func TestOldQueueMovesIntoRiver(t *testing.T) {
+	a, ka := callJob(0)
+	b, kb := callJob(1)
+	c, kc := callJob(2)
+	row := func(key string, j engine.Job, status string) string {
+		return fmt.Sprintf(`INSERT INTO queue (key, run_id, job_id, job, status, provider, model) VALUES ('%s', 1, '%s', '%s', '%s', 'openai', 'gpt-4.1-mini')`,
+			key, j.ID, strings.ReplaceAll(string(j.Canonical()), "'", "''"), status)
+	}
+	st, id := upgraded(t, store.Run{Name: "queued before River", Benchmark: "prompts"},
+		`CREATE TABLE queue (key TEXT PRIMARY KEY, seq BIGSERIAL, run_id BIGINT NOT NULL, job_id TEXT NOT NULL, job TEXT NOT NULL,
+			status TEXT NOT NULL, worker TEXT NOT NULL DEFAULT '', lease_until TIMESTAMPTZ, leases INTEGER NOT NULL DEFAULT 0,
+			error TEXT NOT NULL DEFAULT '', updated_at TIMESTAMPTZ NOT NULL DEFAULT now(), refresh INTEGER NOT NULL DEFAULT 0,
+			provider TEXT NOT NULL DEFAULT '', model TEXT NOT NULL DEFAULT '')`,
+		row(ka, a, "queued"), row(kb, b, "leased"), row(kc, c, "done"))
+	if id != 1 {
+		t.Fatalf("run %d, want 1", id)
+	}
+	var gone bool
+	if err := st.DB().QueryRow(`SELECT to_regclass('queue') IS NULL`).Scan(&gone); err != nil || !gone {
+		t.Fatalf("the old queue table is still there (%v)", err)
+	}
+	queue := postgres.QueueName("openai", "gpt-4.1-mini", "", false)
+	rows, err := st.DB().Query(`SELECT args->>'key', args->>'job_id', queue, state::text FROM river_job ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var key, job, q, state string
+		if err := rows.Scan(&key, &job, &q, &state); err != nil {
+			t.Fatal(err)
+		}
+		if q != queue || state != "available" {
+			t.Errorf("job %s in queue %s, %s; want %s, available", job, q, state, queue)
+		}
+		got = append(got, key+" "+job)
+	}
+	if want := []string{ka + " " + a.ID, kb + " " + b.ID}; !slices.Equal(got, want) {
+		t.Fatalf("River jobs %v, want %v (the done one stays out)", got, want)
+	}
+	var named int
+	st.DB().QueryRow(`SELECT COUNT(*) FROM run_queues r JOIN queue_names q ON q.name = r.queue WHERE r.run_id = 1 AND q.model = 'gpt-4.1-mini'`).Scan(&named)
+	if named != 1 {
+		t.Fatalf("the run names %d queues, want 1", named)
+	}
 }
