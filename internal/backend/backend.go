@@ -6,6 +6,7 @@ package backend
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -76,6 +77,10 @@ type Jobs interface {
 	BetweenPhases(ctx context.Context) (int, error)
 	QueueCounts(ctx context.Context, runID int64) (map[string]int, error)
 	Budget(ctx context.Context, runID int64) (budget, spent float64, stopped, ok bool, err error)
+	QueueTable(ctx context.Context, run int64) ([]postgres.QueueRow, error)
+	Workers(ctx context.Context, within time.Duration) ([]postgres.WorkerInfo, error)
+	CancelJobs(ctx context.Context, run int64) (int, error)
+	RetryJobs(ctx context.Context, run int64) (int, error)
 }
 
 // IsURL reports whether a --db value names a PostgreSQL database.

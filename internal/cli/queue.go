@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/store/postgres"
+	"github.com/spf13/cobra"
+)
+
+// workersAlive is how recently a worker must have beaten to be listed.
+const workersAlive = time.Minute
+
+func newQueueCmd(g *Global) *cobra.Command {
+	var run int64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "queue",
+		Short: "The team store's work queue: each run's jobs per queue, the workers alive; cancel or retry a run's jobs",
+		Long: `Shows the River work queue of a shared PostgreSQL store (--db postgres://…): for each run that queued
+calls with --workers 0, its jobs in each queue (one per provider endpoint and model) by state — queued,
+running, done, failed (with the last failure) — and the worker processes heard from in the last minute:
+their label, River client id, the queues they serve and the jobs they are making.`,
+		Example: `  fallacylab --db "$FALLACYLAB_DB" queue
+  fallacylab --db "$FALLACYLAB_DB" queue --run 12 --json
+  fallacylab --db "$FALLACYLAB_DB" queue cancel 12
+  fallacylab --db "$FALLACYLAB_DB" queue retry 12`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, pg, err := openQueue(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			rows, err := pg.QueueTable(cmd.Context(), run)
+			if err != nil {
+				return err
+			}
+			workers, err := pg.Workers(cmd.Context(), workersAlive)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(g, queueJSON{Jobs: jobRowsJSON(rows), Workers: workersJSON(workers)})
+			}
+			return printQueue(g, rows, workers, run)
+		},
+	}
+	cmd.Flags().Int64Var(&run, "run", 0, "only this run's jobs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(newQueueActCmd(g, "cancel", "Cancel a run's open jobs: those queued at once, those being made by interrupting their call; the run sees them failed",
+		func(pg backend.Jobs, cmd *cobra.Command, id int64) (int, error) {
+			return pg.CancelJobs(cmd.Context(), id)
+		}, "cancelled %d jobs of run %d\n"),
+		newQueueActCmd(g, "retry", "Put a run's failed jobs back in their queues: workers make them again and store the answers; run the run's command again (it resumes) to use them",
+			func(pg backend.Jobs, cmd *cobra.Command, id int64) (int, error) {
+				return pg.RetryJobs(cmd.Context(), id)
+			}, "queued %d failed jobs of run %d again\n"))
+	return cmd
+}
+
+// newQueueActCmd is `queue cancel RUN` or `queue retry RUN`.
+func newQueueActCmd(g *Global, use, short string, act func(backend.Jobs, *cobra.Command, int64) (int, error), said string) *cobra.Command {
+	return &cobra.Command{
+		Use:   use + " RUN",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id <= 0 {
+				return fmt.Errorf("queue %s: %q is not a run id (see fallacylab runs)", use, args[0])
+			}
+			s, pg, err := openQueue(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			n, err := act(pg, cmd, id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.Stdout, said, n, id)
+			return nil
+		},
+	}
+}
+
+// openQueue opens the store for the queue commands: a team store.
+func openQueue(g *Global) (*session, backend.Jobs, error) {
+	s, err := openSession(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	pg, ok := s.st.(backend.Jobs)
+	if !ok {
+		s.Close()
+		return nil, nil, fmt.Errorf("the work queue is a shared store's: --db postgres://… (runs queue their calls there with --workers 0)")
+	}
+	return s, pg, nil
+}
+
+// printQueue writes the queue's tables.
+func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerInfo, run int64) error {
+	if len(rows) == 0 {
+		if run > 0 {
+			fmt.Fprintf(g.Stdout, "run %d has no jobs in the queue\n", run)
+		} else {
+			fmt.Fprintln(g.Stdout, "no jobs in the queue (runs queue their calls with --workers 0)")
+		}
+	} else {
+		tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "run\tqueue\tmodel\tqueued\trunning\tdone\tfailed")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%d\t%s\t%s:%s\t%d\t%d\t%d\t%d\n", r.Run, r.Queue, r.Provider, r.Model, r.Queued, r.Running, r.Done, r.Failed)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.LastError != "" {
+				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d failed, the last: %s\n", r.Run, r.Provider, r.Model, r.Failed, oneLine(r.LastError, 200))
+			}
+		}
+	}
+	fmt.Fprintln(g.Stdout)
+	if len(workers) == 0 {
+		fmt.Fprintf(g.Stdout, "no worker heard from in the last %s (start one: fallacylab --db … worker)\n", workersAlive)
+		return nil
+	}
+	fmt.Fprintf(g.Stdout, "workers heard from in the last %s:\n", workersAlive)
+	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "label\tclient id\tserves\tmaking\tstarted\tlast heartbeat")
+	now := time.Now()
+	for _, w := range workers {
+		serves := w.Serves
+		if serves == "" {
+			serves = "—"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s ago\n", w.Label, w.ID, strings.ReplaceAll(serves, " ", ", "), w.Working,
+			w.Started.Local().Format("2006-01-02 15:04:05"), now.Sub(w.Heartbeat).Round(time.Second))
+	}
+	return tw.Flush()
+}
+
+// oneLine is s on one line, at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// queueJSON is `queue --json`.
+type queueJSON struct {
+	Jobs    []jobRowJSON `json:"jobs"`
+	Workers []workerJSON `json:"workers"`
+}
+
+type jobRowJSON struct {
+	Run       int64  `json:"run"`
+	Queue     string `json:"queue"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+	Queued    int    `json:"queued"`
+	Running   int    `json:"running"`
+	Done      int    `json:"done"`
+	Failed    int    `json:"failed"`
+	LastError string `json:"last_error,omitempty"`
+}
+
+type workerJSON struct {
+	ID        string    `json:"id"`
+	Label     string    `json:"label"`
+	Serves    []string  `json:"serves"`
+	Making    int       `json:"making"`
+	Started   time.Time `json:"started"`
+	Heartbeat time.Time `json:"heartbeat"`
+}
+
+func jobRowsJSON(rows []postgres.QueueRow) []jobRowJSON {
+	out := make([]jobRowJSON, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, jobRowJSON{r.Run, r.Queue, r.Provider, r.Model, r.Queued, r.Running, r.Done, r.Failed, r.LastError})
+	}
+	return out
+}
+
+func workersJSON(ws []postgres.WorkerInfo) []workerJSON {
+	out := make([]workerJSON, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, workerJSON{w.ID, w.Label, strings.Fields(w.Serves), w.Working, w.Started.UTC(), w.Heartbeat.UTC()})
+	}
+	return out
+}

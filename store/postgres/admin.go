@@ -1,0 +1,142 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// QueueRow is one run's jobs in one queue, by queue state (`fallacylab
+// queue`).
+type QueueRow struct {
+	Run                           int64
+	Queue, Provider, Model        string
+	Queued, Running, Done, Failed int
+	LastError                     string // the newest failed job's last error ("" if none failed)
+}
+
+// QueueTable is every run's jobs per queue (run 0), or one run's, in run
+// and queue order.
+func (s *Store) QueueTable(ctx context.Context, run int64) ([]QueueRow, error) {
+	rows, err := s.pg.Query(ctx, `SELECT (j.args->>'run')::bigint AS run, j.queue,
+			COALESCE(q.provider, ''), COALESCE(q.model, ''),
+			COUNT(*) FILTER (WHERE j.state IN `+openSQL+` AND j.state <> 'running'),
+			COUNT(*) FILTER (WHERE j.state = 'running'),
+			COUNT(*) FILTER (WHERE j.state = 'completed'),
+			COUNT(*) FILTER (WHERE j.state IN ('cancelled', 'discarded')),
+			COALESCE((array_agg(j.errors[array_length(j.errors, 1)]->>'error' ORDER BY j.finalized_at DESC)
+				FILTER (WHERE j.state IN ('cancelled', 'discarded')))[1], '')
+		FROM river_job j LEFT JOIN queue_names q ON q.name = j.queue
+		WHERE j.kind = $1 AND ($2 = 0 OR (j.args->>'run')::bigint = $2)
+		GROUP BY 1, 2, 3, 4 ORDER BY 1, 2`, CallKind, run)
+	if err != nil {
+		return nil, fmt.Errorf("queue table: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QueueRow, error) {
+		var q QueueRow
+		err := r.Scan(&q.Run, &q.Queue, &q.Provider, &q.Model, &q.Queued, &q.Running, &q.Done, &q.Failed, &q.LastError)
+		return q, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue table: %w", err)
+	}
+	return out, nil
+}
+
+// WorkerInfo is a worker process as its heartbeats describe it.
+type WorkerInfo struct {
+	ID, Label, Serves  string
+	Working            int
+	Started, Heartbeat time.Time
+}
+
+// Workers is the workers heard from within the last `within`, newest
+// first.
+func (s *Store) Workers(ctx context.Context, within time.Duration) ([]WorkerInfo, error) {
+	rows, err := s.pg.Query(ctx, `SELECT id, label, serves, working, started_at, heartbeat_at FROM workers
+		WHERE heartbeat_at >= now() - $1 * interval '1 millisecond' ORDER BY started_at DESC, id`, within.Milliseconds())
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WorkerInfo, error) {
+		var w WorkerInfo
+		err := r.Scan(&w.ID, &w.Label, &w.Serves, &w.Working, &w.Started, &w.Heartbeat)
+		return w, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
+	return out, nil
+}
+
+// CancelJobs cancels a run's open jobs: those waiting in a queue at once,
+// and those of a worker silent for a minute (a worker beats every
+// --lease/5); those being made through River's cancel (the worker's call
+// is interrupted). The run waiting for them sees them failed. It returns how
+// many it cancelled.
+func (s *Store) CancelJobs(ctx context.Context, run int64) (int, error) {
+	c, err := s.inserter()
+	if err != nil {
+		return 0, err
+	}
+	tag, err := s.pg.Exec(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = now(),
+		errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', 'cancelled by fallacylab queue cancel', 'trace', ''))
+		WHERE kind = $1 AND (args->>'run')::bigint = $2 AND state IN `+openSQL+`
+			AND (state <> 'running' OR attempted_at < now() - interval '1 minute')`, CallKind, run)
+	if err != nil {
+		return 0, fmt.Errorf("cancel run %d's jobs: %w", run, err)
+	}
+	n := int(tag.RowsAffected())
+	ids, err := s.runJobs(ctx, run, "'running'")
+	if err != nil {
+		return n, err
+	}
+	for _, id := range ids {
+		if _, err := c.JobCancel(ctx, id); err != nil {
+			return n, fmt.Errorf("cancel job %d of run %d: %w", id, run, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// RetryJobs puts a run's failed jobs (cancelled, or out of attempts) back
+// in their queues, through River's retry: the workers make them again and
+// store their answers. It returns how many.
+func (s *Store) RetryJobs(ctx context.Context, run int64) (int, error) {
+	c, err := s.inserter()
+	if err != nil {
+		return 0, err
+	}
+	ids, err := s.runJobs(ctx, run, "'cancelled', 'discarded'")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		j, err := c.JobRetry(ctx, id)
+		if err != nil {
+			return n, fmt.Errorf("retry job %d of run %d: %w", id, run, err)
+		}
+		if j.State == rivertype.JobStateAvailable {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// runJobs is the ids of a run's jobs in the given states (an SQL list).
+func (s *Store) runJobs(ctx context.Context, run int64, states string) ([]int64, error) {
+	rows, err := s.pg.Query(ctx, `SELECT id FROM river_job WHERE kind = $1 AND (args->>'run')::bigint = $2 AND state IN (`+states+`) ORDER BY id`, CallKind, run)
+	if err != nil {
+		return nil, fmt.Errorf("run %d's jobs: %w", run, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("run %d's jobs: %w", run, err)
+	}
+	return ids, nil
+}
