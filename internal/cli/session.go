@@ -207,7 +207,7 @@ func (s *session) engineOptions(runID int64) engine.Options {
 		if s.g.Workers == 0 && runID != 0 {
 			// The workers call; this process queues and waits, many jobs
 			// at once, within the budget the workers hold together.
-			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID)), 1024, 0
+			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID)), dispatchInFlight, 0
 		}
 	}
 	return o
@@ -383,3 +383,9 @@ func cacheMode(flag string) engine.CacheMode {
 func (g *Global) storeOptions(o sqlite.Options) backend.Options {
 	return backend.Options{Options: o, PG: postgres.Options{MaxConns: g.DBMaxConns}}
 }
+
+// dispatchInFlight is how many jobs a queuing run (--workers 0) holds
+// queued at once: each waits in a goroutine of a few KiB, and the run's
+// poll reads them in one query, so a phase of thousands of calls is queued
+// whole and workers never wait for the run to refill the queue.
+const dispatchInFlight = 8192

@@ -22,16 +22,36 @@ import (
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
-// TestWorkersShareARun: a run of 3,000 calls queued with --workers 0 on
-// PostgreSQL and made by three worker processes against llmtest with
-// latency; one worker is SIGKILLed mid-run and started again. Every job
-// ends with exactly one stored answer, no answer committed before the kill
-// is requested again afterwards (ledger), and the run's output equals a
-// single-process run's.
+// TestWorkersShareARun (#26): a run of 3,000 calls queued with --workers 0
+// on PostgreSQL and made by three worker processes against llmtest with
+// latency, while random workers are SIGKILLed ten times and started again.
+// Every job ends with exactly one stored answer, no answer committed
+// before a kill is requested again afterwards (ledger), and the run's
+// output equals a single-process SQLite run's.
 func TestWorkersShareARun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
+	shareARun(t, 10)
+}
+
+// BenchmarkWorkersKills is the wall time of TestWorkersShareARun's run
+// without kills and with ten (#26 asks for at most 2× the time).
+func BenchmarkWorkersKills(b *testing.B) {
+	for _, kills := range []int{0, 10} {
+		b.Run(fmt.Sprintf("%d-kills", kills), func(b *testing.B) {
+			for range b.N {
+				b.ReportMetric(shareARun(b, kills).Seconds(), "wall-s")
+			}
+		})
+	}
+}
+
+// shareARun runs 3,000 calls through three workers, SIGKILLing a random
+// one `kills` times (each started again at once), checks that nothing was
+// lost or paid twice and that the output equals one process's, and returns
+// the run's wall time from its start to its end.
+func shareARun(t testing.TB, kills int) time.Duration {
 	pg := pgStore(t)
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }})
@@ -45,42 +65,58 @@ func TestWorkersShareARun(t *testing.T) {
 	r := newRig(t, pg, dir)
 	count, spawn, waitFor := r.count, r.spawn, r.waitFor
 	db := r.db
+	start := time.Now()
 	coord := spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "workers.jsonl")
 	waitFor("the run to queue its jobs", func() bool { return count(`SELECT COUNT(*) FROM river_job`) > 0 })
+	worker := func(log, name string) *exec.Cmd {
+		return spawn(log, "worker", "--until-empty", "--lease", "2s", "--take", "32", "--name", name)
+	}
 	var workers []*exec.Cmd
 	for i := range 3 {
-		workers = append(workers, spawn(fmt.Sprintf("worker%d.log", i), "worker", "--until-empty", "--lease", "2s", "--take", "32", "--name", fmt.Sprintf("w%d", i)))
+		workers = append(workers, worker(fmt.Sprintf("worker%d.log", i), fmt.Sprintf("w%d", i)))
 	}
-	waitFor("a third of the jobs", func() bool { return count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`) >= n/3 })
-	workers[1].Process.Signal(syscall.SIGKILL)
-	workers[1].Wait()
-	// What was committed when the worker died must never be asked for again.
-	committed := map[string]bool{}
-	rows, err := db.Query(`SELECT key FROM calls WHERE status = 'ok'`)
-	if err != nil {
-		t.Fatal(err)
+	// What was committed when a worker died must never be asked for again.
+	committedAt := map[string]int{} // prompt → ledger length when it was seen committed
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := range kills {
+		at := (k + 1) * n / (kills + 2)
+		waitFor(fmt.Sprintf("%d jobs done before kill %d", at, k+1), func() bool {
+			return count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`) >= at
+		})
+		i := rng.IntN(len(workers))
+		workers[i].Process.Signal(syscall.SIGKILL)
+		workers[i].Wait()
+		rows, err := db.Query(`SELECT key FROM calls WHERE status = 'ok'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for rows.Next() {
+			var key string
+			rows.Scan(&key)
+			keys = append(keys, key)
+		}
+		rows.Close()
+		paid := len(srv.Ledger()) // read after: every committed call's request lies before it
+		for _, key := range keys {
+			if _, seen := committedAt[promptOf[key]]; !seen {
+				committedAt[promptOf[key]] = paid
+			}
+		}
+		workers[i] = worker(fmt.Sprintf("worker%d-%d.log", i, k), fmt.Sprintf("w%d", i)) // the same --name
 	}
-	for rows.Next() {
-		var k string
-		rows.Scan(&k)
-		committed[promptOf[k]] = true
-	}
-	rows.Close()
-	afterKill := len(srv.Ledger())
-	workers[1] = spawn("worker1b.log", "worker", "--until-empty", "--lease", "2s", "--take", "32", "--name", "w1b")
 	for i, w := range workers {
 		if err := w.Wait(); err != nil {
-			log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("worker%d.log", i)))
-			t.Fatalf("worker %d: %v\n%s", i, err, log)
+			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
 		}
 	}
 	if err := coord.Wait(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "coordinator.log"))
-		t.Fatalf("the run: %v\n%s", err, log)
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 	}
-	for _, e := range srv.Ledger()[afterKill:] {
-		if committed[e.Call.Prompt] {
-			t.Fatalf("%q was committed before the kill and requested again", e.Call.Prompt)
+	wall := time.Since(start)
+	for i, e := range srv.Ledger() {
+		if at, ok := committedAt[e.Call.Prompt]; ok && i >= at {
+			t.Fatalf("%q was committed before a kill and requested again", e.Call.Prompt)
 		}
 	}
 	if got := count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`); got != n {
@@ -92,12 +128,12 @@ func TestWorkersShareARun(t *testing.T) {
 	if got := count(`SELECT COUNT(*) FROM run_calls WHERE run_id = 1`); got != n {
 		t.Fatalf("the run links %d calls, want %d", got, n)
 	}
-	show, _, err := runCLI(t, dir, "--db", pg, "runs", "show", "1")
+	show, _, err := runCLI2(t, dir, pg, "runs", "show", "1")
 	if err != nil || !bytes.Contains([]byte(show), []byte(fmt.Sprintf("workers:   0 jobs queued, 0 running, %d done, 0 failed", n))) {
 		t.Fatalf("runs show: %v\n%s", err, show)
 	}
 	paid := len(srv.Ledger())
-	t.Logf("%d requests for %d jobs (%d made again after the kill, in flight when it died)", paid, n, paid-n)
+	t.Logf("%d requests for %d jobs under %d kills (%d made again: in flight when a worker died); %s", paid, n, kills, paid-n, wall.Round(time.Millisecond))
 	// The same run in one process, on a SQLite store: the same output.
 	single := exec.Command(os.Args[0], "--db", filepath.Join(dir, "single.db"), "--quiet", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "single.jsonl")
 	single.Dir = dir
@@ -110,6 +146,7 @@ func TestWorkersShareARun(t *testing.T) {
 	if !bytes.Equal(a, b) || len(a) == 0 {
 		t.Fatalf("the workers' output (%d bytes) differs from a single process's (%d bytes)", len(a), len(b))
 	}
+	return wall
 }
 
 // rig runs fallacylab processes on one PostgreSQL store in one directory.

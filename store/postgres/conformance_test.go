@@ -19,7 +19,7 @@ import (
 // testURL is the PostgreSQL server the tests use ($FALLACYLAB_TEST_POSTGRES,
 // which .ci/run sets after starting a throw-away cluster). Without it the
 // tests say they are skipped; in CI they fail instead.
-func testURL(t *testing.T) string {
+func testURL(t testing.TB) string {
 	u := os.Getenv("FALLACYLAB_TEST_POSTGRES")
 	if u == "" {
 		if os.Getenv("CI") != "" {
@@ -34,7 +34,7 @@ var dbSeq atomic.Int64
 
 // freshDB creates an empty database on the test server for one test and
 // drops it afterwards.
-func freshDB(t *testing.T) string {
+func freshDB(t testing.TB) string {
 	base := testURL(t)
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
