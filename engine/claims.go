@@ -57,8 +57,10 @@ func (e *Engine) claims() Claimer {
 // claim claims key before the job's call is paid. While another process
 // holds it, claim waits for that process's answer and returns it as a
 // cache hit (hit true), or takes the claim over once its lease has run out.
-// It returns with the claim held (hit false) or with ctx's error.
-func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key string) (r Result, hit bool, err error) {
+// It returns with the claim held (hit false) or with ctx's error; taken
+// says the claim was taken over from a dead owner, which had most likely
+// sent — and paid for — the call already.
+func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key string) (r Result, hit, taken bool, err error) {
 	wait := 50 * time.Millisecond
 	for {
 		var got bool
@@ -67,16 +69,20 @@ func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key strin
 			return err
 		})
 		if err != nil {
-			return r, false, err
+			return r, false, false, err
 		}
 		if !got {
-			// A process of this host killed while its call was in flight
-			// holds its claim until the lease runs out; a run resumed
-			// after it need not wait that long.
-			if o, err := c.ClaimOwner(callCtx, key); err == nil && deadHere(o) {
+			// A process killed while its call was in flight holds its
+			// claim until the lease runs out; a run resumed after it, or
+			// a worker given its job, need not wait that long: a process
+			// of this host that is gone, or one the store knows is dead
+			// (Options.DeadOwner: a worker silent past its lease).
+			if o, err := c.ClaimOwner(callCtx, key); err == nil && o != "" && o != e.proc &&
+				(deadHere(o) || e.opt.DeadOwner != nil && e.opt.DeadOwner(callCtx, o)) {
 				if got, err = c.TakeClaim(callCtx, key, o, e.proc, claimLease); err != nil {
-					return r, false, err
+					return r, false, false, err
 				}
+				taken = got
 			}
 		}
 		if got {
@@ -84,18 +90,18 @@ func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key strin
 			// look-up and its claim (the claim ends with the answer).
 			if r, ok := e.answeredMeanwhile(callCtx, j, key); ok {
 				e.release(c, key)
-				return r, true, nil
+				return r, true, false, nil
 			}
-			return r, false, nil
+			return r, false, taken, nil
 		}
 		select {
 		case <-ctx.Done():
-			return r, false, ctx.Err()
+			return r, false, false, ctx.Err()
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, claimPoll)
 		if r, ok := e.answeredMeanwhile(callCtx, j, key); ok {
-			return r, true, nil
+			return r, true, false, nil
 		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
@@ -56,5 +58,59 @@ func TestClaimOfADeadProcessIsTakenOver(t *testing.T) {
 	defer cancel2()
 	if sum, _ := e.Run(short, live, nil); sum.Done != 0 {
 		t.Fatalf("a live process's claim was taken: %+v", sum)
+	}
+}
+
+// TestClaimOfADeadWorkerElsewhere (#26 item 7): a claim whose owner runs on
+// another host is taken over at once when the store knows that owner is
+// dead (Options.DeadOwner: a worker silent past its lease), and each call
+// made again counts as paid twice — its attempts and its cost include the
+// dead owner's — so the spend shows what the kill cost.
+func TestClaimOfADeadWorkerElsewhere(t *testing.T) {
+	st, srv := openStore(t), llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	const dead = "another-host/4242/worker"
+	opts := fastOpts(st, srv)
+	opts.Prices = llm.Prices{"openai:m": {Input: 1, Output: 1}}
+	var mu sync.Mutex
+	var asked []string
+	opts.DeadOwner = func(_ context.Context, owner string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, owner)
+		return owner == dead
+	}
+	e := engine.New(opts)
+	ctx := context.Background()
+	p := plan(2, "openai")
+	var keys []string
+	for j := range p.Jobs {
+		k := e.Place(j).Key()
+		keys = append(keys, k)
+		if got, err := st.ClaimCall(ctx, k, dead, time.Hour); err != nil || !got {
+			t.Fatalf("claim: %v %v", got, err)
+		}
+	}
+	run, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	sum, err := e.Run(run, p, nil)
+	if err != nil || sum.Done != len(keys) || sum.Failed != 0 {
+		t.Fatalf("the run after the dead worker: %+v, %v", sum, err)
+	}
+	if n := len(srv.Ledger()); n != len(keys) {
+		t.Fatalf("%d requests for %d calls", n, len(keys))
+	}
+	if e.Repaid() != int64(len(keys)) || len(asked) == 0 {
+		t.Fatalf("%d calls counted as paid twice, want %d (DeadOwner asked about %v)", e.Repaid(), len(keys), asked)
+	}
+	for _, k := range keys {
+		c, ok, err := st.GetCall(ctx, k)
+		if err != nil || !ok {
+			t.Fatalf("call %s: %v %v", k, ok, err)
+		}
+		once, priced := opts.Prices.Cost(llm.Spec{Provider: c.Provider, Model: c.Model}, c.Usage)
+		if c.Attempts != 2 || c.Cost == nil || !priced || *c.Cost != 2*once {
+			t.Fatalf("call %s: %d attempts, cost %v; want 2 attempts and twice %v", k, c.Attempts, c.Cost, once)
+		}
 	}
 }

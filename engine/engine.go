@@ -96,6 +96,11 @@ type Options struct {
 	// Spill, if set, keeps the paid answers the store refused to the end
 	// somewhere else (unwritten.go) and says where.
 	Spill func([]store.Call) (where string, err error)
+	// DeadOwner, if set, reports whether the owner of a call's claim (an
+	// engine's Proc) is known to be dead though on another host (a worker
+	// silent past its lease): its claim is taken over at once rather than
+	// when its lease runs out, and the call counts as paid twice.
+	DeadOwner func(ctx context.Context, owner string) bool
 	// StoreOutage is how long a read or write of a shared store may fail
 	// (a database restarting) before the job fails (RetryStore); 0: a
 	// failure counts at once (a local file: a full disk).
@@ -172,8 +177,10 @@ type Engine struct {
 	opt   Options
 	mu    sync.Mutex
 	lanes map[string]*lane
-	proc  string    // this engine's name in the shared signals and call claims
-	began time.Time // when the Run in progress began
+	proc  string // this engine's name in the shared signals and call claims
+	// repaid counts the calls made again after their claim's owner died.
+	repaid atomic.Int64
+	began  time.Time // when the Run in progress began
 
 	prog   Progress
 	progMu sync.Mutex
@@ -606,8 +613,10 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	// Claimed in the store before it is paid: another process running the
 	// same plan waits for this answer instead of paying for it again.
 	claims := e.claims()
+	repaid := false
 	if claims != nil {
-		r, hit, err := e.claim(ctx, callCtx, claims, j, key)
+		r, hit, taken, err := e.claim(ctx, callCtx, claims, j, key)
+		repaid = taken
 		switch {
 		case hit:
 			return r, true
@@ -625,6 +634,17 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		return res, false
 	}
 	res.Attempts = a.n
+	if a.err == nil && repaid {
+		// The dead owner of the claim had most likely paid for this
+		// call already: its attempt and its cost (estimated at this
+		// one's) count in the answer's, so the spend shows both.
+		res.Attempts++
+		if a.cost != nil {
+			c := 2 * *a.cost
+			a.cost = &c
+		}
+		e.repaid.Add(1)
+	}
 	if a.err == nil {
 		res.Response, res.Cost = &a.resp, a.cost
 		stored, cerr := e.commit(callCtx, res)
@@ -711,6 +731,13 @@ func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result,
 	}
 	return r, true
 }
+
+// Proc is this engine's name in the shared signals and call claims.
+func (e *Engine) Proc() string { return e.proc }
+
+// Repaid is how many calls this engine made again after the process that
+// held their claim died (each counted as paid twice).
+func (e *Engine) Repaid() int64 { return e.repaid.Load() }
 
 // Place sets the job's endpoint identity, which enters its cache key: the
 // key under which this engine caches the job is Place(j).Key().

@@ -81,6 +81,7 @@ type Jobs interface {
 	Workers(ctx context.Context, within time.Duration) ([]postgres.WorkerInfo, error)
 	CancelJobs(ctx context.Context, run int64) (int, error)
 	RetryJobs(ctx context.Context, run int64) (int, error)
+	DeadOwner(ctx context.Context, owner string, silence time.Duration) bool
 }
 
 // IsURL reports whether a --db value names a PostgreSQL database.

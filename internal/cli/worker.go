@@ -56,6 +56,9 @@ them. Each worker process is its own River client: --name is only a label.`,
 			name = workerInstance(name)
 			opt := s.engineOptions(0) // calls are linked to their runs by the runs themselves
 			opt.StoreOutage = workerStoreOutage
+			// The claim of a worker silent past --lease is taken over at
+			// once (and its call counted as paid twice).
+			opt.DeadOwner = func(ctx context.Context, owner string) bool { return pg.DeadOwner(ctx, owner, lease) }
 			eng := engine.New(opt)
 			serves := workerServes(s)
 			say := func(f string, a ...any) {
@@ -73,7 +76,11 @@ them. Each worker process is its own River client: --name is only a label.`,
 			if err := w.run(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed\n", name, w.done.Load(), w.failed.Load())
+			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed", name, w.done.Load(), w.failed.Load())
+			if n := eng.Repaid(); n > 0 {
+				fmt.Fprintf(g.Stdout, " (%d made again after the worker holding them died: counted as paid twice)", n)
+			}
+			fmt.Fprintln(g.Stdout)
 			return nil
 		},
 	}

@@ -87,7 +87,7 @@ func (w *workerLoop) answers() {
 func (w *workerLoop) run(ctx context.Context) error {
 	w.waits, w.decided = map[string]chan engine.Result{}, map[string]bool{}
 	w.feed, w.ended = make(chan engine.Job), make(chan struct{})
-	wk, err := w.pg.NewWorker(postgres.WorkerConfig{ID: w.name, Label: w.label, MaxWorkers: w.take, Retention: queueRetention, Work: w.work})
+	wk, err := w.pg.NewWorker(postgres.WorkerConfig{ID: w.name, Label: w.label, Proc: w.eng.Proc(), MaxWorkers: w.take, Retention: queueRetention, Work: w.work})
 	if err != nil {
 		return err
 	}

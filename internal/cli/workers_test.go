@@ -133,7 +133,15 @@ func shareARun(t testing.TB, kills int) time.Duration {
 		t.Fatalf("runs show: %v\n%s", err, show)
 	}
 	paid := len(srv.Ledger())
-	t.Logf("%d requests for %d jobs under %d kills (%d made again: in flight when a worker died); %s", paid, n, kills, paid-n, wall.Round(time.Millisecond))
+	// Each call made again after its worker died counts as paid twice in
+	// the spend (its attempts and cost include the dead worker's): every
+	// request made again, and any the dead worker claimed but never sent.
+	twice := count(`SELECT COUNT(*) FROM calls WHERE attempts >= 2`)
+	if twice < paid-n {
+		t.Fatalf("%d requests made again after kills, but %d calls counted as paid twice", paid-n, twice)
+	}
+	t.Logf("%d requests for %d jobs under %d kills (%d made again: in flight when a worker died; %d counted as paid twice); %s",
+		paid, n, kills, paid-n, twice, wall.Round(time.Millisecond))
 	// The same run in one process, on a SQLite store: the same output.
 	single := exec.Command(os.Args[0], "--db", filepath.Join(dir, "single.db"), "--quiet", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "single.jsonl")
 	single.Dir = dir

@@ -16,6 +16,9 @@ type WorkerConfig struct {
 	// ID names this process to River and in the workers table: unique to
 	// it, never reused, so a restarted worker inherits nothing.
 	ID, Label string
+	// Proc is the worker's engine name (engine.Engine.Proc), the owner of
+	// its call claims.
+	Proc string
 	// MaxWorkers is how many jobs of one queue it works at a time.
 	MaxWorkers int
 	// Retention is how long finished jobs are kept (River's job cleaner).
@@ -132,9 +135,9 @@ func (w *Worker) Beat(ctx context.Context, serves string) error {
 		ids = append(ids, id)
 	}
 	w.mu.Unlock()
-	if _, err := w.st.pg.Exec(ctx, `INSERT INTO workers (id, label, serves, working) VALUES ($1, $2, $3, $4)
+	if _, err := w.st.pg.Exec(ctx, `INSERT INTO workers (id, label, serves, working, proc) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET serves = excluded.serves, working = excluded.working, heartbeat_at = now()`,
-		w.cfg.ID, w.cfg.Label, serves, len(ids)); err != nil {
+		w.cfg.ID, w.cfg.Label, serves, len(ids), w.cfg.Proc); err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	if len(ids) > 0 {
@@ -163,6 +166,16 @@ func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, erro
 		return 0, fmt.Errorf("rescue jobs: %w", err)
 	}
 	return res.RowsAffected(), nil
+}
+
+// DeadOwner reports whether owner, a call claim's owner, is the engine of
+// a worker silent for longer than silence (killed, or cut off from the
+// store): engine.Options.DeadOwner.
+func (s *Store) DeadOwner(ctx context.Context, owner string, silence time.Duration) bool {
+	var dead bool
+	err := s.pg.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM workers WHERE proc = $1 AND heartbeat_at < now() - $2 * interval '1 millisecond')`,
+		owner, silence.Milliseconds()).Scan(&dead)
+	return err == nil && dead
 }
 
 // Leave removes the worker's row (it exits).
