@@ -55,6 +55,7 @@ type Server struct {
 	// Annotators' drafts (answers given, not saved): see keepDraft.
 	draftsMu sync.Mutex
 	drafts   map[draftKey]study.Annotation
+	mounts   []mount // other applications under the viewer (Mount)
 }
 
 // runData is a run loaded once and kept in memory. It is loaded in the
@@ -141,6 +142,9 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write([]byte(report.CSS + viewerCSS))
 	})
+	for _, m := range s.mounts {
+		mux.Handle(m.prefix, m.handler())
+	}
 	return secure(a.guard(mux))
 }
 

@@ -5,6 +5,8 @@ package backend
 
 import (
 	"context"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	"strings"
 	"time"
 
@@ -82,6 +84,7 @@ type Jobs interface {
 	CancelJobs(ctx context.Context, run int64) (int, error)
 	RetryJobs(ctx context.Context, run int64) (int, error)
 	DeadOwner(ctx context.Context, owner string, silence time.Duration) bool
+	RiverClient() (*river.Client[pgx.Tx], error)
 }
 
 // IsURL reports whether a --db value names a PostgreSQL database.

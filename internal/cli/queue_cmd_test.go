@@ -2,7 +2,10 @@ package cli_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,5 +82,90 @@ func TestQueueCommand(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, r.dir, "queue"); err == nil || !strings.Contains(err.Error(), "postgres://") {
 		t.Fatalf("queue on a SQLite store: %v", err)
+	}
+}
+
+// TestViewQueueUI (#26 item 8): `view --queue` serves River's own UI of
+// the work queue under /queue/ on loopback — its pages and its API list
+// the run's jobs — behind the viewer's rules: a request naming another
+// host is refused, a change (cancel) coming from another site is refused,
+// one from the UI's own page is made; a non-loopback --addr is refused.
+func TestViewQueueUI(t *testing.T) {
+	const n = 5
+	r, _, pg := teamRig(t, llmtest.Options{}, n, "queue ui prompt")
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	defer coord.Process.Kill()
+	r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) == n })
+	view := r.spawn("view.log", "view", "--queue", "--addr", "127.0.0.1:0")
+	defer view.Process.Kill()
+	var base string
+	r.waitFor("the viewer's address", func() bool {
+		m := regexp.MustCompile(`River UI\) on (http://127\.0\.0\.1:\d+)/queue/`).FindStringSubmatch(r.log("view.log"))
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	})
+	get := func(path string, hdr map[string]string) (int, string) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		for k, v := range hdr {
+			if k == "Host" {
+				req.Host = v
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/queue/", nil); code != 200 || !strings.Contains(body, "<html") {
+		t.Fatalf("/queue/: %d %.200s", code, body)
+	}
+	code, body := get("/queue/api/jobs?state=available&limit=20", nil)
+	var jobs struct {
+		Data []struct {
+			ID    json.Number `json:"id"`
+			Kind  string      `json:"kind"`
+			Queue string      `json:"queue"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(body), &jobs); code != 200 || err != nil || len(jobs.Data) != n || jobs.Data[0].Kind != "fallacylab_call" {
+		t.Fatalf("/queue/api/jobs: %d %v %.300s", code, err, body)
+	}
+	if code, _ := get("/queue/api/jobs?state=available", map[string]string{"Host": "evil.example"}); code == 200 {
+		t.Fatal("a request naming another host was answered")
+	}
+	cancel := func(hdr map[string]string) int {
+		req, _ := http.NewRequest("POST", base+"/queue/api/jobs/cancel", strings.NewReader(`{"ids": ["`+string(jobs.Data[0].ID)+`"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := cancel(map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}); code != http.StatusForbidden {
+		t.Fatalf("a cancel from another site answered %d", code)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'cancelled'`); got != 0 {
+		t.Fatalf("%d jobs cancelled by a refused request", got)
+	}
+	if code := cancel(map[string]string{"Sec-Fetch-Site": "same-origin"}); code != 200 {
+		t.Fatalf("a cancel from the UI's own page answered %d", code)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'cancelled'`); got != 1 {
+		t.Fatalf("%d jobs cancelled, want 1", got)
+	}
+	if _, _, err := runCLI2(t, r.dir, pg, "view", "--queue", "--allow-remote", "--addr", "0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("view --queue on a non-loopback address: %v", err)
 	}
 }

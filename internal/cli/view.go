@@ -19,7 +19,7 @@ import (
 
 func newViewCmd(g *Global) *cobra.Command {
 	var addr, hosts string
-	var remote bool
+	var remote, queue bool
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "Browse runs, reports and generations in a local web viewer",
@@ -35,6 +35,9 @@ func newViewCmd(g *Global) *cobra.Command {
 			loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
 			if !loopback && !remote {
 				return fmt.Errorf("--addr %s is not a loopback address: the viewer shows every model output in the store; pass --allow-remote to serve it anyway", addr)
+			}
+			if queue && !loopback {
+				return fmt.Errorf("--queue: the River UI cancels, retries and deletes jobs: it is served on a loopback --addr only")
 			}
 			access := web.Access{}
 			if remote {
@@ -78,6 +81,11 @@ func newViewCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if queue {
+				if err := mountQueue(cmd.Context(), v, s.st); err != nil {
+					return err
+				}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen %s: %w (is another viewer running? pick another --addr)", addr, err)
@@ -91,6 +99,9 @@ func newViewCmd(g *Global) *cobra.Command {
 				fmt.Fprintf(g.Stdout, "fallacylab viewer on http://%s/?token=%s (Ctrl-C to stop)\nhost names accepted: %s; the token is needed once per browser\n", ln.Addr(), access.Token, names)
 			} else {
 				fmt.Fprintf(g.Stdout, "fallacylab viewer on http://%s (Ctrl-C to stop)\n", ln.Addr())
+			}
+			if queue {
+				fmt.Fprintf(g.Stdout, "the work queue (River UI) on http://%s%s\n", ln.Addr(), queuePrefix)
 			}
 			go func() {
 				<-cmd.Context().Done()
@@ -106,6 +117,7 @@ func newViewCmd(g *Global) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7411", "listen address")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a non-loopback --addr; the viewer then needs a token (printed, or $FALLACYLAB_VIEW_TOKEN)")
+	cmd.Flags().BoolVar(&queue, "queue", false, "a postgres:// store: serve the work queue's River UI under /queue/ (jobs by state and queue; cancel, retry, delete); loopback only")
 	cmd.Flags().StringVar(&hosts, "allow-host", "", "with --allow-remote: host names the viewer may be reached by, comma-separated (requests naming other hosts are refused)")
 	return cmd
 }

@@ -146,6 +146,11 @@ func riverLogger(level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
+// RiverClient is the store's River client (not started: it inserts and
+// manages jobs; workers are clients of their own, NewWorker), for the
+// River UI (`fallacylab view --queue`).
+func (s *Store) RiverClient() (*river.Client[pgx.Tx], error) { return s.inserter() }
+
 // inserter is the River client a store queues calls with (insert only).
 func (s *Store) inserter() (*river.Client[pgx.Tx], error) {
 	s.riverOnce.Do(func() {
