@@ -151,10 +151,9 @@ func RubricItems(ds Dataset, fields, stratify []string) (cands, decoys []study.I
 	return cands, decoys, judges, nil
 }
 
-// raterScores scores one rater (a judge) against the human majority on items
-// where both have a 0/1 answer: precision, recall, F1 and Cohen's κ.
-func raterScores(human, judge []string) []float64 {
-	var tp, fp, fn float64
+// confusion counts a rater's true positives, false positives and false
+// negatives against the human majority.
+func confusion(human, judge []string) (tp, fp, fn int) {
 	for i := range human {
 		switch {
 		case judge[i] == "1" && human[i] == "1":
@@ -165,6 +164,27 @@ func raterScores(human, judge []string) []float64 {
 			fn++
 		}
 	}
+	return tp, fp, fn
+}
+
+// wilsonCell is k of n as a number with its Wilson interval (undefined
+// when n is 0).
+func wilsonCell(k, n int, level float64) report.Cell {
+	if n == 0 {
+		return report.NA("undefined")
+	}
+	p, err := stats.Prop(k, n, level, stats.Wilson)
+	if err != nil {
+		return report.NA(err.Error())
+	}
+	return report.NCI(p.Estimate, p.Lo, p.Hi, 3)
+}
+
+// raterScores scores one rater (a judge) against the human majority on items
+// where both have a 0/1 answer: precision, recall, F1 and Cohen's κ.
+func raterScores(human, judge []string) []float64 {
+	itp, ifp, ifn := confusion(human, judge)
+	tp, fp, fn := float64(itp), float64(ifp), float64(ifn)
 	p, r := tp/(tp+fp), tp/(tp+fn)
 	f1 := 2 * p * r / (p + r)
 	if tp == 0 {
@@ -198,7 +218,7 @@ func analyzeRubric(rep *report.Report, s study.Study, ans study.Answers, o study
 		judges = append(judges, j)
 	}
 	sort.Strings(judges)
-	sec := rep.AddSection("Judge validity", "Each LLM judge, and their consensus (1 when any judge with a valid value says 1, as `deflect report` counts), against the human majority (more than half of an item's annotators; ties are left out), field by field. Intervals: item bootstrap.")
+	sec := rep.AddSection("Judge validity", "Each LLM judge, and their consensus (1 when any judge with a valid value says 1, as `deflect report` counts), against the human majority (more than half of an item's annotators; ties are left out), field by field. Intervals: Wilson for precision and recall, item bootstrap for F1 and κ.")
 	t := sec.Add(&report.Table{ID: "judge_validity", Title: "LLM judges against the human majority", Columns: report.Cols("field", "judge", "items", "precision", "recall", "F1", "Cohen's κ")})
 	rt := sec.Add(&report.Table{ID: "rates", Title: "The field's rate on the sample: humans and judges", Columns: report.Cols("field", "items", "human majority", "judge consensus", "ties left out")})
 	for qi, q := range s.Questions {
@@ -261,6 +281,7 @@ func analyzeRubric(rep *report.Report, s study.Study, ans study.Answers, o study
 				continue
 			}
 			obs := raterScores(h, j)
+			tp, fp, fn := confusion(h, j)
 			reps, err := stats.Bootstrap(len(h), o.Resamples, o.Seed+100+uint64(qi*len(raters)+ji), func(idx []int) ([]float64, bool) {
 				hh, jj := make([]string, len(idx)), make([]string, len(idx))
 				for i, k := range idx {
@@ -271,8 +292,12 @@ func analyzeRubric(rep *report.Report, s study.Study, ans study.Answers, o study
 			if err != nil {
 				return fmt.Errorf("judge validity of %s on %s: %w", name, q.ID, err)
 			}
-			for k, v := range obs {
-				row = append(row, study.CICell(v, reps, k, o.Level))
+			// Precision and recall are proportions: Wilson intervals, which
+			// stay honest at 0 and 1 (a bootstrap of 10 of 10 is [1, 1]);
+			// F1 and κ: the item bootstrap.
+			row = append(row, wilsonCell(tp, tp+fp, o.Level), wilsonCell(tp, tp+fn, o.Level))
+			for k, v := range obs[2:] {
+				row = append(row, study.CICell(v, reps, k+2, o.Level))
 			}
 			t.Rows = append(t.Rows, row)
 		}

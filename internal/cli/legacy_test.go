@@ -23,7 +23,8 @@ var runInStore = regexp.MustCompile(`(run\W{0,4} \d+) in [^\s|"<]+`)
 // nothing else touched: the Wald p-value of the Firth table's intercept,
 // which underflowed to 0 before #11, is 4.28e-28 in foils-old.md, its
 // per-type gaps carry the bootstrap intervals #14 added and its confusion
-// table is the matrix #14 made of it, and
+// table is the matrix #14 made of it, its wrong-scheme note cites the
+// paper's 31 of 40 valid rather than "about three quarters" (#27), and
 // deflect-old.* have #11's per-field disagreement table and the note on
 // mean |J1 − J2| and the "effective resamples" row added (the report is
 // run with --min-clusters -1, as the previous release showed every interval);

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/internal/textwrap"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -303,6 +304,12 @@ func newStudyReportCmd(g *Global) *cobra.Command {
 			f, err := report.ParseFormat(format)
 			if err != nil {
 				return err
+			}
+			if math.IsNaN(o.DecoyBar) || o.DecoyBar < 0 || o.DecoyBar > 1 {
+				return fmt.Errorf("--decoy-bar %v: want a share of decoys answered right, from 0 to 1 (0.8: 80 %%)", o.DecoyBar)
+			}
+			if o.Resamples < 1 {
+				return fmt.Errorf("--resamples %d: want at least 1", o.Resamples)
 			}
 			s, st, err := browseStudy(g, cmd, args[0])
 			if err != nil {

@@ -48,6 +48,11 @@ func TestStudySheetRoundTrip(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "study", "import", "1", write("bad.csv", bad)); err == nil || !strings.Contains(err.Error(), "bad.csv line 4") || !strings.Contains(err.Error(), `"Q" is not one of its choices`) {
 		t.Fatalf("bad sheet: %v", err)
 	}
+	for _, bar := range []string{"1.5", "-0.1", "80", "NaN"} {
+		if _, _, err := runCLI(t, dir, "study", "report", "1", "--decoy-bar", bar); err == nil || !strings.Contains(err.Error(), "--decoy-bar") {
+			t.Fatalf("--decoy-bar %s: %v", bar, err)
+		}
+	}
 	rep, _, _ := runCLI(t, dir, "study", "report", "1", "--resamples", "50")
 	if !strings.Contains(rep, "| ana | 8 | 0 | 0 | 8 |") {
 		t.Fatalf("a refused sheet stored answers:\n%s", rep)
