@@ -356,7 +356,6 @@ func renderJSON(w io.Writer, r *Report) error {
 	return enc.Encode(out)
 }
 
-
 func texCell(c Cell) string {
 	switch c.Kind {
 	case Prop:
