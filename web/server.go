@@ -14,6 +14,7 @@ import (
 	"github.com/fallacylab/fallacylab/view"
 	"html/template"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -312,6 +313,22 @@ var runSort = []view.SortKey[runRow]{
 	view.By("spend", "spend", func(r runRow) float64 { return r.cost }),
 }
 
+// phaseModels names the models a run's phases ran ("" if none): for a run
+// without calls, the detector it audited, from its phase counts.
+func (s *Server) phaseModels(ctx context.Context, id int64) (string, error) {
+	phases, err := s.st.Phases(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, p := range phases {
+		if p.Model != "" && !slices.Contains(names, p.Model) {
+			names = append(names, p.Model)
+		}
+	}
+	return strings.Join(names, ", "), nil
+}
+
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	runs, err := s.st.Runs(r.Context())
 	if err != nil {
@@ -342,6 +359,8 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(stats) > 0 {
 			row.Models, row.Spend, row.cost = strings.Join(names, ", "), spend(cost, unpriced), cost
+		} else if models, err := s.phaseModels(r.Context(), run.ID); err == nil {
+			row.Models = models // a run without calls (an audit of a built-in detector): what its phases ran
 		}
 		if q := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("q"))); q != "" &&
 			!strings.Contains(strings.ToLower(strings.Join([]string{strconv.FormatInt(run.ID, 10), run.Name, run.Benchmark, row.Models, run.Status}, " ")), q) {

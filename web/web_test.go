@@ -438,6 +438,14 @@ func TestRunList(t *testing.T) {
 	has := func(body string, id int64) bool {
 		return strings.Contains(body, fmt.Sprintf(`<td><a href="/runs/%d">`, id))
 	}
+	// A run without calls (an audit of a built-in detector) names what its
+	// phases ran rather than "—".
+	if err := st.PutPhases(context.Background(), id2, []store.PhaseCount{{Seq: 1, Phase: "detection 1", Model: "tfidf-logreg(C=10)", Jobs: 3, Answered: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, l, _ := get(t, h, "/"); !strings.Contains(l, `<td class="models">tfidf-logreg(C=10)</td>`) {
+		t.Fatalf("the audit's detector is not named in the run list:\n%.3000s", l)
+	}
 	if _, f, _ := get(t, h, "/?q=FOILS"); !has(f, id2) || has(f, id1) {
 		t.Fatalf("?q=FOILS lists:\n%.3000s", f)
 	}
