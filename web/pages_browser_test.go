@@ -28,6 +28,7 @@ func TestBrowserEveryPageType(t *testing.T) {
 	st, d, f1 := seed(t, []string{"model-a", "model-b"}, 1)
 	f2 := secondAudit(t, st, f1)
 	m1, m2 := missciRun(t, st), missciRun(t, st)
+	c := seedCalls(t, st)
 	h := viewer(t, st)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -57,6 +58,8 @@ func TestBrowserEveryPageType(t *testing.T) {
 		{"missci-arguments", fmt.Sprintf("/runs/%d/arguments", m1)},
 		{"missci-argument", first(fmt.Sprintf("/runs/%d/arguments", m1), fmt.Sprintf("/runs/%d/arguments/", m1))},
 		{"missci-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", m1, m2)},
+		{"run-calls", fmt.Sprintf("/runs/%d/calls?sort=latency&desc=1", c)},
+		{"call", fmt.Sprintf("/calls/k-slow?run=%d", c)},
 	}
 	// Pages that must show highlights: disagreements, hits and misses.
 	wantMarks := map[string]bool{"deflect-disagreements": true, "deflect-generation": true, "deflect-across-models": true, "foils-item": true,

@@ -125,6 +125,8 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /runs/{id}/{page...}", s.taskPage) // a Task's own pages (bench.Views)
 	mux.HandleFunc("GET /runs/{id}/records", s.records)
 	mux.HandleFunc("GET /runs/{id}/records/{key}", s.record)
+	mux.HandleFunc("GET /runs/{id}/calls", s.runCalls)
+	mux.HandleFunc("GET /calls/{key}", s.call)
 	mux.HandleFunc("GET /compare", s.compare)
 	mux.HandleFunc("GET /studies", s.studies)
 	mux.HandleFunc("GET /studies/{sid}", s.studyReport)
