@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -47,6 +49,58 @@ type aboutView struct {
 	Models     []modelRow
 	Total      modelRow
 	Config     string
+	// Live is the progress of a run still running (nil otherwise): its
+	// page reloads itself (live).
+	Live *liveView
+}
+
+// liveView is a running run's progress: per phase and model, the rate of
+// answers, what failed or was unusable so far, and spend against budget.
+type liveView struct {
+	Every    int // seconds between reloads
+	Phases   []livePhase
+	Rate     string
+	Unusable int
+	Failed   int
+	Budget   string
+}
+
+type livePhase struct {
+	store.PhaseCount
+	Done int
+	Pct  int // 0–100, for the bar
+}
+
+// liveEvery is how often a running run's page reloads itself (seconds).
+const liveEvery = 5
+
+// live fills a running run's progress into a and asks the browser to
+// reload the page every liveEvery seconds (an HTTP Refresh, which needs no
+// script: the viewer's Content-Security-Policy allows none).
+func (s *Server) live(ctx context.Context, w http.ResponseWriter, a *aboutView) {
+	if a.Run.Status != store.RunRunning {
+		return
+	}
+	l := &liveView{Every: liveEvery}
+	for _, p := range a.Phases {
+		done := p.Answered + p.Failed + p.Skipped
+		pct := 0
+		if p.Jobs > 0 {
+			pct = min(100, 100*done/p.Jobs)
+		}
+		l.Phases = append(l.Phases, livePhase{PhaseCount: p, Done: done, Pct: pct})
+		l.Unusable += p.Unusable
+		l.Failed += p.Failed
+	}
+	if el := time.Since(a.Run.Started).Seconds(); el > 0 {
+		l.Rate = fmt.Sprintf("%.1f calls/s over %s (%d paid, %d from the cache)", float64(a.Total.Calls)/el,
+			time.Since(a.Run.Started).Round(time.Second), a.Total.Calls-a.Total.Hits, a.Total.Hits)
+	}
+	if usd, ok, err := s.st.RunBudget(ctx, a.Run.ID); err == nil && ok {
+		l.Budget = fmt.Sprintf("%s of $%.2f", a.Total.Spend, usd)
+	}
+	a.Live = l
+	w.Header().Set("Refresh", strconv.Itoa(liveEvery))
 }
 
 type modelRow struct {

@@ -68,6 +68,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 500, err)
 		return
 	}
+	s.live(r.Context(), w, about)
 	rep, err := d.report()
 	if d.task != nil && d.task.Variant != nil && err == nil {
 		if v, ok, verr := d.task.Variant(r.URL.Query()); verr != nil {
@@ -117,6 +118,7 @@ func (s *Server) unfinished(w http.ResponseWriter, r *http.Request, run store.Ru
 		s.fail(w, 500, err)
 		return
 	}
+	s.live(r.Context(), w, about)
 	studies, err := s.st.Studies(r.Context(), run.ID)
 	if err != nil {
 		s.fail(w, 500, err)

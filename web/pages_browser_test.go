@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // TestBrowserEveryPageType opens one page of every type the viewer has —
@@ -29,6 +32,13 @@ func TestBrowserEveryPageType(t *testing.T) {
 	f2 := secondAudit(t, st, f1)
 	m1, m2 := missciRun(t, st), missciRun(t, st)
 	c := seedCalls(t, st)
+	live, err := st.StartRun(context.Background(), store.Run{Name: "still running", Benchmark: "deflect", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutPhases(context.Background(), live, []store.PhaseCount{{Seq: 1, Phase: "generation", Model: "openai:m", Jobs: 200, Answered: 90, Cached: 10, Unusable: 3, Failed: 10}}); err != nil {
+		t.Fatal(err)
+	}
 	h := viewer(t, st)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -60,6 +70,7 @@ func TestBrowserEveryPageType(t *testing.T) {
 		{"missci-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", m1, m2)},
 		{"run-calls", fmt.Sprintf("/runs/%d/calls?sort=latency&desc=1", c)},
 		{"call", fmt.Sprintf("/calls/k-slow?run=%d", c)},
+		{"live-run", fmt.Sprintf("/runs/%d", live)},
 	}
 	// Pages that must show highlights: disagreements, hits and misses.
 	wantMarks := map[string]bool{"deflect-disagreements": true, "deflect-generation": true, "deflect-across-models": true, "foils-item": true,

@@ -315,6 +315,17 @@ var runSort = []view.SortKey[runRow]{
 	view.By("spend", "spend", func(r runRow) float64 { return r.cost }),
 }
 
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
 // phaseModels names the models a run's phases ran ("" if none): for a run
 // without calls, the detector it audited, from its phase counts.
 func (s *Server) phaseModels(ctx context.Context, id int64) (string, error) {
@@ -371,6 +382,13 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		rows = append(rows, row)
 	}
 	heads := view.SortRows(r, rows, runSort)
+	if r.URL.Query().Get("sort") == "" {
+		// Unsorted: the runs still running first (newest first among
+		// each), so a live run is at the top of the list.
+		slices.SortStableFunc(rows, func(a, b runRow) int {
+			return cmpBool(b.Status == store.RunRunning, a.Status == store.RunRunning)
+		})
+	}
 	var names []string
 	for b := range benches {
 		names = append(names, b)

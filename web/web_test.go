@@ -541,3 +541,39 @@ func TestMissciCutOff(t *testing.T) {
 		t.Fatalf("?k=9: %d, want 400", code)
 	}
 }
+
+// TestLiveRunPage (#27 item 10): a running run's page shows its progress
+// per phase and model, its rate, and what failed or was unusable so far,
+// and reloads itself (an HTTP Refresh: no script, within the CSP); the run
+// list puts running runs first; a finished run's page does not reload.
+func TestLiveRunPage(t *testing.T) {
+	st, id1, _ := seed(t, []string{"model-a"}, 1)
+	h := viewer(t, st)
+	ctx := context.Background()
+	running, err := st.StartRun(ctx, store.Run{Name: "still generating", Benchmark: "deflect", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutPhases(ctx, running, []store.PhaseCount{{Seq: 1, Phase: "generation", Model: "openai:m", Jobs: 200, Answered: 90, Cached: 10, Unusable: 3, Failed: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body, hdr := get(t, h, fmt.Sprintf("/runs/%d", running))
+	if code != 200 || hdr.Get("Refresh") != "5" {
+		t.Fatalf("a running run's page: %d, Refresh %q", code, hdr.Get("Refresh"))
+	}
+	for _, want := range []string{"<h2>Running</h2>", "reloads every 5 s", "calls/s", "3 unusable and 10 failed so far", `<td class="n">100</td><td class="n">200</td>`, "50 %"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the live block lacks %q:\n%.2500s", want, body)
+		}
+	}
+	newer, _ := st.StartRun(ctx, store.Run{Name: "newer and done", Benchmark: "deflect", Version: "test"})
+	if err := st.EndRun(ctx, newer, store.RunDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, list, _ := get(t, h, "/"); strings.Index(list, fmt.Sprintf(`href="/runs/%d"`, running)) > strings.Index(list, fmt.Sprintf(`href="/runs/%d"`, newer)) {
+		t.Error("the run list does not put the running run before a newer finished one")
+	}
+	if _, _, hdr := get(t, h, fmt.Sprintf("/runs/%d", id1)); hdr.Get("Refresh") != "" {
+		t.Error("a finished run's page reloads itself")
+	}
+}
