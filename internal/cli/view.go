@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,13 +21,19 @@ import (
 func newViewCmd(g *Global) *cobra.Command {
 	var addr, hosts string
 	var remote, queue bool
+	var bundle string
+	var bundleRun int64
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "Browse runs, reports and generations in a local web viewer",
 		Example: `  fallacylab view                  # http://127.0.0.1:7411
-  fallacylab view --db other.db --addr 127.0.0.1:8080`,
+  fallacylab view --db other.db --addr 127.0.0.1:8080
+  fallacylab view --bundle run12/ --run 12    # run 12's pages as static files, to share or publish`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (bundle != "") != (bundleRun > 0) {
+				return fmt.Errorf("--bundle DIR and --run N go together: fallacylab view --bundle DIR --run N")
+			}
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
 				return fmt.Errorf("--addr %q: %w", addr, err)
@@ -86,6 +93,15 @@ func newViewCmd(g *Global) *cobra.Command {
 					return err
 				}
 			}
+			if bundle != "" {
+				res, err := v.Bundle(cmd.Context(), bundle, bundleRun, 0)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.Stdout, "wrote run %d's %d pages to %s: open %s (no server needed); %d links lead to pages a bundle leaves out (other runs, searches, sorts, exports)\n",
+					bundleRun, res.Pages, bundle, filepath.Join(bundle, "index.html"), res.Skipped)
+				return nil
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen %s: %w (is another viewer running? pick another --addr)", addr, err)
@@ -117,6 +133,8 @@ func newViewCmd(g *Global) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7411", "listen address")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a non-loopback --addr; the viewer then needs a token (printed, or $FALLACYLAB_VIEW_TOKEN)")
+	cmd.Flags().StringVar(&bundle, "bundle", "", "write the viewer's pages of --run N into this folder as static files (no server, no script) and exit")
+	cmd.Flags().Int64Var(&bundleRun, "run", 0, "with --bundle: the run whose pages to write")
 	cmd.Flags().BoolVar(&queue, "queue", false, "a postgres:// store: serve the work queue's River UI under /queue/ (jobs by state and queue; cancel, retry, delete); loopback only")
 	cmd.Flags().StringVar(&hosts, "allow-host", "", "with --allow-remote: host names the viewer may be reached by, comma-separated (requests naming other hosts are refused)")
 	return cmd

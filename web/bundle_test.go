@@ -1,0 +1,84 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/web"
+)
+
+// TestBundle (#27 item 12): a run's pages written as static files: the run
+// page as index.html, its lists, records and the style sheet; every link in
+// every page leads to a file of the bundle (another run's page, a search or
+// a sort to the page that says it is left out); nothing is written outside
+// the folder; model text stays escaped.
+func TestBundle(t *testing.T) {
+	st, id1, id2 := seed(t, []string{"model-a"}, 1)
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Resamples = 50
+	dir := filepath.Join(t.TempDir(), "bundle")
+	res, err := v.Bundle(context.Background(), dir, id2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages < 3 {
+		t.Fatalf("%d pages bundled", res.Pages)
+	}
+	href := regexp.MustCompile(`(?:href|src)="([^"#]+)`)
+	files := 0
+	err = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || !strings.HasSuffix(p, ".html") {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), "<script>alert") {
+			t.Errorf("%s holds model text unescaped", p)
+		}
+		for _, m := range href.FindAllStringSubmatch(string(b), -1) {
+			l := m[1]
+			if strings.HasPrefix(l, "data:") || strings.HasPrefix(l, "http") {
+				continue
+			}
+			if strings.HasPrefix(l, "/") {
+				t.Errorf("%s links %s: an absolute link the bundle cannot follow", p, l)
+				continue
+			}
+			target := filepath.Join(filepath.Dir(p), filepath.FromSlash(l))
+			if rel, err := filepath.Rel(dir, target); err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("%s links %s, outside the bundle", p, l)
+			} else if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links %s, which the bundle does not hold", p, l)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil || !strings.Contains(string(index), "foils") {
+		t.Fatalf("index.html: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "static", "app.css")); err != nil {
+		t.Fatal("the style sheet is not in the bundle")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs", strconv.FormatInt(id1, 10)+".html")); err == nil {
+		t.Fatal("another run's page is in the bundle")
+	}
+	t.Logf("%d pages, %d links left out", files, res.Skipped)
+	if _, err := v.Bundle(context.Background(), t.TempDir(), 999, 0); err == nil {
+		t.Fatal("a bundle of a run that does not exist")
+	}
+}
