@@ -418,6 +418,17 @@ func TestListFilters(t *testing.T) {
 	if n := strings.Count(body, "word"); n != 400 || !strings.Contains(body, "END") {
 		t.Fatalf("the long answer shows %d of its 400 words (its start repeated?)", n)
 	}
+	// So does the page that puts every model's answers side by side (#27
+	// item 5: its "show all" repeated the first 600 characters).
+	i := strings.Index(body, fmt.Sprintf(`href="/runs/%d/compare?`, id1))
+	if i < 0 {
+		t.Fatal("the generations list links no side-by-side page")
+	}
+	link := strings.ReplaceAll(strings.SplitN(body[i+len(`href="`):], `"`, 2)[0], "&amp;", "&")
+	_, across, _ := get(t, h, link)
+	if n := strings.Count(across, "word"); n != 400 || !strings.Contains(across, "END") {
+		t.Fatalf("the side-by-side page shows %d of the answer's 400 words", n)
+	}
 }
 
 // TestRunList: the list names each run's models and spend (n/a for a run
