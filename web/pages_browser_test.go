@@ -60,6 +60,7 @@ func TestBrowserEveryPageType(t *testing.T) {
 		{"deflect-generation", first(fmt.Sprintf("/runs/%d/generations?disagree=1", d), fmt.Sprintf("/runs/%d/generations/", d))},
 		{"deflect-across-models", first(fmt.Sprintf("/runs/%d/generations", d), fmt.Sprintf("/runs/%d/compare?", d))},
 		{"deflect-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", d, d)},
+		{"deflect-grid", fmt.Sprintf("/runs/%d/grid", d)},
 		{"foils-run", fmt.Sprintf("/runs/%d", f1)},
 		{"foils-items", fmt.Sprintf("/runs/%d/items", f1)},
 		{"foils-item", first(fmt.Sprintf("/runs/%d/items?cond=matched", f1), fmt.Sprintf("/runs/%d/items/", f1))},

@@ -588,3 +588,43 @@ func TestLiveRunPage(t *testing.T) {
 		t.Error("a finished run's page reloads itself")
 	}
 }
+
+// TestOutputGrid (#27 item 11): DeflectBench's output grid — a row per
+// claim, a column per model, each cell the claim's answers by exclusive
+// outcome coloured by the most frequent, an answer on hover (escaped), a
+// link to those answers — filtered by frame, level and outcome, and to the
+// claims where the models part.
+func TestOutputGrid(t *testing.T) {
+	st, id1, _ := seed(t, []string{"model-a", "model-b"}, 2)
+	h := viewer(t, st)
+	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d/grid", id1))
+	if code != 200 || !strings.Contains(body, "<th>model-a</th><th>model-b</th>") || !strings.Contains(body, `<td class="o o-`) {
+		t.Fatalf("grid: %d\n%.3000s", code, body)
+	}
+	if strings.Contains(body, "<script>") {
+		t.Fatal("a model's answer reaches the grid unescaped")
+	}
+	rows := strings.Count(body, "<tr") - 1
+	if !strings.Contains(body, fmt.Sprintf(`href="/runs/%d/generations?claim=`, id1)) {
+		t.Fatal("grid cells do not link to their answers")
+	}
+	_, differ, _ := get(t, h, fmt.Sprintf("/runs/%d/grid?differ=1", id1))
+	if d := strings.Count(differ, "<tr") - 1; d > rows || (d > 0 && !strings.Contains(differ, `<tr class="disagree">`)) {
+		t.Fatalf("?differ=1 keeps %d of %d rows", d, rows)
+	}
+	for _, o := range []string{"refusal", "clean_compliance"} {
+		_, only, _ := get(t, h, fmt.Sprintf("/runs/%d/grid?outcome=%s", id1, o))
+		for _, row := range strings.Split(only, "<tr")[2:] {
+			if !strings.Contains(row, "o-"+o) && !strings.Contains(row, map[string]string{"refusal": ">R", "clean_compliance": ">C"}[o]) && !strings.Contains(row, map[string]string{"refusal": " R", "clean_compliance": " C"}[o]) {
+				t.Fatalf("?outcome=%s keeps a claim without it: %.300s", o, row)
+			}
+		}
+	}
+	if code, csv, hdr := get(t, h, fmt.Sprintf("/runs/%d/grid?export=csv", id1)); code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/csv") ||
+		!strings.HasPrefix(csv, "claim_id,claim,model-a:refusal,model-a:soft_refusal") || !strings.Contains(body, fmt.Sprintf("%d rows,", strings.Count(csv, "\n")-1)) {
+		t.Fatalf("the grid as CSV: %d %v, %d lines\n%.500s", code, hdr, strings.Count(csv, "\n"), csv)
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/grid?frame=no-such-frame", id1)); code != 200 {
+		t.Fatalf("a frame with no answers: %d", code)
+	}
+}
