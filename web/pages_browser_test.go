@@ -61,6 +61,7 @@ func TestBrowserEveryPageType(t *testing.T) {
 		{"deflect-across-models", first(fmt.Sprintf("/runs/%d/generations", d), fmt.Sprintf("/runs/%d/compare?", d))},
 		{"deflect-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", d, d)},
 		{"deflect-grid", fmt.Sprintf("/runs/%d/grid", d)},
+		{"deflect-diff", first(first(fmt.Sprintf("/runs/%d/generations", d), fmt.Sprintf("/runs/%d/compare?", d)), fmt.Sprintf("/runs/%d/diff?", d))},
 		{"foils-run", fmt.Sprintf("/runs/%d", f1)},
 		{"foils-items", fmt.Sprintf("/runs/%d/items", f1)},
 		{"foils-item", first(fmt.Sprintf("/runs/%d/items?cond=matched", f1), fmt.Sprintf("/runs/%d/items/", f1))},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -626,5 +627,46 @@ func TestOutputGrid(t *testing.T) {
 	}
 	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/grid?frame=no-such-frame", id1)); code != 200 {
 		t.Fatalf("a frame with no answers: %d", code)
+	}
+}
+
+// TestAnswerDiff (#27 item 11): from the side-by-side page, each model's
+// answer links to a diff with the first model's: the two answers in two
+// columns, what only the first has struck through, what only the second
+// has underlined, model text escaped.
+func TestAnswerDiff(t *testing.T) {
+	st, id1, _ := seed(t, []string{"model-a", "model-b"}, 1)
+	ctx := context.Background()
+	d, _ := deflect.LoadRecords(ctx, st, id1)
+	var a, b *deflect.Generation
+	for i := range d.Gens {
+		g := &d.Gens[i]
+		if g.Model == "model-a" && a == nil {
+			a = g
+		}
+	}
+	for i := range d.Gens {
+		g := &d.Gens[i]
+		if g.Model == "model-b" && g.ClaimID == a.ClaimID && g.PromptID == a.PromptID && g.Run == a.Run {
+			b = g
+		}
+	}
+	if a == nil || b == nil {
+		t.Fatal("no pair of answers to one prompt")
+	}
+	a.Response, b.Response = "The moon is made of rock, as samples show.", "The moon is made of <script>cheese</script>, as samples show."
+	deflect.SaveGens(ctx, st, id1, d.Gens)
+	h := viewer(t, st)
+	_, across, _ := get(t, h, fmt.Sprintf("/runs/%d/compare?claim=%s&frame=%s", id1, url.QueryEscape(a.ClaimID), url.QueryEscape(deflect.FrameLabel(a))))
+	i := strings.Index(across, fmt.Sprintf(`href="/runs/%d/diff?a=%s&amp;b=%s"`, id1, a.GenID, b.GenID))
+	if i < 0 {
+		t.Fatalf("the side-by-side page links no diff of %s and %s:\n%.3000s", a.GenID, b.GenID, across)
+	}
+	code, page, _ := get(t, h, fmt.Sprintf("/runs/%d/diff?a=%s&b=%s", id1, url.QueryEscape(a.GenID), url.QueryEscape(b.GenID)))
+	if code != 200 || !strings.Contains(page, "<del>rock</del>") || !strings.Contains(page, "<ins>&lt;script&gt;cheese&lt;/script&gt;</ins>") {
+		t.Fatalf("the diff: %d\n%.3000s", code, page)
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/diff?a=nope&b=%s", id1, url.QueryEscape(b.GenID))); code != 404 {
+		t.Fatalf("a diff with an unknown generation answers %d", code)
 	}
 }

@@ -58,7 +58,7 @@ func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, 
 			// A failed store only costs the next viewer the analysis.
 			return reportcache.GetOrMake(key, func() (*report.Report, error) { return Analyze(ds, opts) }, nil)
 		},
-		Pages: []view.Page{{Path: "generations", Serve: v.generations}, {Path: "generations/{gen}", Serve: v.generation}, {Path: "compare", Serve: v.across}, {Path: "grid", Serve: v.grid}}}, nil
+		Pages: []view.Page{{Path: "generations", Serve: v.generations}, {Path: "generations/{gen}", Serve: v.generation}, {Path: "compare", Serve: v.across}, {Path: "grid", Serve: v.grid}, {Path: "diff", Serve: v.diff}}}, nil
 }
 
 // Previews implements bench.Previews: a plain generations page (no filter)

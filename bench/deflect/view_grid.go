@@ -152,3 +152,24 @@ func (v *runView) grid(k view.Kit, w http.ResponseWriter, r *http.Request) {
 	k.Render(w, "grid.html", map[string]any{"Run": k.Run(), "Models": models, "Rows": rows[p.From:p.To], "Pager": p,
 		"Frames": frames, "Levels": levels, "Outcomes": gridOutcomes, "Frame": frame, "Level": level, "Outcome": outcome, "Differ": differ})
 }
+
+// diff puts two generations' answers side by side with what differs
+// marked: removed from the first, added in the second (?a=GEN&b=GEN).
+func (v *runView) diff(k view.Kit, w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var ga, gb *Generation
+	for _, row := range v.rows {
+		switch row.Gen.GenID {
+		case q.Get("a"):
+			ga = row.Gen
+		case q.Get("b"):
+			gb = row.Gen
+		}
+	}
+	if ga == nil || gb == nil {
+		k.Fail(w, 404, fmt.Errorf("run %d has no generations %q and %q to compare (?a=GEN&b=GEN)", v.run.ID, q.Get("a"), q.Get("b")))
+		return
+	}
+	k.Render(w, "diff.html", map[string]any{"Run": k.Run(), "A": ga, "B": gb, "Frame": FrameLabel(ga), "Parts": view.Diff(ga.Response, gb.Response),
+		"Same": ga.Response == gb.Response})
+}

@@ -285,6 +285,7 @@ func (v *runView) across(k view.Kit, w http.ResponseWriter, r *http.Request) {
 	type sampleRow struct {
 		Label string
 		Gens  []*genView
+		First *genView // the first model's answer, which the others diff with
 	}
 	var samples []sampleRow
 	for _, s := range slots {
@@ -298,6 +299,9 @@ func (v *runView) across(k view.Kit, w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			sr.Gens = append(sr.Gens, found)
+			if sr.First == nil {
+				sr.First = found
+			}
 		}
 		samples = append(samples, sr)
 	}
