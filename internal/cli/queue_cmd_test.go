@@ -169,3 +169,22 @@ func TestViewQueueUI(t *testing.T) {
 		t.Fatalf("view --queue on a non-loopback address: %v", err)
 	}
 }
+
+// TestQueuingNeedsNoKeys: a run queued with --workers 0 on a machine
+// without the provider's key queues its calls (the workers call, with
+// their own keys) and finishes when a worker with the key has made them;
+// before, it refused to start for want of a key it never uses.
+func TestQueuingNeedsNoKeys(t *testing.T) {
+	const n = 10
+	r, srv, _ := teamRig(t, llmtest.Options{}, n, "keyless prompt")
+	coord := r.spawnEnv("coordinator.log", []string{"OPENAI_API_KEY="}, "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.waitFor("the keyless run to queue its jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) == n })
+	r.work(nil)
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the keyless run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	r.allDone(n)
+	if got := len(srv.Ledger()); got != n {
+		t.Fatalf("%d requests for %d jobs", got, n)
+	}
+}

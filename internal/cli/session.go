@@ -163,6 +163,14 @@ func (s *session) checkSpecs(specs []llm.Spec) error {
 				fmt.Fprintf(s.g.Stderr, "note: %s is not set; the dry run goes on, a real run needs it\n", mk.Env)
 				continue
 			}
+			if s.g.Workers == 0 && errors.As(err, &mk) {
+				// Queued for workers: they call, with their own keys; this
+				// machine needs none.
+				if !s.g.Quiet {
+					fmt.Fprintf(s.g.Stderr, "note: %s is not set here; the workers call %s with their own keys\n", mk.Env, sp.Provider)
+				}
+				continue
+			}
 			return err
 		}
 	}
