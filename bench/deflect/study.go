@@ -167,19 +167,6 @@ func confusion(human, judge []string) (tp, fp, fn int) {
 	return tp, fp, fn
 }
 
-// wilsonCell is k of n as a number with its Wilson interval (undefined
-// when n is 0).
-func wilsonCell(k, n int, level float64) report.Cell {
-	if n == 0 {
-		return report.NA("undefined")
-	}
-	p, err := stats.Prop(k, n, level, stats.Wilson)
-	if err != nil {
-		return report.NA(err.Error())
-	}
-	return report.NCI(p.Estimate, p.Lo, p.Hi, 3)
-}
-
 // raterScores scores one rater (a judge) against the human majority on items
 // where both have a 0/1 answer: precision, recall, F1 and Cohen's κ.
 func raterScores(human, judge []string) []float64 {
@@ -295,7 +282,7 @@ func analyzeRubric(rep *report.Report, s study.Study, ans study.Answers, o study
 			// Precision and recall are proportions: Wilson intervals, which
 			// stay honest at 0 and 1 (a bootstrap of 10 of 10 is [1, 1]);
 			// F1 and κ: the item bootstrap.
-			row = append(row, wilsonCell(tp, tp+fp, o.Level), wilsonCell(tp, tp+fn, o.Level))
+			row = append(row, o.Ratio(tp, tp+fp), o.Ratio(tp, tp+fn))
 			for k, v := range obs[2:] {
 				row = append(row, study.CICell(v, reps, k+2, o.Level))
 			}

@@ -82,8 +82,7 @@ func (s *Store) CancelJobs(ctx context.Context, run int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	tag, err := s.pg.Exec(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = now(),
-		errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', 'cancelled by fallacylab queue cancel', 'trace', ''))
+	tag, err := s.pg.Exec(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = now(), `+appendError(`'cancelled by fallacylab queue cancel'`)+`
 		WHERE kind = $1 AND (args->>'run')::bigint = $2 AND state IN `+openSQL+`
 			AND (state <> 'running' OR attempted_at < now() - interval '1 minute')`, CallKind, run)
 	if err != nil {

@@ -17,6 +17,24 @@ import (
 	"github.com/fallacylab/fallacylab/store/postgres"
 )
 
+// startWorker starts a River worker of st serving queue, making up to n
+// jobs at a time with work; it stops when the test ends.
+func startWorker(ctx context.Context, t *testing.T, st *postgres.Store, id, queue string, n int, work func(context.Context, string, postgres.CallArgs) error) *postgres.Worker {
+	t.Helper()
+	w, err := st.NewWorker(postgres.WorkerConfig{ID: id, Label: id, MaxWorkers: n, Retention: time.Hour, Work: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Serve(queue); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Stop(context.Background()) })
+	return w
+}
+
 // callJob is a job of the test, its key and its queue.
 func callJob(i int) (engine.Job, string) {
 	j := engine.Job{ID: "job-" + string(rune('a'+i)), Namespace: "test"}
@@ -73,19 +91,9 @@ func TestRiverQueue(t *testing.T) {
 	if dups.Load() != 1 {
 		t.Fatalf("%d of 4 dispatches found their call queued, want 1", dups.Load())
 	}
-	w, err := st.NewWorker(postgres.WorkerConfig{ID: "test-worker-1", Label: "w1", MaxWorkers: 8, Retention: time.Hour, Work: work})
-	if err != nil {
-		t.Fatal(err)
-	}
 	j, _ := callJob(0)
 	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
-	if err := w.Serve(queue); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop(context.Background())
+	startWorker(ctx, t, st, "test-worker-1", queue, 8, work)
 	wg.Wait()
 	if errs[0] != nil || errs[3] != nil || errs[2] != nil {
 		t.Fatalf("dispatch: %v", errs)
@@ -115,18 +123,7 @@ func TestRiverRescue(t *testing.T) {
 	hold, taken := make(chan struct{}), make(chan struct{}, 1)
 	defer close(hold)
 	start := func(id string, work func(context.Context, string, postgres.CallArgs) error) *postgres.Worker {
-		w, err := st.NewWorker(postgres.WorkerConfig{ID: id, Label: id, MaxWorkers: 1, Retention: time.Hour, Work: work})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Serve(queue); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { w.Stop(context.Background()) })
-		return w
+		return startWorker(ctx, t, st, id, queue, 1, work)
 	}
 	silent := start("silent", func(ctx context.Context, _ string, _ postgres.CallArgs) error {
 		taken <- struct{}{}

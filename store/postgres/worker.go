@@ -155,8 +155,7 @@ func (w *Worker) Beat(ctx context.Context, serves string) error {
 // long call would pass; River's rescue stays as the backstop
 // (rescueBackstop). It also forgets workers silent for an hour.
 func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, error) {
-	res, err := w.st.pg.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now(),
-		errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', $2::text, 'trace', ''))
+	res, err := w.st.pg.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now(), `+appendError(`$2::text`)+`
 		WHERE kind = 'fallacylab_call' AND state = 'running' AND attempted_at < now() - $1 * interval '1 millisecond'`,
 		silence.Milliseconds(), fmt.Sprintf("its worker was silent for %s: rescued by worker %s", silence, w.cfg.Label))
 	if err != nil {
