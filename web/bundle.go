@@ -127,11 +127,26 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 			queue = append(queue, l)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Written whole or not at all: into a new folder beside dir, renamed
+	// to dir at the end; a dir that holds files is never written into.
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return res, fmt.Errorf("bundle: %s is not empty: name a new folder", dir)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
 		return res, fmt.Errorf("bundle: %w", err)
 	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".partial-")
+	if err != nil {
+		return res, fmt.Errorf("bundle: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
 	write := func(name string, b []byte) error {
-		p := filepath.Join(dir, filepath.FromSlash(name))
+		p := filepath.Join(tmp, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
@@ -164,6 +179,14 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 	if err := write("not-in-bundle.html", []byte(missing)); err != nil {
 		return res, fmt.Errorf("bundle: %w", err)
 	}
+	os.Remove(dir) // an empty folder named for it
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return res, fmt.Errorf("bundle: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return res, fmt.Errorf("bundle: %w", err)
+	}
+	done = true
 	return res, nil
 }
 

@@ -78,7 +78,14 @@ func TestBundle(t *testing.T) {
 		t.Fatal("another run's page is in the bundle")
 	}
 	t.Logf("%d pages, %d links left out", files, res.Skipped)
-	if _, err := v.Bundle(context.Background(), t.TempDir(), 999, 0); err == nil {
+	empty := t.TempDir()
+	if _, err := v.Bundle(context.Background(), filepath.Join(empty, "b"), 999, 0); err == nil {
 		t.Fatal("a bundle of a run that does not exist")
+	}
+	if left, _ := os.ReadDir(empty); len(left) != 0 {
+		t.Fatalf("a failed bundle left %d files", len(left))
+	}
+	if _, err := v.Bundle(context.Background(), dir, id2, 0); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("a bundle into a folder that holds files: %v", err)
 	}
 }
