@@ -219,6 +219,7 @@ type lane struct {
 	grown      func() // the engine's pool follows the sum of the ceilings
 	log        *slog.Logger
 	name       string
+	team       bool // its gates learn limits with the other processes of the store (Options.Signals and Shared)
 }
 
 // note returns how a model's gate tells the log what it learned.
@@ -248,6 +249,7 @@ func (l *lane) model(name string) *modelLimits {
 	m, ok := l.models[name]
 	if !ok {
 		m = &modelLimits{sem: newAdaptive(l.lim.Concurrency, l.lim.MaxConcurrency), gate: newGate(l.note(name)), sig: signals{seen: -1}}
+		m.gate.team = l.team
 		if l.lim.RPM > 0 {
 			m.rpm = rate.NewLimiter(rate.Limit(l.lim.RPM/60), 1)
 		}
@@ -329,7 +331,7 @@ func (e *Engine) lane(name string) (*lane, error) {
 		lim.Concurrency = 8
 	}
 	lim.MaxConcurrency = max(lim.MaxConcurrency, lim.Concurrency)
-	l := &lane{p: p, lim: lim, est: newEstimator(), grown: e.growPool, log: e.opt.Log, name: name}
+	l := &lane{p: p, lim: lim, est: newEstimator(), grown: e.growPool, log: e.opt.Log, name: name, team: e.opt.Signals != nil && e.opt.Shared != nil}
 	e.lanes[name] = l
 	return l, nil
 }

@@ -77,6 +77,34 @@ type gate struct {
 	raisedAt  int                           // the limit when the extra calls began
 	nextExtra time.Time                     // no extra call before this
 	note      func(msg string, args ...any) // what the gate learned (nil: nothing said)
+
+	// What the other processes of the store know of the limit (setTeam):
+	// their streaks of bare 429s add to this gate's, and a follower does
+	// not probe: it adopts the window the leader measured. Once the window
+	// is known, the processes hold teamLimit calls a window together
+	// (pace: the engine's shared bucket) instead of each its share.
+	team          bool   // the engine exchanges signals with other processes
+	refusals      uint64 // bare 429s before a limit was learned, so far
+	heard         uint64 // refusals the others had heard of at the last exchange
+	othersStreak  int
+	othersLearned bool
+	othersLimit   int
+	teamLimitIn   int // the lowest team limit the others hold
+	teamWindow    time.Duration
+	follower      bool
+	teamLimit     int       // the team's calls a window (0: each process holds its share)
+	share         int       // the calls admitted when the limit was learned (limit is at least 1)
+	debt          int       // this gate's calls still in the window when the team began to hold it
+	widened       time.Time // when a refusal past the limit last widened the window
+
+	// quiet: after a bare 429 at a learned limit, no call before this. The
+	// provider's window is full of calls this gate does not see (another
+	// process's, another model's): refused calls never count in its window,
+	// so without a pause each refusal would free a slot for the next doomed
+	// call. quietFor doubles from window/16 with each such refusal in a
+	// row, up to half the window, and an admitted call ends it.
+	quiet    time.Time
+	quietFor time.Duration
 }
 
 // headerQuota is one limit as the headers last told it.
@@ -116,19 +144,34 @@ type ticket struct {
 	suspect bool // sent one at a time while a streak of bare 429s grew
 }
 
-// wait blocks until a call with about tokens tokens may be sent.
-func (g *gate) wait(ctx context.Context, tokens int64) (ticket, error) {
+// errPace: the processes of the store began to hold the limit together
+// while the call waited at the gate; it must take its turn from their
+// shared bucket first.
+var errPace = errors.New("engine: the team holds the limit: take a turn first")
+
+// wait blocks until a call with about tokens tokens may be sent. paced:
+// the call took its turn from the team's shared bucket (or there is none).
+func (g *gate) wait(ctx context.Context, tokens int64, paced bool) (ticket, error) {
 	for {
 		g.mu.Lock()
+		if g.teamLimit > 0 && !paced && !g.measuring {
+			g.mu.Unlock()
+			return ticket{}, errPace
+		}
 		now := time.Now()
 		delay, probe, extra := g.delay(now)
 		// A bare 429 not yet answered by a later admission: the provider
 		// may be full, and refusals come back at once, so until the
 		// streak decides, calls go one at a time — not a burst of
 		// doomed ones through every free slot.
-		suspect := !g.learned && len(g.refused) > 0
+		suspect := !g.learned && (len(g.refused) > 0 || g.othersStreak > 0)
 		if suspect && g.suspects > 0 && delay <= 0 {
 			delay = 5 * time.Millisecond
+		}
+		if suspect && g.team && g.heard < g.refusals && len(g.refused) > 0 {
+			// The others must hear of this streak before it grows: it
+			// adds to theirs (and theirs to it) only through the store.
+			delay = max(delay, 100*time.Millisecond)
 		}
 		if delay <= 0 {
 			if suspect {
@@ -204,13 +247,16 @@ func (g *gate) delay(now time.Time) (time.Duration, bool, bool) {
 			d = max(d, q.reset.Sub(now))
 		}
 	}
-	if g.learned {
+	if now.Before(g.quiet) {
+		d = max(d, g.quiet.Sub(now))
+	}
+	if g.learned && (g.measuring || g.teamLimit == 0) {
 		g.prune(now)
 		if g.measuring || len(g.admitted)+g.inflight >= g.limit {
-			if d <= 0 && g.measuring && !g.probing && !now.Before(g.nextTry) {
+			if d <= 0 && g.measuring && !g.follower && !g.probing && !now.Before(g.nextTry) {
 				return 0, true, false
 			}
-			if d <= 0 && !g.measuring && g.roomForExtra(now) {
+			if d <= 0 && !g.measuring && !g.follower && g.roomForExtra(now) {
 				return 0, false, true
 			}
 			wait := 100 * time.Millisecond // an answer in flight may free room
@@ -283,6 +329,7 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 			g.window = min(2*maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
 			g.measuring = false
 			g.nextExtra = now.Add(g.window) // first a window at the limit measured
+			g.holdTogether()
 		}
 		if t.extra && g.learned {
 			g.limit = max(g.limit, len(g.admitted))
@@ -334,20 +381,23 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	if hintless && t.sent.After(g.lastAdmit.Add(-reorder)) {
 		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(t.sent) })
 		g.refused = slices.Insert(g.refused, i, t.sent)
+		if !g.learned {
+			g.refusals++
+		}
 	}
 	g.prune(now)
+	if admitted {
+		g.quietFor = 0
+	}
+	if hintless && g.learned && !g.measuring && !t.probe && !t.extra {
+		g.quietFor = min(g.window/2, max(g.window/16, 2*g.quietFor))
+		g.quiet = now.Add(g.quietFor)
+	}
 	switch {
-	case hintless && !g.learned && len(g.refused) >= streak:
-		g.learned, g.measuring, g.limit = true, true, max(1, len(g.admitted))
-		if len(g.admitted) > 0 {
-			g.oldest = g.admitted[0]
-		} else {
-			g.oldest = now
-		}
-		g.nextTry = nextProbe(g.oldest, now)
-		if g.note != nil {
-			g.note("rate limited without a hint: holding calls", "admitted_last_minute", g.limit)
-		}
+	case hintless && g.teamStreak():
+		g.learn(now)
+	case hintless && g.learned && !g.measuring && g.teamLimit > 0 && !t.probe:
+		g.lowerTeamLimit()
 	case hintless && g.learned && !g.measuring && !t.probe && !t.extra && len(g.admitted)+len(g.flying)-int(later) < g.limit:
 		// Refused below the limit: the provider counts calls this gate
 		// does not send (another model's on the same key, which now takes
@@ -357,7 +407,10 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		if g.note != nil {
 			g.note("refused below the learned limit: limit lowered", "limit", g.limit, "window", g.window.Round(time.Millisecond).String())
 		}
-	case hintless && g.learned && !g.measuring && !t.probe && !t.extra:
+	case hintless && g.learned && !g.measuring && !t.probe && !t.extra && t.sent.After(g.widened):
+		// Once for the calls in flight together: they were refused for
+		// one window too short.
+		g.widened = now
 		g.window = min(2*maxWindow, g.window*105/100)
 		if g.note != nil {
 			g.note("refused past the learned limit: window widened", "limit", g.limit, "admitted_in_window", len(g.admitted),
@@ -365,7 +418,7 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		}
 	case admitted && g.measuring && len(g.admitted) > g.limit:
 		// Answers admitted before the limit was learned arrive late.
-		g.limit = len(g.admitted)
+		g.limit, g.share = len(g.admitted), len(g.admitted)
 	}
 	close(g.changed)
 	g.changed = make(chan struct{})

@@ -9,6 +9,10 @@ import "context"
 // aside for the limits the shared ones hold.
 type SharedLimits interface {
 	Take(ctx context.Context, scope string, rpm float64, tpm float64, tokens int) error
+	// Owe takes n requests from the requests bucket of scope without
+	// waiting for them (0: nothing): calls the provider still counts that
+	// the bucket never paced, so that the next Take waits for them too.
+	Owe(ctx context.Context, scope string, rpm float64, n int) error
 }
 
 // SharedBudget holds budgets across every process using one store: a

@@ -152,7 +152,7 @@ func (e *Engine) limited(next stage) stage {
 				return llm.Response{}, nil, err
 			}
 		}
-		t, err := m.gate.wait(ctx, estIn+estOut)
+		t, err := e.paced(ctx, l, m, j, estIn+estOut)
 		if err != nil {
 			m.sem.release(unsent, 0)
 			return llm.Response{}, nil, err
@@ -181,6 +181,32 @@ func (e *Engine) limited(next stage) stage {
 			}
 		}
 		return resp, cost, nil
+	}
+}
+
+// paced waits for the gate and, while the processes of the store hold a
+// limit they learned together, for the shared bucket first: n calls in any
+// window w, paced evenly (the bucket holds one call, so n−1 a window
+// leaves room for it). A call that began to wait at the gate before the
+// team held the limit goes back to the bucket.
+func (e *Engine) paced(ctx context.Context, l *lane, m *modelLimits, j Job, tokens int64) (ticket, error) {
+	for {
+		n, w, debt := m.gate.pace()
+		paced := n > 0 && e.opt.Shared != nil
+		if paced {
+			scope, rpm := "pace:"+l.name+":"+j.Spec.Model, float64(max(1, n-1))/w.Minutes()
+			err := e.opt.Shared.Owe(ctx, scope, rpm, debt)
+			if err == nil {
+				err = e.opt.Shared.Take(ctx, scope, rpm, 0, 0)
+			}
+			if err != nil {
+				return ticket{}, err
+			}
+		}
+		t, err := m.gate.wait(ctx, tokens, paced || e.opt.Shared == nil)
+		if !errors.Is(err, errPace) {
+			return t, err
+		}
 	}
 }
 

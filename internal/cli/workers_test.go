@@ -188,7 +188,11 @@ func (r *rig) spawn(out string, args ...string) *exec.Cmd { return r.spawnEnv(ou
 // spawnEnv is spawn with env's variables set over the test's (the last
 // value of a variable wins).
 func (r *rig) spawnEnv(out string, env []string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], append([]string{"--db", r.pg, "--quiet"}, args...)...)
+	flags := []string{"--db", r.pg, "--quiet"}
+	if r.pg == "" { // the folder's own SQLite store
+		flags = flags[2:]
+	}
+	cmd := exec.Command(os.Args[0], append(flags, args...)...)
 	cmd.Dir = r.dir
 	cmd.Env = append(append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key"), env...)
 	f, _ := os.Create(filepath.Join(r.dir, out))
@@ -439,5 +443,53 @@ func TestWorkersHoldTogether(t *testing.T) {
 	}
 	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
 		t.Fatalf("%d of %d jobs done", got, n)
+	}
+}
+
+// TestWorkersLearnALimitTogether (#26 item 6): against a server that
+// admits 60 requests in any 3 s and refuses the rest with bare 429s (no
+// Retry-After, no headers), and with no --rpm, three workers learn the
+// limit together: their share of refused requests is at most 1.5× one
+// process's on the same server and run.
+func TestWorkersLearnALimitTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	const n = 360
+	opts := llmtest.Options{Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }}
+	share := func(srv *llmtest.Server) (float64, int) {
+		refused, ledger := 0, srv.Ledger()
+		for _, e := range ledger {
+			if e.Status == 429 {
+				refused++
+			}
+		}
+		return float64(refused) / float64(len(ledger)), len(ledger)
+	}
+	pg := pgStore(t)
+
+	soloDir := t.TempDir()
+	solo := testServer(t, soloDir, opts)
+	promptFile(t, soloDir, "plan.jsonl", n, "solo limit prompt")
+	rs := &rig{t: t, dir: soloDir} // SQLite: the team learns nothing from it
+	if err := rs.spawn("solo.log", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl").Wait(); err != nil {
+		t.Fatalf("one process: %v\n%s", err, rs.log("solo.log"))
+	}
+	one, oneN := share(solo)
+
+	dir := t.TempDir()
+	team := testServer(t, dir, opts)
+	promptFile(t, dir, "plan.jsonl", n, "team limit prompt")
+	r := newRig(t, pg, dir)
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.work(nil)
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run failed: %v\n%s", err, r.log("coordinator.log"))
+	}
+	three, threeN := share(team)
+	t.Logf("one process: %.1f %% of %d requests refused; three workers: %.1f %% of %d", 100*one, oneN, 100*three, threeN)
+	if three > 1.5*one {
+		t.Fatalf("three workers had %.1f %% refused against %.1f %% for one process (at most 1.5×)", 100*three, 100*one)
 	}
 }

@@ -33,12 +33,37 @@ func (l *SharedLimits) Take(ctx context.Context, scope string, rpm, tpm float64,
 	return nil
 }
 
+// Owe takes n requests from the requests bucket of scope, without
+// waiting: the bucket goes into debt, and the next Take waits for it.
+func (l *SharedLimits) Owe(ctx context.Context, scope string, rpm float64, n int) error {
+	if n <= 0 || rpm <= 0 {
+		return nil
+	}
+	_, err := l.reserve(ctx, "rpm:"+scope, rpm/60, 1, float64(n))
+	return err
+}
+
 // take reserves n from a bucket refilled at rate per second up to size,
 // and waits until the reservation is due: the bucket may go into debt, so
 // every request takes one short transaction and one sleep — no retries
 // that would crowd the row when many workers wait (as rate.Limiter's
 // Reserve, across processes).
 func (l *SharedLimits) take(ctx context.Context, scope string, rate, size, n float64) error {
+	due, err := l.reserve(ctx, scope, rate, size, n)
+	if err != nil || due == 0 {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err() // the reservation is spent: the bucket stays conservative
+	case <-time.After(time.Duration(due * float64(time.Second))):
+		return nil
+	}
+}
+
+// reserve takes n from a bucket refilled at rate per second up to size and
+// returns how many seconds it is in debt (0: none).
+func (l *SharedLimits) reserve(ctx context.Context, scope string, rate, size, n float64) (float64, error) {
 	var due float64
 	err := l.st.write(ctx, func(tx *txn) error {
 		if _, err := tx.Exec(`INSERT INTO rate_buckets (scope, tokens) VALUES (?, ?) ON CONFLICT (scope) DO NOTHING`, scope, size); err != nil {
@@ -53,15 +78,7 @@ func (l *SharedLimits) take(ctx context.Context, scope string, rate, size, n flo
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("shared limit %s: %w", scope, err)
+		return 0, fmt.Errorf("shared limit %s: %w", scope, err)
 	}
-	if due == 0 {
-		return nil
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err() // the reservation is spent: the bucket stays conservative
-	case <-time.After(time.Duration(due * float64(time.Second))):
-		return nil
-	}
+	return due, nil
 }
