@@ -190,14 +190,19 @@ func ratingsOf(s Study, ans answers, q string) (keys []string, ratings [][]strin
 }
 
 // agreeStats are the agreement statistics of one question on a set of
-// items: raw (pairwise) agreement, Gwet's AC1, Fleiss' κ (items with the
-// most ratings), Krippendorff's α (nominal), positive specific agreement
-// and, for two annotators, Cohen's κ. NaN where undefined.
-func agreeStats(ratings [][]string, q Question) []float64 {
+// items, each answered at least once: raw (pairwise) agreement, Gwet's
+// AC1, Fleiss' κ (items with the most ratings), Krippendorff's α
+// (nominal), positive specific agreement and, for two annotators, Cohen's
+// κ. NaN where undefined. AC1 follows Gwet's irrCAC (gwet.ac1.raw, with
+// the scale's choices as categ.labels): its agreement is over the items
+// answered twice or more, its chance agreement over every item answered,
+// once included; the others use the items answered twice or more.
+func agreeStats(rated [][]string, q Question) []float64 {
 	out := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
-	if ac, err := stats.GwetAC1(ratings, len(q.Choices)); err == nil && ac.Items > 0 {
+	if ac, err := stats.GwetAC1(rated, len(q.Choices)); err == nil && ac.Items > 0 {
 		out[0], out[1] = ac.Pa, ac.AC1
 	}
+	ratings := answeredTwice(rated)
 	most := 0
 	for _, r := range ratings {
 		most = max(most, present(r))
@@ -268,6 +273,17 @@ func agreeStats(ratings [][]string, q Question) []float64 {
 	return out
 }
 
+// answeredTwice are the rows with two answers or more.
+func answeredTwice(rows [][]string) [][]string {
+	var multi [][]string
+	for _, r := range rows {
+		if present(r) >= 2 {
+			multi = append(multi, r)
+		}
+	}
+	return multi
+}
+
 func present(r []string) int {
 	n := 0
 	for _, v := range r {
@@ -290,25 +306,20 @@ func CICell(v float64, reps stats.Replicates, j int, level float64) report.Cell 
 }
 
 func agreement(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error {
-	sec := rep.AddSection("Agreement", "Items answered by two or more annotators, decoys excluded. Raw agreement is the mean share of agreeing pairs; AC1 uses every choice of the scale (Q); Fleiss' κ the items with the most ratings; α is nominal. Intervals: item bootstrap.")
+	sec := rep.AddSection("Agreement", "Items answered by two or more annotators, decoys excluded. Raw agreement is the mean share of agreeing pairs; AC1 follows Gwet's irrCAC: its chance agreement also counts the items only one annotator answered, and it uses every choice of the scale (Q); Fleiss' κ the items with the most ratings; α is nominal. Intervals: bootstrap over the items answered.")
 	t := sec.Add(&report.Table{ID: "agreement", Title: "Agreement by question", Columns: report.Cols("question", "items", "raw agreement", "Gwet's AC1", "Fleiss' κ", "Krippendorff's α", "positive specific agreement", "Cohen's κ (2 annotators)")})
 	for qi, q := range s.Questions {
 		_, ratings := ratingsOf(s, ans, q.ID)
-		var multi [][]string
-		for _, r := range ratings {
-			if present(r) >= 2 {
-				multi = append(multi, r)
-			}
-		}
+		multi := answeredTwice(ratings)
 		if len(multi) == 0 {
 			t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.I(0), report.NA("no item answered twice"), report.NA(""), report.NA(""), report.NA(""), report.NA(""), report.NA("")})
 			continue
 		}
-		obs := agreeStats(multi, q)
-		reps, err := stats.Bootstrap(len(multi), o.Resamples, o.Seed+uint64(qi), func(idx []int) ([]float64, bool) {
+		obs := agreeStats(ratings, q)
+		reps, err := stats.Bootstrap(len(ratings), o.Resamples, o.Seed+uint64(qi), func(idx []int) ([]float64, bool) {
 			sub := make([][]string, len(idx))
 			for i, k := range idx {
-				sub[i] = multi[k]
+				sub[i] = ratings[k]
 			}
 			return agreeStats(sub, q), true
 		})

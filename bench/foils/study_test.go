@@ -137,3 +137,34 @@ func TestC8Validity(t *testing.T) {
 	studytest.Near(t, "AC1 binary", studytest.Table(t, rep, "validity_binary").Rows[0][1].Value, r.C8Validity.AC1Binary)
 	studytest.Near(t, "AC1 three-way", studytest.Table(t, rep, "agreement").Rows[0][3].Value, r.C8Validity.AC1ThreeWay)
 }
+
+// Gwet's AC1 over items some annotators skipped follows Gwet's own irrCAC:
+// the prevalences count every item answered, those one annotator answered
+// too (the reference differs from the twice-answered-only figure).
+func TestAC1CountsItemsAnsweredOnce(t *testing.T) {
+	var ratings [][]string
+	var want, pa, twiceOnly float64
+	studytest.Ref(t, "ac1_singles", "ratings", &ratings)
+	studytest.Ref(t, "ac1_singles", "ac1", &want)
+	studytest.Ref(t, "ac1_singles", "pa", &pa)
+	studytest.Ref(t, "ac1_singles", "ac1_twice_only", &twiceOnly)
+	if math.Abs(want-twiceOnly) < 1e-3 {
+		t.Fatalf("the reference case does not tell the conventions apart: %v, %v", want, twiceOnly)
+	}
+	qs, _ := study.Questions(foils.NativeStudy.Kind, nil)
+	var items []study.Item
+	for i := range ratings {
+		items = append(items, study.Item{Key: fmt.Sprintf("native:%d", i), Text: "t", Hidden: map[string]string{"pred": "none"}})
+	}
+	s, anns := studytest.HandStudy(foils.NativeStudy.Kind, qs, []string{"a", "b", "c"}, items, ratings)
+	rep, err := study.Analyze(s, anns, study.AnalyzeOptions{Resamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := studytest.Table(t, rep, "agreement").Rows[0]
+	if row[1].Value != 9 {
+		t.Fatalf("%v items answered twice or more, want 9", row[1].Value)
+	}
+	studytest.Near(t, "raw agreement", row[2].Value, pa)
+	studytest.Near(t, "AC1", row[3].Value, want)
+}

@@ -18,6 +18,11 @@ Cases:
   5 rated V, I, B (a tie: not valid): precision 67/72; the detector flags 30 of the 53 confirmed
   matched items: FPR 30/53 with its Wilson interval.
 - judge: a judge's 0/1 labels against a human majority: precision, recall, F1, κ.
+- ac1_singles: three annotators, codes A/B/N, 14 items of which 5 only one annotator answered.
+  Gwet's own convention (irrCAC's gwet.ac1.raw, categ.labels = A, B, N): p_a over the items
+  answered twice or more, the prevalences π over every item answered; written here a second
+  time in irrCAC's matrix form (numpy) and checked against the loop. ac1_twice_only is the
+  figure with π over the twice-answered items only (what fallacylab reported before #27).
 """
 import json
 import math
@@ -99,4 +104,28 @@ human = ["1", "1", "1", "0", "0", "0", "0", "1", "0", "0", "1", "0"]
 judge = ["1", "0", "1", "1", "0", "0", "0", "1", "0", "1", "1", "0"]
 p, r, f, _ = precision_recall_fscore_support(human, judge, pos_label="1", average="binary")
 out["judge"] = {"human": human, "judge": judge, "precision": p, "recall": r, "f1": f, "kappa": cohen_kappa_score(human, judge)}
+
+
+def ac1_irrcac(ratings, categ):
+    """irrCAC's gwet.ac1.raw, unweighted, in its own matrix steps (agree.mat, ri.vec, pi.vec)."""
+    agree = np.array([[sum(v == c for v in r) for c in categ] for r in ratings], dtype=float)
+    agree = agree[agree.sum(axis=1) > 0]  # "Exclude all subjects that are not rated by any rater."
+    n, q = agree.shape
+    ri = agree.sum(axis=1)
+    sum_q = (agree * (agree - 1)).sum(axis=1)
+    two = ri >= 2
+    pa = (sum_q[two] / (ri[two] * (ri[two] - 1))).sum() / two.sum()
+    pi = (agree / ri[:, None]).sum(axis=0) / n
+    pe = q * (pi * (1 - pi)).sum() / (q * (q - 1))
+    return (pa - pe) / (1 - pe), pa
+
+
+singles = [["A", "A", "A"], ["A", "A", "B"], ["B", "B", ""], ["N", "N", "N"], ["A", "", "A"], ["N", "B", "N"],
+           ["A", "A", ""], ["B", "B", "B"], ["A", "N", "A"], ["N", "", ""], ["", "N", ""], ["", "", "N"],
+           ["B", "", ""], ["N", "", ""]]
+ac_s, pa_s = ac1(singles, 3)
+ac_m, pa_m = ac1_irrcac(singles, codes)
+assert abs(ac_s - ac_m) < 1e-12 and abs(pa_s - pa_m) < 1e-12
+twice = [r for r in singles if sum(v != "" for v in r) >= 2]
+out["ac1_singles"] = {"ratings": singles, "ac1": ac_m, "pa": pa_m, "ac1_twice_only": ac1(twice, 3)[0]}
 print(json.dumps(out, indent=1, sort_keys=True))
