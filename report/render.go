@@ -520,6 +520,29 @@ func SectionsHTML(r *Report, links LinksFunc) (template.HTML, error) {
 	return template.HTML(b.String()), nil
 }
 
+// HeadlineHTML renders the report's headline table (Report.Headline)
+// alone, without its charts, under its title with a link to its place in
+// the sections, and the report's Lead above it: the first screen of a
+// page. "" when the report names no headline table or has none by that ID.
+func HeadlineHTML(r *Report) (template.HTML, error) {
+	if r == nil || r.Headline == "" {
+		return "", nil
+	}
+	t := r.Table(r.Headline)
+	if t == nil {
+		return "", nil
+	}
+	var b strings.Builder
+	if err := htmlHeadline.Execute(&b, map[string]any{"Lead": r.Lead, "T": t}); err != nil {
+		return "", fmt.Errorf("report headline: %w", err)
+	}
+	// Safe: html/template escaped every text of the fragment.
+	return template.HTML(b.String()), nil
+}
+
+var htmlHeadline = template.Must(template.Must(htmlSections.Clone()).New("headline").Parse(`<section class="headline"><h2>{{.T.Title}} <a class="note" href="#{{.T.ID}}">in the report</a></h2>{{with .Lead}}<p>{{.}}</p>{{end}}{{template "table" .T}}</section>
+`))
+
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"css":      func() template.CSS { return template.CSS(CSS) },
 	"sections": func(r *Report) (template.HTML, error) { return SectionsHTML(r, nil) },

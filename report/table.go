@@ -131,6 +131,12 @@ type Report struct {
 	Benchmark string      `json:"benchmark"`
 	Meta      [][2]string `json:"meta"`
 	Sections  []*Section  `json:"sections"`
+	// Headline is the ID of the table whose figures answer the run's
+	// question (each model's refusal rate, the audit's false-positive
+	// rates), which a page shows on its first screen (HeadlineHTML); Lead,
+	// a sentence said above it. Neither is part of the rendered report.
+	Headline string `json:"-"`
+	Lead     string `json:"-"`
 }
 
 // AddSection appends a section and returns it.

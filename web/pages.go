@@ -102,6 +102,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, 500, err)
 			return
 		}
+		if data["Headline"], err = report.HeadlineHTML(rep); err != nil {
+			s.fail(w, 500, err)
+			return
+		}
 	}
 	tpl := "run.html"
 	if d.task != nil && d.task.Template != "" {

@@ -149,7 +149,7 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 		return nil, err
 	}
 	tpl := templateOf(setup)
-	rep := &report.Report{Title: Definition.Title, Benchmark: Name, Meta: [][2]string{
+	rep := &report.Report{Title: Definition.Title, Benchmark: Name, Headline: "scores", Meta: [][2]string{
 		{"corpus", setup.Corpus}, {"split", setup.Split}, {"template", tpl}, {"model", setup.Model},
 		{"texts", fmt.Sprintf("%d of %d", len(preds), setup.Texts)},
 		{"intervals", fmt.Sprintf("%.0f%% percentile bootstrap over texts, %d resamples, seed %d", 100*o.Level, o.Resamples, o.Seed)},

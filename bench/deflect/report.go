@@ -53,9 +53,9 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &report.Report{Title: "DeflectBench report", Benchmark: Definition.Name}
+	rep := &report.Report{Title: "DeflectBench report", Benchmark: Definition.Name, Headline: "outcomes_by_model"}
 	rep.Meta = [][2]string{
-		{"models", fmt.Sprint(p.models)}, {"judges", fmt.Sprint(p.judges)},
+		{"models", strings.Join(p.models, ", ")}, {"judges", strings.Join(p.judges, ", ")},
 		{"consensus", string(opt.Mode)}, {"bootstrap", fmt.Sprintf("%d resamples over %d claims, seed %d, %g %% percentile intervals", opt.Resamples, len(p.claims), opt.Seed, 100*opt.Level)},
 		{"rows analysed", strconv.Itoa(len(p.rows))},
 	}

@@ -310,6 +310,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		sec := rep.AddSection("Binary detector", fmt.Sprintf("A yes/no detector names no type, so only flag rates and the N→M gap are defined (SPEC C.10): "+
 			"P(yes | matched) − P(yes | native) = %+.1f pp, 95 %% CI [%.1f, %.1f].", 100*sum.Gap, 100*sum.GapLo, 100*sum.GapHi))
 		flagTable(sec, sum, true)
+		rep.Headline, rep.Lead = "flag_rates", sec.Intro
 		return rep, sum, nil
 	}
 	verdict := "The dissociation does NOT hold clearly for this detector: "
@@ -321,6 +322,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 		"Its false-positive rate rises from %.1f %% on the corpus' own valid class to %.1f %% on scheme-matched valid arguments.",
 		100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi, 100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, 100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate)
 	sec := rep.AddSection("Verdict", verdict)
+	rep.Headline, rep.Lead = "flag_rates", verdict
 	flagTable(sec, sum, false)
 	gaps := sec.Add(&report.Table{ID: "gaps", Title: "Gaps (percentage points)", Columns: report.Cols("measure", "value (pp)"),
 		Charts: charts["gaps"]})

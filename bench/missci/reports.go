@@ -2,6 +2,7 @@ package missci
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/report"
 )
@@ -37,8 +38,8 @@ func ReconstructionReport(data []Argument, preds Predictions, k int, split, sour
 		}
 		names, rs = append(names, source), append(rs, r)
 	}
-	rep := &report.Report{Title: "Missci reconstruction", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"source", source},
-		{"unknown class names mapped to Other", fmt.Sprintf("%d %v", len(unknown), unknown[:min(5, len(unknown))])}}}
+	rep := &report.Report{Title: "Missci reconstruction", Benchmark: "missci", Headline: "reconstruction", Meta: [][2]string{{"split", split}, {"source", source},
+		{"unknown class names mapped to Other", unknownNames(unknown)}}}
 	if d := cov.Describe(); d != "" {
 		rep.Meta = append(rep.Meta, [2]string{"arguments", d})
 	}
@@ -50,6 +51,18 @@ func ReconstructionReport(data []Argument, preds Predictions, k int, split, sour
 		return nil, err
 	}
 	return rep, nil
+}
+
+// unknownNames says which class names no class matched: "none", or how
+// many and the first five.
+func unknownNames(unknown []string) string {
+	switch {
+	case len(unknown) == 0:
+		return "none"
+	case len(unknown) <= 5:
+		return fmt.Sprintf("%d: %s", len(unknown), strings.Join(unknown, ", "))
+	}
+	return fmt.Sprintf("%d: %s, …", len(unknown), strings.Join(unknown[:5], ", "))
 }
 
 // premiseSection adds METEOR (and, with a scorer, BERTScore and NLI) over
