@@ -19,6 +19,10 @@ type AnalyzeOptions struct {
 	// DecoyBar is the decoy accuracy below which an annotator is flagged
 	// (default 0.8).
 	DecoyBar float64
+	// KeepFlagged counts the annotators below the decoy bar in every
+	// figure. By default they are left out of the figures, which the
+	// report then also gives with them (Counted).
+	KeepFlagged bool
 }
 
 func (o *AnalyzeOptions) defaults() {
@@ -92,17 +96,34 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		{"intervals", fmt.Sprintf("item bootstrap, %d resamples, seed %d, for agreement and judge validity; Wilson for single proportions", o.Resamples, o.Seed)}}
 	progress(rep, s, anns)
 	decoyTable(rep, s, ans, o)
-	if err := agreement(rep, s, ans, o); err != nil {
+	timing(rep, s, anns)
+	kept, keptAnns, out := Counted(s, anns, o)
+	if len(out) > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"left out", strings.Join(out, ", ") + ": below the decoy bar; the figures with them follow the others (--keep-flagged counts them)"})
+	}
+	if err := figures(rep, kept, keptAnns, o); err != nil {
 		return nil, err
 	}
-	var err error
-	switch s.Kind {
-	default:
-		if spec, ok := SpecOf(s.Kind); ok && spec.Analyze != nil {
-			err = spec.Analyze(rep, s, anns, o)
+	if len(out) > 0 {
+		all := &report.Report{}
+		if err := figures(all, s, anns, o); err != nil {
+			return nil, err
 		}
+		withFlagged(rep, all, out)
 	}
-	return rep, err
+	return rep, nil
+}
+
+// figures adds what a study measures on the annotations it counts: the
+// agreement, and what its kind measures (KindSpec.Analyze).
+func figures(rep *report.Report, s Study, anns []Annotation, o AnalyzeOptions) error {
+	if err := agreement(rep, s, index(anns), o); err != nil {
+		return err
+	}
+	if spec, ok := SpecOf(s.Kind); ok && spec.Analyze != nil {
+		return spec.Analyze(rep, s, anns, o)
+	}
+	return nil
 }
 
 func progress(rep *report.Report, s Study, anns []Annotation) {
@@ -131,31 +152,17 @@ func progress(rep *report.Report, s Study, anns []Annotation) {
 }
 
 func decoyTable(rep *report.Report, s Study, ans answers, o AnalyzeOptions) {
-	sec := rep.AddSection("Decoys", fmt.Sprintf("Planted items with a known answer, in every queue and in no other figure. An annotator below %.0f %% decoy accuracy is flagged.", 100*o.DecoyBar))
+	sec := rep.AddSection("Decoys", fmt.Sprintf("Planted items with a known answer, in every queue and in no other figure. An annotator below %.0f %% decoy accuracy is flagged and, unless --keep-flagged, left out of every other figure (which the report then also gives with them).", 100*o.DecoyBar))
 	t := sec.Add(&report.Table{ID: "decoys", Title: "Decoy accuracy by annotator", Columns: report.Cols("annotator", "decoys answered", "right", "accuracy", "flag")})
 	for _, a := range s.Annotators {
-		n, right := 0, 0
-		for _, it := range s.Items {
-			if !it.Decoy {
-				continue
-			}
-			got, ok := ans[it.Key][a.Name]
-			if !ok {
-				continue
-			}
-			n++
-			ok = true
-			for q, want := range it.Known {
-				ok = ok && got[q] == want
-			}
-			if ok {
-				right++
-			}
-		}
+		n, right := decoyScore(s, ans, a.Name)
 		flag := ""
 		p, _ := stats.Prop(right, n, o.Level, stats.Wilson)
 		if n > 0 && p.Estimate < o.DecoyBar {
-			flag = "below the bar: check this annotator's answers"
+			flag = "below the bar: left out of the figures"
+			if o.KeepFlagged {
+				flag = "below the bar: check this annotator's answers"
+			}
 		}
 		cell := report.NA("no decoy answered")
 		if n > 0 {

@@ -42,8 +42,10 @@ func Report(ctx context.Context, st ReportStore, s Study, o AnalyzeOptions) (*re
 		return nil, fmt.Errorf("study %d: %w", s.ID, err)
 	}
 	if spec, ok := SpecOf(s.Kind); ok && spec.Report != nil {
-		// A kind's own sections that read the studied run's records.
-		if err := spec.Report(ctx, st, rep, s, anns); err != nil {
+		// A kind's own sections that read the studied run's records, on
+		// the annotations the figures count.
+		kept, keptAnns, _ := Counted(s, anns, o)
+		if err := spec.Report(ctx, st, rep, kept, keptAnns); err != nil {
 			return nil, err
 		}
 	}

@@ -163,7 +163,7 @@ func TestBrowserStudyByKeyboard(t *testing.T) {
 	po := (n11 + n00) / n
 	pe := ((n11+n10)*(n11+n01) + (n00+n01)*(n00+n10)) / (n * n)
 	kappa := (po - pe) / (1 - pe)
-	rep, err := study.Analyze(plan, anns, study.AnalyzeOptions{Resamples: 200, Seed: 1})
+	rep, err := study.Analyze(plan, anns, study.AnalyzeOptions{Resamples: 200, Seed: 1, KeepFlagged: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +186,18 @@ func TestBrowserStudyByKeyboard(t *testing.T) {
 	near("raw agreement", cell("agreement", 0, 2), po)
 	near("Cohen's κ", cell("agreement", 0, 7), kappa)
 	near("judge consensus precision", cell("judge_validity", len(judges), 3), tp/(tp+fp))
+	// By default ben, below the decoy bar, is left out of the figures,
+	// which the report also gives with him.
+	kept, err := study.Analyze(plan, anns, study.AnalyzeOptions{Resamples: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := kept.Table("agreement").Rows[0]; row[1].Value != 0 {
+		t.Errorf("ben left out, yet %v items answered twice", row[1].Value)
+	}
+	if got := kept.Table("agreement_with_flagged").Rows[0][2].Value; math.Abs(got-po) > 1e-12 {
+		t.Errorf("raw agreement with ben = %v, by hand %v", got, po)
+	}
 	if po != 14.0/16 {
 		t.Fatalf("the two disagreements did not land: raw agreement %v", po)
 	}

@@ -1,0 +1,146 @@
+package study
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
+)
+
+// breakAfter is the longest gap between two saves of an annotator that
+// counts as time spent on an item: a longer one is a break.
+const breakAfter = 10 * time.Minute
+
+// speederShare: an annotator whose median time per item is under this
+// share of the study's median (the median of the annotators' medians) is
+// flagged as a speeder, the rule survey platforms use for completion times.
+const speederShare = 1.0 / 3
+
+// belowBar are the annotators whose decoy accuracy is under the bar (of
+// those who answered a decoy), in the study's order.
+func belowBar(s Study, ans answers, bar float64) []string {
+	var out []string
+	for _, a := range s.Annotators {
+		n, right := decoyScore(s, ans, a.Name)
+		if n > 0 && float64(right)/float64(n) < bar {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// decoyScore is how many decoys the annotator answered and how many right
+// (every known question as known).
+func decoyScore(s Study, ans answers, name string) (n, right int) {
+	for _, it := range s.Items {
+		if !it.Decoy {
+			continue
+		}
+		got, ok := ans[it.Key][name]
+		if !ok {
+			continue
+		}
+		n++
+		ok = true
+		for q, want := range it.Known {
+			ok = ok && got[q] == want
+		}
+		if ok {
+			right++
+		}
+	}
+	return n, right
+}
+
+// Counted is the study and annotations a study's figures count: without
+// the annotators below the decoy bar unless o.KeepFlagged, and who was
+// left out.
+func Counted(s Study, anns []Annotation, o AnalyzeOptions) (Study, []Annotation, []string) {
+	o.defaults()
+	if o.KeepFlagged {
+		return s, anns, nil
+	}
+	out := belowBar(s, index(anns), o.DecoyBar)
+	if len(out) == 0 {
+		return s, anns, nil
+	}
+	kept := s
+	kept.Annotators = slices.DeleteFunc(slices.Clone(s.Annotators), func(a Annotator) bool { return slices.Contains(out, a.Name) })
+	keptAnns := slices.DeleteFunc(slices.Clone(anns), func(a Annotation) bool { return slices.Contains(out, a.Annotator) })
+	return kept, keptAnns, out
+}
+
+// itemTimes are each annotator's seconds per item: the time from their
+// previous save to each save (skips included), breaks left out.
+func itemTimes(anns []Annotation) map[string][]float64 {
+	by := map[string][]time.Time{}
+	for _, a := range anns {
+		by[a.Annotator] = append(by[a.Annotator], a.At)
+	}
+	out := map[string][]float64{}
+	for name, ts := range by {
+		slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+		for i := 1; i < len(ts); i++ {
+			if d := ts[i].Sub(ts[i-1]); d <= breakAfter {
+				out[name] = append(out[name], d.Seconds())
+			}
+		}
+	}
+	return out
+}
+
+// timing adds each annotator's time per item — median and fastest 5 %
+// (the 5th percentile) — and flags speeders.
+func timing(rep *report.Report, s Study, anns []Annotation) {
+	times := itemTimes(anns)
+	medians := map[string]float64{}
+	var all []float64
+	for name, ts := range times {
+		if len(ts) > 0 {
+			m, _ := stats.Quantile(ts, 0.5)
+			medians[name] = m
+			all = append(all, m)
+		}
+	}
+	sort.Float64s(all)
+	study := 0.0
+	if len(all) > 0 {
+		study, _ = stats.Quantile(all, 0.5)
+	}
+	sec := rep.AddSection("Time per item", fmt.Sprintf("Seconds from an annotator's previous save to each save (gaps over %.0f minutes are breaks, not counted). "+
+		"A speeder's median is under a third of the study's median (the median of the annotators' medians: %s); speeders are flagged, not excluded.", breakAfter.Minutes(), seconds(study)))
+	t := sec.Add(&report.Table{ID: "time_per_item", Title: "Time per item by annotator", Columns: report.Cols("annotator", "items timed", "median (s)", "fastest 5 % (s)", "flag")})
+	for _, a := range s.Annotators {
+		ts := times[a.Name]
+		if len(ts) == 0 {
+			t.Rows = append(t.Rows, []report.Cell{report.T(a.Name), report.I(0), report.NA("nothing timed"), report.NA(""), report.T("")})
+			continue
+		}
+		p5, _ := stats.Quantile(ts, 0.05)
+		flag := ""
+		if len(all) >= 2 && medians[a.Name] < speederShare*study {
+			flag = "speeder: check this annotator's answers"
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.T(a.Name), report.I(len(ts)), report.F(medians[a.Name], 1), report.F(p5, 1), report.T(flag)})
+	}
+}
+
+func seconds(v float64) string { return fmt.Sprintf("%.1f s", v) }
+
+// withFlagged appends the figures of every annotator, flagged ones
+// included, after the report's own (which leave them out): each section's
+// title says so and each table's ID ends in "_with_flagged".
+func withFlagged(rep, all *report.Report, out []string) {
+	for _, sec := range all.Sections {
+		sec.Title = "With the flagged annotators: " + sec.Title
+		sec.Intro = strings.TrimSpace(fmt.Sprintf("Counting %s, whom the figures above leave out. %s", strings.Join(out, ", "), sec.Intro))
+		for _, t := range sec.Tables {
+			t.ID += "_with_flagged"
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
+}

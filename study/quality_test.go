@@ -1,0 +1,114 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// qualityStudy: three annotators on 10 items and 4 decoys (two known "1",
+// two known "0"). ana and ben answer the items alike but for one, and
+// every decoy right; cy straight-lines "1" (half the decoys wrong) and
+// saves every 2 s, where ana takes 20 s an item and ben 30 s (with one
+// 15-minute break, not counted).
+func qualityStudy() (Study, []Annotation) {
+	s := Study{ID: 1, Kind: "any-kind", Name: "q", Questions: []Question{{ID: "q", Choices: []Choice{{Key: "1"}, {Key: "0"}}, Positive: "1"}}, Overlap: 14}
+	for i := range 10 {
+		s.Items = append(s.Items, Item{Key: fmt.Sprintf("i%d", i), Text: "t"})
+	}
+	for i, k := range []string{"1", "1", "0", "0"} {
+		s.Items = append(s.Items, Item{Key: fmt.Sprintf("d%d", i), Text: "t", Decoy: true, Known: map[string]string{"q": k}})
+	}
+	var order []string
+	for _, it := range s.Items {
+		order = append(order, it.Key)
+	}
+	for _, n := range []string{"ana", "ben", "cy"} {
+		s.Annotators = append(s.Annotators, Annotator{Name: n, Token: n, Order: order})
+	}
+	var anns []Annotation
+	start := time.Unix(1700000000, 0)
+	for ai, name := range []string{"ana", "ben", "cy"} {
+		gap := []time.Duration{20 * time.Second, 30 * time.Second, 2 * time.Second}[ai]
+		at := start
+		for i, it := range s.Items {
+			v := []string{"1", "0"}[i%2]
+			switch {
+			case it.Decoy:
+				v = it.Known["q"]
+			case name == "ben" && i == 2:
+				v = "0" // ana says "1"
+			}
+			if name == "cy" {
+				v = "1"
+			}
+			if name == "ben" && i == 7 {
+				at = at.Add(15 * time.Minute)
+			}
+			at = at.Add(gap)
+			anns = append(anns, Annotation{StudyID: 1, Annotator: name, Item: it.Key, Answers: map[string]string{"q": v}, At: at})
+		}
+	}
+	return s, anns
+}
+
+// TestAnnotatorQuality (#27 item 20): the straight-liner is below the
+// decoy bar and left out of the figures by default — the agreement is
+// ana's and ben's (9 of 10 items alike), and the report also gives it with
+// cy; --keep-flagged counts cy. Time per item: each annotator's median and
+// fastest 5 %, breaks left out, and cy flagged as a speeder.
+func TestAnnotatorQuality(t *testing.T) {
+	s, anns := qualityStudy()
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := fmt.Sprint(rep.Meta)
+	if !strings.Contains(meta, "left out cy: below the decoy bar") {
+		t.Fatalf("the report does not say cy is left out: %s", meta)
+	}
+	agree := rep.Table("agreement").Rows[0]
+	if agree[1].Value != 10 || math.Abs(agree[2].Value-0.9) > 1e-12 {
+		t.Fatalf("agreement without cy: %v items, raw %v (want 10, 0.9)", agree[1].Value, agree[2].Value)
+	}
+	if agree[7].Kind == report.Empty {
+		t.Fatal("two annotators counted, yet no Cohen's κ")
+	}
+	with := rep.Table("agreement_with_flagged")
+	if with == nil {
+		t.Fatal("the report does not give the figures with cy")
+	}
+	// With cy: pairs ana–ben agree on 9, ana–cy and ben–cy on the 5 or 4
+	// items whose answer is "1": (9 + 5 + 4) / 30.
+	if got := with.Rows[0][2].Value; math.Abs(got-18.0/30) > 1e-12 {
+		t.Fatalf("raw agreement with cy = %v, want %v", got, 18.0/30)
+	}
+	kept, err := Analyze(s, anns, AnalyzeOptions{Resamples: 50, Seed: 1, KeepFlagged: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.Table("agreement_with_flagged") != nil || math.Abs(kept.Table("agreement").Rows[0][2].Value-18.0/30) > 1e-12 {
+		t.Fatal("--keep-flagged does not count cy in the figures")
+	}
+	if !strings.Contains(fmt.Sprint(rep.Table("decoys").Rows[2]), "left out of the figures") {
+		t.Fatalf("cy's decoy row: %v", rep.Table("decoys").Rows[2])
+	}
+	tm := rep.Table("time_per_item")
+	for i, want := range []struct {
+		n       int
+		median  float64
+		speeder bool
+	}{{13, 20, false}, {12, 30, false}, {13, 2, true}} {
+		row := tm.Rows[i]
+		if int(row[1].Value) != want.n || row[2].Value != want.median || row[3].Value != want.median {
+			t.Errorf("%s: %v items timed, median %v, fastest 5 %% %v; want %d, %v, %v", row[0].Text, row[1].Value, row[2].Value, row[3].Value, want.n, want.median, want.median)
+		}
+		if got := strings.HasPrefix(row[4].Text, "speeder"); got != want.speeder {
+			t.Errorf("%s flagged as a speeder: %v, want %v", row[0].Text, got, want.speeder)
+		}
+	}
+}
