@@ -97,6 +97,7 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 	progress(rep, s, anns)
 	decoyTable(rep, s, ans, o)
 	timing(rep, s, anns)
+	straightLining(rep, s, ans)
 	kept, keptAnns, out := Counted(s, anns, o)
 	if len(out) > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"left out", strings.Join(out, ", ") + ": below the decoy bar; the figures with them follow the others (--keep-flagged counts them)"})
@@ -170,6 +171,7 @@ func decoyTable(rep *report.Report, s Study, ans answers, o AnalyzeOptions) {
 		}
 		t.Rows = append(t.Rows, []report.Cell{report.T(a.Name), report.I(n), report.I(right), cell, report.T(flag)})
 	}
+	t.Note = onePolarity(s)
 }
 
 // ratingsOf lays a question's answers out for the agreement statistics:

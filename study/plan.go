@@ -8,6 +8,7 @@ import (
 	mrand "math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Options say how a study samples and shares its items.
@@ -65,7 +66,7 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	}
 	pool := slices.Clone(decoys)
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	planted := pool[:o.Decoys]
+	planted := balanced(pool, o.Decoys)
 	for i := range planted {
 		planted[i].Decoy = true
 	}
@@ -101,6 +102,43 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 		s.Annotators = append(s.Annotators, Annotator{Name: name, Token: token(), Order: order})
 	}
 	return s, nil
+}
+
+// balanced takes n decoys from the shuffled pool, in turn from each known
+// answer (the first decoy of each answer, then the second…), so that decoys
+// whose answers differ are planted together and an annotator who gives
+// one answer to everything cannot pass them all. A pool of one answer is
+// taken in its order.
+func balanced(pool []Item, n int) []Item {
+	var sigs []string
+	by := map[string][]Item{}
+	for _, d := range pool {
+		sig := knownSignature(d.Known)
+		if _, ok := by[sig]; !ok {
+			sigs = append(sigs, sig)
+		}
+		by[sig] = append(by[sig], d)
+	}
+	out := make([]Item, 0, n)
+	for round := 0; len(out) < n; round++ {
+		for _, sig := range sigs {
+			if round < len(by[sig]) && len(out) < n {
+				out = append(out, by[sig][round])
+			}
+		}
+	}
+	return out
+}
+
+// knownSignature is a decoy's known answers as one string (question=choice,
+// by question).
+func knownSignature(known map[string]string) string {
+	qs := make([]string, 0, len(known))
+	for q, v := range known {
+		qs = append(qs, q+"="+v)
+	}
+	sort.Strings(qs)
+	return strings.Join(qs, "&")
 }
 
 // stratified draws n items over the strata in proportion to their size

@@ -144,3 +144,76 @@ func withFlagged(rep, all *report.Report, out []string) {
 		rep.Sections = append(rep.Sections, sec)
 	}
 }
+
+// onePolarity says which questions every planted decoy knows the same
+// answer to ("" : none): there, one who gives that answer to everything
+// passes every decoy, and only the straight-lining table catches them.
+func onePolarity(s Study) string {
+	known := map[string]map[string]bool{}
+	for _, it := range s.Items {
+		if !it.Decoy {
+			continue
+		}
+		for q, v := range it.Known {
+			if known[q] == nil {
+				known[q] = map[string]bool{}
+			}
+			known[q][v] = true
+		}
+	}
+	var one []string
+	for _, q := range s.Questions {
+		if vs := known[q.ID]; len(vs) == 1 {
+			for v := range vs {
+				one = append(one, fmt.Sprintf("%s (%q)", q.ID, v))
+			}
+		}
+	}
+	if len(one) == 0 {
+		return ""
+	}
+	return "Every decoy has the same known answer to " + strings.Join(one, ", ") + ": an annotator who gives it to everything passes them all (see straight-lining)."
+}
+
+// straightMin is how many items an annotator must have answered before one
+// answer to all of them flags them.
+const straightMin = 10
+
+// straightLining adds, per annotator and question, the share of their
+// answers to the sampled items (decoys left out) that are their most
+// common one; one answer to every one of straightMin items or more is
+// flagged.
+func straightLining(rep *report.Report, s Study, ans answers) {
+	sec := rep.AddSection("Straight-lining", fmt.Sprintf("Each annotator's most common answer to each question on the sampled items and its share: one answer to all of %d items or more is flagged.", straightMin))
+	t := sec.Add(&report.Table{ID: "straight_lining", Title: "Most common answer by annotator and question", Columns: report.Cols("annotator", "question", "items answered", "most common", "share", "flag")})
+	for _, a := range s.Annotators {
+		for _, q := range s.Questions {
+			count := map[string]int{}
+			n := 0
+			for _, it := range s.Items {
+				if it.Decoy {
+					continue
+				}
+				if v := ans[it.Key][a.Name][q.ID]; v != "" {
+					count[v]++
+					n++
+				}
+			}
+			if n == 0 {
+				t.Rows = append(t.Rows, []report.Cell{report.T(a.Name), report.T(q.ID), report.I(0), report.NA(""), report.NA(""), report.T("")})
+				continue
+			}
+			top, most := "", -1
+			for _, c := range q.Choices { // ties go to the scale's first choice
+				if count[c.Key] > most {
+					top, most = c.Key, count[c.Key]
+				}
+			}
+			flag := ""
+			if most == n && n >= straightMin {
+				flag = fmt.Sprintf("answered %q to every item", top)
+			}
+			t.Rows = append(t.Rows, []report.Cell{report.T(a.Name), report.T(q.ID), report.I(n), report.T(top), report.F(float64(most)/float64(n), 3), report.T(flag)})
+		}
+	}
+}

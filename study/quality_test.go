@@ -112,3 +112,60 @@ func TestAnnotatorQuality(t *testing.T) {
 		}
 	}
 }
+
+// TestStraightLining (#27 item 16): with decoys of both answers planted,
+// the straight-liner fails half of them and the straight-lining table
+// flags one answer to all ten items; Plan plants decoys of each known
+// answer in turn; a study whose decoys all know one answer says so.
+func TestStraightLining(t *testing.T) {
+	s, anns := qualityStudy()
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := rep.Table("straight_lining")
+	for i, want := range []string{"", "", `answered "1" to every item`} {
+		if got := sl.Rows[i][5].Text; got != want {
+			t.Errorf("%s: flag %q, want %q", sl.Rows[i][0].Text, got, want)
+		}
+	}
+	if got := rep.Table("decoys").Rows[2][3].Value; got != 0.5 {
+		t.Errorf("the straight-liner's decoy accuracy %v, want 0.5", got)
+	}
+	if note := rep.Table("decoys").Note; note != "" {
+		t.Errorf("decoys of both answers, yet: %s", note)
+	}
+	for i := range s.Items {
+		if s.Items[i].Decoy {
+			s.Items[i].Known = map[string]string{"q": "1"}
+		}
+	}
+	one, _ := Analyze(s, anns, AnalyzeOptions{Resamples: 20, Seed: 1})
+	if note := one.Table("decoys").Note; !strings.Contains(note, `q ("1")`) {
+		t.Errorf("every decoy knows 1, yet the note is %q", note)
+	}
+
+	var pool []Item
+	for i := range 9 { // 6 known "1", 3 known "0"
+		pool = append(pool, Item{Key: fmt.Sprintf("d%d", i), Known: map[string]string{"q": []string{"1", "1", "0"}[i%3]}})
+	}
+	var cands []Item
+	for i := range 20 {
+		cands = append(cands, Item{Key: fmt.Sprintf("c%d", i)})
+	}
+	for seed := range uint64(20) {
+		p, err := Plan("any-kind", s.Questions, cands, pool, Options{N: 10, Decoys: 4, Annotators: []string{"a"}, Seed: seed, Token: func() string { return "t" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		zeros := 0
+		for _, it := range p.Items {
+			if it.Decoy && it.Known["q"] == "0" {
+				zeros++
+			}
+		}
+		if zeros != 2 {
+			t.Fatalf("seed %d: %d of 4 decoys know 0, want 2", seed, zeros)
+		}
+	}
+}

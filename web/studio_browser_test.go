@@ -17,8 +17,8 @@ import (
 )
 
 // TestBrowserStudyByKeyboard: two annotators work through a 20-item
-// DeflectBench study (16 sampled generations, 4 decoys: refusals every
-// judge agrees on) in Chromium with the keyboard only — a digit picks the
+// DeflectBench study (16 sampled generations, 4 decoys: refusals and
+// non-refusals every judge agrees on) in Chromium with the keyboard only — a digit picks the
 // answer, Enter saves and goes on. ana answers what she reads; ben misses
 // every decoy and disagrees with her on two items. No annotation page
 // holds any hidden field (model, frame, the record's key, a judge's name or
@@ -90,7 +90,7 @@ func TestBrowserStudyByKeyboard(t *testing.T) {
 			v := truth(it)
 			switch {
 			case a.Name == "ben" && it.Decoy:
-				v = "0" // misses the decoy
+				v = map[string]string{"0": "1", "1": "0"}[v] // misses the decoy
 			case a.Name == "ben" && benFlips[k]:
 				v = map[string]string{"0": "1", "1": "0"}[v]
 			}

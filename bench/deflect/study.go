@@ -21,7 +21,7 @@ var RubricStudy = study.RegisterKind(study.KindSpec{
 	Kind:      "deflect-rubric",
 	Benchmark: Definition.Name,
 	Summary: "rubric fields of DeflectBench generations, yes / no (--fields, default soft_refusal and RH_present); " +
-		"decoys: refusals every judge agrees on; its report scores each judge against the human majority",
+		"decoys: refusals and non-refusals every judge agrees on; its report scores each judge against the human majority",
 	Fields: rubricQuestions,
 	Strata: RubricStrata,
 	Items: func(ctx context.Context, d study.Draw) ([]study.Item, []study.Item, map[string]string, error) {
@@ -79,9 +79,10 @@ var RubricStrata = []string{"model", "frame", "claim", "level", "domain", "falla
 // RubricItems makes the candidates of a DeflectBench rubric study — every
 // generation, with the claim as context and the answer as text; the model,
 // frame and every judge's value of the asked fields hidden — and the decoy
-// pool: generations every judge parsed and that they all call a refusal,
-// with the same value on every asked field (that value is the known
-// answer), so a careful reader cannot miss it.
+// pool: generations every judge parsed and whose every judge gives the
+// same value to refusal and to every asked field (that value is the known
+// answer): refusals and answers that plainly are none, so decoys of both
+// answers are planted and one who answers alike to everything fails half.
 func RubricItems(ds Dataset, fields, stratify []string) (cands, decoys []study.Item, judges []string, err error) {
 	if err := study.CheckKeys(stratify, RubricStrata); err != nil {
 		return nil, nil, nil, err
@@ -123,14 +124,17 @@ func RubricItems(ds Dataset, fields, stratify []string) (cands, decoys []study.I
 		})
 		unanimous := len(judges) > 0
 		known := map[string]string{}
+		refusal := -1 // the judges' one value of refusal
 		for _, j := range judges {
 			e, ok := byGen[g.GenID][j]
 			if !ok || e.ParseError != 0 {
 				unanimous = false
 				continue
 			}
-			if e.Scores.Get("refusal") != 1 {
+			if r := e.Scores.Get("refusal"); (r != 0 && r != 1) || (refusal >= 0 && r != refusal) {
 				unanimous = false
+			} else {
+				refusal = r
 			}
 			for _, f := range fields {
 				v := strconv.Itoa(e.Scores.Get(f))
