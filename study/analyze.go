@@ -49,7 +49,8 @@ type Answers = answers
 func Index(anns []Annotation) Answers { return index(anns) }
 
 // Majority is the choice more than half of an item's annotators gave to
-// question q ("" : none — a tie, or nobody answered) and how many answered.
+// question q ("" : none — a tie, or nobody answered), or the one an
+// adjudicator set, and how many annotators answered.
 func (a answers) Majority(key, q string) (string, int) { return majority(a, key, q) }
 
 func index(anns []Annotation) answers {
@@ -94,6 +95,9 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		{"items", fmt.Sprintf("%d sampled (%d seen by every annotator) and %d decoys", sample, s.Overlap, decoys)},
 		{"seed", fmt.Sprint(s.Seed)},
 		{"intervals", fmt.Sprintf("item bootstrap, %d resamples, seed %d, for agreement and judge validity; Wilson for single proportions", o.Resamples, o.Seed)}}
+	if n := adjudicatedItems(ans); n > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"adjudicated", fmt.Sprintf("%d items: their human answer is the adjudicator's, not the majority's", n)})
+	}
 	progress(rep, s, anns)
 	decoyTable(rep, s, ans, o)
 	timing(rep, s, anns)
@@ -387,11 +391,17 @@ func cellOr(v float64, why string) report.Cell {
 func majority(ans answers, key, q string) (string, int) {
 	counts := map[string]int{}
 	n := 0
-	for _, a := range ans[key] {
+	for name, a := range ans[key] {
+		if name == Adjudicator {
+			continue
+		}
 		if v := a[q]; v != "" {
 			counts[v]++
 			n++
 		}
+	}
+	if v, ok := ans.Adjudicated(key, q); ok {
+		return v, n // the adjudicator settled it
 	}
 	for v, c := range counts {
 		if 2*c > n {

@@ -49,6 +49,9 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 		if a == "" || seen[a] {
 			return Study{}, fmt.Errorf("--annotators: names must be distinct and not empty (got %q)", o.Annotators)
 		}
+		if reservedName(a) {
+			return Study{}, fmt.Errorf("--annotators: %q: names starting with # are the tool's own", a)
+		}
 		seen[a] = true
 	}
 	if len(cands) == 0 {

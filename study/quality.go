@@ -79,7 +79,9 @@ func Counted(s Study, anns []Annotation, o AnalyzeOptions) (Study, []Annotation,
 func itemTimes(anns []Annotation) map[string][]float64 {
 	by := map[string][]time.Time{}
 	for _, a := range anns {
-		by[a.Annotator] = append(by[a.Annotator], a.At)
+		if a.Annotator != Adjudicator {
+			by[a.Annotator] = append(by[a.Annotator], a.At)
+		}
 	}
 	out := map[string][]float64{}
 	for name, ts := range by {

@@ -22,7 +22,7 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	// widens the page. Headers and the run list's cells are the viewer's
 	// own words: they wrap between words, never inside one ("stat/us").
 	`body{max-width:1600px}td,pre,p,li{overflow-wrap:anywhere}th{overflow-wrap:normal}div.tbl td,div.tbl th{overflow-wrap:break-word}` +
-	`table#runs td{overflow-wrap:break-word}table#runs th,table.judges th{white-space:nowrap}pre.text{white-space:pre-wrap;background:#f6f6f6;padding:.5rem .7rem;border-radius:4px;max-width:100%}` +
+	`table#runs td{overflow-wrap:break-word}table#runs th,table.judges th{white-space:nowrap}pre.text{white-space:pre-wrap;background:#f6f6f6;padding:.5rem .7rem;border-radius:4px;max-width:100%;box-sizing:border-box}` +
 	`tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#fde8e8}tr.gen.disagree>td:first-child{border-left:4px solid #d64545}` +
 	`span.flag{display:inline-block;background:#e6f0ff;border:1px solid #9bbcf0;border-radius:3px;padding:0 .3rem;margin:.1rem 0;font-size:12px}` +
 	`td.flag{background:#e6f0ff;font-weight:600}td.invalid{background:#fff4e5}.hit{background:#e3f5e1}.miss{background:#fde8e8}` +

@@ -130,6 +130,8 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /compare", s.compare)
 	mux.HandleFunc("GET /studies", s.studies)
 	mux.HandleFunc("GET /studies/{sid}", s.studyReport)
+	mux.HandleFunc("GET /studies/{sid}/adjudicate", s.adjudicate)
+	mux.HandleFunc("POST /studies/{sid}/adjudicate", s.saveAdjudication)
 	mux.HandleFunc("GET /annotate/login/{token}", s.signIn)
 	mux.HandleFunc("GET /annotate", s.resume)
 	mux.HandleFunc("GET /annotate/{n}", s.annotate)

@@ -210,6 +210,21 @@ func TestBrowserStudyByKeyboard(t *testing.T) {
 	if !strings.Contains(page, "below the bar") || !strings.Contains(page, "Judge validity") {
 		t.Fatal("the report page does not flag ben or lacks judge validity")
 	}
+	// Adjudication by mouse: the two items ana and ben disagree on are
+	// listed; a gold answer chosen and saved on the first one is kept.
+	if err := chromedp.Do(bctx, chromedp.Click(`a[href$="/adjudicate"]`), chromedp.WaitVisible(chromedp.CSS(`#item-1`))); err != nil {
+		t.Fatal(err)
+	}
+	if page := must(chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`body`)))); !strings.Contains(page, "2 sampled items on which the annotators disagree; 0 adjudicated") {
+		t.Fatalf("the adjudication page:\n%s", page)
+	}
+	artifact(t, "studio-adjudicate-1280.png", must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+	if err := chromedp.Do(bctx, chromedp.Click(`#item-1 input[value="0"]`), chromedp.Click(`#item-1 button`), chromedp.WaitVisible(chromedp.CSS(`#saved`))); err != nil {
+		t.Fatal(err)
+	}
+	if page := must(chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`body`)))); !strings.Contains(page, "1 adjudicated") {
+		t.Fatalf("after saving an adjudication:\n%s", page)
+	}
 	_ = web.StudyLink
 }
 

@@ -254,10 +254,13 @@ func analyzeValidity(rep *report.Report, s study.Study, ans study.Answers, o stu
 
 // validOf is the papers' rule for one negative: valid when more than half
 // of the n annotators who answered say V (B never counts as V; a tie is not
-// valid).
+// valid), or when an adjudicator said V.
 func validOf(ans study.Answers, key string) (valid bool, n int) {
 	v := 0
-	for _, a := range ans[key] {
+	for name, a := range ans[key] {
+		if name == study.Adjudicator {
+			continue
+		}
 		switch a["validity"] {
 		case "V":
 			v++
@@ -266,6 +269,9 @@ func validOf(ans study.Answers, key string) (valid bool, n int) {
 		default:
 			n++
 		}
+	}
+	if g, ok := ans.Adjudicated(key, "validity"); ok {
+		return g == "V", n
 	}
 	return 2*v > n, n
 }

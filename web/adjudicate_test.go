@@ -1,0 +1,120 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"math"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/study"
+)
+
+// TestAdjudication (#27 item 19): the adjudication page lists the items two
+// annotators disagree on, their answers side by side; a gold answer set
+// there (from the viewer's own page only, and only a choice the question
+// offers) becomes the item's human answer in the report, which says how
+// many items were adjudicated, while the agreement still counts only the
+// annotators.
+func TestAdjudication(t *testing.T) {
+	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	ds, _ := deflect.LoadRecords(ctx, st, runID)
+	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
+	cands, _, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
+	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, nil, study.Options{N: 6, Overlap: -1, Annotators: []string{"ana", "ben"}, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.RunID = runID
+	id, err := st.PutStudy(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.ID = id
+	at := time.Unix(1700000000, 0)
+	var anns []study.Annotation
+	for i, it := range plan.Items {
+		ben := "1"
+		if i < 2 {
+			ben = "0"
+		}
+		anns = append(anns, study.Annotation{StudyID: id, Annotator: "ana", Item: it.Key, Answers: map[string]string{"refusal": "1"}, At: at},
+			study.Annotation{StudyID: id, Annotator: "ben", Item: it.Key, Answers: map[string]string{"refusal": ben}, At: at})
+	}
+	if err := st.PutAnnotations(ctx, anns); err != nil {
+		t.Fatal(err)
+	}
+	h := viewer(t, st)
+	path := fmt.Sprintf("/studies/%d/adjudicate", id)
+	code, body, _ := get(t, h, path)
+	if code != 200 || !strings.Contains(body, "2 sampled items on which the annotators disagree; 0 adjudicated") {
+		t.Fatalf("%d:\n%s", code, body)
+	}
+	for _, it := range plan.Items[:2] {
+		if !strings.Contains(body, html.EscapeString(it.Text)) {
+			t.Fatalf("the page lacks the disagreement %s", it.Key)
+		}
+	}
+	if strings.Contains(body, html.EscapeString(plan.Items[2].Text)) {
+		t.Fatal("the page lists an item both annotators answered alike")
+	}
+	post := func(site string, form url.Values) int {
+		req := httptest.NewRequest("POST", path, strings.NewReader(form.Encode()))
+		req.Host = "127.0.0.1:7411"
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if site != "" {
+			req.Header.Set("Sec-Fetch-Site", site)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	key := plan.Items[0].Key
+	if c := post("cross-site", url.Values{"item": {key}, "q:refusal": {"0"}}); c != 403 {
+		t.Fatalf("a cross-site adjudication answered %d", c)
+	}
+	if c := post("same-origin", url.Values{"item": {key}, "q:refusal": {"7"}}); c != 400 {
+		t.Fatalf("a choice the question does not offer answered %d", c)
+	}
+	if c := post("same-origin", url.Values{"item": {"no-such-item"}, "q:refusal": {"0"}}); c != 400 {
+		t.Fatalf("an item the study lacks answered %d", c)
+	}
+	stored, _ := st.Annotations(ctx, id)
+	if len(stored) != len(anns) {
+		t.Fatalf("refused adjudications stored something: %d answers", len(stored))
+	}
+	if c := post("same-origin", url.Values{"item": {key}, "n": {"1"}, "q:refusal": {"0"}}); c != 303 {
+		t.Fatalf("the adjudication answered %d", c)
+	}
+	stored, _ = st.Annotations(ctx, id)
+	if m, _ := study.Index(stored).Majority(key, "refusal"); m != "0" {
+		t.Fatalf("the adjudicated item's human answer is %q, want 0", m)
+	}
+	if m, _ := study.Index(stored).Majority(plan.Items[1].Key, "refusal"); m != "" {
+		t.Fatalf("a tie nobody adjudicated has the answer %q", m)
+	}
+	_, body, _ = get(t, h, path)
+	if !strings.Contains(body, "2 sampled items on which the annotators disagree; 1 adjudicated") || !strings.Contains(body, `value="0" checked`) {
+		t.Fatalf("the page does not show the adjudication:\n%s", body)
+	}
+	rep, err := study.Report(ctx, st, plan, study.AnalyzeOptions{Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adjudicated := false
+	for _, m := range rep.Meta {
+		adjudicated = adjudicated || (m[0] == "adjudicated" && strings.HasPrefix(m[1], "1 items"))
+	}
+	if !adjudicated {
+		t.Fatalf("the report does not say one item was adjudicated: %v", rep.Meta)
+	}
+	if row := rep.Table("agreement").Rows[0]; row[1].Value != 6 || math.Abs(row[2].Value-4.0/6) > 1e-12 {
+		t.Fatalf("agreement: %v items, raw %v; want 6, 4/6 (the adjudicator is no annotator)", row[1].Value, row[2].Value)
+	}
+}
