@@ -27,6 +27,8 @@ type Options struct {
 	Seed       uint64
 	// Token makes an annotator's secret (default: 128 random bits).
 	Token func() string
+	// CompletionCode is shown at the end of every queue (Study).
+	CompletionCode string
 }
 
 // NewToken is 128 random bits in hex.
@@ -77,7 +79,7 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	if token == nil {
 		token = NewToken
 	}
-	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap}
+	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap, CompletionCode: o.CompletionCode}
 	s.Items = append(append(s.Items, sample...), planted...)
 	// Numbered in a shuffled order, so no item's number tells a decoy.
 	rng.Shuffle(len(s.Items), func(i, j int) { s.Items[i], s.Items[j] = s.Items[j], s.Items[i] })

@@ -69,6 +69,10 @@ type Study struct {
 	// sample (a reconstruction run's P@1), as its kind's Items gave them.
 	Facts   map[string]string `json:"facts,omitempty"`
 	Created time.Time         `json:"created"`
+	// CompletionCode is shown to an annotator who has been through their
+	// queue, with Prolific's completion link (study create
+	// --completion-code): what a crowd platform pays them on.
+	CompletionCode string `json:"completion_code,omitempty"`
 }
 
 // Annotation is one annotator's answer to one item.

@@ -80,7 +80,7 @@ func TestRemoteAnnotatorsReachOnlyTheStudio(t *testing.T) {
 	if got := request(h, "lab.example", "/annotate/1", cookie); got.Code != 200 || !strings.Contains(got.Body.String(), "item 1 / 3") {
 		t.Fatalf("the annotator's queue: %d", got.Code)
 	}
-	for _, p := range []string{"/", "/runs/1", "/studies", fmt.Sprintf("/studies/%d", id)} {
+	for _, p := range []string{"/", "/runs/1", "/studies", fmt.Sprintf("/studies/%d", id), fmt.Sprintf("/studies/%d/adjudicate", id)} {
 		if got := request(h, "lab.example", p, cookie).Code; got != 401 {
 			t.Errorf("%s with an annotator's cookie: %d, want 401", p, got)
 		}

@@ -77,6 +77,7 @@ in an order of their own. Decoys have a known answer.`,
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
 	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling and order seed")
 	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
+	f.StringVar(&sp.o.CompletionCode, "completion-code", "", "a crowd platform's completion code, shown with Prolific's completion link to an annotator who has been through their queue")
 	cmd.MarkFlagRequired("run")
 	cmd.MarkFlagRequired("kind")
 	cmd.MarkFlagRequired("annotators")

@@ -45,13 +45,16 @@ const (
 )
 
 func newStudyExportCmd(g *Global) *cobra.Command {
-	var out, dir, annotator string
+	var out, dir, annotator, format string
 	cmd := &cobra.Command{
 		Use:   "export STUDY",
 		Short: "Write coding sheets (CSV): each annotator's queue in their order, blind, with their answers so far",
 		Example: `  fallacylab study export 3 --out-dir sheets/        # one sheet per annotator: sheets/study-3-ana.csv …
   fallacylab study export 3 --annotator ana --out ana.csv
-  fallacylab study export 3 > all.csv                  # every annotator's rows in one sheet`,
+  fallacylab study export 3 > all.csv                  # every annotator's rows in one sheet
+  fallacylab study export 3 --format long --out answers.csv         # a row per answer, for analysis
+  fallacylab study export 3 --format label-studio --out-dir ls/     # tasks + labelling config
+  fallacylab study export 3 --format argilla --out records.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir != "" && out != "" {
@@ -75,6 +78,9 @@ func newStudyExportCmd(g *Global) *cobra.Command {
 			if len(who) == 0 {
 				return fmt.Errorf("study %d has no annotator %q (its annotators: %s)", st.ID, annotator, annotatorNames(st))
 			}
+			if format != "sheet" {
+				return writeExport(g, st, anns, who, format, out, dir)
+			}
 			if dir == "" {
 				if out == "" {
 					out = "-"
@@ -96,6 +102,7 @@ func newStudyExportCmd(g *Global) *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "sheet file (default stdout)")
 	cmd.Flags().StringVar(&dir, "out-dir", "", "write one sheet per annotator into this folder (study-N-NAME.csv)")
 	cmd.Flags().StringVar(&annotator, "annotator", "", "only this annotator's rows")
+	cmd.Flags().StringVar(&format, "format", "sheet", "sheet (blind coding sheets, for study import), long (the analyst's: a row per answer, with item keys and hidden fields), label-studio (task import; --out-dir adds the labelling config) or argilla (Argilla 2 records, JSONL)")
 	return cmd
 }
 
