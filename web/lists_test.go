@@ -212,3 +212,23 @@ func secondAudit(t *testing.T, st *sqlite.Store, runID int64) int64 {
 	st.FinishRun(ctx, b, store.RunDone)
 	return b
 }
+
+// TestRunListTellsTwinsApart (#27 item 4): two runs of one name are each
+// marked with the other's id in the run list; a run whose name is its own
+// is not.
+func TestRunListTellsTwinsApart(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	a, _ := st.StartRun(ctx, store.Run{Name: "foils audit reddit", Benchmark: "foils", Version: "test"})
+	b, _ := st.StartRun(ctx, store.Run{Name: "foils audit reddit", Benchmark: "foils", Version: "test"})
+	_, body, _ := get(t, viewer(t, st), "/")
+	for _, c := range []struct{ id, twin int64 }{{a, b}, {b, a}} {
+		want := fmt.Sprintf(`<a href="/runs/%d">foils audit reddit</a> <span class="note twin">(so is run %d)</span>`, c.id, c.twin)
+		if !strings.Contains(body, want) {
+			t.Fatalf("run %d is not marked as run %d's twin:\n%s", c.id, c.twin, body)
+		}
+	}
+	if strings.Count(body, `class="note twin"`) != 2 {
+		t.Fatalf("%d twins marked, want 2", strings.Count(body, `class="note twin"`))
+	}
+}

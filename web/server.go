@@ -304,6 +304,9 @@ type runRow struct {
 	Models string
 	Spend  string
 	cost   float64
+	// Twins are the other runs of the same name ("3, 7"): the list tells
+	// them apart by id, and says so.
+	Twins string
 }
 
 // runSort are the run list's sortable columns (default: newest first).
@@ -352,6 +355,10 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	}
 	bench := r.URL.Query().Get("bench")
 	benches := map[string]bool{}
+	byName := map[string][]string{}
+	for _, run := range runs {
+		byName[run.Name] = append(byName[run.Name], strconv.FormatInt(run.ID, 10))
+	}
 	var rows []runRow
 	for _, run := range withStates(runs) {
 		benches[run.Benchmark] = true
@@ -364,6 +371,9 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		row := runRow{Run: run, Spend: "n/a"}
+		if ids := byName[run.Name]; len(ids) > 1 {
+			row.Twins = strings.Join(slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == strconv.FormatInt(run.ID, 10) }), ", ")
+		}
 		var names []string
 		var cost float64
 		unpriced := 0
