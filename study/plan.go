@@ -29,6 +29,11 @@ type Options struct {
 	Token func() string
 	// CompletionCode is shown at the end of every queue (Study).
 	CompletionCode string
+	// Codebook is the study's instructions; Practice, how many items with a
+	// known answer (from the decoy pool, none of those planted) make its
+	// practice round.
+	Codebook string
+	Practice int
 }
 
 // NewToken is 128 random bits in hex.
@@ -59,8 +64,8 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	if len(cands) == 0 {
 		return Study{}, fmt.Errorf("the run has no records a %s study can sample", kind)
 	}
-	if o.Decoys > len(decoys) {
-		return Study{}, fmt.Errorf("--decoys %d: the run has only %d records with a known answer to plant", o.Decoys, len(decoys))
+	if o.Decoys+o.Practice > len(decoys) {
+		return Study{}, fmt.Errorf("--decoys %d and --practice %d: the run has only %d records with a known answer", o.Decoys, o.Practice, len(decoys))
 	}
 	rng := mrand.New(mrand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	sample := stratified(cands, o.N, o.PerStratum, rng)
@@ -75,11 +80,23 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	for i := range planted {
 		planted[i].Decoy = true
 	}
+	var practice []Item
+	if o.Practice > 0 {
+		used := map[string]bool{} // never an item of the study: its answer would be told
+		for _, d := range append(slices.Clone(planted), sample...) {
+			used[d.Key] = true
+		}
+		rest := slices.DeleteFunc(slices.Clone(pool), func(d Item) bool { return used[d.Key] })
+		if len(rest) < o.Practice {
+			return Study{}, fmt.Errorf("--practice %d: only %d records with a known answer are neither planted nor sampled", o.Practice, len(rest))
+		}
+		practice = balanced(rest, o.Practice)
+	}
 	token := o.Token
 	if token == nil {
 		token = NewToken
 	}
-	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap, CompletionCode: o.CompletionCode}
+	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap, CompletionCode: o.CompletionCode, Codebook: o.Codebook, Practice: practice}
 	s.Items = append(append(s.Items, sample...), planted...)
 	// Numbered in a shuffled order, so no item's number tells a decoy.
 	rng.Shuffle(len(s.Items), func(i, j int) { s.Items[i], s.Items[j] = s.Items[j], s.Items[i] })

@@ -73,6 +73,14 @@ type Study struct {
 	// queue, with Prolific's completion link (study create
 	// --completion-code): what a crowd platform pays them on.
 	CompletionCode string `json:"completion_code,omitempty"`
+	// Codebook is the study's instructions (plain text: paragraphs split
+	// by blank lines), shown before an annotator's first item beside the
+	// questions' definitions, and reachable from every item.
+	Codebook string `json:"codebook,omitempty"`
+	// Practice are items with a known answer an annotator may try before
+	// their queue, told the known answer after each; their answers are
+	// kept nowhere and count in nothing.
+	Practice []Item `json:"practice,omitempty"`
 }
 
 // Annotation is one annotator's answer to one item.

@@ -81,5 +81,5 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // studioPath reports whether a path is an annotation page, which checks
 // the annotator's own token, or a static file those pages load.
 func studioPath(p string) bool {
-	return p == "/annotate" || strings.HasPrefix(p, "/annotate/") || strings.HasPrefix(p, "/static/")
+	return p == "/annotate" || strings.HasPrefix(p, "/annotate/") || strings.HasPrefix(p, "/static/") || p == "/favicon.ico"
 }

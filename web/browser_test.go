@@ -9,11 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/report"
@@ -47,6 +50,43 @@ func browser(t *testing.T) (context.Context, *atomic.Bool) {
 		t.Fatal(err)
 	}
 	return ctx, &dialog
+}
+
+// watchComplaints records every console error, exception and security
+// message (a style or script the Content-Security-Policy refuses) the
+// browser's pages cause; since() starts a count and returns what reads it.
+func watchComplaints(t *testing.T, bctx context.Context) (since func() func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var all []string
+	if err := chromedp.Listen(bctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError || e.Entry.Source == cdplog.EntrySourceSecurity {
+				all = append(all, string(e.Entry.Source)+": "+e.Entry.Text+" "+e.Entry.URL)
+			}
+		case *runtime.EventExceptionThrown:
+			all = append(all, "exception: "+e.ExceptionDetails.Text)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				all = append(all, "console.error")
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return func() func() []string {
+		mu.Lock()
+		from := len(all)
+		mu.Unlock()
+		return func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]string(nil), all[from:]...)
+		}
+	}
 }
 
 func artifact(t *testing.T, name string, png []byte) {

@@ -9,11 +9,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/fallacylab/fallacylab/store"
@@ -78,42 +75,17 @@ func TestBrowserEveryPageType(t *testing.T) {
 	wantMarks := map[string]bool{"deflect-disagreements": true, "deflect-generation": true, "deflect-across-models": true, "foils-item": true,
 		"foils-compare-runs": true, "missci-arguments": true, "missci-argument": true, "missci-compare-runs": true}
 	bctx, dialog := browser(t)
-	// Every console error, exception and security message (a style or
-	// script the Content-Security-Policy refuses) a page causes.
-	var mu sync.Mutex
-	var complaints []string
-	if err := chromedp.Listen(bctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *cdplog.EventEntryAdded:
-			if e.Entry.Level == cdplog.EntryLevelError || e.Entry.Source == cdplog.EntrySourceSecurity {
-				complaints = append(complaints, string(e.Entry.Source)+": "+e.Entry.Text)
-			}
-		case *runtime.EventExceptionThrown:
-			complaints = append(complaints, "exception: "+e.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError {
-				complaints = append(complaints, "console.error")
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	complaintsSince := watchComplaints(t, bctx)
 	links := map[string]string{} // link → a page that has it
 	for _, p := range pages {
 		for _, width := range []int64{1280, 1920} {
-			mu.Lock()
-			complaints = nil
-			mu.Unlock()
+			complaints := complaintsSince()
 			if err := chromedp.Do(bctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(srv.URL+p.path), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
 				t.Fatalf("%s: %v", p.name, err)
 			}
-			mu.Lock()
-			if len(complaints) > 0 {
-				t.Errorf("%s at %d px: %d console errors or CSP violations, first: %s", p.name, width, len(complaints), complaints[0])
+			if c := complaints(); len(c) > 0 {
+				t.Errorf("%s at %d px: %d console errors or CSP violations, first: %s", p.name, width, len(c), c[0])
 			}
-			mu.Unlock()
 			artifact(t, fmt.Sprintf("page-%s-%d.png", p.name, width), must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
 			scroll := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)))
 			if scroll > width {

@@ -134,8 +134,14 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("POST /studies/{sid}/adjudicate", s.saveAdjudication)
 	mux.HandleFunc("GET /annotate/login/{token}", s.signIn)
 	mux.HandleFunc("GET /annotate", s.resume)
+	mux.HandleFunc("GET /annotate/codebook", s.codebook)
+	mux.HandleFunc("GET /annotate/practice/{n}", s.practice)
+	mux.HandleFunc("POST /annotate/practice/{n}", s.practice)
 	mux.HandleFunc("GET /annotate/{n}", s.annotate)
 	mux.HandleFunc("POST /annotate/{n}", s.save)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent) // no icon, and no 404 in the browser's console
+	})
 	mux.HandleFunc("GET /static/studio.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		w.Write([]byte(studioJS))

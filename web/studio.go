@@ -136,6 +136,10 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 500, err)
 		return
 	}
+	if hasCodebook(st) && len(mine) == 0 && !seenCodebook(r, st.ID) {
+		http.Redirect(w, r, "/annotate/codebook", http.StatusSeeOther)
+		return
+	}
 	for i, k := range a.Order {
 		if _, done := mine[k]; !done {
 			http.Redirect(w, r, fmt.Sprintf("/annotate/%d", i+1), http.StatusSeeOther)

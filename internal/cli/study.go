@@ -6,9 +6,11 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/internal/textwrap"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -25,7 +27,7 @@ func newStudyCmd(g *Global) *cobra.Command {
 
 func newStudyCreateCmd(g *Global) *cobra.Command {
 	sp := studySpec{o: study.Options{Overlap: -1}}
-	var annotators string
+	var annotators, codebook string
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
@@ -45,6 +47,16 @@ in an order of their own. Decoys have a known answer.`,
 			}
 			defer s.Close()
 			sp.annotators = bench.SplitList(annotators)
+			if codebook != "" {
+				b, err := os.ReadFile(codebook)
+				if err != nil {
+					return fmt.Errorf("--codebook: %w", err)
+				}
+				if !utf8.Valid(b) {
+					return fmt.Errorf("--codebook %s: not UTF-8 text (save it as UTF-8)", codebook)
+				}
+				sp.o.Codebook = strings.TrimSpace(strings.TrimPrefix(string(b), "\ufeff"))
+			}
 			st, err := createStudy(cmd.Context(), s, sp)
 			if err != nil {
 				return err
@@ -77,6 +89,8 @@ in an order of their own. Decoys have a known answer.`,
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
 	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling and order seed")
 	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
+	f.StringVar(&codebook, "codebook", "", "a text file of instructions and worked examples, shown before the first item and linked from every item")
+	f.IntVar(&sp.o.Practice, "practice", 0, "items with a known answer for a practice round before the queue (feedback after each; counted nowhere)")
 	f.StringVar(&sp.o.CompletionCode, "completion-code", "", "a crowd platform's completion code, shown with Prolific's completion link to an annotator who has been through their queue")
 	cmd.MarkFlagRequired("run")
 	cmd.MarkFlagRequired("kind")
