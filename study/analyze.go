@@ -92,7 +92,7 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		}
 	}
 	rep.Meta = [][2]string{{"kind", string(s.Kind)}, {"run", fmt.Sprint(s.RunID)}, {"annotators", strings.Join(names, ", ")},
-		{"items", fmt.Sprintf("%d sampled (%d seen by every annotator) and %d decoys", sample, s.Overlap, decoys)},
+		{"items", itemsMeta(s, sample, decoys)},
 		{"seed", fmt.Sprint(s.Seed)},
 		{"intervals", fmt.Sprintf("item bootstrap, %d resamples, seed %d, for agreement and judge validity; Wilson for single proportions", o.Resamples, o.Seed)}}
 	if n := adjudicatedItems(ans); n > 0 {
@@ -117,6 +117,14 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		withFlagged(rep, all, out)
 	}
 	return rep, nil
+}
+
+// itemsMeta says how the study's items were shared out.
+func itemsMeta(s Study, sample, decoys int) string {
+	if s.PerItem > 0 {
+		return fmt.Sprintf("%d sampled, each seen by %d of the %d annotators, and %d decoys", sample, s.PerItem, len(s.Annotators), decoys)
+	}
+	return fmt.Sprintf("%d sampled (%d seen by every annotator) and %d decoys", sample, s.Overlap, decoys)
 }
 
 // figures adds what a study measures on the annotations it counts: the
@@ -348,6 +356,9 @@ func agreement(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error
 			row = append(row, CICell(v, reps, j, o.Level))
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	if err := byStratum(sec, s, ans, o); err != nil {
+		return err
 	}
 	if len(s.Annotators) < 2 {
 		return nil

@@ -21,6 +21,10 @@ type Options struct {
 	// Overlap is how many sampled items every annotator sees, for
 	// agreement; the rest are shared out between them. Negative: all.
 	Overlap int
+	// PerItem, when > 0, gives every sampled item to that many of the
+	// annotators instead (k of m), in turn so that each has about as many:
+	// agreement then rests on every item, each with k answers.
+	PerItem int
 	// Decoys planted in every annotator's queue.
 	Decoys     int
 	Annotators []string
@@ -74,6 +78,15 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	if overlap < 0 || overlap > len(sample) {
 		overlap = len(sample)
 	}
+	if o.PerItem > 0 {
+		if o.PerItem > len(o.Annotators) {
+			return Study{}, fmt.Errorf("--per-item %d: the study has only %d annotators", o.PerItem, len(o.Annotators))
+		}
+		overlap = 0
+		if o.PerItem == len(o.Annotators) {
+			overlap = len(sample)
+		}
+	}
 	pool := slices.Clone(decoys)
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	planted := balanced(pool, o.Decoys)
@@ -96,7 +109,7 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	if token == nil {
 		token = NewToken
 	}
-	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap, CompletionCode: o.CompletionCode, Codebook: o.Codebook, Practice: practice}
+	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap, PerItem: o.PerItem, CompletionCode: o.CompletionCode, Codebook: o.Codebook, Practice: practice}
 	s.Items = append(append(s.Items, sample...), planted...)
 	// Numbered in a shuffled order, so no item's number tells a decoy.
 	rng.Shuffle(len(s.Items), func(i, j int) { s.Items[i], s.Items[j] = s.Items[j], s.Items[i] })
@@ -110,7 +123,14 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 	for ai, name := range o.Annotators {
 		var order []string
 		for i, it := range sample {
-			if i < overlap || (i-overlap)%len(o.Annotators) == ai {
+			switch m := len(o.Annotators); {
+			case o.PerItem > 0:
+				// Item i goes to annotators iK … iK+K−1 (mod m): every
+				// one gets ⌊nK/m⌋ or ⌈nK/m⌉ items, and the pairs vary.
+				if d := (ai - i*o.PerItem%m + m) % m; d < o.PerItem {
+					order = append(order, it.Key)
+				}
+			case i < overlap || (i-overlap)%m == ai:
 				order = append(order, it.Key)
 			}
 		}

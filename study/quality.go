@@ -219,3 +219,55 @@ func straightLining(rep *report.Report, s Study, ans answers) {
 		}
 	}
 }
+
+// byStratum adds, when the sample has two strata or more, each question's
+// raw agreement and AC1 within each stratum, with item-bootstrap
+// intervals: where the annotators agree less (a model, a frame, a source
+// type).
+func byStratum(sec *report.Section, s Study, ans answers, o AnalyzeOptions) error {
+	var strata []string
+	of := map[string]string{}
+	for _, it := range s.Items {
+		if it.Decoy {
+			continue
+		}
+		if !slices.Contains(strata, it.Stratum) {
+			strata = append(strata, it.Stratum)
+		}
+		of[it.Key] = it.Stratum
+	}
+	if len(strata) < 2 {
+		return nil
+	}
+	sort.Strings(strata)
+	t := sec.Add(&report.Table{ID: "agreement_by_stratum", Title: "Agreement by question and stratum", Columns: report.Cols("question", "stratum", "items", "raw agreement", "Gwet's AC1")})
+	for qi, q := range s.Questions {
+		keys, ratings := ratingsOf(s, ans, q.ID)
+		for si, st := range strata {
+			var rows [][]string
+			for i, k := range keys {
+				if of[k] == st {
+					rows = append(rows, ratings[i])
+				}
+			}
+			n := len(answeredTwice(rows))
+			if n == 0 {
+				t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.T(st), report.I(0), report.NA("no item answered twice"), report.NA("")})
+				continue
+			}
+			obs := agreeStats(rows, q)
+			reps, err := stats.Bootstrap(len(rows), o.Resamples, o.Seed+uint64(1000*(qi+1)+si), func(idx []int) ([]float64, bool) {
+				sub := make([][]string, len(idx))
+				for i, k := range idx {
+					sub[i] = rows[k]
+				}
+				return agreeStats(sub, q)[:2], true
+			})
+			if err != nil {
+				return fmt.Errorf("agreement on %s in %s: %w", q.ID, st, err)
+			}
+			t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.T(st), report.I(n), CICell(obs[0], reps, 0, o.Level), CICell(obs[1], reps, 1, o.Level)})
+		}
+	}
+	return nil
+}

@@ -169,3 +169,46 @@ func TestStraightLining(t *testing.T) {
 		}
 	}
 }
+
+// TestAgreementByStratum (#27 item 21): with two strata the report gives
+// each question's agreement within each: ana and ben agree on all four
+// items of stratum m1 and on two of the four of m2.
+func TestAgreementByStratum(t *testing.T) {
+	s := Study{ID: 1, Kind: "any-kind", Name: "st", Questions: []Question{{ID: "q", Choices: []Choice{{Key: "1"}, {Key: "0"}}, Positive: "1"}}}
+	var anns []Annotation
+	at := time.Unix(1700000000, 0)
+	for i := range 8 {
+		st := []string{"m1", "m2"}[i/4]
+		key := fmt.Sprintf("i%d", i)
+		s.Items = append(s.Items, Item{Key: key, Text: "t", Stratum: st})
+		a, b := []string{"1", "0"}[i%2], []string{"1", "0"}[i%2]
+		if st == "m2" && i%4 < 2 {
+			b = map[string]string{"1": "0", "0": "1"}[a]
+		}
+		anns = append(anns, Annotation{StudyID: 1, Annotator: "ana", Item: key, Answers: map[string]string{"q": a}, At: at},
+			Annotation{StudyID: 1, Annotator: "ben", Item: key, Answers: map[string]string{"q": b}, At: at})
+	}
+	for _, n := range []string{"ana", "ben"} {
+		s.Annotators = append(s.Annotators, Annotator{Name: n})
+	}
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := rep.Table("agreement_by_stratum")
+	if tb == nil || len(tb.Rows) != 2 {
+		t.Fatalf("agreement by stratum: %+v", tb)
+	}
+	for i, want := range []float64{1, 0.5} {
+		if row := tb.Rows[i]; row[1].Text != []string{"m1", "m2"}[i] || row[2].Value != 4 || row[3].Value != want {
+			t.Errorf("stratum row %d: %v, want raw agreement %v on 4 items", i, row, want)
+		}
+	}
+	one := s
+	for i := range one.Items {
+		one.Items[i].Stratum = ""
+	}
+	if rep, _ := Analyze(one, anns, AnalyzeOptions{Resamples: 20, Seed: 1}); rep.Table("agreement_by_stratum") != nil {
+		t.Fatal("one stratum, yet a table by stratum")
+	}
+}

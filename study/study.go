@@ -65,6 +65,9 @@ type Study struct {
 	Items      []Item      `json:"items"`
 	Annotators []Annotator `json:"annotators"`
 	Overlap    int         `json:"overlap"` // items every annotator sees (decoys apart)
+	// PerItem: each sampled item was given to this many annotators (k of
+	// m; 0: the overlap set and the rest shared out).
+	PerItem int `json:"per_item,omitempty"`
 	// Facts are figures of the whole run the analysis needs beside the
 	// sample (a reconstruction run's P@1), as its kind's Items gave them.
 	Facts   map[string]string `json:"facts,omitempty"`

@@ -97,3 +97,51 @@ func TestValidate(t *testing.T) {
 		t.Errorf("a skip: %v", err)
 	}
 }
+
+// TestPlanKOfM (#27 item 21): --per-item 2 of 3 annotators gives every
+// sampled item to exactly two, each annotator about as many items (⌊nk/m⌋
+// or ⌈nk/m⌉), every pair of annotators some items together; decoys still
+// reach every queue.
+func TestPlanKOfM(t *testing.T) {
+	var cands, decoys []Item
+	for i := range 31 {
+		cands = append(cands, Item{Key: fmt.Sprintf("c%d", i)})
+	}
+	for i := range 2 {
+		decoys = append(decoys, Item{Key: fmt.Sprintf("d%d", i), Known: map[string]string{"q": "1"}})
+	}
+	s, err := Plan("any-kind", nil, cands, decoys, Options{N: 31, PerItem: 2, Decoys: 2, Annotators: []string{"a", "b", "c"}, Seed: 3, Token: func() string { return "t" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string][]string{}
+	for _, a := range s.Annotators {
+		own := 0
+		for _, k := range a.Order {
+			if it, _ := s.Item(k); !it.Decoy {
+				own++
+			}
+			seen[k] = append(seen[k], a.Name)
+		}
+		if own != 20 && own != 21 { // 31 × 2 / 3 = 20.67
+			t.Fatalf("%s has %d items", a.Name, own)
+		}
+	}
+	pairs := map[string]int{}
+	for _, it := range s.Items {
+		switch n := len(seen[it.Key]); {
+		case it.Decoy && n != 3:
+			t.Fatalf("decoy %s in %d queues", it.Key, n)
+		case !it.Decoy && n != 2:
+			t.Fatalf("item %s in %d queues", it.Key, n)
+		case !it.Decoy:
+			pairs[strings.Join(seen[it.Key], "+")]++
+		}
+	}
+	if len(pairs) != 3 {
+		t.Fatalf("pairs of annotators: %v, want all three", pairs)
+	}
+	if _, err := Plan("any-kind", nil, cands, decoys, Options{N: 5, PerItem: 4, Annotators: []string{"a", "b", "c"}, Seed: 3}); err == nil {
+		t.Fatal("4 of 3 annotators accepted")
+	}
+}

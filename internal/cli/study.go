@@ -47,6 +47,12 @@ in an order of their own. Decoys have a known answer.`,
 			}
 			defer s.Close()
 			sp.annotators = bench.SplitList(annotators)
+			if sp.o.PerItem != 0 && cmd.Flags().Changed("overlap") {
+				return fmt.Errorf("--overlap and --per-item: give one (--per-item K gives every item to K annotators)")
+			}
+			if sp.o.PerItem < 0 {
+				return fmt.Errorf("--per-item %d: want at least 1", sp.o.PerItem)
+			}
 			if codebook != "" {
 				b, err := os.ReadFile(codebook)
 				if err != nil {
@@ -86,6 +92,7 @@ in an order of their own. Decoys have a known answer.`,
 	f.StringVar(&sp.stratify, "stratify", "", "stratify by these keys, comma-separated ("+strings.Join(strata, "; ")+"; none given: the kind's default)")
 	f.StringVar(&annotators, "annotators", "", "annotator names, comma-separated (required)")
 	f.IntVar(&sp.o.Overlap, "overlap", -1, "items every annotator sees, for agreement (-1: all)")
+	f.IntVar(&sp.o.PerItem, "per-item", 0, "give every item to this many annotators (k of m) instead of an overlap set")
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
 	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling and order seed")
 	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
