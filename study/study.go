@@ -52,6 +52,9 @@ type Annotator struct {
 	Name  string   `json:"name"`
 	Token string   `json:"token"` // their private link's secret
 	Order []string `json:"order"` // item keys
+	// ReplacedBy names who took over their unanswered items (AddAnnotator):
+	// their answers stay, their link opens nothing.
+	ReplacedBy string `json:"replaced_by,omitempty"`
 }
 
 // Study is a study as stored.

@@ -96,7 +96,7 @@ func (s *Server) byToken(r *http.Request, tok string) (study.Study, study.Annota
 	}
 	for _, st := range list {
 		for _, a := range st.Annotators {
-			if equal(a.Token, tok) {
+			if a.ReplacedBy == "" && equal(a.Token, tok) {
 				return st, a, true
 			}
 		}

@@ -21,7 +21,8 @@ import (
 
 func newStudyCmd(g *Global) *cobra.Command {
 	cmd := &cobra.Command{Use: "study", Short: "Human validation of a run: blind annotation in the viewer, agreement, decoys, judge validity"}
-	cmd.AddCommand(newStudyCreateCmd(g), newStudyListCmd(g), newStudyLinksCmd(g), newStudyReportCmd(g), newStudyExportCmd(g), newStudyImportCmd(g), newStudyRmCmd(g))
+	cmd.AddCommand(newStudyCreateCmd(g), newStudyListCmd(g), newStudyLinksCmd(g), newStudyReportCmd(g), newStudyExportCmd(g), newStudyImportCmd(g), newStudyRmCmd(g),
+		newStudyRevokeCmd(g), newStudyAddAnnotatorCmd(g))
 	return cmd
 }
 
@@ -306,6 +307,10 @@ func newStudyLinksCmd(g *Global) *cobra.Command {
 			}
 			defer s.Close()
 			for _, a := range st.Annotators {
+				if a.ReplacedBy != "" {
+					fmt.Fprintf(g.Stderr, "%s: replaced by %s, no link\n", a.Name, a.ReplacedBy)
+					continue
+				}
 				fmt.Fprintf(g.Stdout, "%s\t%s\n", a.Name, web.StudyLink(base, a.Token))
 			}
 			return nil

@@ -157,3 +157,23 @@ func (s *Store) Annotations(ctx context.Context, studyID int64) ([]study.Annotat
 	}
 	return out, rows.Err()
 }
+
+// ReplaceStudy stores a study's new design in place of its old one — an
+// annotator added, replaced or given a new token — keeping its id, run and
+// answers (store.ErrNotFound when there is no such study).
+func (s *Store) ReplaceStudy(ctx context.Context, st study.Study) error {
+	spec, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("replace study %d: %w", st.ID, err)
+	}
+	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
+		res, err := tx.Exec(`UPDATE studies SET spec = ? WHERE id = ?`, string(spec), st.ID)
+		if err != nil {
+			return fmt.Errorf("replace study %d: %w", st.ID, err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			return fmt.Errorf("replace study %d: %w", st.ID, store.ErrNotFound)
+		}
+		return nil
+	})
+}
