@@ -317,6 +317,19 @@ func testStudies(t *testing.T, st Store) {
 	other, err := st.PutStudy(ctx, study.Study{RunID: runID, Kind: study.Kind("some-kind"), Name: "second"})
 	must(t, err)
 	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: other, Annotator: "ana", Item: "x", Answers: map[string]string{"refusal": "0"}, At: t0}}))
+	// A study's design is replaced in place: same id, answers kept.
+	changed, _, _ := st.Study(ctx, other)
+	changed.Annotators = append(changed.Annotators, study.Annotator{Name: "eli", Token: "eli-tok"})
+	must(t, st.ReplaceStudy(ctx, changed))
+	if got, ok, _ := st.Study(ctx, other); !ok || len(got.Annotators) != 1 || got.Annotators[0].Name != "eli" || got.Name != "second" {
+		t.Fatalf("the replaced study reads %+v", got)
+	}
+	if anns, _ := st.Annotations(ctx, other); len(anns) != 1 {
+		t.Fatalf("replacing a study's design left %d of its 1 answer", len(anns))
+	}
+	if err := st.ReplaceStudy(ctx, study.Study{ID: other + 100, Name: "none"}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("replace a study that is not there: %v", err)
+	}
 	if n, err := st.DeleteStudy(ctx, other); err != nil || n != 1 {
 		t.Fatalf("delete a study: %d answers, %v", n, err)
 	}
