@@ -37,7 +37,7 @@ var PremiseStudy = study.RegisterKind(study.KindSpec{
 	Benchmark: Name,
 	Summary: "a Missci run's top-1 generated premises: q1…q4, yes / no, read beside the claim, the accurate premise and the reference " +
 		"premise; default stratum: whether the class is correct, as the paper sampled; decoys: each argument's accurate premise offered " +
-		"as the generated one (q1 and q4 are no)",
+		"as the generated one (q1 and q4 are no) and a second gold premise of a line offered against its first (q1 and q4 are yes)",
 	Questions: premiseQuestions,
 	Strata:    PremiseStrata,
 	Items:     premiseStudyItems,
@@ -132,6 +132,17 @@ func PremiseItems(args []Argument, rec Record, stratify []string) (cands, decoys
 			decoys = append(decoys, study.Item{Key: "p0:" + a.ID, Context: premiseContext(a, l.Fallacies[0].Premise),
 				Text: premiseText(a.P0, l.Fallacies[0].Class), Hidden: map[string]string{"source": rec.Source},
 				Known: map[string]string{"q1": "0", "q4": "0"}})
+		}
+		// The other answer: a line's second interchangeable gold premise
+		// offered against its first as the reference — a fallacious
+		// premise in other words, the same reasoning (q1 and q4 are yes).
+		for _, l := range a.Lines {
+			if len(l.Fallacies) >= 2 && strings.TrimSpace(l.Fallacies[1].Premise) != strings.TrimSpace(l.Fallacies[0].Premise) {
+				decoys = append(decoys, study.Item{Key: "alt:" + l.ID, Context: premiseContext(a, l.Fallacies[0].Premise),
+					Text: premiseText(l.Fallacies[1].Premise, l.Fallacies[1].Class), Hidden: map[string]string{"source": rec.Source},
+					Known: map[string]string{"q1": "1", "q4": "1"}})
+				break
+			}
 		}
 	}
 	if n := len(pairs); n > 0 {

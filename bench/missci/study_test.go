@@ -117,7 +117,8 @@ func TestPremiseStudyReproducesThePaper(t *testing.T) {
 }
 
 // A premise study of a run: every line an item beside its claim, p0 and
-// reference premise; the model hidden; each argument's p0 a decoy.
+// reference premise; the model hidden; each argument's p0 a decoy (known
+// no), and a second gold premise of a line a decoy known yes.
 func TestPremiseItems(t *testing.T) {
 	args, _ := missci.Load("dev")
 	rec := missci.Record{Split: "dev", Source: "openai:m gen_cls/p4-connect-D", Preds: missci.Predictions{}}
@@ -136,8 +137,29 @@ func TestPremiseItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cands) != lines || len(decoys) != len(args) {
-		t.Fatalf("%d items for %d lines, %d decoys for %d arguments", len(cands), lines, len(decoys), len(args))
+	alts := 0 // arguments with a line of two different gold premises
+	for _, a := range args {
+		for _, l := range a.Lines {
+			if len(l.Fallacies) >= 2 && strings.TrimSpace(l.Fallacies[1].Premise) != strings.TrimSpace(l.Fallacies[0].Premise) {
+				alts++
+				break
+			}
+		}
+	}
+	if len(cands) != lines || len(decoys) != len(args)+alts || alts == 0 {
+		t.Fatalf("%d items for %d lines, %d decoys for %d arguments and %d with a second gold premise", len(cands), lines, len(decoys), len(args), alts)
+	}
+	yes := 0
+	for _, d := range decoys {
+		if d.Known["q1"] == "1" && d.Known["q4"] == "1" {
+			yes++
+			if strings.Contains(d.Text, "(no premise generated)") || !strings.Contains(d.Context, "Reference fallacious premise: ") {
+				t.Fatalf("a yes decoy %+v", d)
+			}
+		}
+	}
+	if yes != alts {
+		t.Fatalf("%d decoys known yes, want %d", yes, alts)
 	}
 	correct := 0
 	for _, c := range cands {
