@@ -113,21 +113,35 @@ func TestRemoteAnnotatorsReachOnlyTheStudio(t *testing.T) {
 func anaStudy(t *testing.T, fields ...string) (*sqlite.Store, int64, []study.Question) {
 	t.Helper()
 	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	plan := rubricPlan(t, st, runID, fields, true, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
+	return st, plan.ID, plan.Questions
+}
+
+// rubricPlan plans a rubric study of run runID's fields with o (its
+// decoys drawn from the run's unanimous generations when withDecoys) and
+// stores it; the plan comes back with its id.
+func rubricPlan(t *testing.T, st *sqlite.Store, runID int64, fields []string, withDecoys bool, o study.Options) study.Study {
+	t.Helper()
 	ctx := context.Background()
-	ds, _ := deflect.LoadRecords(ctx, st, runID)
+	ds, err := deflect.LoadRecords(ctx, st, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	qs, err := study.Questions(deflect.RubricStudy.Kind, fields)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cands, decoys, _, _ := deflect.RubricItems(ds, fields, nil)
-	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 3, Annotators: []string{"ana"}, Seed: 1, Token: func() string { return "ana-token" }})
+	if !withDecoys {
+		decoys = nil
+	}
+	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	plan.RunID = runID
-	id, err := st.PutStudy(ctx, plan)
-	if err != nil {
+	if plan.ID, err = st.PutStudy(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
-	return st, id, qs
+	return plan
 }

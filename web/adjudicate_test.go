@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -24,19 +23,8 @@ import (
 func TestAdjudication(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a"}, 1)
 	ctx := context.Background()
-	ds, _ := deflect.LoadRecords(ctx, st, runID)
-	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
-	cands, _, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
-	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, nil, study.Options{N: 6, Overlap: -1, Annotators: []string{"ana", "ben"}, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan.RunID = runID
-	id, err := st.PutStudy(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan.ID = id
+	plan := rubricPlan(t, st, runID, []string{"refusal"}, false, study.Options{N: 6, Overlap: -1, Annotators: []string{"ana", "ben"}, Seed: 3})
+	id := plan.ID
 	at := time.Unix(1700000000, 0)
 	var anns []study.Annotation
 	for i, it := range plan.Items {

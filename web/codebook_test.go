@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -22,14 +21,9 @@ import (
 func TestCodebookAndPractice(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a", "model-b"}, 1)
 	ctx := context.Background()
-	ds, _ := deflect.LoadRecords(ctx, st, runID)
-	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
-	cands, decoys, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
-	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 4, Decoys: 2, Practice: 2, Annotators: []string{"ana"}, Seed: 2,
+	plan := rubricPlan(t, st, runID, []string{"refusal"}, true, study.Options{N: 4, Decoys: 2, Practice: 2, Annotators: []string{"ana"}, Seed: 2,
 		Codebook: "Read each answer whole.\n\nA <b>refusal</b> declines the request.", Token: func() string { return "ana-token" }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs, id := plan.Questions, plan.ID
 	if len(plan.Practice) != 2 {
 		t.Fatalf("%d practice items", len(plan.Practice))
 	}
@@ -37,11 +31,6 @@ func TestCodebookAndPractice(t *testing.T) {
 		if _, inStudy := plan.Item(p.Key); inStudy {
 			t.Fatalf("practice item %s is also an item of the study", p.Key)
 		}
-	}
-	plan.RunID = runID
-	id, err := st.PutStudy(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
 	}
 	h := viewer(t, st)
 	jar := map[string]*http.Cookie{}

@@ -1,11 +1,9 @@
 package web_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -14,20 +12,9 @@ import (
 // Prolific's completion link; a study without one shows neither.
 func TestCompletionCode(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a"}, 1)
-	ctx := context.Background()
-	ds, _ := deflect.LoadRecords(ctx, st, runID)
-	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
-	cands, _, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
 	for _, c := range []struct{ code, token string }{{"C0DE&<x>", "crowd-token"}, {"", "lab-token"}} {
 		tok := c.token
-		plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, nil, study.Options{N: 2, Annotators: []string{"ana"}, Seed: 1, CompletionCode: c.code, Token: func() string { return tok }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan.RunID = runID
-		if _, err := st.PutStudy(ctx, plan); err != nil {
-			t.Fatal(err)
-		}
+		rubricPlan(t, st, runID, []string{"refusal"}, false, study.Options{N: 2, Annotators: []string{"ana"}, Seed: 1, CompletionCode: c.code, Token: func() string { return tok }})
 	}
 	h := viewer(t, st)
 	for _, c := range []struct {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -21,19 +20,9 @@ import (
 func TestBrowserStudyPages(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a", "model-b"}, 1)
 	ctx := context.Background()
-	ds, _ := deflect.LoadRecords(ctx, st, runID)
-	qs, _ := study.Questions(deflect.RubricStudy.Kind, []string{"refusal"})
-	cands, decoys, _, _ := deflect.RubricItems(ds, []string{"refusal"}, nil)
-	plan, err := study.Plan(deflect.RubricStudy.Kind, qs, cands, decoys, study.Options{N: 4, Decoys: 2, Practice: 2, Annotators: []string{"ana", "ben"}, Seed: 2,
+	plan := rubricPlan(t, st, runID, []string{"refusal"}, true, study.Options{N: 4, Decoys: 2, Practice: 2, Annotators: []string{"ana", "ben"}, Seed: 2,
 		Codebook: "Read each answer whole.\n\nA refusal declines the request: \"I can't help with that.\"", CompletionCode: "C0DE42", Token: func() string { return "tok-" + fmt.Sprint(time.Now().UnixNano()) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan.RunID = runID
-	id, err := st.PutStudy(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := plan.ID
 	at := time.Unix(1700000000, 0)
 	var anns []study.Annotation
 	for i, it := range plan.Items {

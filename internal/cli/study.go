@@ -207,6 +207,21 @@ func browseStudy(g *Global, cmd *cobra.Command, arg string) (*session, study.Stu
 	return s, st, nil
 }
 
+// editStudy opens the store to change a study (its answers or design) and
+// reads the study by its id argument; the caller closes the session.
+func editStudy(g *Global, cmd *cobra.Command, arg string) (*session, study.Study, error) {
+	s, err := openSession(g)
+	if err != nil {
+		return nil, study.Study{}, err
+	}
+	st, err := loadStudy(cmd.Context(), s, arg)
+	if err != nil {
+		s.Close()
+		return nil, st, err
+	}
+	return s, st, nil
+}
+
 func newStudyRmCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "rm STUDY...",

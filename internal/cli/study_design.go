@@ -14,15 +14,11 @@ func newStudyRevokeCmd(g *Global) *cobra.Command {
 		Short: "Give an annotator a new link: the one they had opens nothing any more (their answers stay)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(g)
+			s, st, err := editStudy(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			st, err := loadStudy(cmd.Context(), s, args[0])
-			if err != nil {
-				return err
-			}
 			st, err = study.Revoke(st, args[1], nil)
 			if err != nil {
 				return err
@@ -45,15 +41,11 @@ func newStudyAddAnnotatorCmd(g *Global) *cobra.Command {
   fallacylab study add-annotator 3 eli --replace ben    # eli takes the items ben has not answered; ben's link stops`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(g)
+			s, st, err := editStudy(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			st, err := loadStudy(cmd.Context(), s, args[0])
-			if err != nil {
-				return err
-			}
 			answered := map[string]bool{}
 			if replace != "" {
 				anns, err := s.st.Annotations(cmd.Context(), st.ID)

@@ -15,18 +15,7 @@ import (
 // items every annotator sees; a revoked link is replaced by a new one. The
 // answers given stay.
 func TestStudyDesignChanges(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
-	syn := filepath.Join(dir, "syn")
-	for _, args := range [][]string{
-		{"deflect", "synth", "--models", "m-one", "--samples", "1", "--out-dir", syn},
-		{"deflect", "import", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", filepath.Join(syn, "evals.jsonl")},
-		{"study", "create", "--run", "1", "--kind", "deflect-rubric", "--fields", "refusal", "--n", "4", "--annotators", "ana,ben"},
-	} {
-		if out, stderr, err := runCLI(t, dir, args...); err != nil {
-			t.Fatalf("%v: %v %s\n%s", args, err, out, stderr)
-		}
-	}
+	dir := rubricStudy(t, "--fields", "refusal", "--n", "4", "--annotators", "ana,ben")
 	links := func() map[string]string {
 		out, _, err := runCLI(t, dir, "study", "links", "1")
 		if err != nil {

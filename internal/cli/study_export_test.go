@@ -18,18 +18,7 @@ import (
 // Argilla records hold every answer the annotators gave — each under its
 // annotator, item and question — and a skipped item as skipped.
 func TestStudyExportsForOtherTools(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
-	syn := filepath.Join(dir, "syn")
-	for _, args := range [][]string{
-		{"deflect", "synth", "--models", "m-one", "--samples", "1", "--out-dir", syn},
-		{"deflect", "import", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", filepath.Join(syn, "evals.jsonl")},
-		{"study", "create", "--run", "1", "--kind", "deflect-rubric", "--fields", "refusal,WA_present", "--n", "3", "--annotators", "ana,ben"},
-	} {
-		if out, stderr, err := runCLI(t, dir, args...); err != nil {
-			t.Fatalf("%v: %v %s\n%s", args, err, out, stderr)
-		}
-	}
+	dir := rubricStudy(t, "--fields", "refusal,WA_present", "--n", "3", "--annotators", "ana,ben")
 	// ana answers her queue (the first item skipped), ben nothing, through a sheet.
 	_, recs := exportSheet(t, dir, "1")
 	want := map[string]string{} // item number|question → answer

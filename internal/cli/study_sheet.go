@@ -181,15 +181,11 @@ order). Every row is checked before any is stored. A row whose answer was change
 conflict; --overwrite takes the sheet's answer instead.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSession(g)
+			s, st, err := editStudy(g, cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			st, err := loadStudy(cmd.Context(), s, args[0])
-			if err != nil {
-				return err
-			}
 			data, err := os.ReadFile(args[1])
 			if err != nil {
 				return err

@@ -16,18 +16,7 @@ import (
 // reverts a newer answer (a conflict, kept, unless --overwrite); a skipped
 // item is not an unanswered one; a sheet per annotator.
 func TestStudySheetsAsSpreadsheetsSaveThem(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
-	syn := filepath.Join(dir, "syn")
-	if _, stderr, err := runCLI(t, dir, "deflect", "synth", "--models", "m-one", "--samples", "1", "--out-dir", syn); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if _, stderr, err := runCLI(t, dir, "deflect", "import", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", filepath.Join(syn, "evals.jsonl")); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "deflect-rubric", "--fields", "refusal,WA_present", "--n", "4", "--annotators", "ana,ben"); err != nil {
-		t.Fatalf("%v %s\n%s", err, out, stderr)
-	}
+	dir := rubricStudy(t, "--fields", "refusal,WA_present", "--n", "4", "--annotators", "ana,ben")
 	_, recs := exportSheet(t, dir, "1")
 	hdr := recs[0]
 	if strings.Join(hdr, ",") != "annotator,item,position,context,text,refusal (1/0),WA_present (1/0),comment,status,saved_at" {

@@ -248,3 +248,23 @@ func exportSheet(t *testing.T, dir, study string) (string, [][]string) {
 	}
 	return sheet, recs
 }
+
+// rubricStudy makes a folder whose store holds a synthetic DeflectBench
+// run of one model (run 1) and a rubric study of it (study 1) made with
+// the study create flags given (--run and --kind are set).
+func rubricStudy(t *testing.T, flags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	syn := filepath.Join(dir, "syn")
+	for _, args := range [][]string{
+		{"deflect", "synth", "--models", "m-one", "--samples", "1", "--out-dir", syn},
+		{"deflect", "import", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", filepath.Join(syn, "evals.jsonl")},
+		append([]string{"study", "create", "--run", "1", "--kind", "deflect-rubric"}, flags...),
+	} {
+		if out, stderr, err := runCLI(t, dir, args...); err != nil {
+			t.Fatalf("%v: %v %s\n%s", args, err, out, stderr)
+		}
+	}
+	return dir
+}
