@@ -195,22 +195,19 @@ func addStudies(ctx context.Context, st study.Store, runID int64, rep *report.Re
 
 // browseStudy opens the store to read and loads the study named by arg.
 func browseStudy(g *Global, cmd *cobra.Command, arg string) (*session, study.Study, error) {
-	s, err := openBrowse(g)
-	if err != nil {
-		return nil, study.Study{}, err
-	}
-	st, err := loadStudy(cmd.Context(), s, arg)
-	if err != nil {
-		s.Close()
-		return nil, st, err
-	}
-	return s, st, nil
+	return studyIn(cmd, arg, func() (*session, error) { return openBrowse(g) })
 }
 
 // editStudy opens the store to change a study (its answers or design) and
 // reads the study by its id argument; the caller closes the session.
 func editStudy(g *Global, cmd *cobra.Command, arg string) (*session, study.Study, error) {
-	s, err := openSession(g)
+	return studyIn(cmd, arg, func() (*session, error) { return openSession(g) })
+}
+
+// studyIn opens a session with open and reads the study by its id
+// argument (the session closed again when there is none).
+func studyIn(cmd *cobra.Command, arg string, open func() (*session, error)) (*session, study.Study, error) {
+	s, err := open()
 	if err != nil {
 		return nil, study.Study{}, err
 	}
