@@ -36,6 +36,9 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	// Form controls and scrollbars follow the theme too.
 	`.o-refusal{background:#f6d5d5}.o-soft_refusal{background:#fbe3c6}.o-labeled_compliance{background:#f7efb8}.o-clean_compliance{background:#d4edd9}.o-other{background:#e6e8ec}span.o{padding:0 .3rem;border-radius:3px}table#grid td.o a{color:inherit;text-decoration:none;white-space:nowrap}table#diff del{background:#f6d5d5}table#diff ins{background:#d4edd9}` +
 	`@media (prefers-color-scheme:dark){.o-refusal{background:#4a1f24}.o-soft_refusal{background:#4a3318}.o-labeled_compliance{background:#3f3a14}.o-clean_compliance{background:#1c3a22}.o-other{background:#2c3240}table#diff del{background:#4a1f24}table#diff ins{background:#1c3a22}}` +
+	// A list of generations: each row as few lines as its answer needs.
+	`table#generations code.gid{font-size:12px;word-break:break-all}table#generations span.claim{display:block;max-width:24rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}` +
+	`table.judges{margin:0}table.judges th,table.judges td{padding:.1rem .4rem}table.judges span.flag{margin:0}` +
 	// The run's headline figures, on its first screen.
 	`section.headline{border:1px solid #9bbcf0;border-left:4px solid #4a7fd1;border-radius:4px;padding:.2rem .9rem .4rem;margin:.6rem 0 1rem}section.headline h2{margin:.5rem 0 .3rem;border:0;font-size:1.15rem}section.headline h2 a{font-weight:400;font-size:.8em;margin-left:.5rem}section.headline table{margin-bottom:.3rem}` +
 	`@media (prefers-color-scheme:dark){section.headline{border-color:#3d68a8}}` +

@@ -24,7 +24,7 @@ func TestGenerationListSortJumpExport(t *testing.T) {
 	h := viewer(t, st)
 	ids := func(body string) []string {
 		var out []string
-		for _, m := range regexp.MustCompile(`<a href="/runs/\d+/generations/([^"]+)"><code>`).FindAllStringSubmatch(body, -1) {
+		for _, m := range regexp.MustCompile(`<a href="/runs/\d+/generations/([^"]+)"><code class="gid">`).FindAllStringSubmatch(body, -1) {
 			out = append(out, m[1])
 		}
 		return out
