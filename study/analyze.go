@@ -330,6 +330,10 @@ func agreement(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error
 	sec := rep.AddSection("Agreement", "Items answered by two or more annotators, decoys excluded. Raw agreement is the mean share of agreeing pairs; AC1 follows Gwet's irrCAC: its chance agreement also counts the items only one annotator answered, and it uses every choice of the scale (Q); Fleiss' κ the items with the most ratings; α is nominal. Intervals: bootstrap over the items answered.")
 	t := sec.Add(&report.Table{ID: "agreement", Title: "Agreement by question", Columns: report.Cols("question", "items", "raw agreement", "Gwet's AC1", "Fleiss' κ", "Krippendorff's α", "positive specific agreement", "Cohen's κ (2 annotators)")})
 	for qi, q := range s.Questions {
+		if !q.Coded() {
+			t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.I(0), report.NA("free text: no agreement (see study export --format long)"), report.NA(""), report.NA(""), report.NA(""), report.NA(""), report.NA("")})
+			continue
+		}
 		_, ratings := ratingsOf(s, ans, q.ID)
 		multi := answeredTwice(ratings)
 		if len(multi) == 0 {
@@ -365,6 +369,9 @@ func agreement(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error
 	}
 	pt := sec.Add(&report.Table{ID: "pairs", Title: "Agreement by pair of annotators", Columns: report.Cols("question", "pair", "items", "raw agreement", "Cohen's κ")})
 	for _, q := range s.Questions {
+		if !q.Coded() {
+			continue
+		}
 		_, ratings := ratingsOf(s, ans, q.ID)
 		for i := range s.Annotators {
 			for j := i + 1; j < len(s.Annotators); j++ {

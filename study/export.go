@@ -139,7 +139,11 @@ func LabelStudio(s Study, anns []Annotation) ([]byte, error) {
 			}
 			ann := labelStudioAnnotation{CompletedBy: a.Name, CreatedAt: x.At.UTC().Format(time.RFC3339), WasCanceled: x.Skipped, Result: []labelStudioResult{}}
 			for _, q := range s.Questions {
-				if v := x.Answers[q.ID]; v != "" && !x.Skipped {
+				switch v := x.Answers[q.ID]; {
+				case v == "" || x.Skipped:
+				case q.Type == FreeText:
+					ann.Result = append(ann.Result, labelStudioResult{FromName: q.ID, ToName: "text", Type: "textarea", Value: map[string][]string{"text": {v}}})
+				default:
 					ann.Result = append(ann.Result, labelStudioResult{FromName: q.ID, ToName: "text", Type: "choices", Value: map[string][]string{"choices": {v}}})
 				}
 			}
@@ -183,7 +187,19 @@ func LabelStudioConfig(s Study) (string, error) {
 		XMLName xml.Name `xml:"Text"`
 		text
 	}{text: text{Name: "text", Value: "$text"}}}}
+	type textArea struct {
+		XMLName xml.Name `xml:"TextArea"`
+		Name    string   `xml:"name,attr"`
+		ToName  string   `xml:"toName,attr"`
+	}
 	for _, q := range s.Questions {
+		if q.Type == FreeText {
+			v.Items = append(v.Items, struct {
+				XMLName xml.Name `xml:"Header"`
+				header
+			}{header: header{Value: headerOf(q)}}, textArea{Name: q.ID, ToName: "text"})
+			continue
+		}
 		c := choices{Name: q.ID, ToName: "text", Choice: "single"}
 		for _, ch := range q.Choices {
 			c.Choices = append(c.Choices, choice{Value: ch.Key, Hint: ch.Label})

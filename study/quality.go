@@ -190,6 +190,9 @@ func straightLining(rep *report.Report, s Study, ans answers) {
 	t := sec.Add(&report.Table{ID: "straight_lining", Title: "Most common answer by annotator and question", Columns: report.Cols("annotator", "question", "items answered", "most common", "share", "flag")})
 	for _, a := range s.Annotators {
 		for _, q := range s.Questions {
+			if !q.Coded() {
+				continue
+			}
 			count := map[string]int{}
 			n := 0
 			for _, it := range s.Items {
@@ -242,6 +245,9 @@ func byStratum(sec *report.Section, s Study, ans answers, o AnalyzeOptions) erro
 	sort.Strings(strata)
 	t := sec.Add(&report.Table{ID: "agreement_by_stratum", Title: "Agreement by question and stratum", Columns: report.Cols("question", "stratum", "items", "raw agreement", "Gwet's AC1")})
 	for qi, q := range s.Questions {
+		if !q.Coded() {
+			continue
+		}
 		keys, ratings := ratingsOf(s, ans, q.ID)
 		for si, st := range strata {
 			var rows [][]string

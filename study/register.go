@@ -57,6 +57,8 @@ type Draw struct {
 	// Corpus is --corpus ("" : the run's only one).
 	Stratify []string
 	Corpus   string
+	// Show are the columns a records study shows (its YAML's show).
+	Show []string
 }
 
 // Records is how a study kind reads a run's records.

@@ -9,6 +9,7 @@ package study
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -30,7 +31,45 @@ type Question struct {
 	// Positive is the choice that counts as "yes" for binary statistics
 	// (positive specific agreement, precision and recall).
 	Positive string `json:"positive"`
+	// Type is how it is answered: "" a choice, "likert" a choice on an
+	// ordered scale (its keys 1…n), "text" free text (no choices; counted
+	// in no agreement). Optional questions may be left open; one with When
+	// is asked only when another question has that answer.
+	Type     string `json:"type,omitempty"`
+	Optional bool   `json:"optional,omitempty"`
+	When     *When  `json:"when,omitempty"`
 }
+
+// When asks a question only when question Question was answered Is.
+type When struct {
+	Question string `json:"question"`
+	Is       string `json:"is"`
+}
+
+// Question types (Question.Type).
+const (
+	Likert   = "likert"
+	FreeText = "text"
+)
+
+// Accepts reports whether v answers the question: one of its choices, or
+// any text for free text.
+func (q Question) Accepts(v string) bool {
+	if q.Type == FreeText {
+		return strings.TrimSpace(v) != ""
+	}
+	return slices.ContainsFunc(q.Choices, func(c Choice) bool { return c.Key == v })
+}
+
+// Needed reports whether an answer must give the question one: it is not
+// optional, and its condition (if any) holds in answers.
+func (q Question) Needed(answers map[string]string) bool {
+	return !q.Optional && (q.When == nil || answers[q.When.Question] == q.When.Is)
+}
+
+// Coded reports whether the question's answers are codes agreement is
+// measured on (every type but free text).
+func (q Question) Coded() bool { return q.Type != FreeText }
 
 // Item is one record put to the annotators. What they read is Context and
 // Text; Hidden holds what they must not see (model, frame, condition,
@@ -141,10 +180,10 @@ func (s *Study) Validate(a Annotation) error {
 	}
 	for _, q := range s.Questions {
 		v, ok := a.Answers[q.ID]
-		if !ok || v == "" {
+		switch {
+		case (!ok || v == "") && q.Needed(a.Answers):
 			return fmt.Errorf("item %q: question %s has no answer", a.Item, q.ID)
-		}
-		if !slices.ContainsFunc(q.Choices, func(c Choice) bool { return c.Key == v }) {
+		case ok && v != "" && !q.Accepts(v):
 			return fmt.Errorf("item %q: question %s: %q is not one of its choices", a.Item, q.ID, v)
 		}
 	}

@@ -93,11 +93,7 @@ func (s *Server) practice(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, q := range st.Questions {
-		qv := questionView{ID: q.ID, Text: q.Text}
-		for i, c := range q.Choices {
-			qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: i + 1, Checked: answers[q.ID] == c.Key})
-		}
-		v.Questions = append(v.Questions, qv)
+		v.Questions = append(v.Questions, viewQuestion(st, q, answers[q.ID]))
 	}
 	s.renderStudio(w, "practice.html", map[string]any{"Study": st, "P": v})
 }

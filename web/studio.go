@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,6 +173,30 @@ type choiceView struct {
 type questionView struct {
 	ID, Text string
 	Choices  []choiceView
+	// Free text: a text box (Value: what was written); Note says when it
+	// may be left open.
+	Free  bool
+	Value string
+	Note  string
+}
+
+// viewQuestion is a question as a page asks it, with the answer given.
+func viewQuestion(st study.Study, q study.Question, answer string) questionView {
+	qv := questionView{ID: q.ID, Text: q.Text, Free: q.Type == study.FreeText, Value: answer}
+	for i, c := range q.Choices {
+		qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: i + 1, Checked: answer == c.Key})
+	}
+	switch {
+	case q.When != nil:
+		for _, o := range st.Questions {
+			if o.ID == q.When.Question {
+				qv.Note = fmt.Sprintf("only if “%s” is answered “%s”", o.Text, choiceLabel(o, q.When.Is))
+			}
+		}
+	case q.Optional:
+		qv.Note = "optional"
+	}
+	return qv
 }
 
 // annotate is one item of the annotator's queue: the text and the
@@ -213,11 +236,7 @@ func (s *Server) annotatePage(w http.ResponseWriter, r *http.Request, st study.S
 	}
 	var qs []questionView
 	for _, q := range st.Questions {
-		qv := questionView{ID: q.ID, Text: q.Text}
-		for i, c := range q.Choices {
-			qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: i + 1, Checked: shown.Answers[q.ID] == c.Key})
-		}
-		qs = append(qs, qv)
+		qs = append(qs, viewQuestion(st, q, shown.Answers[q.ID]))
 	}
 	answered := 0
 	for _, k := range a.Order {
@@ -237,8 +256,7 @@ func (s *Server) annotatePage(w http.ResponseWriter, r *http.Request, st study.S
 func unanswered(st study.Study, a study.Annotation) string {
 	var missing []string
 	for _, q := range st.Questions {
-		v := a.Answers[q.ID]
-		if !slices.ContainsFunc(q.Choices, func(c study.Choice) bool { return c.Key == v }) {
+		if v := a.Answers[q.ID]; q.Needed(a.Answers) && !q.Accepts(v) {
 			missing = append(missing, "“"+q.Text+"”")
 		}
 	}
@@ -311,7 +329,7 @@ func (s *Server) save(w http.ResponseWriter, r *http.Request) {
 		Comment: strings.TrimSpace(r.PostForm.Get("comment")), Skipped: r.PostForm.Get("action") == "skip", At: time.Now().UTC()}
 	if !ann.Skipped {
 		for _, q := range st.Questions {
-			if v := r.PostForm.Get("q_" + q.ID); v != "" {
+			if v := strings.TrimSpace(r.PostForm.Get("q_" + q.ID)); v != "" {
 				ann.Answers[q.ID] = v
 			}
 		}

@@ -28,7 +28,7 @@ func newStudyCmd(g *Global) *cobra.Command {
 
 func newStudyCreateCmd(g *Global) *cobra.Command {
 	sp := studySpec{o: study.Options{Overlap: -1}}
-	var annotators, codebook string
+	var annotators, codebook, questions string
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
@@ -48,6 +48,17 @@ in an order of their own. Decoys have a known answer.`,
 			}
 			defer s.Close()
 			sp.annotators = bench.SplitList(annotators)
+			if questions != "" {
+				b, err := os.ReadFile(questions)
+				if err != nil {
+					return fmt.Errorf("--questions: %w", err)
+				}
+				c, err := study.ParseCustom(b, questions)
+				if err != nil {
+					return err
+				}
+				sp.custom = &c
+			}
 			if sp.o.PerItem != 0 && cmd.Flags().Changed("overlap") {
 				return fmt.Errorf("--overlap and --per-item: give one (--per-item K gives every item to K annotators)")
 			}
@@ -97,6 +108,7 @@ in an order of their own. Decoys have a known answer.`,
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
 	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling and order seed")
 	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
+	f.StringVar(&questions, "questions", "", "a records study's questions and shown columns, from a YAML file (see --kind records)")
 	f.StringVar(&codebook, "codebook", "", "a text file of instructions and worked examples, shown before the first item and linked from every item")
 	f.IntVar(&sp.o.Practice, "practice", 0, "items with a known answer for a practice round before the queue (feedback after each; counted nowhere)")
 	f.StringVar(&sp.o.CompletionCode, "completion-code", "", "a crowd platform's completion code, shown with Prolific's completion link to an annotator who has been through their queue")
@@ -104,7 +116,11 @@ in an order of their own. Decoys have a known answer.`,
 	cmd.MarkFlagRequired("kind")
 	cmd.MarkFlagRequired("annotators")
 	for _, k := range study.Registered() { // kinds benchmarks declare in their own packages
-		cmd.Long += "\n\n" + textwrap.Wrap(fmt.Sprintf("%s (%s runs): %s.", k.Kind, k.Benchmark, k.Summary), 100)
+		runs := k.Benchmark + " runs"
+		if k.Benchmark == "" {
+			runs = "any run"
+		}
+		cmd.Long += "\n\n" + textwrap.Wrap(fmt.Sprintf("%s (%s): %s.", k.Kind, runs, k.Summary), 100)
 	}
 	bench.Choices(f, "kind", kinds...)
 	return cmd
@@ -116,6 +132,7 @@ type studySpec struct {
 	kind, fields, stratify, corpus string
 	annotators                     []string
 	o                              study.Options
+	custom                         *study.Custom // a records study's --questions
 }
 
 // createStudy samples a run's records into a study and stores it.
@@ -128,6 +145,14 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	if err != nil {
 		return study.Study{}, err
 	}
+	switch {
+	case k == study.RecordsKind && sp.custom == nil:
+		return study.Study{}, fmt.Errorf("a records study asks the questions of a YAML file: give --questions FILE.yaml")
+	case k == study.RecordsKind:
+		qs = sp.custom.Questions
+	case sp.custom != nil:
+		return study.Study{}, fmt.Errorf("--questions: a %s study asks its own questions (a records study asks yours)", k)
+	}
 	if sp.o.PerStratum > 0 && sp.o.N > 0 {
 		return study.Study{}, fmt.Errorf("--n and --per-type/--per-stratum: give one")
 	}
@@ -138,7 +163,11 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	if !ok {
 		return study.Study{}, fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", sp.runID, s.st.Path())
 	}
-	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, bench.SplitList(sp.stratify), sp.corpus)
+	var show []string
+	if sp.custom != nil {
+		show = sp.custom.Show
+	}
+	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, bench.SplitList(sp.stratify), sp.corpus, show)
 	if err != nil {
 		return study.Study{}, err
 	}
@@ -158,17 +187,18 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 
 // studyItems reads the run's records and makes a study's candidates and
 // decoys.
-func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs []study.Question, stratify []string, corpus string) (cands, decoys []study.Item, facts map[string]string, err error) {
+func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs []study.Question, stratify []string, corpus string, show []string) (cands, decoys []study.Item, facts map[string]string, err error) {
 	runID, bench := run.ID, run.Benchmark
 	if spec, ok := study.SpecOf(k); ok {
-		// A kind its benchmark's package declares draws its own items.
-		if bench != spec.Benchmark {
+		// A kind its benchmark's package declares draws its own items
+		// (a kind of no benchmark, any run's).
+		if spec.Benchmark != "" && bench != spec.Benchmark {
 			return nil, nil, nil, fmt.Errorf("run %d is a %s run: a %s study needs a %s run", runID, bench, k, spec.Benchmark)
 		}
 		if corpus != "" && !spec.Corpus {
 			return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
 		}
-		return spec.Items(ctx, study.Draw{Records: s.st, Run: run, Questions: qs, Data: s.taskEnv("").Data, Stratify: stratify, Corpus: corpus})
+		return spec.Items(ctx, study.Draw{Records: s.st, Run: run, Questions: qs, Data: s.taskEnv("").Data, Stratify: stratify, Corpus: corpus, Show: show})
 	}
 	return nil, nil, nil, fmt.Errorf("study kind %q: no benchmark declares it", k)
 }

@@ -1,0 +1,210 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// A records study puts any Task's records (those its viewer lists,
+// bench.Lists: a prompt set's answers, a classification run's
+// predictions) to people, with questions from a YAML file: what each
+// record shows them and what it asks.
+//
+//	show: [answer]            # the listing's columns annotators read (default: its last)
+//	questions:
+//	  - id: on_topic
+//	    text: Does the answer address the prompt?
+//	    choices: [{key: "1", label: "yes"}, {key: "0", label: "no"}]
+//	    positive: "1"
+//	  - id: quality
+//	    text: How good is it?
+//	    type: likert           # keys 1 … scale
+//	    scale: 5
+//	    low: poor
+//	    high: excellent
+//	  - id: why
+//	    text: What is off-topic in it?
+//	    type: text
+//	    when: {question: on_topic, is: "0"}
+//	    optional: false        # the default; a "when" question is asked only then
+
+// RecordsKind is the kind of a records study.
+const RecordsKind Kind = "records"
+
+// Custom is a records study's questions and the columns it shows.
+type Custom struct {
+	Show      []string
+	Questions []Question
+}
+
+type customFile struct {
+	Show      []string    `yaml:"show"`
+	Questions []yaml.Node `yaml:"questions"`
+}
+
+// customKeys are the fields a question of the YAML may have.
+var customKeys = []string{"id", "text", "type", "choices", "positive", "scale", "low", "high", "optional", "when"}
+
+type customQuestion struct {
+	ID       string   `yaml:"id"`
+	Text     string   `yaml:"text"`
+	Type     string   `yaml:"type"`
+	Choices  []Choice `yaml:"choices"`
+	Positive string   `yaml:"positive"`
+	Scale    int      `yaml:"scale"`
+	Low      string   `yaml:"low"`
+	High     string   `yaml:"high"`
+	Optional bool     `yaml:"optional"`
+	When     *When    `yaml:"when"`
+}
+
+// ParseCustom reads a records study's YAML (name: the file, for errors,
+// which give its line).
+func ParseCustom(data []byte, name string) (Custom, error) {
+	var f customFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return Custom{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(f.Questions) == 0 {
+		return Custom{}, fmt.Errorf("%s: no questions (a list under questions:)", name)
+	}
+	out := Custom{Show: f.Show}
+	for _, n := range f.Questions {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i < len(n.Content); i += 2 {
+				if k := n.Content[i]; !slices.Contains(customKeys, k.Value) {
+					return Custom{}, fmt.Errorf("%s line %d: field %s not found (a question has %s)", name, k.Line, k.Value, strings.Join(customKeys, ", "))
+				}
+			}
+		}
+		var c customQuestion
+		if err := n.Decode(&c); err != nil {
+			return Custom{}, fmt.Errorf("%s: %w", name, err)
+		}
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s line %d: question %q: %s", name, n.Line, c.ID, fmt.Sprintf(format, a...))
+		}
+		q := Question{ID: c.ID, Text: c.Text, Positive: c.Positive, Optional: c.Optional, When: c.When, Choices: c.Choices}
+		switch {
+		case c.ID == "" || strings.ContainsAny(c.ID, " ,\t\n"):
+			return Custom{}, bad("id: give one word")
+		case slices.ContainsFunc(out.Questions, func(o Question) bool { return o.ID == c.ID }):
+			return Custom{}, bad("id: asked twice")
+		case c.Text == "":
+			return Custom{}, bad("text: say what is asked")
+		}
+		switch c.Type {
+		case "", "choice":
+			if len(c.Choices) < 2 {
+				return Custom{}, bad("choices: give two or more")
+			}
+		case Likert:
+			if c.Scale < 2 || c.Scale > 11 || len(c.Choices) > 0 {
+				return Custom{}, bad("a likert question has a scale of 2 to 11 points and no choices")
+			}
+			q.Type, q.Choices = Likert, nil
+			for i := 1; i <= c.Scale; i++ {
+				label := strconv.Itoa(i)
+				switch {
+				case i == 1 && c.Low != "":
+					label += " — " + c.Low
+				case i == c.Scale && c.High != "":
+					label += " — " + c.High
+				}
+				q.Choices = append(q.Choices, Choice{Key: strconv.Itoa(i), Label: label})
+			}
+		case FreeText:
+			if len(c.Choices) > 0 || c.Positive != "" {
+				return Custom{}, bad("a text question has no choices")
+			}
+			q.Type = FreeText
+		default:
+			return Custom{}, bad("type %q: want choice, likert or text", c.Type)
+		}
+		keys := map[string]bool{}
+		for _, ch := range q.Choices {
+			if ch.Key == "" || ch.Label == "" || keys[ch.Key] {
+				return Custom{}, bad("choices: each needs a key of its own and a label")
+			}
+			keys[ch.Key] = true
+		}
+		if c.Positive != "" && !keys[c.Positive] {
+			return Custom{}, bad("positive %q is not one of its choices", c.Positive)
+		}
+		if c.When != nil {
+			i := slices.IndexFunc(out.Questions, func(o Question) bool { return o.ID == c.When.Question })
+			if i < 0 || !out.Questions[i].Accepts(c.When.Is) || out.Questions[i].Type == FreeText {
+				return Custom{}, bad("when: name an earlier choice question and one of its choices")
+			}
+		}
+		out.Questions = append(out.Questions, q)
+	}
+	return out, nil
+}
+
+// RecordsStudy is the records kind: any Task's listed records, the YAML's
+// questions.
+var RecordsStudy = RegisterKind(KindSpec{
+	Kind:    RecordsKind,
+	Summary: "any run's records its viewer lists (a prompt set's answers, a classification's predictions), with the questions of a YAML file (--questions: choice, likert, text; optional; asked when another question has an answer); no decoys",
+	Items:   recordItems,
+})
+
+// recordItems are a run's listed records: each shows the columns the
+// YAML names (every column hidden), keyed by the record's key.
+func recordItems(ctx context.Context, d Draw) (cands, decoys []Item, facts map[string]string, err error) {
+	t, ok := bench.TaskOf(d.Run.Benchmark)
+	lists, isList := t.(bench.Lists)
+	if !ok || !isList {
+		return nil, nil, nil, fmt.Errorf("run %d is a %s run, whose records no list shows: a records study needs a run whose viewer lists them", d.Run.ID, d.Run.Benchmark)
+	}
+	l := lists.Listing()
+	show := d.Show
+	if len(show) == 0 {
+		show = l.Columns[len(l.Columns)-1:]
+	}
+	var idx []int
+	for _, c := range show {
+		i := slices.Index(l.Columns, c)
+		if i < 0 {
+			return nil, nil, nil, fmt.Errorf("show: %s lists no column %q (its columns: %s)", d.Run.Benchmark, c, strings.Join(l.Columns, ", "))
+		}
+		idx = append(idx, i)
+	}
+	err = d.Records.Records(ctx, d.Run.ID, l.Kind, func(r store.Record) error {
+		row, err := l.Row(r)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", r.Key, err)
+		}
+		it := Item{Key: r.Key, Hidden: map[string]string{}}
+		var parts []string
+		for _, i := range idx {
+			if len(idx) == 1 {
+				parts = append(parts, row[i])
+			} else {
+				parts = append(parts, l.Columns[i]+": "+row[i])
+			}
+		}
+		it.Text = strings.Join(parts, "\n")
+		for i, c := range l.Columns {
+			it.Hidden[c] = row[i]
+		}
+		it.Stratum = StratumOf(d.Stratify, func(k string) string { return it.Hidden[k] })
+		cands = append(cands, it)
+		return nil
+	})
+	return cands, nil, nil, err
+}
