@@ -33,26 +33,7 @@ func TestCodebookAndPractice(t *testing.T) {
 		}
 	}
 	h := viewer(t, st)
-	jar := map[string]*http.Cookie{}
-	do := func(method, path string, form url.Values) *httptest.ResponseRecorder {
-		var req *http.Request
-		if form != nil {
-			req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		} else {
-			req = httptest.NewRequest(method, path, nil)
-		}
-		req.Host = "127.0.0.1"
-		for _, c := range jar {
-			req.AddCookie(c)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		for _, c := range rec.Result().Cookies() {
-			jar[c.Name] = c
-		}
-		return rec
-	}
+	do := visitor(h)
 	do("GET", "/annotate/login/ana-token", nil)
 	if got := do("GET", "/annotate", nil); got.Header().Get("Location") != "/annotate/codebook" {
 		t.Fatalf("the first visit goes to %q, want the codebook", got.Header().Get("Location"))
@@ -99,5 +80,30 @@ func TestCodebookAndPractice(t *testing.T) {
 	anns, _ := st.Annotations(ctx, id)
 	if len(anns) != 0 {
 		t.Fatalf("the practice stored %d answers", len(anns))
+	}
+}
+
+// visitor makes requests to h as one browser would: loopback, with the
+// cookies earlier answers set; a form, when given, is posted.
+func visitor(h http.Handler) func(method, path string, form url.Values) *httptest.ResponseRecorder {
+	jar := map[string]*http.Cookie{}
+	return func(method, path string, form url.Values) *httptest.ResponseRecorder {
+		var req *http.Request
+		if form != nil {
+			req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		} else {
+			req = httptest.NewRequest(method, path, nil)
+		}
+		req.Host = "127.0.0.1"
+		for _, c := range jar {
+			req.AddCookie(c)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		for _, c := range rec.Result().Cookies() {
+			jar[c.Name] = c
+		}
+		return rec
 	}
 }

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -36,24 +35,8 @@ func TestStudioAsksCustomQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := viewer(t, st)
-	var cookie *http.Cookie
-	do := func(method, path string, form url.Values) *httptest.ResponseRecorder {
-		var req *http.Request
-		if form != nil {
-			req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		} else {
-			req = httptest.NewRequest(method, path, nil)
-		}
-		req.Host = "127.0.0.1"
-		if cookie != nil {
-			req.AddCookie(cookie)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec
-	}
-	cookie = do("GET", "/annotate/login/ana-token", nil).Result().Cookies()[0]
+	do := visitor(h)
+	do("GET", "/annotate/login/ana-token", nil)
 	page := do("GET", "/annotate/1", nil).Body.String()
 	for _, want := range []string{`<textarea name="q_why"`, "only if “On topic?” is answered “no”", `value="3"`, "3 — fine"} {
 		if !strings.Contains(page, want) {

@@ -1,10 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
-	"encoding/csv"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,11 +37,7 @@ func TestStudyDesignChanges(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	var sheet bytes.Buffer
-	csv.NewWriter(&sheet).WriteAll(rows)
-	p := filepath.Join(dir, "ben.csv")
-	os.WriteFile(p, sheet.Bytes(), 0o644)
-	if out, stderr, err := runCLI(t, dir, "study", "import", "1", p); err != nil {
+	if out, stderr, err := importRows(t, dir, "ben.csv", rows); err != nil {
 		t.Fatalf("%v %s\n%s", err, out, stderr)
 	}
 	out, stderr, err := runCLI(t, dir, "study", "add-annotator", "1", "eli", "--replace", "ben")

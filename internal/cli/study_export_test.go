@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
@@ -35,11 +34,7 @@ func TestStudyExportsForOtherTools(t *testing.T) {
 		}
 		recs[i+1] = r
 	}
-	var sheet bytes.Buffer
-	csv.NewWriter(&sheet).WriteAll(recs)
-	p := filepath.Join(dir, "ana.csv")
-	os.WriteFile(p, sheet.Bytes(), 0o644)
-	if out, stderr, err := runCLI(t, dir, "study", "import", "1", p); err != nil {
+	if out, stderr, err := importRows(t, dir, "ana.csv", recs); err != nil {
 		t.Fatalf("%v %s\n%s", err, out, stderr)
 	}
 

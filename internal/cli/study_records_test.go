@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,19 +71,12 @@ questions:
 		}
 		recs[i+1] = r
 	}
-	var sheet bytes.Buffer
-	csv.NewWriter(&sheet).WriteAll(recs)
-	p := filepath.Join(dir, "sheet.csv")
-	os.WriteFile(p, sheet.Bytes(), 0o644)
-	if out, stderr, err := runCLI(t, dir, "study", "import", "1", p); err != nil {
+	if out, stderr, err := importRows(t, dir, "sheet.csv", recs); err != nil {
 		t.Fatalf("%v %s\n%s", err, out, stderr)
 	}
 	// A sheet leaving why open where on_topic is 0 is refused.
 	recs[1+4][7] = "" // ben's first row (ana has 4)
-	sheet.Reset()
-	csv.NewWriter(&sheet).WriteAll(recs)
-	os.WriteFile(p, sheet.Bytes(), 0o644)
-	if _, _, err := runCLI(t, dir, "study", "import", "1", p, "--overwrite"); err == nil || !strings.Contains(err.Error(), "why") {
+	if _, _, err := importRows(t, dir, "sheet.csv", recs, "--overwrite"); err == nil || !strings.Contains(err.Error(), "why") {
 		t.Fatalf("a needed text answer left open: %v", err)
 	}
 	rep, _, err := runCLI(t, dir, "study", "report", "1", "--resamples", "50")

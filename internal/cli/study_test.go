@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -267,4 +268,17 @@ func rubricStudy(t *testing.T, flags ...string) string {
 		}
 	}
 	return dir
+}
+
+// importRows writes rows as a sheet dir/name and imports it into study 1
+// (with flags), returning what the import said.
+func importRows(t *testing.T, dir, name string, rows [][]string, flags ...string) (string, string, error) {
+	t.Helper()
+	var sheet bytes.Buffer
+	csv.NewWriter(&sheet).WriteAll(rows)
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, sheet.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return runCLI(t, dir, append([]string{"study", "import", "1", p}, flags...)...)
 }
