@@ -41,7 +41,7 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	`table.judges{margin:0}table.judges th,table.judges td{padding:.1rem .4rem}table.judges span.flag{margin:0}` +
 	// The run's headline figures, on its first screen.
 	`section.headline{border:1px solid #9bbcf0;border-left:4px solid #4a7fd1;border-radius:4px;padding:.2rem .9rem .4rem;margin:.6rem 0 1rem}section.headline h2{margin:.5rem 0 .3rem;border:0;font-size:1.15rem}section.headline h2 a{font-weight:400;font-size:.8em;margin-left:.5rem}section.headline table{margin-bottom:.3rem}` +
-	`@media (prefers-color-scheme:dark){section.headline{border-color:#3d68a8}}` +
+	`@media (prefers-color-scheme:dark){section.headline{border-color:#3d68a8}fieldset.q{border-color:#3a4150}}` +
 	`:root{color-scheme:light dark}` +
 	`@media (prefers-color-scheme:dark){input,select,textarea,button{background:#222733;color:#dfe3ea;border:1px solid #3a4150}p.unfinished{background:#3a2c14}p.problem{background:#3a1d1a;color:#f2c4bd}details.about{border-color:#2c3240}pre.config,pre.text{background:#222733}tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#4a1f24}span.flag{background:#1f3357;border-color:#3d68a8}td.flag{background:#1f3357}td.invalid{background:#3a2c14}.hit{background:#1c3a22}.miss{background:#4a1f24}section.judge{border-top-color:#2c3240}}`
 

@@ -14,7 +14,7 @@ import (
 
 // TestBrowserStudyPages opens the codebook, a practice item and its
 // feedback, the done page with a completion code, and the adjudication
-// page in Chromium at 1280 and 1920 px: each renders with no console error
+// page in Chromium at 1280 and 1920 px, light and dark: each renders with no console error
 // and no Content-Security-Policy violation, no wider than the window, and
 // lands a screenshot in $FALLACYLAB_ARTIFACTS.
 func TestBrowserStudyPages(t *testing.T) {
@@ -51,9 +51,13 @@ func TestBrowserStudyPages(t *testing.T) {
 		{"study-adjudicate", fmt.Sprintf("/studies/%d/adjudicate", id), "#item-1", nil},
 	}
 	for _, p := range pages {
-		for _, width := range []int64{1280, 1920} {
+		for _, v := range []struct {
+			width  int64
+			scheme string
+		}{{1280, "light"}, {1920, "light"}, {1280, "dark"}, {1920, "dark"}} {
+			width := v.width
 			complaints := since()
-			acts := append([]chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(width, 900), chromedp.Navigate(srv.URL + p.path)}, p.act...)
+			acts := append([]chromedp.Action[chromedp.Void]{colorScheme(v.scheme), chromedp.EmulateViewport(width, 900), chromedp.Navigate(srv.URL + p.path)}, p.act...)
 			if err := chromedp.Do(bctx, append(acts, chromedp.WaitVisible(chromedp.CSS(p.wait)))...); err != nil {
 				t.Fatalf("%s: %v", p.name, err)
 			}
@@ -63,7 +67,7 @@ func TestBrowserStudyPages(t *testing.T) {
 			if scroll := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`))); scroll > width {
 				t.Errorf("%s at %d px: the page is %d px wide", p.name, width, scroll)
 			}
-			artifact(t, fmt.Sprintf("%s-%d.png", p.name, width), must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+			artifact(t, fmt.Sprintf("%s-%d-%s.png", p.name, width, v.scheme), must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
 		}
 	}
 	if dialog.Load() {
