@@ -83,7 +83,7 @@ func Adjudication(s Study, key string, gold map[string]string, at time.Time) (An
 		if i < 0 {
 			return Annotation{}, fmt.Errorf("study %d asks no question %q", s.ID, q)
 		}
-		if !slices.ContainsFunc(s.Questions[i].Choices, func(c Choice) bool { return c.Key == v }) {
+		if qq := s.Questions[i]; !qq.Coded() || !qq.Accepts(v) {
 			return Annotation{}, fmt.Errorf("question %s has no choice %q", q, v)
 		}
 	}

@@ -101,7 +101,8 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 	progress(rep, s, anns)
 	decoyTable(rep, s, ans, o)
 	timing(rep, s, anns)
-	straightLining(rep, s, ans)
+	es, eans := expandMulti(s, ans)
+	straightLining(rep, es, eans)
 	kept, keptAnns, out := Counted(s, anns, o)
 	if len(out) > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"left out", strings.Join(out, ", ") + ": below the decoy bar; the figures with them follow the others (--keep-flagged counts them)"})
@@ -130,7 +131,11 @@ func itemsMeta(s Study, sample, decoys int) string {
 // figures adds what a study measures on the annotations it counts: the
 // agreement, and what its kind measures (KindSpec.Analyze).
 func figures(rep *report.Report, s Study, anns []Annotation, o AnalyzeOptions) error {
-	if err := agreement(rep, s, index(anns), o); err != nil {
+	es, eans := expandMulti(s, index(anns))
+	if err := agreement(rep, es, eans, o); err != nil {
+		return err
+	}
+	if err := ordinal(rep, s, index(anns), o); err != nil {
 		return err
 	}
 	if spec, ok := SpecOf(s.Kind); ok && spec.Analyze != nil {

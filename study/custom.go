@@ -33,6 +33,10 @@ import (
 //	    scale: 5
 //	    low: poor
 //	    high: excellent
+//	  - id: flaws
+//	    text: Which of these does it show?
+//	    type: multi            # one or more; each choice's agreement measured as a yes / no
+//	    choices: [{key: hedge, label: hedging}, {key: attack, label: personal attack}]
 //	  - id: why
 //	    text: What is off-topic in it?
 //	    type: text
@@ -126,13 +130,21 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 				}
 				q.Choices = append(q.Choices, Choice{Key: strconv.Itoa(i), Label: label})
 			}
+		case Multi:
+			if len(c.Choices) < 2 || c.Positive != "" {
+				return Custom{}, bad("a multi question has two or more choices and no positive one (each choice is counted as a yes / no of its own)")
+			}
+			if slices.ContainsFunc(c.Choices, func(ch Choice) bool { return strings.Contains(ch.Key, ",") }) {
+				return Custom{}, bad("choices: a multi question's keys hold no comma (its answers are keys joined by commas)")
+			}
+			q.Type = Multi
 		case FreeText:
 			if len(c.Choices) > 0 || c.Positive != "" {
 				return Custom{}, bad("a text question has no choices")
 			}
 			q.Type = FreeText
 		default:
-			return Custom{}, bad("type %q: want choice, likert or text", c.Type)
+			return Custom{}, bad("type %q: want choice, multi, likert or text", c.Type)
 		}
 		keys := map[string]bool{}
 		for _, ch := range q.Choices {
@@ -146,7 +158,7 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 		}
 		if c.When != nil {
 			i := slices.IndexFunc(out.Questions, func(o Question) bool { return o.ID == c.When.Question })
-			if i < 0 || !out.Questions[i].Accepts(c.When.Is) || out.Questions[i].Type == FreeText {
+			if i < 0 || !out.Questions[i].has(c.When.Is) || out.Questions[i].Type == FreeText {
 				return Custom{}, bad("when: name an earlier choice question and one of its choices")
 			}
 		}
@@ -159,7 +171,7 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 // questions.
 var RecordsStudy = RegisterKind(KindSpec{
 	Kind:    RecordsKind,
-	Summary: "any run's records its viewer lists (a prompt set's answers, a classification's predictions), with the questions of a YAML file (--questions: choice, likert, text; optional; asked when another question has an answer); no decoys",
+	Summary: "any run's records its viewer lists (a prompt set's answers, a classification's predictions), with the questions of a YAML file (--questions: choice, multi, likert, text; optional; asked when another question has an answer); no decoys",
 	Items:   recordItems,
 })
 

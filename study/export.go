@@ -143,6 +143,8 @@ func LabelStudio(s Study, anns []Annotation) ([]byte, error) {
 				case v == "" || x.Skipped:
 				case q.Type == FreeText:
 					ann.Result = append(ann.Result, labelStudioResult{FromName: q.ID, ToName: "text", Type: "textarea", Value: map[string][]string{"text": {v}}})
+				case q.Type == Multi:
+					ann.Result = append(ann.Result, labelStudioResult{FromName: q.ID, ToName: "text", Type: "choices", Value: map[string][]string{"choices": q.Picks(v)}})
 				default:
 					ann.Result = append(ann.Result, labelStudioResult{FromName: q.ID, ToName: "text", Type: "choices", Value: map[string][]string{"choices": {v}}})
 				}
@@ -201,6 +203,9 @@ func LabelStudioConfig(s Study) (string, error) {
 			continue
 		}
 		c := choices{Name: q.ID, ToName: "text", Choice: "single"}
+		if q.Type == Multi {
+			c.Choice = "multiple"
+		}
 		for _, ch := range q.Choices {
 			c.Choices = append(c.Choices, choice{Value: ch.Key, Hint: ch.Label})
 		}
@@ -227,7 +232,7 @@ type argillaRecord struct {
 }
 
 type argillaResponse struct {
-	Value  string `json:"value"`
+	Value  any    `json:"value"` // a string; a multi question's: its picks (Argilla's MultiLabelQuestion)
 	UserID string `json:"user_id"`
 	Status string `json:"status"`
 }
@@ -255,6 +260,8 @@ func Argilla(s Study, anns []Annotation) ([]byte, error) {
 				switch v := x.Answers[q.ID]; {
 				case x.Skipped:
 					r.Responses[q.ID] = append(r.Responses[q.ID], argillaResponse{UserID: a.Name, Status: "discarded"})
+				case v != "" && q.Type == Multi:
+					r.Responses[q.ID] = append(r.Responses[q.ID], argillaResponse{Value: q.Picks(v), UserID: a.Name, Status: "submitted"})
 				case v != "":
 					r.Responses[q.ID] = append(r.Responses[q.ID], argillaResponse{Value: v, UserID: a.Name, Status: "submitted"})
 				}

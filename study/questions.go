@@ -50,6 +50,20 @@ func ParseKind(s string) (Kind, error) {
 // returned as written, for Validate to refuse.
 func (q Question) Normalize(v string) string {
 	v = strings.TrimSpace(v)
+	if q.Type == Multi && v != "" {
+		// A sheet's cell lists the picks by key or label, split by
+		// commas, semicolons or bars, in any order.
+		one := q
+		one.Type = ""
+		var keys []string
+		for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' || r == '|' }) {
+			keys = append(keys, one.Normalize(p))
+		}
+		if j := q.Joined(keys); j != "" {
+			return j
+		}
+		return v
+	}
 	for _, c := range q.Choices {
 		if strings.EqualFold(v, c.Key) || strings.EqualFold(v, c.Label) {
 			return c.Key

@@ -32,8 +32,10 @@ type Question struct {
 	// (positive specific agreement, precision and recall).
 	Positive string `json:"positive"`
 	// Type is how it is answered: "" a choice, "likert" a choice on an
-	// ordered scale (its keys 1…n), "text" free text (no choices; counted
-	// in no agreement). Optional questions may be left open; one with When
+	// ordered scale (its keys 1…n), "multi" one or more of its choices
+	// (stored as their keys in the choices' order, joined by commas;
+	// agreement is measured choice by choice), "text" free text (no
+	// choices; counted in no agreement). Optional questions may be left open; one with When
 	// is asked only when another question has that answer.
 	Type     string `json:"type,omitempty"`
 	Optional bool   `json:"optional,omitempty"`
@@ -49,22 +51,75 @@ type When struct {
 // Question types (Question.Type).
 const (
 	Likert   = "likert"
+	Multi    = "multi"
 	FreeText = "text"
 )
 
 // Accepts reports whether v answers the question: one of its choices, or
 // any text for free text.
 func (q Question) Accepts(v string) bool {
-	if q.Type == FreeText {
+	switch q.Type {
+	case FreeText:
 		return strings.TrimSpace(v) != ""
+	case Multi:
+		picks := q.Picks(v)
+		return len(picks) > 0 && q.Joined(picks) == v
 	}
-	return slices.ContainsFunc(q.Choices, func(c Choice) bool { return c.Key == v })
+	return q.has(v)
+}
+
+func (q Question) has(key string) bool {
+	return slices.ContainsFunc(q.Choices, func(c Choice) bool { return c.Key == key })
+}
+
+// Picks are the choices a multi question's answer v holds (its keys, as
+// written: Accepts checks them).
+func (q Question) Picks(v string) []string {
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		out = append(out, strings.TrimSpace(p))
+	}
+	return out
+}
+
+// Joined is a multi question's answer picking keys: those of its choices,
+// in the choices' order, joined by commas ("" when a key is not one of
+// them or is picked twice).
+func (q Question) Joined(keys []string) string {
+	seen := map[string]int{}
+	for _, k := range keys {
+		seen[k]++
+	}
+	var out []string
+	for _, c := range q.Choices {
+		if seen[c.Key] > 1 {
+			return ""
+		}
+		if seen[c.Key] == 1 {
+			out = append(out, c.Key)
+			delete(seen, c.Key)
+		}
+	}
+	if len(seen) > 0 {
+		return ""
+	}
+	return strings.Join(out, ",")
 }
 
 // Needed reports whether an answer must give the question one: it is not
 // optional, and its condition (if any) holds in answers.
 func (q Question) Needed(answers map[string]string) bool {
-	return !q.Optional && (q.When == nil || answers[q.When.Question] == q.When.Is)
+	if q.Optional {
+		return false
+	}
+	if q.When == nil {
+		return true
+	}
+	v := answers[q.When.Question] // a multi question's answer holds its picks joined by commas
+	return v == q.When.Is || slices.Contains(strings.Split(v, ","), q.When.Is)
 }
 
 // Coded reports whether the question's answers are codes agreement is

@@ -65,9 +65,7 @@ func (s *Server) adjudicate(w http.ResponseWriter, r *http.Request) {
 			for _, x := range d.Questions {
 				qv.Differ = qv.Differ || x == q.ID
 			}
-			for ci, c := range q.Choices {
-				qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: ci + 1, Checked: d.Adjudicated[q.ID] == c.Key})
-			}
+			qv.Choices = choiceViews(q, d.Adjudicated[q.ID])
 			v.Questions = append(v.Questions, qv)
 		}
 		views = append(views, v)
@@ -79,6 +77,13 @@ func (s *Server) adjudicate(w http.ResponseWriter, r *http.Request) {
 func choiceLabel(q study.Question, key string) string {
 	if key == "" {
 		return "—"
+	}
+	if q.Type == study.Multi {
+		var labels []string
+		for _, k := range q.Picks(key) {
+			labels = append(labels, choiceLabel(study.Question{Choices: q.Choices}, k))
+		}
+		return strings.Join(labels, ", ")
 	}
 	for _, c := range q.Choices {
 		if c.Key == key {
@@ -105,9 +110,17 @@ func (s *Server) saveAdjudication(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	gold := map[string]string{}
-	for k, vs := range r.PostForm {
-		if q, ok := strings.CutPrefix(k, "q:"); ok && len(vs) > 0 && vs[0] != "" {
-			gold[q] = vs[0]
+	for k := range r.PostForm {
+		if id, ok := strings.CutPrefix(k, "q:"); ok {
+			q := study.Question{ID: id}
+			for _, x := range st.Questions {
+				if x.ID == id {
+					q = x
+				}
+			}
+			if v := formAnswer(q, r.PostForm, k); v != "" {
+				gold[id] = v
+			}
 		}
 	}
 	key := r.PostForm.Get("item")

@@ -86,7 +86,7 @@ func (s *Server) practice(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, q := range st.Questions {
-			answers[q.ID] = r.PostForm.Get("q_" + q.ID)
+			answers[q.ID] = formAnswer(q, r.PostForm, "q_"+q.ID)
 			if known, ok := it.Known[q.ID]; ok {
 				v.Feedback = append(v.Feedback, practiceFeedback{Question: q.Text, Yours: choiceLabel(q, answers[q.ID]), Known: choiceLabel(q, known), Right: answers[q.ID] == known})
 			}

@@ -62,3 +62,46 @@ func TestStudioAsksCustomQuestions(t *testing.T) {
 		t.Fatalf("stored %v", got)
 	}
 }
+
+// TestStudioAsksMultiQuestions (#27 item 18): a multi question is a set of
+// check boxes; the boxes ticked are stored in the choices' order, a save
+// with none ticked keeps the draft and says what is open, and the page
+// shows the ticked boxes again.
+func TestStudioAsksMultiQuestions(t *testing.T) {
+	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	c, err := study.ParseCustom([]byte(`questions:
+  - {id: flaws, text: "Which flaws?", type: multi, choices: [{key: h, label: hedging}, {key: a, label: attack}, {key: s, label: strawman}]}
+`), "q.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := study.Study{RunID: runID, Kind: study.RecordsKind, Name: "multi", Questions: c.Questions, Created: time.Now(),
+		Items:      []study.Item{{Key: "r1", Text: "an answer"}},
+		Annotators: []study.Annotator{{Name: "ana", Token: "ana-token", Order: []string{"r1"}}}}
+	id, err := st.PutStudy(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := visitor(viewer(t, st))
+	do("GET", "/annotate/login/ana-token", nil)
+	page := do("GET", "/annotate/1", nil).Body.String()
+	if n := strings.Count(page, `type="checkbox" name="q_flaws"`); n != 3 {
+		t.Fatalf("%d check boxes:\n%s", n, page)
+	}
+	tok := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)[1]
+	if got := do("POST", "/annotate/1", url.Values{"csrf": {tok}}); got.Code != 422 || !strings.Contains(got.Body.String(), "“Which flaws?”") {
+		t.Fatalf("nothing ticked: %d", got.Code)
+	}
+	if got := do("POST", "/annotate/1", url.Values{"csrf": {tok}, "q_flaws": {"s", "h"}}); got.Code != http.StatusSeeOther {
+		t.Fatalf("two ticked: %d\n%s", got.Code, got.Body.String())
+	}
+	anns, _ := st.Annotations(ctx, id)
+	if len(anns) != 1 || anns[0].Answers["flaws"] != "h,s" {
+		t.Fatalf("stored %+v", anns)
+	}
+	page = do("GET", "/annotate/1", nil).Body.String()
+	if n := strings.Count(page, `checked>`); n != 2 {
+		t.Fatalf("%d boxes shown ticked, want 2", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -163,11 +164,49 @@ func (s *Server) mine(r *http.Request, st study.Study, a study.Annotator) (map[s
 	return out, nil
 }
 
-// choiceView is one radio button of the annotation page.
+// choiceView is one radio button (a check box for a multi question) of
+// the annotation page.
 type choiceView struct {
 	study.Choice
 	Digit   int
 	Checked bool
+	Input   string // "radio" or "checkbox"
+}
+
+// choiceViews are a question's choices as a page offers them, those of
+// answer checked.
+func choiceViews(q study.Question, answer string) []choiceView {
+	var out []choiceView
+	for i, c := range q.Choices {
+		cv := choiceView{Choice: c, Digit: i + 1, Checked: answer == c.Key, Input: "radio"}
+		if q.Type == study.Multi {
+			cv.Checked, cv.Input = slices.Contains(q.Picks(answer), c.Key), "checkbox"
+		}
+		out = append(out, cv)
+	}
+	return out
+}
+
+// formAnswer is a question's answer as a form sent it: the text or choice
+// given, or a multi question's boxes ticked, joined as the study stores
+// them ("" : none).
+func formAnswer(q study.Question, form url.Values, name string) string {
+	if q.Type != study.Multi {
+		return strings.TrimSpace(form.Get(name))
+	}
+	var picks []string
+	for _, v := range form[name] {
+		if v = strings.TrimSpace(v); v != "" {
+			picks = append(picks, v)
+		}
+	}
+	if len(picks) == 0 {
+		return ""
+	}
+	if j := q.Joined(picks); j != "" {
+		return j
+	}
+	return strings.Join(picks, ",") // not its choices: refused by Accepts, kept in the draft
 }
 
 type questionView struct {
@@ -182,10 +221,7 @@ type questionView struct {
 
 // viewQuestion is a question as a page asks it, with the answer given.
 func viewQuestion(st study.Study, q study.Question, answer string) questionView {
-	qv := questionView{ID: q.ID, Text: q.Text, Free: q.Type == study.FreeText, Value: answer}
-	for i, c := range q.Choices {
-		qv.Choices = append(qv.Choices, choiceView{Choice: c, Digit: i + 1, Checked: answer == c.Key})
-	}
+	qv := questionView{ID: q.ID, Text: q.Text, Free: q.Type == study.FreeText, Value: answer, Choices: choiceViews(q, answer)}
 	switch {
 	case q.When != nil:
 		for _, o := range st.Questions {
@@ -329,7 +365,7 @@ func (s *Server) save(w http.ResponseWriter, r *http.Request) {
 		Comment: strings.TrimSpace(r.PostForm.Get("comment")), Skipped: r.PostForm.Get("action") == "skip", At: time.Now().UTC()}
 	if !ann.Skipped {
 		for _, q := range st.Questions {
-			if v := strings.TrimSpace(r.PostForm.Get("q_" + q.ID)); v != "" {
+			if v := formAnswer(q, r.PostForm, "q_"+q.ID); v != "" {
 				ann.Answers[q.ID] = v
 			}
 		}
@@ -417,7 +453,7 @@ document.addEventListener('keydown', function (e) {
     for (var i = 0; !target && i < sets.length; i++) { if (!sets[i].querySelector('input:checked')) target = sets[i]; }
     if (!target) target = sets[sets.length - 1];
     var radio = target.querySelector('input[data-digit="' + e.key + '"]');
-    if (radio) { radio.checked = true; radio.focus(); e.preventDefault(); }
+    if (radio) { radio.checked = radio.type === 'checkbox' ? !radio.checked : true; radio.focus(); e.preventDefault(); }
     var nextSet = null; for (var j = 0; j < sets.length; j++) { if (sets[j] === target && j + 1 < sets.length) nextSet = sets[j + 1]; }
     if (nextSet && !nextSet.querySelector('input:checked')) { var first = nextSet.querySelector('input'); if (first) first.focus(); }
   } else if (e.key === 'Enter') {

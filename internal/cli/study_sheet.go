@@ -134,6 +134,10 @@ func writeSheet(st study.Study, anns []study.Annotation, who []study.Annotator, 
 		for _, c := range q.Choices {
 			keys = append(keys, c.Key)
 		}
+		if q.Type == study.Multi {
+			hdr = append(hdr, q.ID+" (any of "+strings.Join(keys, "/")+", split by commas)")
+			continue
+		}
 		hdr = append(hdr, q.ID+" ("+strings.Join(keys, "/")+")")
 	}
 	cw.Write(append(hdr, sheetTail...))
