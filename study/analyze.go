@@ -95,6 +95,9 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 		{"items", itemsMeta(s, sample, decoys)},
 		{"seed", fmt.Sprint(s.Seed)},
 		{"intervals", fmt.Sprintf("item bootstrap, %d resamples, seed %d, for agreement and judge validity; Wilson for single proportions", o.Resamples, o.Seed)}}
+	if p := participants(s); p != "" {
+		rep.Meta = append(rep.Meta, [2]string{"participants", p})
+	}
 	if n := adjudicatedItems(ans); n > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"adjudicated", fmt.Sprintf("%d items: their human answer is the adjudicator's, not the majority's", n)})
 	}

@@ -42,6 +42,14 @@ import (
 //	    type: text
 //	    when: {question: on_topic, is: "0"}
 //	    optional: false        # the default; a "when" question is asked only then
+//	decoys:                    # the run's records whose answer is known, by a column
+//	  - {column: verdict, is: "correct", known: {on_topic: "1"}}
+//	  - {column: verdict, is: "off-topic", known: {on_topic: "0"}}
+//
+// Decoys are records of the run itself, shown as every other is (the same
+// source, the same columns), so nothing on the page tells one. A record a
+// rule matches may be sampled too; those planted or practised are drawn
+// from the matching records the sample left (study.Plan).
 
 // RecordsKind is the kind of a records study.
 const RecordsKind Kind = "records"
@@ -50,11 +58,21 @@ const RecordsKind Kind = "records"
 type Custom struct {
 	Show      []string
 	Questions []Question
+	Decoys    []DecoyRule
+}
+
+// DecoyRule makes the run's records whose Column reads Is decoys with
+// the Known answers (question → choice).
+type DecoyRule struct {
+	Column string            `yaml:"column"`
+	Is     string            `yaml:"is"`
+	Known  map[string]string `yaml:"known"`
 }
 
 type customFile struct {
 	Show      []string    `yaml:"show"`
 	Questions []yaml.Node `yaml:"questions"`
+	Decoys    []yaml.Node `yaml:"decoys"`
 }
 
 // customKeys are the fields a question of the YAML may have.
@@ -164,6 +182,35 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 		}
 		out.Questions = append(out.Questions, q)
 	}
+	for _, n := range f.Decoys {
+		var r DecoyRule
+		dec := func() error { // unknown fields refused, as the file's
+			var b bytes.Buffer
+			enc := yaml.NewEncoder(&b)
+			if err := enc.Encode(&n); err != nil {
+				return err
+			}
+			d := yaml.NewDecoder(&b)
+			d.KnownFields(true)
+			return d.Decode(&r)
+		}
+		if err := dec(); err != nil {
+			return Custom{}, fmt.Errorf("%s line %d: decoy: %w", name, n.Line, err)
+		}
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s line %d: decoy: %s", name, n.Line, fmt.Sprintf(format, a...))
+		}
+		if r.Column == "" || len(r.Known) == 0 {
+			return Custom{}, bad("give a column, the value it reads (is) and the known answers (known: {question: choice})")
+		}
+		for qid, v := range r.Known {
+			i := slices.IndexFunc(out.Questions, func(o Question) bool { return o.ID == qid })
+			if i < 0 || !out.Questions[i].Coded() || !out.Questions[i].Accepts(v) {
+				return Custom{}, bad("known: %s=%q is not a choice of a question of the file", qid, v)
+			}
+		}
+		out.Decoys = append(out.Decoys, r)
+	}
 	return out, nil
 }
 
@@ -171,7 +218,7 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 // questions.
 var RecordsStudy = RegisterKind(KindSpec{
 	Kind:    RecordsKind,
-	Summary: "any run's records its viewer lists (a prompt set's answers, a classification's predictions), with the questions of a YAML file (--questions: choice, multi, likert, text; optional; asked when another question has an answer); no decoys",
+	Summary: "any run's records its viewer lists (a prompt set's answers, a classification's predictions), with the questions of a YAML file (--questions: choice, multi, likert, text; optional; asked when another question has an answer; decoys: the records a column marks, with known answers)",
 	Items:   recordItems,
 })
 
@@ -196,6 +243,11 @@ func recordItems(ctx context.Context, d Draw) (cands, decoys []Item, facts map[s
 		}
 		idx = append(idx, i)
 	}
+	for _, rule := range d.Decoys {
+		if !slices.Contains(l.Columns, rule.Column) {
+			return nil, nil, nil, fmt.Errorf("decoys: %s lists no column %q (its columns: %s)", d.Run.Benchmark, rule.Column, strings.Join(l.Columns, ", "))
+		}
+	}
 	err = d.Records.Records(ctx, d.Run.ID, l.Kind, func(r store.Record) error {
 		row, err := l.Row(r)
 		if err != nil {
@@ -216,7 +268,15 @@ func recordItems(ctx context.Context, d Draw) (cands, decoys []Item, facts map[s
 		}
 		it.Stratum = StratumOf(d.Stratify, func(k string) string { return it.Hidden[k] })
 		cands = append(cands, it)
+		for _, rule := range d.Decoys {
+			if it.Hidden[rule.Column] == rule.Is {
+				dec := it
+				dec.Known = rule.Known
+				decoys = append(decoys, dec)
+				break
+			}
+		}
 		return nil
 	})
-	return cands, nil, nil, err
+	return cands, decoys, nil, err
 }

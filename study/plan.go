@@ -33,6 +33,9 @@ type Options struct {
 	Token func() string
 	// CompletionCode is shown at the end of every queue (Study).
 	CompletionCode string
+	// Join gives the study a shared link that hands each participant who
+	// opens it a free annotator's place (Study.JoinToken).
+	Join bool
 	// Codebook is the study's instructions; Practice, how many items with a
 	// known answer (from the decoy pool, none of those planted) make its
 	// practice round.
@@ -87,7 +90,16 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 			overlap = len(sample)
 		}
 	}
-	pool := slices.Clone(decoys)
+	// A kind whose decoys are records it may also sample (a records study's
+	// rules) plants only those the sample left: no item is both.
+	inSample := map[string]bool{}
+	for _, it := range sample {
+		inSample[it.Key] = true
+	}
+	pool := slices.DeleteFunc(slices.Clone(decoys), func(d Item) bool { return inSample[d.Key] })
+	if o.Decoys+o.Practice > len(pool) {
+		return Study{}, fmt.Errorf("--decoys %d and --practice %d: only %d records with a known answer are left beside the %d sampled", o.Decoys, o.Practice, len(pool), len(sample))
+	}
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	planted := balanced(pool, o.Decoys)
 	for i := range planted {
@@ -110,6 +122,9 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 		token = NewToken
 	}
 	s := Study{Kind: kind, Name: o.Name, Seed: o.Seed, Questions: qs, Overlap: overlap, PerItem: o.PerItem, CompletionCode: o.CompletionCode, Codebook: o.Codebook, Practice: practice}
+	if o.Join {
+		s.JoinToken = token()
+	}
 	s.Items = append(append(s.Items, sample...), planted...)
 	// Numbered in a shuffled order, so no item's number tells a decoy.
 	rng.Shuffle(len(s.Items), func(i, j int) { s.Items[i], s.Items[j] = s.Items[j], s.Items[i] })

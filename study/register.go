@@ -57,8 +57,10 @@ type Draw struct {
 	// Corpus is --corpus ("" : the run's only one).
 	Stratify []string
 	Corpus   string
-	// Show are the columns a records study shows (its YAML's show).
-	Show []string
+	// Show are the columns a records study shows (its YAML's show);
+	// Decoys, the rules that make its records decoys (its YAML's decoys).
+	Show   []string
+	Decoys []DecoyRule
 }
 
 // Records is how a study kind reads a run's records.

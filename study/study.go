@@ -149,6 +149,10 @@ type Annotator struct {
 	// ReplacedBy names who took over their unanswered items (AddAnnotator):
 	// their answers stay, their link opens nothing.
 	ReplacedBy string `json:"replaced_by,omitempty"`
+	// Participant is the crowd platform's id of the person who took this
+	// place through the study's shared link (Prolific's PROLIFIC_PID;
+	// Claim), "" while it is free.
+	Participant string `json:"participant,omitempty"`
 }
 
 // Study is a study as stored.
@@ -173,6 +177,10 @@ type Study struct {
 	// queue, with Prolific's completion link (study create
 	// --completion-code): what a crowd platform pays them on.
 	CompletionCode string `json:"completion_code,omitempty"`
+	// JoinToken is the secret of the study's one shared link (study create
+	// --join), which a crowd platform sends every participant: each is given
+	// a free annotator's place, by their participant id (Claim).
+	JoinToken string `json:"join_token,omitempty"`
 	// Codebook is the study's instructions (plain text: paragraphs split
 	// by blank lines), shown before an annotator's first item beside the
 	// questions' definitions, and reachable from every item.

@@ -55,6 +55,9 @@ type Server struct {
 	hold chan struct{} // tests: loads wait for this to close
 	// Annotators' drafts (answers given, not saved): see keepDraft.
 	draftsMu sync.Mutex
+	// joinMu makes one claim of a study's shared link at a time, so two
+	// participants arriving together never get the same place.
+	joinMu sync.Mutex
 	drafts   map[draftKey]study.Annotation
 	mounts   []mount // other applications under the viewer (Mount)
 }
@@ -133,6 +136,7 @@ func (s *Server) HandlerWith(a Access) http.Handler {
 	mux.HandleFunc("GET /studies/{sid}/adjudicate", s.adjudicate)
 	mux.HandleFunc("POST /studies/{sid}/adjudicate", s.saveAdjudication)
 	mux.HandleFunc("GET /annotate/login/{token}", s.signIn)
+	mux.HandleFunc("GET /annotate/join/{token}", s.join)
 	mux.HandleFunc("GET /annotate", s.resume)
 	mux.HandleFunc("GET /annotate/codebook", s.codebook)
 	mux.HandleFunc("GET /annotate/practice/{n}", s.practice)

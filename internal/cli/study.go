@@ -111,6 +111,7 @@ in an order of their own. Decoys have a known answer.`,
 	f.StringVar(&questions, "questions", "", "a records study's questions and shown columns, from a YAML file (see --kind records)")
 	f.StringVar(&codebook, "codebook", "", "a text file of instructions and worked examples, shown before the first item and linked from every item")
 	f.IntVar(&sp.o.Practice, "practice", 0, "items with a known answer for a practice round before the queue (feedback after each; counted nowhere)")
+	f.BoolVar(&sp.o.Join, "join", false, "one shared link for a crowd platform (Prolific): each participant who opens it gets a free annotator's place, kept by their PROLIFIC_PID (see study links); --annotators names the places")
 	f.StringVar(&sp.o.CompletionCode, "completion-code", "", "a crowd platform's completion code, shown with Prolific's completion link to an annotator who has been through their queue")
 	cmd.MarkFlagRequired("run")
 	cmd.MarkFlagRequired("kind")
@@ -163,11 +164,7 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	if !ok {
 		return study.Study{}, fmt.Errorf("--run %d: no such run in %s (fallacylab runs lists them)", sp.runID, s.st.Path())
 	}
-	var show []string
-	if sp.custom != nil {
-		show = sp.custom.Show
-	}
-	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, bench.SplitList(sp.stratify), sp.corpus, show)
+	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, bench.SplitList(sp.stratify), sp.corpus, sp.custom)
 	if err != nil {
 		return study.Study{}, err
 	}
@@ -187,8 +184,13 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 
 // studyItems reads the run's records and makes a study's candidates and
 // decoys.
-func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs []study.Question, stratify []string, corpus string, show []string) (cands, decoys []study.Item, facts map[string]string, err error) {
+func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs []study.Question, stratify []string, corpus string, custom *study.Custom) (cands, decoys []study.Item, facts map[string]string, err error) {
 	runID, bench := run.ID, run.Benchmark
+	var show []string
+	var decoyRules []study.DecoyRule
+	if custom != nil {
+		show, decoyRules = custom.Show, custom.Decoys
+	}
 	if spec, ok := study.SpecOf(k); ok {
 		// A kind its benchmark's package declares draws its own items
 		// (a kind of no benchmark, any run's).
@@ -198,7 +200,7 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 		if corpus != "" && !spec.Corpus {
 			return nil, nil, nil, fmt.Errorf("--corpus: a %s study reads the corpus of its run", k)
 		}
-		return spec.Items(ctx, study.Draw{Records: s.st, Run: run, Questions: qs, Data: s.taskEnv("").Data, Stratify: stratify, Corpus: corpus, Show: show})
+		return spec.Items(ctx, study.Draw{Records: s.st, Run: run, Questions: qs, Data: s.taskEnv("").Data, Stratify: stratify, Corpus: corpus, Show: show, Decoys: decoyRules})
 	}
 	return nil, nil, nil, fmt.Errorf("study kind %q: no benchmark declares it", k)
 }
@@ -353,7 +355,14 @@ func newStudyLinksCmd(g *Global) *cobra.Command {
 					fmt.Fprintf(g.Stderr, "%s: replaced by %s, no link\n", a.Name, a.ReplacedBy)
 					continue
 				}
-				fmt.Fprintf(g.Stdout, "%s\t%s\n", a.Name, web.StudyLink(base, a.Token))
+				who := ""
+				if a.Participant != "" {
+					who = "\t(taken by participant " + a.Participant + ")"
+				}
+				fmt.Fprintf(g.Stdout, "%s\t%s%s\n", a.Name, web.StudyLink(base, a.Token), who)
+			}
+			if st.JoinToken != "" {
+				fmt.Fprintf(g.Stdout, "shared link (Prolific's study URL: each participant gets a free place)\t%s\n", web.JoinLink(base, st.JoinToken))
 			}
 			return nil
 		},
