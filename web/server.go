@@ -58,8 +58,8 @@ type Server struct {
 	// joinMu makes one claim of a study's shared link at a time, so two
 	// participants arriving together never get the same place.
 	joinMu sync.Mutex
-	drafts   map[draftKey]study.Annotation
-	mounts   []mount // other applications under the viewer (Mount)
+	drafts map[draftKey]study.Annotation
+	mounts []mount // other applications under the viewer (Mount)
 }
 
 // runData is a run loaded once and kept in memory. It is loaded in the
