@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 )
 
@@ -43,13 +45,15 @@ import (
 //	    when: {question: on_topic, is: "0"}
 //	    optional: false        # the default; a "when" question is asked only then
 //	decoys:                    # the run's records whose answer is known, by a column
-//	  - {column: verdict, is: "correct", known: {on_topic: "1"}}
-//	  - {column: verdict, is: "off-topic", known: {on_topic: "0"}}
+//	  - {column: id, like: "control-on-*", known: {on_topic: "1"}}
+//	  - {column: id, is: "control-off-3", known: {on_topic: "0"}}
 //
 // Decoys are records of the run itself, shown as every other is (the same
-// source, the same columns), so nothing on the page tells one. A record a
-// rule matches may be sampled too; those planted or practised are drawn
-// from the matching records the sample left (study.Plan).
+// source, the same columns), so nothing on the page tells one: the control
+// prompts a prompt set holds beside its real ones, say. A record a rule
+// matches (its column reads is, or matches the like pattern: * any text, ?
+// one character) is a decoy and never sampled; the first rule that
+// matches gives its known answers.
 
 // RecordsKind is the kind of a records study.
 const RecordsKind Kind = "records"
@@ -66,7 +70,17 @@ type Custom struct {
 type DecoyRule struct {
 	Column string            `yaml:"column"`
 	Is     string            `yaml:"is"`
+	Like   string            `yaml:"like"`
 	Known  map[string]string `yaml:"known"`
+}
+
+// Matches reports whether a record whose column reads v is the rule's.
+func (r DecoyRule) Matches(v string) bool {
+	if r.Like != "" {
+		ok, _ := path.Match(r.Like, v)
+		return ok
+	}
+	return v == r.Is
 }
 
 type customFile struct {
@@ -200,8 +214,11 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 		bad := func(format string, a ...any) error {
 			return fmt.Errorf("%s line %d: decoy: %s", name, n.Line, fmt.Sprintf(format, a...))
 		}
-		if r.Column == "" || len(r.Known) == 0 {
-			return Custom{}, bad("give a column, the value it reads (is) and the known answers (known: {question: choice})")
+		if r.Column == "" || len(r.Known) == 0 || (r.Is == "") == (r.Like == "") {
+			return Custom{}, bad("give a column, the value it reads (is) or a pattern (like), and the known answers (known: {question: choice})")
+		}
+		if _, err := path.Match(r.Like, ""); err != nil {
+			return Custom{}, bad("like %q: %v", r.Like, err)
 		}
 		for qid, v := range r.Known {
 			i := slices.IndexFunc(out.Questions, func(o Question) bool { return o.ID == qid })
@@ -220,7 +237,51 @@ var RecordsStudy = RegisterKind(KindSpec{
 	Kind:    RecordsKind,
 	Summary: "any run's records its viewer lists (a prompt set's answers, a classification's predictions), with the questions of a YAML file (--questions: choice, multi, likert, text; optional; asked when another question has an answer; decoys: the records a column marks, with known answers)",
 	Items:   recordItems,
+	Analyze: humanAnswers,
 })
+
+// humanAnswers is what a records study finds: each coded question's human
+// answers over the sampled items — the answer more than half of an item's
+// counted annotators gave, or an adjudicator's where one was set — as
+// shares with Wilson intervals, the items without one counted apart. A
+// multi question's choices are each a yes / no.
+func humanAnswers(rep *report.Report, s Study, anns []Annotation, o AnalyzeOptions) error {
+	es, ans := expandMulti(s, index(anns))
+	sec := rep.AddSection("Human answers", "Each sampled item's human answer: the answer more than half of its counted annotators gave, or the adjudicator's where one was set. Shares are of the items with a human answer (Wilson intervals); items without one (a tie, or nobody answered) are counted apart. A multi question's choices are each a yes / no.")
+	t := sec.Add(&report.Table{ID: "human_answers", Title: "Human answers by question", Columns: report.Cols("question", "answer", "items", "share")})
+	for _, q := range es.Questions {
+		if !q.Coded() {
+			continue
+		}
+		count := map[string]int{}
+		decided, open, adjudicated := 0, 0, 0
+		for _, it := range es.Items {
+			if it.Decoy {
+				continue
+			}
+			v, n := majority(ans, it.Key, q.ID)
+			if _, ok := ans.Adjudicated(it.Key, q.ID); ok {
+				adjudicated++
+			}
+			switch {
+			case v != "":
+				count[v]++
+				decided++
+			case n > 0:
+				open++
+			}
+		}
+		for _, c := range q.Choices {
+			t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.T(c.Label), report.I(count[c.Key]), o.Prop(count[c.Key], decided)})
+		}
+		note := "no majority (a tie)"
+		if adjudicated > 0 {
+			note = fmt.Sprintf("no majority (a tie); %d items adjudicated are counted above", adjudicated)
+		}
+		t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.T(note), report.I(open), report.NA("")})
+	}
+	return nil
+}
 
 // recordItems are a run's listed records: each shows the columns the
 // YAML names (every column hidden), keyed by the record's key.
@@ -267,15 +328,14 @@ func recordItems(ctx context.Context, d Draw) (cands, decoys []Item, facts map[s
 			it.Hidden[c] = row[i]
 		}
 		it.Stratum = StratumOf(d.Stratify, func(k string) string { return it.Hidden[k] })
-		cands = append(cands, it)
 		for _, rule := range d.Decoys {
-			if it.Hidden[rule.Column] == rule.Is {
-				dec := it
-				dec.Known = rule.Known
-				decoys = append(decoys, dec)
-				break
+			if rule.Matches(it.Hidden[rule.Column]) {
+				it.Known = rule.Known
+				decoys = append(decoys, it)
+				return nil
 			}
 		}
+		cands = append(cands, it)
 		return nil
 	})
 	return cands, decoys, nil, err

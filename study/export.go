@@ -21,8 +21,9 @@ var LongColumns = []string{"study", "annotator", "item", "item_key", "decoy", "q
 
 // Long is the long export: a row per annotator, item and question
 // answered (a skipped item: one row, question and answer empty), in the
-// study's order of annotators and each annotator's queue, then the hidden
-// fields' columns; the header first.
+// study's order of annotators and each annotator's queue, then the
+// adjudicated gold answers (annotator "#adjudicator", by item), then the
+// hidden fields' columns; the header first.
 func Long(s Study, anns []Annotation) [][]string {
 	hidden := hiddenNames(s)
 	header := append([]string(nil), LongColumns...)
@@ -57,6 +58,19 @@ func Long(s Study, anns []Annotation) [][]string {
 				if v := x.Answers[q.ID]; v != "" {
 					rows = append(rows, base(q.ID, v))
 				}
+			}
+		}
+	}
+	gold := index(anns)
+	for _, it := range s.Items {
+		g := gold[it.Key][Adjudicator]
+		for _, q := range s.Questions {
+			if v := g[q.ID]; v != "" {
+				row := []string{fmt.Sprint(s.ID), Adjudicator, fmt.Sprint(num[it.Key]), it.Key, fmt.Sprint(it.Decoy), q.ID, v, it.Known[q.ID], "false", "", ""}
+				for _, h := range hidden {
+					row = append(row, it.Hidden[h])
+				}
+				rows = append(rows, row)
 			}
 		}
 	}

@@ -18,7 +18,9 @@ import (
 func writeExport(g *Global, st study.Study, anns []study.Annotation, who []study.Annotator, format, out, dir string) error {
 	st.Annotators = who
 	anns = slices.DeleteFunc(slices.Clone(anns), func(a study.Annotation) bool {
-		return !slices.ContainsFunc(who, func(x study.Annotator) bool { return x.Name == a.Annotator })
+		// the adjudicator's gold answers go with every export (the long
+		// one writes them; the others leave them out)
+		return a.Annotator != study.Adjudicator && !slices.ContainsFunc(who, func(x study.Annotator) bool { return x.Name == a.Annotator })
 	})
 	var body func(io.Writer) error
 	var name string
