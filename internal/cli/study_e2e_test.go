@@ -254,7 +254,7 @@ func TestStudyEndToEndEqualsPython(t *testing.T) {
 		// its other cells: a number (the cell's value), null (not
 		// defined) or [value, lo, hi] (a Wilson interval too).
 		Tables  map[string]map[string][]any `json:"tables"`
-		Flagged map[string]bool            `json:"straight_lining"`
+		Flagged map[string]bool             `json:"straight_lining"`
 	}
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
