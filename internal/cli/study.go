@@ -28,7 +28,7 @@ func newStudyCmd(g *Global) *cobra.Command {
 
 func newStudyCreateCmd(g *Global) *cobra.Command {
 	sp := studySpec{o: study.Options{Overlap: -1}}
-	var annotators, codebook, questions string
+	var annotators, codebook, questions, decoyFile string
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
@@ -65,6 +65,7 @@ in an order of their own. Decoys have a known answer.`,
 			if sp.o.PerItem < 0 {
 				return fmt.Errorf("--per-item %d: want at least 1", sp.o.PerItem)
 			}
+			sp.decoyFile = decoyFile
 			if codebook != "" {
 				b, err := os.ReadFile(codebook)
 				if err != nil {
@@ -108,6 +109,7 @@ in an order of their own. Decoys have a known answer.`,
 	f.IntVar(&sp.o.Decoys, "decoys", 0, "decoys with a known answer planted in every queue")
 	f.Uint64Var(&sp.o.Seed, "seed", 1, "sampling and order seed")
 	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
+	f.StringVar(&decoyFile, "decoy-file", "", "decoys you wrote, added to the pool the kind draws from: a CSV with text, optionally context, and a column per question giving its known answer (for answers a run's records cannot know)")
 	f.StringVar(&questions, "questions", "", "a records study's questions and shown columns, from a YAML file (see --kind records)")
 	f.StringVar(&codebook, "codebook", "", "a text file of instructions and worked examples, shown before the first item and linked from every item")
 	f.IntVar(&sp.o.Practice, "practice", 0, "items with a known answer for a practice round before the queue (feedback after each; counted nowhere)")
@@ -134,6 +136,7 @@ type studySpec struct {
 	annotators                     []string
 	o                              study.Options
 	custom                         *study.Custom // a records study's --questions
+	decoyFile                      string        // --decoy-file
 }
 
 // createStudy samples a run's records into a study and stores it.
@@ -167,6 +170,17 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	cands, decoys, facts, err := studyItems(ctx, s, k, run, qs, bench.SplitList(sp.stratify), sp.corpus, sp.custom)
 	if err != nil {
 		return study.Study{}, err
+	}
+	if sp.decoyFile != "" {
+		b, err := os.ReadFile(sp.decoyFile)
+		if err != nil {
+			return study.Study{}, fmt.Errorf("--decoy-file: %w", err)
+		}
+		gold, err := study.ParseDecoyFile(b, sp.decoyFile, qs)
+		if err != nil {
+			return study.Study{}, err
+		}
+		decoys = append(decoys, gold...)
 	}
 	o := sp.o
 	o.Annotators = sp.annotators
