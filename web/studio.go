@@ -231,6 +231,8 @@ func viewQuestion(st study.Study, q study.Question, answer string) questionView 
 		}
 	case q.Optional:
 		qv.Note = "optional"
+	case q.Type == study.Multi:
+		qv.Note = "tick every one that applies"
 	}
 	return qv
 }
