@@ -62,13 +62,15 @@ func TestBrowserMultiQuestionsByJoinLink(t *testing.T) {
 		chromedp.Focus(`input[name="q_flaws"][value="a"]`),
 		chromedp.KeyEvent("3"), // the focused question's third box: strawman
 		chromedp.Click(`input[name="q_quality"][value="2"]`),
-		chromedp.Click(`#save`),
-		chromedp.WaitVisible(`#progress`)); err != nil {
+		chromedp.Click(`#save`)); err != nil {
 		t.Fatal(err)
 	}
-	anns, err := st.Annotations(ctx, id)
-	if err != nil {
-		t.Fatal(err)
+	// The save lands when the browser's POST does: wait for it.
+	var anns []study.Annotation
+	for deadline := time.Now().Add(10 * time.Second); len(anns) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if anns, err = st.Annotations(ctx, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if len(anns) != 1 || anns[0].Answers["flaws"] != "a,s" || anns[0].Answers["quality"] != "2" || anns[0].Annotator != "slot1" {
 		t.Fatalf("stored %+v", anns)
