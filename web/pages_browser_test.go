@@ -78,15 +78,23 @@ func TestBrowserEveryPageType(t *testing.T) {
 	complaintsSince := watchComplaints(t, bctx)
 	links := map[string]string{} // link → a page that has it
 	for _, p := range pages {
-		for _, width := range []int64{1280, 1920} {
+		for _, v := range []struct {
+			width  int64
+			scheme string
+		}{{1280, "light"}, {1920, "light"}, {1280, "dark"}, {1920, "dark"}} {
+			width := v.width
 			complaints := complaintsSince()
-			if err := chromedp.Do(bctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(srv.URL+p.path), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
+			if err := chromedp.Do(bctx, colorScheme(v.scheme), chromedp.EmulateViewport(width, 900), chromedp.Navigate(srv.URL+p.path), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
 				t.Fatalf("%s: %v", p.name, err)
 			}
 			if c := complaints(); len(c) > 0 {
-				t.Errorf("%s at %d px: %d console errors or CSP violations, first: %s", p.name, width, len(c), c[0])
+				t.Errorf("%s at %d px (%s): %d console errors or CSP violations, first: %s", p.name, width, v.scheme, len(c), c[0])
 			}
-			artifact(t, fmt.Sprintf("page-%s-%d.png", p.name, width), must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
+			name := fmt.Sprintf("page-%s-%d.png", p.name, width)
+			if v.scheme == "dark" {
+				name = fmt.Sprintf("page-%s-%d-dark.png", p.name, width)
+			}
+			artifact(t, name, must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
 			scroll := must(chromedp.Run(bctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)))
 			if scroll > width {
 				t.Errorf("%s at %d px: the page is %d px wide", p.name, width, scroll)
