@@ -1,0 +1,148 @@
+package missciplus
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// ReportOptions set a report's intervals.
+type ReportOptions struct {
+	Resamples int
+	Seed      uint64
+	Level     float64
+}
+
+// BindReport implements bench.Reports.
+func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.Run) (*report.Report, error) {
+	o := ReportOptions{Resamples: 1000, Seed: 20260101, Level: 0.95}
+	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples of the arguments for the intervals")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	return func(ctx context.Context, env bench.Env, run store.Run) (*report.Report, error) {
+		if env.Resamples > 0 {
+			o.Resamples = env.Resamples
+		}
+		setup, rankings, err := LoadRun(ctx, env.Records, run.ID)
+		if err != nil {
+			return nil, err
+		}
+		return Report(setup, rankings, o)
+	}
+}
+
+// Report is a ranking run's report: each metric upstream's evaluator
+// gives, averaged over the arguments, with percentile-bootstrap intervals
+// over arguments — a row per seed and, for several seeds, their mean (the
+// figure upstream prints), its interval resampling the arguments' means
+// over the seeds.
+func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report, error) {
+	args, err := Load(setup.Split)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, id := range setup.IDs {
+		want[id] = true
+	}
+	var scored []Argument
+	for _, a := range args {
+		if want[a.ID] {
+			scored = append(scored, a)
+		}
+	}
+	title := map[int]string{1: "Subtask 1: the passage that states the accurate premise", 2: "Subtask 2: the passages the fallacies rest on"}[setup.Subtask]
+	rep := &report.Report{Title: "MissciPlus " + title, Benchmark: Name}
+	rep.Meta = [][2]string{{"split", fmt.Sprintf("%s (%d of its %d arguments ranked)", setup.Split, len(scored), len(args))},
+		{"setting", settingOf(setup)}, {"ranker", setup.Ranker},
+		{"intervals", fmt.Sprintf("percentile bootstrap over arguments, %d resamples, seed %d, level %.2f", o.Resamples, o.Seed, o.Level)},
+		{"metrics", "as UKPLab/naacl2025-missciplus (missci/eval/ranking_metrics.py and its evaluators), checked against that code"}}
+	if len(setup.Seeds) > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"seeds", seedList(setup.Seeds)})
+	}
+	names := Subtask1Metrics
+	if setup.Subtask == 2 {
+		names = Subtask2Metrics
+	}
+	intro := "Averaged over the arguments whose accurate premise a passage states (upstream scores no other)."
+	if setup.Subtask == 2 {
+		intro = "Averaged over every argument. R@k counts the fallacies resting on p0 alone as found; mAP ranks every passage of the study."
+	}
+	sec := rep.AddSection("Scores", intro)
+	t := sec.Add(&report.Table{ID: "scores", Title: "Scores by seed", Columns: report.Cols(append([]string{"ranking", "arguments"}, names...)...)})
+	var per []Scores
+	for i, rk := range rankings {
+		sc, err := Score(setup.Subtask, scored, rk, setup.Full)
+		if err != nil {
+			return nil, err
+		}
+		per = append(per, sc)
+		label := setup.Ranker
+		if len(setup.Seeds) > 0 {
+			label = fmt.Sprintf("%s, seed %d", setup.Ranker, setup.Seeds[i])
+		}
+		row, err := scoreRow(label, sc, o)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(per) > 1 {
+		mean := Scores{Names: names, IDs: per[0].IDs, N: per[0].N}
+		for i := range per[0].Rows {
+			row := make([]float64, len(names))
+			for _, sc := range per {
+				for j, v := range sc.Rows[i] {
+					row[j] += v
+				}
+			}
+			for j := range row {
+				row[j] /= float64(len(per))
+			}
+			mean.Rows = append(mean.Rows, row)
+		}
+		row, err := scoreRow(fmt.Sprintf("%s, mean of %d seeds", setup.Ranker, len(per)), mean, o)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	rep.Headline = "scores"
+	return rep, nil
+}
+
+// scoreRow is one ranking's mean scores with their bootstrap intervals.
+func scoreRow(label string, sc Scores, o ReportOptions) ([]report.Cell, error) {
+	row := []report.Cell{report.T(label), report.I(sc.N)}
+	if sc.N == 0 {
+		for range sc.Names {
+			row = append(row, report.NA("no argument scored"))
+		}
+		return row, nil
+	}
+	reps, err := stats.Bootstrap(sc.N, o.Resamples, o.Seed, func(idx []int) ([]float64, bool) {
+		out := make([]float64, len(sc.Names))
+		for _, i := range idx {
+			for j, v := range sc.Rows[i] {
+				out[j] += v
+			}
+		}
+		for j := range out {
+			out[j] /= float64(len(idx))
+		}
+		return out, true
+	})
+	if err != nil {
+		return nil, err
+	}
+	for j := range sc.Names {
+		lo, hi := reps.Percentile(j, o.Level)
+		row = append(row, report.NCI(sc.Mean(j), lo, hi, 3))
+	}
+	return row, nil
+}

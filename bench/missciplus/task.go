@@ -1,0 +1,254 @@
+package missciplus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/runner"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// Name is MissciPlus's one name: the store's, the command's, the URLs'.
+const Name = "missciplus"
+
+// Record kinds: a run's setup, and one ranking per argument and seed.
+const (
+	KindSetup   = Name + "/setup"
+	KindRanking = Name + "/ranking"
+)
+
+// Definition is MissciPlus as the registry holds it.
+var Definition = &bench.Benchmark{
+	Name:    Name,
+	Title:   "MissciPlus",
+	Summary: "find the passages of the misrepresented study that state the accurate premise (subtask 1) and that the fallacies rest on (subtask 2)",
+	Phases:  []bench.Phase{{Name: "ranking"}},
+}
+
+// Task is MissciPlus as the registry holds it.
+type Task struct{}
+
+// Definition implements bench.Task.
+func (Task) Definition() *bench.Benchmark { return Definition }
+
+var _ = bench.RegisterTask(Task{})
+
+// Options are a run's options, as its flags set them.
+type Options struct {
+	Subtask int
+	Split   string
+	Ranker  string
+	// Full is the open setting of subtask 1 (every passage of the study;
+	// subtask 2 always ranks every passage).
+	Full   bool
+	Seeds  string
+	Select bench.Selection
+}
+
+// Setup is a run's setup, stored with it.
+type Setup struct {
+	Subtask int      `json:"subtask"`
+	Split   string   `json:"split"`
+	Ranker  string   `json:"ranker"`
+	Full    bool     `json:"full"`
+	Seeds   []uint64 `json:"seeds,omitempty"`
+	IDs     []string `json:"ids"` // the arguments ranked, in file order
+}
+
+// stored is one argument's ranking as a record.
+type stored struct {
+	Ranking
+	Seed uint64 `json:"seed,omitempty"`
+}
+
+// OwnInput implements bench.OwnInput: the data is embedded.
+func (Task) OwnInput() {}
+
+// Help implements bench.Helps.
+func (Task) Help(verb string) bench.Help {
+	if verb != "run" {
+		return bench.Help{}
+	}
+	return bench.Help{
+		Short: "Rank a study's passages: the one stating p0 first (--subtask 1), or those the fallacies rest on (--subtask 2)",
+		Long: `Subtask 1 ranks each argument's selected passages (--fullstudy: every passage
+of the study) so that a passage stating the accurate premise p0 comes first,
+scored by P@1, MRR and HasPositive@3/5/10 over the arguments whose p0 a
+passage states. Subtask 2 ranks every passage so that those the fallacies
+rest on come first: P@k, R@k and mAP. The rankers ordered (by passage
+number) and random (CPython's shuffle, --seeds, as upstream's five) need no
+model; their rankings and scores equal upstream's evaluation code.`,
+		Example: `  fallacylab missciplus run --subtask 1 --ranker random --seeds 1,2,3,4,5
+  fallacylab missciplus run --subtask 1 --ranker ordered --fullstudy --split dev
+  fallacylab missciplus run --subtask 2 --ranker ordered --limit 10`,
+	}
+}
+
+// BindRun implements bench.Runs.
+func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.Spec, error) {
+	o := Options{Subtask: 1, Split: "test", Ranker: "ordered", Seeds: "1,2,3,4,5"}
+	f.IntVar(&o.Subtask, "subtask", o.Subtask, "1: the passage stating p0; 2: the passages the fallacies rest on")
+	f.StringVar(&o.Split, "split", o.Split, "dev (30 arguments) or test (84)")
+	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered or random")
+	bench.Choices(f, "ranker", Rankers...)
+	f.BoolVar(&o.Full, "fullstudy", false, "subtask 1's open setting: rank every passage of the study, not the selected ones")
+	f.StringVar(&o.Seeds, "seeds", o.Seeds, "the random ranker's seeds (upstream: 1-5), comma-separated")
+	o.Select.Flags(f, "arguments")
+	return func(ctx context.Context, env bench.Env) (runner.Spec, error) { return o.spec(env) }
+}
+
+// seeds parses --seeds.
+func (o Options) seeds() ([]uint64, error) {
+	if o.Ranker != "random" {
+		return nil, nil
+	}
+	var out []uint64
+	for _, s := range bench.SplitList(o.Seeds) {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--seeds %q: %q is not a non-negative integer", o.Seeds, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// spec is the run of the options: every argument ranked (per seed),
+// stored with the setup in one transaction.
+func (o Options) spec(env bench.Env) (runner.Spec, error) {
+	if o.Subtask != 1 && o.Subtask != 2 {
+		return runner.Spec{}, fmt.Errorf("--subtask %d: want 1 or 2 (subtask 3, reconstruction from passages, is not built yet)", o.Subtask)
+	}
+	if o.Subtask == 2 && o.Full {
+		return runner.Spec{}, fmt.Errorf("--fullstudy: subtask 2 always ranks every passage of the study")
+	}
+	args, err := Load(o.Split)
+	if err != nil {
+		return runner.Spec{}, fmt.Errorf("--split: %w", err)
+	}
+	seeds, err := o.seeds()
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	full := o.Full || o.Subtask == 2
+	// The whole split is ranked, then the selection kept: a random
+	// ranking of an argument is the one a run of the whole split draws.
+	all, err := Rank(o.Ranker, args, full, seeds)
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	chosen, err := bench.Select(o.Select, "arguments", args, func(a Argument) string { return a.ID })
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	keep := map[string]bool{}
+	setup := Setup{Subtask: o.Subtask, Split: o.Split, Ranker: o.Ranker, Full: full, Seeds: seeds}
+	for _, a := range chosen {
+		keep[a.ID] = true
+		setup.IDs = append(setup.IDs, a.ID)
+	}
+	p := Definition.Phases[0]
+	ph := runner.Phase{Name: p.Name,
+		Dry: func(context.Context) (engine.Plan, string, error) {
+			return engine.Plan{}, fmt.Sprintf("dry run: 0 jobs: the %s ranker calls no model (%d arguments of %s)", o.Ranker, len(chosen), o.Split), nil
+		},
+		Do: func(ctx context.Context, a *runner.Active) error {
+			lp := a.Phase(p.Name, p.Hint)
+			body, err := json.Marshal(setup)
+			if err != nil {
+				return err
+			}
+			recs := []store.Record{{Kind: KindSetup, Key: "setup", Body: body}}
+			for i, rk := range all {
+				var seed uint64
+				if len(seeds) > 0 {
+					seed = seeds[i]
+				}
+				for _, r := range rk {
+					if !keep[r.ID] {
+						continue
+					}
+					b, err := json.Marshal(stored{Ranking: r, Seed: seed})
+					if err != nil {
+						return err
+					}
+					lp.Count(o.Ranker, true, "")
+					recs = append(recs, store.Record{Kind: KindRanking, Key: fmt.Sprintf("%s/s%d", r.ID, seed), Body: b})
+				}
+			}
+			if err := lp.End(ctx, engine.Summary{}); err != nil {
+				return err
+			}
+			// One transaction: a run never holds a setup without its rankings.
+			return env.Records.PutRecordKinds(ctx, a.ID, []string{KindSetup, KindRanking}, recs)
+		}}
+	name := fmt.Sprintf("%s subtask %d %s %s", Name, o.Subtask, o.Split, o.Ranker)
+	if o.Full && o.Subtask == 1 {
+		name += " fullstudy"
+	}
+	return runner.Spec{Name: name, Options: o, Phases: []runner.Phase{ph}}, nil
+}
+
+// LoadRun reads a run's setup and its rankings, by seed (in the setup's
+// order of seeds; one group for a ranker without seeds).
+func LoadRun(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, [][]Ranking, error) {
+	var setup Setup
+	found := false
+	if err := rs.Records(ctx, runID, KindSetup, func(r store.Record) error {
+		found = true
+		return json.Unmarshal(r.Body, &setup)
+	}); err != nil {
+		return setup, nil, fmt.Errorf("%s setup: %w", Name, err)
+	}
+	if !found {
+		return setup, nil, fmt.Errorf("run %d holds no %s setup (it did not start its ranking)", runID, Name)
+	}
+	seeds := setup.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{0}
+	}
+	at := map[uint64]int{}
+	for i, s := range seeds {
+		at[s] = i
+	}
+	out := make([][]Ranking, len(seeds))
+	err := rs.Records(ctx, runID, KindRanking, func(r store.Record) error {
+		var s stored
+		if err := json.Unmarshal(r.Body, &s); err != nil {
+			return fmt.Errorf("ranking %s: %w", r.Key, err)
+		}
+		i, ok := at[s.Seed]
+		if !ok {
+			return fmt.Errorf("ranking %s: seed %d is not the run's (%v)", r.Key, s.Seed, seeds)
+		}
+		out[i] = append(out[i], s.Ranking)
+		return nil
+	})
+	return setup, out, err
+}
+
+// settingOf says which passages a setup ranks.
+func settingOf(s Setup) string {
+	switch {
+	case s.Subtask == 2:
+		return "open: every passage of the study"
+	case s.Full:
+		return "open (--fullstudy): every passage of the study"
+	}
+	return "closed: the study's selected passages"
+}
+
+func seedList(seeds []uint64) string {
+	var s []string
+	for _, x := range seeds {
+		s = append(s, strconv.FormatUint(x, 10))
+	}
+	return strings.Join(s, ", ")
+}
