@@ -141,6 +141,19 @@ func (a *Active) Engine(ctx context.Context, p Phase) (engine.Summary, error) {
 	return a.rn.phase(ctx, a.Run, p, p.Plan)
 }
 
+// Calls runs a plan through the run's engine without opening a phase: a
+// phase that makes its calls in rounds, each planned from the answers
+// before it (a pairwise ranking), counts every round's results on the one
+// lifecycle phase it opened (Active.Phase) and ends it, so that phase's
+// unusable-answer limit weighs all its answers, not each round's few.
+func (a *Active) Calls(ctx context.Context, plan engine.Plan, cb func(engine.Result)) (engine.Summary, error) {
+	eng := a.rn.Engine(a.Run.ID)
+	if a.rn.Progress != nil {
+		defer a.rn.Progress(eng)()
+	}
+	return eng.Run(ctx, plan, cb)
+}
+
 // Runner runs Specs in one Env.
 type Runner struct{ Env }
 

@@ -65,6 +65,14 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 	if len(setup.Seeds) > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"seeds", seedList(setup.Seeds)})
 	}
+	if setup.Iterations > 0 {
+		order := "natural (by passage number)"
+		if setup.InitialOrder == "random" {
+			order = fmt.Sprintf("random (CPython's shuffle, seed %d)", setup.Seed)
+		}
+		rep.Meta = append(rep.Meta, [2]string{"model", setup.Model}, [2]string{"template", "prp/" + setup.Template},
+			[2]string{"pairwise ranking", fmt.Sprintf("sliding window, %d iterations, initial order %s, section titles %v (upstream's prp_sliding.py)", setup.Iterations, order, setup.AddSection)})
+	}
 	names := Subtask1Metrics
 	if setup.Subtask == 2 {
 		names = Subtask2Metrics
@@ -74,7 +82,7 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 		intro = "Averaged over every argument. R@k counts the fallacies resting on p0 alone as found; mAP ranks every passage of the study."
 	}
 	sec := rep.AddSection("Scores", intro)
-	t := sec.Add(&report.Table{ID: "scores", Title: "Scores by seed", Columns: report.Cols(append([]string{"ranking", "arguments"}, names...)...)})
+	t := sec.Add(&report.Table{ID: "scores", Title: "Scores by ranking", Columns: report.Cols(append([]string{"ranking", "arguments"}, names...)...)})
 	var per []Scores
 	for i, rk := range rankings {
 		sc, err := Score(setup.Subtask, scored, rk, setup.Full)
@@ -83,7 +91,10 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 		}
 		per = append(per, sc)
 		label := setup.Ranker
-		if len(setup.Seeds) > 0 {
+		switch {
+		case setup.Iterations > 0:
+			label = fmt.Sprintf("prp, after %d of %d iterations", i+1, setup.Iterations)
+		case len(setup.Seeds) > 0:
 			label = fmt.Sprintf("%s, seed %d", setup.Ranker, setup.Seeds[i])
 		}
 		row, err := scoreRow(label, sc, o)
@@ -92,7 +103,7 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	if len(per) > 1 {
+	if len(per) > 1 && setup.Iterations == 0 {
 		mean := Scores{Names: names, IDs: per[0].IDs, N: per[0].N}
 		for i := range per[0].Rows {
 			row := make([]float64, len(names))

@@ -29,7 +29,10 @@ var Definition = &bench.Benchmark{
 	Name:    Name,
 	Title:   "MissciPlus",
 	Summary: "find the passages of the misrepresented study that state the accurate premise (subtask 1) and that the fallacies rest on (subtask 2)",
-	Phases:  []bench.Phase{{Name: "ranking"}},
+	Phases: []bench.Phase{{Name: "ranking"}, {Name: "pairwise", Hint: "the answers name neither Passage A nor Passage B: check the template and the model",
+		Usable: func(r engine.Result) bool {
+			return strings.Contains(r.Response.Text, "Passage A") || strings.Contains(r.Response.Text, "Passage B")
+		}}},
 }
 
 // Task is MissciPlus as the registry holds it.
@@ -50,6 +53,17 @@ type Options struct {
 	Full   bool
 	Seeds  string
 	Select bench.Selection
+	// PRP (--ranker prp): the model, the pairwise template, the
+	// iterations, the initial order (natural or random, --seed) and
+	// whether passages carry their section titles.
+	Model        string
+	Template     string
+	Iterations   int
+	InitialOrder string
+	Seed         uint64
+	AddSection   bool
+	Temperature  float64
+	MaxTokens    int
 }
 
 // Setup is a run's setup, stored with it.
@@ -60,12 +74,23 @@ type Setup struct {
 	Full    bool     `json:"full"`
 	Seeds   []uint64 `json:"seeds,omitempty"`
 	IDs     []string `json:"ids"` // the arguments ranked, in file order
+	// PRP's: the model, template, iterations, initial order (and its
+	// seed) and section titles.
+	Model        string `json:"model,omitempty"`
+	Template     string `json:"template,omitempty"`
+	Iterations   int    `json:"iterations,omitempty"`
+	InitialOrder string `json:"initial_order,omitempty"`
+	Seed         uint64 `json:"seed,omitempty"`
+	AddSection   bool   `json:"add_section,omitempty"`
 }
 
 // stored is one argument's ranking as a record.
 type stored struct {
 	Ranking
 	Seed uint64 `json:"seed,omitempty"`
+	// Iterations are a PRP ranking after each iteration (Ranked: after
+	// the last).
+	Iterations [][]string `json:"iterations,omitempty"`
 }
 
 // OwnInput implements bench.OwnInput: the data is embedded.
@@ -96,8 +121,16 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	o := Options{Subtask: 1, Split: "test", Ranker: "ordered", Seeds: "1,2,3,4,5"}
 	f.IntVar(&o.Subtask, "subtask", o.Subtask, "1: the passage stating p0; 2: the passages the fallacies rest on")
 	f.StringVar(&o.Split, "split", o.Split, "dev (30 arguments) or test (84)")
-	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered or random")
-	bench.Choices(f, "ranker", Rankers...)
+	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered, random, or prp (pairwise ranking prompting with --model)")
+	bench.Choices(f, "ranker", append(Rankers, "prp")...)
+	f.StringVar(&o.Model, "model", "", "prp: the model that compares two passages (provider:model)")
+	f.StringVar(&o.Template, "template", "qin-claim", "prp: the pairwise template (prompt_templates/prp/: qin2023, qin-claim, qin-claim-support, qin-claim-convincing)")
+	f.IntVar(&o.Iterations, "iterations", 3, "prp: sliding-window iterations (the first N places settled; each is reported)")
+	f.StringVar(&o.InitialOrder, "initial-order", "natural", "prp: natural (by passage number) or random (--seed)")
+	f.Uint64Var(&o.Seed, "seed", 1, "prp: the seed of a random initial order (CPython's, as upstream)")
+	f.BoolVar(&o.AddSection, "add-section", false, "prp: passages carry their section titles")
+	f.Float64Var(&o.Temperature, "temperature", 0, "prp: sampling temperature")
+	f.IntVar(&o.MaxTokens, "max-tokens", 16, "prp: the most tokens of an answer (it names a passage)")
 	f.BoolVar(&o.Full, "fullstudy", false, "subtask 1's open setting: rank every passage of the study, not the selected ones")
 	f.StringVar(&o.Seeds, "seeds", o.Seeds, "the random ranker's seeds (upstream: 1-5), comma-separated")
 	o.Select.Flags(f, "arguments")
@@ -133,11 +166,17 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 	if err != nil {
 		return runner.Spec{}, fmt.Errorf("--split: %w", err)
 	}
+	full := o.Full || o.Subtask == 2
+	if o.Ranker == "prp" {
+		return o.prpSpec(env, args, full)
+	}
+	if o.Model != "" {
+		return runner.Spec{}, fmt.Errorf("--model: the %s ranker calls no model (--ranker prp does)", o.Ranker)
+	}
 	seeds, err := o.seeds()
 	if err != nil {
 		return runner.Spec{}, err
 	}
-	full := o.Full || o.Subtask == 2
 	// The whole split is ranked, then the selection kept: a random
 	// ranking of an argument is the one a run of the whole split draws.
 	all, err := Rank(o.Ranker, args, full, seeds)
@@ -219,10 +258,22 @@ func LoadRun(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, []
 		at[s] = i
 	}
 	out := make([][]Ranking, len(seeds))
+	if setup.Iterations > 0 {
+		out = make([][]Ranking, setup.Iterations) // a group per iteration
+	}
 	err := rs.Records(ctx, runID, KindRanking, func(r store.Record) error {
 		var s stored
 		if err := json.Unmarshal(r.Body, &s); err != nil {
 			return fmt.Errorf("ranking %s: %w", r.Key, err)
+		}
+		if setup.Iterations > 0 {
+			if len(s.Iterations) != setup.Iterations {
+				return fmt.Errorf("ranking %s: %d iterations, not the run's %d", r.Key, len(s.Iterations), setup.Iterations)
+			}
+			for k, it := range s.Iterations {
+				out[k] = append(out[k], Ranking{ID: s.ID, Ranked: it})
+			}
+			return nil
 		}
 		i, ok := at[s.Seed]
 		if !ok {

@@ -1,0 +1,144 @@
+package cli_test
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	_ "github.com/fallacylab/fallacylab/bench/all" // the binary's registry
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+)
+
+// TestMissciPlusPRPAgainstUpstream (#28): --ranker prp through the engine
+// against the in-process server, which answers each pairwise prompt as
+// bench/missciplus/testdata/make_prp.py's scripted model does (by the
+// prompt's SHA-256): the stored rankings after each of three iterations
+// equal upstream's own PRPSliding on the same answers; a dry run prices
+// the 375 comparisons and reaches no server; the same command again makes
+// no call; the report gives each iteration's scores. Without a looser
+// --max-unusable the run fails: a quarter of the answers name no passage.
+func TestMissciPlusPRPAgainstUpstream(t *testing.T) {
+	dir := t.TempDir()
+	var calls atomic.Int64
+	answers := []string{"Passage B", "Passage A", "Passage A is more relevant than Passage B.", "Neither is relevant."}
+	testServer(t, dir, llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+		calls.Add(1)
+		return llmtest.Reply{Text: answers[sha256.Sum256([]byte(c.Prompt))[0]%4]}
+	}})
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	// A quarter of the scripted answers name no passage (upstream keeps
+	// the order): more than the default share of unusable answers.
+	run := []string{"--max-unusable", "0.5", "missciplus", "run", "--subtask", "1", "--split", "dev", "--ranker", "prp", "--model", "openai:gpt-4.1-mini", "--template", "qin-claim", "--iterations", "3"}
+	out, stderr, err := runCLI(t, dir, append(run, "--dry-run")...)
+	if err != nil || !strings.Contains(out+stderr, "375 pairwise comparisons") || calls.Load() != 0 {
+		t.Fatalf("dry run: %v, %d calls\n%s\n%s", err, calls.Load(), out, stderr)
+	}
+	if _, _, err := runCLI(t, dir, run[2:]...); err == nil || !strings.Contains(err.Error(), "could not be parsed") {
+		t.Fatalf("a quarter of the answers unusable, the run: %v", err)
+	}
+	if out, stderr, err := runCLI(t, dir, run...); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	made := calls.Load()
+	if made == 0 || made > 375 {
+		t.Fatalf("%d calls, want at most 375 (repeated pairs answer from the cache)", made)
+	}
+	if _, stderr, err := runCLI(t, dir, run...); err != nil || calls.Load() != made {
+		t.Fatalf("the same run again: %v, %d new calls\n%s", err, calls.Load()-made, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "bench", "missciplus", "testdata", "prp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Runs []struct {
+			InitialOrder string `json:"initial_order"`
+			AddSection   bool   `json:"add_section"`
+			Rankings     map[string][][]string
+			Scores       []map[string]float64
+		}
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	want := ref.Runs[0]
+	if want.InitialOrder != "natural-order" || want.AddSection {
+		t.Fatalf("reference run 0 is %s, section %v", want.InitialOrder, want.AddSection)
+	}
+	js, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.FromJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := rep.Table("scores").Rows
+	if len(rows) != 3 || !strings.HasPrefix(rows[2][0].Text, "prp, after 3 of 3 iterations") {
+		t.Fatalf("rows %+v", rows)
+	}
+	for it := range 3 {
+		for j, m := range []string{"P@1", "MRR", "has-positives-3", "has-positives-5", "has-positives-10"} {
+			if got, w := rows[it][2+j].Value, want.Scores[it][m]; got-w > 1e-9 || w-got > 1e-9 {
+				t.Errorf("iteration %d %s: %v, upstream %v", it+1, m, got, w)
+			}
+		}
+	}
+	// The stored rankings, passage for passage.
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := 0
+	if err := st.Records(t.Context(), 1, "missciplus/ranking", func(r store.Record) error {
+		var body struct {
+			ID         string     `json:"id"`
+			Iterations [][]string `json:"iterations"`
+		}
+		if err := json.Unmarshal(r.Body, &body); err != nil {
+			return err
+		}
+		n++
+		for k, w := range want.Rankings[body.ID] {
+			if !slices.Equal(body.Iterations[k], w) {
+				t.Errorf("%s after iteration %d: %v, upstream %v", body.ID, k+1, body.Iterations[k], w)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 30 {
+		t.Errorf("%d rankings stored, want 30", n)
+	}
+}
+
+// TestMissciPlusBaselinesByCommand: the rankers that need no model run
+// offline from the embedded data, a --limit run keeps the whole split's
+// random draws, and --model is refused where no model is called.
+func TestMissciPlusBaselinesByCommand(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	if out, stderr, err := runCLI(t, dir, "missciplus", "run", "--subtask", "2", "--ranker", "random", "--seeds", "1,2"); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	md, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--resamples", "50")
+	if err != nil || !strings.Contains(md, "| random, mean of 2 seeds | 84 |") || !strings.Contains(md, "mAP") {
+		t.Fatalf("%v\n%s", err, md)
+	}
+	if _, _, err := runCLI(t, dir, "missciplus", "run", "--ranker", "ordered", "--model", "openai:x"); err == nil || !strings.Contains(err.Error(), "calls no model") {
+		t.Fatalf("--model with ordered: %v", err)
+	}
+	if _, _, err := runCLI(t, dir, "missciplus", "run", "--subtask", "2", "--fullstudy"); err == nil {
+		t.Fatal("--fullstudy with subtask 2 accepted")
+	}
+}
