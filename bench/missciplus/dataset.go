@@ -13,6 +13,7 @@ package missciplus
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"embed"
 	"encoding/json"
@@ -76,11 +77,57 @@ type Argument struct {
 		Fallacies []Fallacy `json:"fallacies"`
 	} `json:"argument"`
 	Study struct {
-		PMCID    string             `json:"pmc_id"`
-		All      map[string]Passage `json:"all_passages"`
-		Selected map[string]Passage `json:"selected_passages"`
+		PMCID    string   `json:"pmc_id"`
+		All      Passages `json:"all_passages"`
+		Selected Passages `json:"selected_passages"`
 	} `json:"study"`
 }
+
+// Passages are a study's passages by id, and the ids in the file's order
+// (the order upstream's Python dict keeps, which its stable sorts keep on
+// ties).
+type Passages struct {
+	byID  map[string]Passage
+	order []string
+}
+
+// UnmarshalJSON reads a JSON object of passages, keeping its keys' order.
+func (ps *Passages) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("passages: want an object")
+	}
+	ps.byID = map[string]Passage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		id, _ := t.(string)
+		var p Passage
+		if err := dec.Decode(&p); err != nil {
+			return fmt.Errorf("passage %s: %w", id, err)
+		}
+		if _, dup := ps.byID[id]; dup {
+			return fmt.Errorf("passage %s: twice", id)
+		}
+		ps.byID[id] = p
+		ps.order = append(ps.order, id)
+	}
+	return nil
+}
+
+// Get is the passage of that id.
+func (ps Passages) Get(id string) (Passage, bool) {
+	p, ok := ps.byID[id]
+	return p, ok
+}
+
+// Len is how many passages there are.
+func (ps Passages) Len() int { return len(ps.order) }
+
+// IDs are the passages' ids in the file's order.
+func (ps Passages) IDs() []string { return append([]string(nil), ps.order...) }
 
 // Claim is the argument's claim; P0 its accurate premise.
 func (a Argument) Claim() string { return a.Argument.Claim }
@@ -116,11 +163,11 @@ func Parse(r io.Reader, name string) ([]Argument, error) {
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
 		}
-		if a.ID == "" || len(a.Study.All) == 0 {
+		if a.ID == "" || a.Study.All.Len() == 0 {
 			return nil, fmt.Errorf("%s line %d: field id or study.all_passages: missing", name, line)
 		}
 		for _, m := range a.Argument.Accurate.Mapping {
-			if _, ok := a.Study.Selected[m.Passage]; !ok {
+			if _, ok := a.Study.Selected.Get(m.Passage); !ok {
 				return nil, fmt.Errorf("%s line %d (%s): p0 is mapped to %s, not a selected passage", name, line, a.ID, m.Passage)
 			}
 		}
@@ -134,26 +181,19 @@ func Parse(r io.Reader, name string) ([]Argument, error) {
 
 // Passages are the ids of the study's selected passages (all of them when
 // full), in the order of their number (upstream's get_sorted_passages: by
-// the integer after the last "-").
+// the integer after the last "-", a stable sort of the file's order).
 func (a Argument) Passages(full bool) []string {
 	src := a.Study.Selected
 	if full {
 		src = a.Study.All
 	}
-	ids := make([]string, 0, len(src))
-	for id := range src {
-		ids = append(ids, id)
-	}
+	ids := src.IDs()
 	num := func(id string) int {
 		n, _ := strconv.Atoi(id[strings.LastIndex(id, "-")+1:])
 		return n
 	}
-	sort.SliceStable(ids, func(i, j int) bool {
-		if ni, nj := num(ids[i]), num(ids[j]); ni != nj {
-			return ni < nj
-		}
-		return ids[i] < ids[j]
-	})
+	sort.SliceStable(ids, func(i, j int) bool { return num(ids[i]) < num(ids[j]) }) // ties keep the file's order, as Python's sorted
+
 	return ids
 }
 
@@ -175,8 +215,8 @@ func (a Argument) P0Passages() []string {
 // context of its own (upstream's get_passage_mapping_dict_for_fallacies,
 // the gold of subtask 2's mAP).
 func (a Argument) FallacyPassages() map[string]bool {
-	out := make(map[string]bool, len(a.Study.All))
-	for id := range a.Study.All {
+	out := make(map[string]bool, a.Study.All.Len())
+	for _, id := range a.Study.All.order {
 		out[id] = false
 	}
 	for _, f := range a.Argument.Fallacies {

@@ -85,7 +85,7 @@ func Subtask1Scores(a Argument, ranked []string, full bool) ([]float64, error) {
 	want := a.Passages(full)
 	if !full {
 		sel := a.Study.Selected
-		ranked = slices.DeleteFunc(slices.Clone(ranked), func(p string) bool { _, ok := sel[p]; return !ok })
+		ranked = slices.DeleteFunc(slices.Clone(ranked), func(p string) bool { _, ok := sel.Get(p); return !ok })
 	}
 	if !sameSet(ranked, want) {
 		return nil, fmt.Errorf("%s: the ranking holds %d passages, not the %d of the study's %s passages", a.ID, len(ranked), len(want), map[bool]string{true: "", false: "selected"}[full])

@@ -59,7 +59,9 @@ func (o PRPOptions) initial(args []Argument) [][]string {
 // job is the call comparing passages a and b of argument i.
 func (o PRPOptions) job(args []Argument, i int, a, b string) (engine.Job, error) {
 	arg := args[i]
-	prompt, err := PRPPrompt(o.Template, arg.Claim(), arg.Study.All[a], arg.Study.All[b], o.AddSection)
+	pa, _ := arg.Study.All.Get(a)
+	pb, _ := arg.Study.All.Get(b)
+	prompt, err := PRPPrompt(o.Template, arg.Claim(), pa, pb, o.AddSection)
 	if err != nil {
 		return engine.Job{}, err
 	}

@@ -65,6 +65,14 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 	if len(setup.Seeds) > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"seeds", seedList(setup.Seeds)})
 	}
+	if setup.Embedder != "" {
+		how := "concat: the cosine of a passage's joined sentences to the claim"
+		if setup.Variant == "mean" {
+			how = fmt.Sprintf("mean: the mean cosine of a passage's %d best sentences to the claim", setup.K)
+		}
+		rep.Meta = append(rep.Meta, [2]string{"embedder", setup.Embedder},
+			[2]string{"scoring", fmt.Sprintf("%s; section titles %v (upstream's EmbeddingRanker)", how, setup.AddSection)})
+	}
 	if setup.Iterations > 0 {
 		order := "natural (by passage number)"
 		if setup.InitialOrder == "random" {

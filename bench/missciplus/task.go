@@ -29,7 +29,7 @@ var Definition = &bench.Benchmark{
 	Name:    Name,
 	Title:   "MissciPlus",
 	Summary: "find the passages of the misrepresented study that state the accurate premise (subtask 1) and that the fallacies rest on (subtask 2)",
-	Phases: []bench.Phase{{Name: "ranking"}, {Name: "pairwise", Hint: "the answers name neither Passage A nor Passage B: check the template and the model",
+	Phases: []bench.Phase{{Name: "ranking"}, {Name: "embedding"}, {Name: "pairwise", Hint: "the answers name neither Passage A nor Passage B: check the template and the model",
 		Usable: func(r engine.Result) bool {
 			return strings.Contains(r.Response.Text, "Passage A") || strings.Contains(r.Response.Text, "Passage B")
 		}}},
@@ -64,6 +64,11 @@ type Options struct {
 	AddSection   bool
 	Temperature  float64
 	MaxTokens    int
+	// Embedding ranker (--ranker embedding): the embeddings model, concat
+	// or mean (of the K best sentences).
+	Embedder string
+	Variant  string
+	K        int
 }
 
 // Setup is a run's setup, stored with it.
@@ -82,6 +87,10 @@ type Setup struct {
 	InitialOrder string `json:"initial_order,omitempty"`
 	Seed         uint64 `json:"seed,omitempty"`
 	AddSection   bool   `json:"add_section,omitempty"`
+	// The embedding ranker's: model, variant and k.
+	Embedder string `json:"embedder,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	K        int    `json:"k,omitempty"`
 }
 
 // stored is one argument's ranking as a record.
@@ -121,14 +130,17 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	o := Options{Subtask: 1, Split: "test", Ranker: "ordered", Seeds: "1,2,3,4,5"}
 	f.IntVar(&o.Subtask, "subtask", o.Subtask, "1: the passage stating p0; 2: the passages the fallacies rest on")
 	f.StringVar(&o.Split, "split", o.Split, "dev (30 arguments) or test (84)")
-	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered, random, or prp (pairwise ranking prompting with --model)")
-	bench.Choices(f, "ranker", append(Rankers, "prp")...)
+	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered, random, embedding (cosine to the claim, --embedder) or prp (pairwise ranking prompting, --model)")
+	bench.Choices(f, "ranker", append(Rankers, "embedding", "prp")...)
+	f.StringVar(&o.Embedder, "embedder", "", "embedding: the embeddings model (provider:model, an OpenAI-compatible /v1/embeddings; upstream used sentence-transformers models such as all-mpnet-base-v2)")
+	f.StringVar(&o.Variant, "variant", "concat", "embedding: concat (a passage's sentences joined) or mean (the mean cosine of its --k best sentences)")
+	f.IntVar(&o.K, "k", 0, "embedding: how many of a passage's best sentences the mean variant averages")
 	f.StringVar(&o.Model, "model", "", "prp: the model that compares two passages (provider:model)")
 	f.StringVar(&o.Template, "template", "qin-claim", "prp: the pairwise template (prompt_templates/prp/: qin2023, qin-claim, qin-claim-support, qin-claim-convincing)")
 	f.IntVar(&o.Iterations, "iterations", 3, "prp: sliding-window iterations (the first N places settled; each is reported)")
 	f.StringVar(&o.InitialOrder, "initial-order", "natural", "prp: natural (by passage number) or random (--seed)")
 	f.Uint64Var(&o.Seed, "seed", 1, "prp: the seed of a random initial order (CPython's, as upstream)")
-	f.BoolVar(&o.AddSection, "add-section", false, "prp: passages carry their section titles")
+	f.BoolVar(&o.AddSection, "add-section", false, "prp and embedding: passages carry their section titles (upstream's --add-section / --add-title)")
 	f.Float64Var(&o.Temperature, "temperature", 0, "prp: sampling temperature")
 	f.IntVar(&o.MaxTokens, "max-tokens", 16, "prp: the most tokens of an answer (it names a passage)")
 	f.BoolVar(&o.Full, "fullstudy", false, "subtask 1's open setting: rank every passage of the study, not the selected ones")
@@ -167,11 +179,17 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		return runner.Spec{}, fmt.Errorf("--split: %w", err)
 	}
 	full := o.Full || o.Subtask == 2
-	if o.Ranker == "prp" {
+	switch o.Ranker {
+	case "prp":
 		return o.prpSpec(env, args, full)
+	case "embedding":
+		return o.embedSpec(env, args, full)
 	}
 	if o.Model != "" {
 		return runner.Spec{}, fmt.Errorf("--model: the %s ranker calls no model (--ranker prp does)", o.Ranker)
+	}
+	if o.Embedder != "" {
+		return runner.Spec{}, fmt.Errorf("--embedder: the %s ranker embeds nothing (--ranker embedding does)", o.Ranker)
 	}
 	seeds, err := o.seeds()
 	if err != nil {

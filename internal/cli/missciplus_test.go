@@ -142,3 +142,30 @@ func TestMissciPlusBaselinesByCommand(t *testing.T) {
 		t.Fatal("--fullstudy with subtask 2 accepted")
 	}
 }
+
+// TestMissciPlusEmbeddingRanker: --ranker embedding ranks through the
+// embeddings endpoint of the in-process server, one call per argument,
+// cached on a second run, and reports; a mean without --k is refused.
+func TestMissciPlusEmbeddingRanker(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, dir, llmtest.Options{})
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	run := []string{"missciplus", "run", "--split", "dev", "--ranker", "embedding", "--embedder", "openai:text-embedding-3-small", "--variant", "mean", "--k", "2", "--add-section"}
+	if out, stderr, err := runCLI(t, dir, run...); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	first := len(srv.Ledger())
+	if first == 0 {
+		t.Fatal("no embeddings asked for")
+	}
+	if _, _, err := runCLI(t, dir, run...); err != nil || len(srv.Ledger()) != first {
+		t.Fatalf("again: %v, %d new texts embedded", err, len(srv.Ledger())-first)
+	}
+	md, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--resamples", "50")
+	if err != nil || !strings.Contains(md, "mean cosine of a passage's 2 best sentences") || !strings.Contains(md, "| embedding | 26 |") {
+		t.Fatalf("%v\n%s", err, md)
+	}
+	if _, _, err := runCLI(t, dir, "missciplus", "run", "--ranker", "embedding", "--embedder", "openai:e", "--variant", "mean"); err == nil || !strings.Contains(err.Error(), "--k") {
+		t.Fatalf("mean without --k: %v", err)
+	}
+}
