@@ -32,7 +32,10 @@ func (o Options) embedSpec(env bench.Env, args []Argument, full bool) (runner.Sp
 		return runner.Spec{}, err
 	}
 	keep := map[string]bool{}
-	setup := Setup{Subtask: o.Subtask, Split: o.Split, Ranker: "embedding", Full: full, Embedder: spec.String(), Variant: o.Variant, AddSection: o.AddSection}
+	setup := Setup{Subtask: o.Subtask, Split: o.Split, Ranker: "embedding", Full: full, Embedder: spec.String(), Variant: o.Variant, AddSection: o.AddSection, P0: o.P0}
+	if o.P0 {
+		setup.Seed = o.Seed
+	}
 	if o.Variant == "mean" {
 		setup.K = o.K
 	}

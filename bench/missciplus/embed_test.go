@@ -16,8 +16,9 @@ import (
 // the embedding ranker ranks every dev argument's passages as upstream's
 // own EmbeddingRanker does with the same embeddings
 // (testdata/make_embed.py) — concat, mean of the best two sentences with
-// section titles, and concat over the whole study — passage for passage,
-// and its scores equal upstream's cosines.
+// section titles, concat over the whole study, and that with subtask 2's
+// --p0 query — passage for passage, and its scores equal upstream's
+// cosines.
 func TestEmbeddingRankerEqualsUpstream(t *testing.T) {
 	b, err := os.ReadFile("testdata/embed.json")
 	if err != nil {
@@ -29,6 +30,8 @@ func TestEmbeddingRankerEqualsUpstream(t *testing.T) {
 			K        *int
 			AddTitle bool `json:"add_title"`
 			Full     bool
+			P0Seed   *uint64 `json:"p0_seed"`
+			Claims   map[string]string
 			Rankings map[string][]string
 			Scores   map[string][]float64
 		}
@@ -40,7 +43,7 @@ func TestEmbeddingRankerEqualsUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ref.Runs) != 3 {
+	if len(ref.Runs) != 4 {
 		t.Fatalf("%d runs", len(ref.Runs))
 	}
 	for _, run := range ref.Runs {
@@ -48,7 +51,16 @@ func TestEmbeddingRankerEqualsUpstream(t *testing.T) {
 		if run.K != nil {
 			o.K = *run.K
 		}
-		plan, err := EmbedPlan(args, nil, o)
+		use := args
+		if run.P0Seed != nil {
+			use = WithP0(args, *run.P0Seed)
+			for _, a := range use {
+				if a.Claim() != run.Claims[a.ID] {
+					t.Errorf("--p0 %s: the query %q, upstream %q", a.ID, a.Claim(), run.Claims[a.ID])
+				}
+			}
+		}
+		plan, err := EmbedPlan(use, nil, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +70,7 @@ func TestEmbeddingRankerEqualsUpstream(t *testing.T) {
 			for _, text := range j.Request.Embed {
 				vecs = append(vecs, llmtest.Embedding(text))
 			}
-			rk, scores, err := EmbedRanking(args, engine.Result{Job: j, Response: &llm.Response{Vectors: vecs}}, o)
+			rk, scores, err := EmbedRanking(use, engine.Result{Job: j, Response: &llm.Response{Vectors: vecs}}, o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,8 +33,8 @@ func (o Options) prpSpec(env bench.Env, args []Argument, full bool) (runner.Spec
 	}
 	keep := map[string]bool{}
 	setup := Setup{Subtask: o.Subtask, Split: o.Split, Ranker: "prp", Full: full, Model: spec.String(), Template: o.Template,
-		Iterations: o.Iterations, InitialOrder: o.InitialOrder, AddSection: o.AddSection}
-	if o.InitialOrder == "random" {
+		Iterations: o.Iterations, InitialOrder: o.InitialOrder, AddSection: o.AddSection, P0: o.P0}
+	if o.InitialOrder == "random" || o.P0 {
 		setup.Seed = o.Seed
 	}
 	for _, a := range chosen {

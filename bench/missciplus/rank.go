@@ -69,3 +69,24 @@ func Rank(ranker string, args []Argument, full bool, seeds []uint64) ([][]Rankin
 	}
 	return nil, fmt.Errorf("--ranker %q: want %v", ranker, slices.Concat(Rankers, []string{"prp"}))
 }
+
+// WithP0 is subtask 2's --p0 (upstream's add_p0_passage_to_claim): each
+// argument's claim becomes the text of a passage that states p0 — one of
+// its p0 passages drawn by CPython's shuffle after random.seed(seed), one
+// generator through the split; the premise itself when no passage states
+// it — then " Therefore: " and the claim.
+func WithP0(args []Argument, seed uint64) []Argument {
+	r := missci.NewPyRandom(seed)
+	out := make([]Argument, len(args))
+	for i, a := range args {
+		p0 := a.P0()
+		if ids := a.P0Passages(); len(ids) > 0 {
+			pyShuffle(r, ids)
+			p, _ := a.Study.Selected.Get(ids[0])
+			p0 = p.Text(false)
+		}
+		a.Argument.Claim = p0 + " Therefore: " + a.Argument.Claim
+		out[i] = a
+	}
+	return out
+}

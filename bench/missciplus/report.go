@@ -65,6 +65,9 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 	if len(setup.Seeds) > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"seeds", seedList(setup.Seeds)})
 	}
+	if setup.P0 {
+		rep.Meta = append(rep.Meta, [2]string{"query", fmt.Sprintf("a passage stating p0 (drawn with seed %d), \" Therefore: \" and the claim (--p0)", setup.Seed)})
+	}
 	if setup.Embedder != "" {
 		how := "concat: the cosine of a passage's joined sentences to the claim"
 		if setup.Variant == "mean" {

@@ -69,6 +69,9 @@ type Options struct {
 	Embedder string
 	Variant  string
 	K        int
+	// P0 (subtask 2): the query is a passage stating p0 (drawn with
+	// --seed), then " Therefore: " and the claim.
+	P0 bool
 }
 
 // Setup is a run's setup, stored with it.
@@ -91,6 +94,8 @@ type Setup struct {
 	Embedder string `json:"embedder,omitempty"`
 	Variant  string `json:"variant,omitempty"`
 	K        int    `json:"k,omitempty"`
+	// P0: subtask 2's query holds a passage stating p0 (drawn with Seed).
+	P0 bool `json:"p0,omitempty"`
 }
 
 // stored is one argument's ranking as a record.
@@ -139,7 +144,8 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.StringVar(&o.Template, "template", "qin-claim", "prp: the pairwise template (prompt_templates/prp/: qin2023, qin-claim, qin-claim-support, qin-claim-convincing)")
 	f.IntVar(&o.Iterations, "iterations", 3, "prp: sliding-window iterations (the first N places settled; each is reported)")
 	f.StringVar(&o.InitialOrder, "initial-order", "natural", "prp: natural (by passage number) or random (--seed)")
-	f.Uint64Var(&o.Seed, "seed", 1, "prp: the seed of a random initial order (CPython's, as upstream)")
+	f.Uint64Var(&o.Seed, "seed", 1, "the seed of prp's random initial order and of --p0's passage (CPython's, as upstream)")
+	f.BoolVar(&o.P0, "p0", false, "subtask 2, embedding and prp: the query is a passage stating p0 (drawn with --seed), \" Therefore: \" and the claim")
 	f.BoolVar(&o.AddSection, "add-section", false, "prp and embedding: passages carry their section titles (upstream's --add-section / --add-title)")
 	f.Float64Var(&o.Temperature, "temperature", 0, "prp: sampling temperature")
 	f.IntVar(&o.MaxTokens, "max-tokens", 16, "prp: the most tokens of an answer (it names a passage)")
@@ -179,6 +185,12 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		return runner.Spec{}, fmt.Errorf("--split: %w", err)
 	}
 	full := o.Full || o.Subtask == 2
+	if o.P0 {
+		if o.Subtask != 2 || (o.Ranker != "embedding" && o.Ranker != "prp") {
+			return runner.Spec{}, fmt.Errorf("--p0: subtask 2's query with a passage stating p0, for --ranker embedding or prp")
+		}
+		args = WithP0(args, o.Seed)
+	}
 	switch o.Ranker {
 	case "prp":
 		return o.prpSpec(env, args, full)

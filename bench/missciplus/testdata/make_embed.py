@@ -13,10 +13,13 @@ embedding fallacylab's test server (llm/llmtest.Embedding) returns: 64 buckets o
 punctuation-trimmed words hashed by 32-bit FNV-1a — and util.cos_sim, as numpy's cosine in
 float64 (sentence-transformers computes it in float32); torch, InstructorEmbedding and
 scientific_information_change are empty modules for imports of scorers not used here. Dev
-split: concat on the selected passages, mean of the best 2 sentences with section titles, and
-concat on every passage of the study; each argument's ranking in full.
+split: concat on the selected passages, mean of the best 2 sentences with section titles, concat
+on every passage of the study, and that again with subtask 2's --p0 (a passage stating p0, drawn
+after random.seed(3), before the claim); each argument's ranking in full.
 """
 import contextlib
+import copy
+import random
 import io
 import json
 import os
@@ -76,6 +79,18 @@ sys.path.insert(0, repo)
 from missci.data.mapped_missci_data_loader import MappedDataLoader  # noqa: E402
 from missci.ranking.embedding_ranker import EmbeddingRanker  # noqa: E402
 from missci.util.fileutil import read_jsonl  # noqa: E402
+from missci.util.passage_util import get_p0_from_instance  # noqa: E402
+
+
+def add_p0_passage_to_claim(instance):
+    """run-subtask2-open.py's add_p0_passage_to_claim, line for line (that script cannot be
+    imported here: its other rankers need model libraries)."""
+    instance = copy.deepcopy(instance)
+    claim = instance['argument']['claim']
+    instance['argument']['original_claim'] = claim
+    p0 = get_p0_from_instance(instance, add_p0_as_passage=True)
+    instance['argument']['claim'] = p0 + ' Therefore: ' + claim
+    return instance
 
 data = os.path.join(repo, "dataset")
 work = tempfile.mkdtemp()
@@ -90,4 +105,14 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
         out["runs"].append({"variant": variant, "k": k, "add_title": title, "full": full,
                             "rankings": {p["id"]: p["ranked_passages"] for p in preds},
                             "scores": {p["id"]: p["cosine_similarities"] for p in preds}})
+    # subtask 2 with --p0 (run-subtask2-open.py sentence-embeddings ... <seed> --p0): seed 3
+    random.seed(3)
+    with_p0 = list(map(add_p0_passage_to_claim, instances))
+    ranker = EmbeddingRanker("sbert", "concat", work, None, False)
+    name = ranker.run(with_p0, True, "dev_p0_")
+    preds = list(read_jsonl(os.path.join(work, name)))
+    out["runs"].append({"variant": "concat", "k": None, "add_title": False, "full": True, "p0_seed": 3,
+                        "claims": {i["id"]: i["argument"]["claim"] for i in with_p0},
+                        "rankings": {p["id"]: p["ranked_passages"] for p in preds},
+                        "scores": {p["id"]: p["cosine_similarities"] for p in preds}})
 print(json.dumps(out, indent=1, sort_keys=True))
