@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -332,4 +334,52 @@ func seedList(seeds []uint64) string {
 		s = append(s, strconv.FormatUint(x, 10))
 	}
 	return strings.Join(s, ", ")
+}
+
+// Listing implements bench.Lists: the viewer lists a run's rankings (and
+// studies can put them to people).
+func (Task) Listing() bench.Listing {
+	return bench.Listing{Kind: KindRanking, Title: "rankings", Columns: []string{"argument", "seed", "passages", "p0 passage at", "top 3", "ranking"},
+		Row: func(r store.Record) ([]string, error) {
+			var s stored
+			if err := json.Unmarshal(r.Body, &s); err != nil {
+				return nil, err
+			}
+			seed := ""
+			if s.Seed != 0 {
+				seed = strconv.FormatUint(s.Seed, 10)
+			}
+			at := "no passage states p0"
+			if a, ok := argumentByID(s.ID); ok && a.HasMappedP0() {
+				at = "not ranked"
+				for i, p := range s.Ranked {
+					if slices.Contains(a.P0Passages(), p) {
+						at = strconv.Itoa(i + 1)
+						break
+					}
+				}
+			}
+			return []string{s.ID, seed, strconv.Itoa(len(s.Ranked)), at, strings.Join(s.Ranked[:min(3, len(s.Ranked))], ", "), strings.Join(s.Ranked, ", ")}, nil
+		}}
+}
+
+var (
+	byIDOnce sync.Once
+	byID     map[string]Argument
+)
+
+// argumentByID is an argument of either split by its id (ids are unique
+// across them).
+func argumentByID(id string) (Argument, bool) {
+	byIDOnce.Do(func() {
+		byID = map[string]Argument{}
+		for _, split := range []string{"dev", "test"} {
+			args, _ := Load(split)
+			for _, a := range args {
+				byID[a.ID] = a
+			}
+		}
+	})
+	a, ok := byID[id]
+	return a, ok
 }
