@@ -383,13 +383,7 @@ func agreement(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error
 		_, ratings := ratingsOf(s, ans, q.ID)
 		for i := range s.Annotators {
 			for j := i + 1; j < len(s.Annotators); j++ {
-				var a, b []string
-				for _, r := range ratings {
-					if r[i] != "" && r[j] != "" {
-						a, b = append(a, r[i]), append(b, r[j])
-					}
-				}
-				row := []report.Cell{report.T(q.ID), report.T(s.Annotators[i].Name + " · " + s.Annotators[j].Name), report.I(len(a))}
+				a, b, row := pairRow(s, q, ratings, i, j)
 				tr, err := stats.NewTwoRaters(a, b)
 				if err != nil || len(a) == 0 {
 					row = append(row, report.NA("no shared item"), report.NA("no shared item"))
@@ -435,4 +429,16 @@ func majority(ans answers, key, q string) (string, int) {
 		}
 	}
 	return "", n
+}
+
+// pairRow is what annotators i and j both answered to question q (their
+// answers, item by item) and the start of its row in a table of pairs:
+// the question, the pair, the items.
+func pairRow(s Study, q Question, ratings [][]string, i, j int) (a, b []string, row []report.Cell) {
+	for _, r := range ratings {
+		if r[i] != "" && r[j] != "" {
+			a, b = append(a, r[i]), append(b, r[j])
+		}
+	}
+	return a, b, []report.Cell{report.T(q.ID), report.T(s.Annotators[i].Name + " · " + s.Annotators[j].Name), report.I(len(a))}
 }

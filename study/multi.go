@@ -118,13 +118,7 @@ func ordinal(rep *report.Report, s Study, ans answers, o AnalyzeOptions) error {
 		}
 		for i := range s.Annotators {
 			for j := i + 1; j < len(s.Annotators); j++ {
-				var a, b []string
-				for _, r := range ratings {
-					if r[i] != "" && r[j] != "" {
-						a, b = append(a, r[i]), append(b, r[j])
-					}
-				}
-				row := []report.Cell{report.T(q.ID), report.T(s.Annotators[i].Name + " · " + s.Annotators[j].Name), report.I(len(a))}
+				a, b, row := pairRow(s, q, ratings, i, j)
 				for _, w := range []stats.Weighting{stats.Linear, stats.Quadratic} {
 					k, err := stats.WeightedKappa(a, b, scale, w)
 					switch {

@@ -3,14 +3,13 @@ package web_test
 import (
 	"context"
 	"html"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/study"
+	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // TestCodebookAndPractice (#27 item 17): an annotator's first visit to a
@@ -83,27 +82,5 @@ func TestCodebookAndPractice(t *testing.T) {
 	}
 }
 
-// visitor makes requests to h as one browser would: loopback, with the
-// cookies earlier answers set; a form, when given, is posted.
-func visitor(h http.Handler) func(method, path string, form url.Values) *httptest.ResponseRecorder {
-	jar := map[string]*http.Cookie{}
-	return func(method, path string, form url.Values) *httptest.ResponseRecorder {
-		var req *http.Request
-		if form != nil {
-			req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		} else {
-			req = httptest.NewRequest(method, path, nil)
-		}
-		req.Host = "127.0.0.1"
-		for _, c := range jar {
-			req.AddCookie(c)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		for _, c := range rec.Result().Cookies() {
-			jar[c.Name] = c
-		}
-		return rec
-	}
-}
+// visitor makes requests to h as one browser would (webtest.Visitor).
+var visitor = webtest.Visitor

@@ -21,6 +21,7 @@ import (
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/web"
+	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // e2eQuestions is the study's YAML: a choice, a multi, a likert and a
@@ -139,26 +140,7 @@ func TestStudyEndToEndEqualsPython(t *testing.T) {
 	textRe := regexp.MustCompile(`(?s)<pre class="text" id="text">(.*?)</pre>`)
 	csrfRe := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
 	for _, a := range s.Annotators {
-		jar := map[string]*http.Cookie{}
-		do := func(method, path string, form url.Values) *httptest.ResponseRecorder {
-			var req *http.Request
-			if form != nil {
-				req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
-				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			} else {
-				req = httptest.NewRequest(method, path, nil)
-			}
-			req.Host = "127.0.0.1"
-			for _, c := range jar {
-				req.AddCookie(c)
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			for _, c := range rec.Result().Cookies() {
-				jar[c.Name] = c
-			}
-			return rec
-		}
+		do := webtest.Visitor(h)
 		do("GET", "/annotate/login/"+a.Token, nil)
 		if loc := do("GET", "/annotate", nil).Header().Get("Location"); loc != "/annotate/codebook" {
 			t.Fatalf("%s's first stop is %q, not the codebook", a.Name, loc)
