@@ -169,3 +169,56 @@ func TestMissciPlusEmbeddingRanker(t *testing.T) {
 		t.Fatalf("mean without --k: %v", err)
 	}
 }
+
+// TestMissciPlusEvalCommand: missciplus eval scores an upstream mapped
+// prediction file as upstream's evaluator (the crafted dev file of
+// bench/missciplus/testdata and its reference scores), with intervals;
+// a file missing an argument is refused.
+func TestMissciPlusEvalCommand(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	td := filepath.Join("..", "..", "bench", "missciplus", "testdata")
+	js, stderr, err := runCLI(t, dir, "missciplus", "eval", "--predictions", filepath.Join(td, "reconstruct_predictions.jsonl"), "--split", "dev", "--format", "json", "--resamples", "50")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rep, err := report.FromJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(td, "reconstruct_eval.json"))
+	var ref struct {
+		Runs []struct {
+			AllPassages bool `json:"all_passages"`
+			Scores      struct {
+				All struct {
+					Claim struct {
+						F1Micro float64 `json:"f1_micro"`
+					} `json:"claim_level_multi_label"`
+				}
+				Top3 struct {
+					Fallacy struct {
+						Necessary struct {
+							Arg1 float64 `json:"arg@1"`
+						} `json:"necessary_fallacy_metrics"`
+					} `json:"fallacy_level"`
+				}
+			}
+		}
+	}
+	json.Unmarshal(b, &ref)
+	want := ref.Runs[2] // gold passages only, as the command's default
+	rows := rep.Table("reconstruction").Rows
+	if want.AllPassages || len(rows) != 5 || rows[0][1].Value-want.Scores.All.Claim.F1Micro > 1e-9 || want.Scores.All.Claim.F1Micro-rows[0][1].Value > 1e-9 {
+		t.Fatalf("F1 micro %v, upstream %v", rows[0][1].Value, want.Scores.All.Claim.F1Micro)
+	}
+	if got := rows[2][7].Value; got-want.Scores.Top3.Fallacy.Necessary.Arg1 > 1e-9 || want.Scores.Top3.Fallacy.Necessary.Arg1-got > 1e-9 || !rows[2][7].HasCI {
+		t.Fatalf("top 3 Arg@1 %+v, upstream %v", rows[2][7], want.Scores.Top3.Fallacy.Necessary.Arg1)
+	}
+	lines, _ := os.ReadFile(filepath.Join(td, "reconstruct_predictions.jsonl"))
+	short := filepath.Join(dir, "short.jsonl")
+	os.WriteFile(short, []byte(strings.SplitN(string(lines), "\n", 2)[1]), 0o644)
+	if _, _, err := runCLI(t, dir, "missciplus", "eval", "--predictions", short, "--split", "dev"); err == nil || !strings.Contains(err.Error(), "has no prediction") {
+		t.Fatalf("a file without an argument: %v", err)
+	}
+}
