@@ -24,7 +24,7 @@ import (
 	"strings"
 )
 
-//go:embed data/*.jsonl.gz data/prompt_templates
+//go:embed data/*.jsonl.gz data/prompt_templates data/fallacy_mapper.json
 var data embed.FS
 
 // Mapping ties a premise or a fallacy to a passage of the study: the

@@ -88,6 +88,10 @@ func Translate(pattern string) (string, error) {
 				continue
 			}
 			if up := e | 0x20; escapes[up] != "" && e != up { // \D \S \W
+				if inClass && e == 'D' {
+					b.WriteString(`\P{Nd}`) // not a decimal digit: RE2 takes a negated Unicode class inside a class
+					continue
+				}
 				if inClass {
 					return "", fmt.Errorf("pyre: \\%c inside a class of %q has no translation", e, pattern)
 				}

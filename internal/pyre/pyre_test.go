@@ -8,13 +8,14 @@ func TestTranslate(t *testing.T) {
 		`a\sb\S[\dx]`:                    `a[` + space + `]b[^` + space + `][\p{Nd}x]`,
 		`[^i]i`:                          `[^i]i`,
 		`(?i)[a-i]`:                      `(?i)[a-iIİı]`,
+		`[\d\D]+?`:                       `[\p{Nd}\P{Nd}]+?`,
 	} {
 		got, err := Translate(in)
 		if err != nil || got != want {
 			t.Errorf("Translate(%q) = %q %v, want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{`(?x)a`, `[a`, `a\`, `[\D]`} {
+	for _, bad := range []string{`(?x)a`, `[a`, `a\`, `[\S]`, `[\W]`} {
 		if _, err := Translate(bad); err == nil {
 			t.Errorf("Translate(%q) took a pattern it cannot translate", bad)
 		}
@@ -24,6 +25,9 @@ func TestTranslate(t *testing.T) {
 		if re.MatchString(s) != want {
 			t.Errorf("%q: %v", s, !want)
 		}
+	}
+	if any := MustCompile(`a[\d\D]+?b`); !any.MatchString("a\n٣x\nb") {
+		t.Error("[\\d\\D] is not any character, newlines included")
 	}
 	if Strip("\x1c a \u3000\x1f") != "a" || Lower("İ") != "i\u0307" {
 		t.Fatal("Strip or Lower")
