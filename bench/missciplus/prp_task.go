@@ -24,6 +24,9 @@ func (o Options) prpSpec(env bench.Env, args []Argument, full bool) (runner.Spec
 	if o.InitialOrder != "natural" && o.InitialOrder != "random" {
 		return runner.Spec{}, fmt.Errorf("--initial-order %q: want natural or random", o.InitialOrder)
 	}
+	if o.Template == "" {
+		o.Template = "qin-claim"
+	}
 	if _, err := PRPPrompt(o.Template, "", Passage{}, Passage{}, false); err != nil {
 		return runner.Spec{}, fmt.Errorf("--template: %w", err)
 	}

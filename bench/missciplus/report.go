@@ -32,6 +32,9 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 		if err != nil {
 			return nil, err
 		}
+		if setup.Subtask == 3 {
+			return reconstructionRunReport(ctx, env.Records, run.ID, setup, o)
+		}
 		return Report(setup, rankings, o)
 	}
 }

@@ -31,10 +31,13 @@ var Definition = &bench.Benchmark{
 	Name:    Name,
 	Title:   "MissciPlus",
 	Summary: "find the passages of the misrepresented study that state the accurate premise (subtask 1) and that the fallacies rest on (subtask 2)",
-	Phases: []bench.Phase{{Name: "ranking"}, {Name: "embedding"}, {Name: "pairwise", Hint: "the answers name neither Passage A nor Passage B: check the template and the model",
-		Usable: func(r engine.Result) bool {
-			return strings.Contains(r.Response.Text, "Passage A") || strings.Contains(r.Response.Text, "Passage B")
-		}}},
+	Phases: []bench.Phase{{Name: "ranking"}, {Name: "embedding"},
+		{Name: "reconstruction", Hint: "the answers give no \"Fallacious Premise: …; Applied Fallacy Class: …\" nor say there is no fallacy: check the template and the model", Usable: reconstructUsable},
+		{Name: "premise judge", Hint: "the judge's answers say neither match nor no-match", Usable: judgeUsable},
+		{Name: "pairwise", Hint: "the answers name neither Passage A nor Passage B: check the template and the model",
+			Usable: func(r engine.Result) bool {
+				return strings.Contains(r.Response.Text, "Passage A") || strings.Contains(r.Response.Text, "Passage B")
+			}}},
 }
 
 // Task is MissciPlus as the registry holds it.
@@ -74,6 +77,13 @@ type Options struct {
 	// P0 (subtask 2): the query is a passage stating p0 (drawn with
 	// --seed), then " Therefore: " and the claim.
 	P0 bool
+	// Subtask 3: the prompts' layout (passage-wise or concat), a concat
+	// prompt's passage order, whether it gives every selected passage,
+	// and the premise judge (default: --model).
+	Layout      string
+	Order       string
+	AllPassages bool
+	Judge       string
 }
 
 // Setup is a run's setup, stored with it.
@@ -98,6 +108,11 @@ type Setup struct {
 	K        int    `json:"k,omitempty"`
 	// P0: subtask 2's query holds a passage stating p0 (drawn with Seed).
 	P0 bool `json:"p0,omitempty"`
+	// Subtask 3's: the premise judge, a concat prompt's order and whether
+	// it gave every selected passage (Ranker holds the layout).
+	Judge       string `json:"judge,omitempty"`
+	Order       string `json:"order,omitempty"`
+	AllPassages bool   `json:"all_passages,omitempty"`
 }
 
 // stored is one argument's ranking as a record.
@@ -135,7 +150,11 @@ model; their rankings and scores equal upstream's evaluation code.`,
 // BindRun implements bench.Runs.
 func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.Spec, error) {
 	o := Options{Subtask: 1, Split: "test", Ranker: "ordered", Seeds: "1,2,3,4,5"}
-	f.IntVar(&o.Subtask, "subtask", o.Subtask, "1: the passage stating p0; 2: the passages the fallacies rest on")
+	f.IntVar(&o.Subtask, "subtask", o.Subtask, "1: the passage stating p0; 2: the passages the fallacies rest on; 3: reconstruct the fallacious argument from passages (--model, --layout, --template)")
+	f.StringVar(&o.Layout, "layout", PassageWise, "subtask 3: passage-wise (a prompt per passage beside p0's, and p0 alone) or concat (p0's and the fallacies' passages in one prompt)")
+	f.StringVar(&o.Order, "order", "p0-ordered", "subtask 3, concat: the passages' order: ordered, p0-ordered, random or p0-random (--seed)")
+	f.BoolVar(&o.AllPassages, "all-passages", false, "subtask 3, concat: give every selected passage, not only p0's and the fallacies'")
+	f.StringVar(&o.Judge, "judge", "", "subtask 3: the premise judge that aligns reconstructed to gold fallacies (provider:model; default: --model)")
 	f.StringVar(&o.Split, "split", o.Split, "dev (30 arguments) or test (84)")
 	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered, random, embedding (cosine to the claim, --embedder) or prp (pairwise ranking prompting, --model)")
 	bench.Choices(f, "ranker", append(Rankers, "embedding", "prp")...)
@@ -143,7 +162,7 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.StringVar(&o.Variant, "variant", "concat", "embedding: concat (a passage's sentences joined) or mean (the mean cosine of its --k best sentences)")
 	f.IntVar(&o.K, "k", 0, "embedding: how many of a passage's best sentences the mean variant averages")
 	f.StringVar(&o.Model, "model", "", "prp: the model that compares two passages (provider:model)")
-	f.StringVar(&o.Template, "template", "qin-claim", "prp: the pairwise template (prompt_templates/prp/: qin2023, qin-claim, qin-claim-support, qin-claim-convincing)")
+	f.StringVar(&o.Template, "template", "", "prp: the pairwise template (qin2023, qin-claim (default), qin-claim-support, qin-claim-convincing); subtask 3: reconstruct-passage/… (default p7-passage-DLE) or reconstruct-concat/… (default p12-passage-detective-DLE)")
 	f.IntVar(&o.Iterations, "iterations", 3, "prp: sliding-window iterations (the first N places settled; each is reported)")
 	f.StringVar(&o.InitialOrder, "initial-order", "natural", "prp: natural (by passage number) or random (--seed)")
 	f.Uint64Var(&o.Seed, "seed", 1, "the seed of prp's random initial order and of --p0's passage (CPython's, as upstream)")
@@ -176,8 +195,21 @@ func (o Options) seeds() ([]uint64, error) {
 // spec is the run of the options: every argument ranked (per seed),
 // stored with the setup in one transaction.
 func (o Options) spec(env bench.Env) (runner.Spec, error) {
-	if o.Subtask != 1 && o.Subtask != 2 {
-		return runner.Spec{}, fmt.Errorf("--subtask %d: want 1 or 2 (subtask 3, reconstruction from passages, is not built yet)", o.Subtask)
+	if o.Subtask < 1 || o.Subtask > 3 {
+		return runner.Spec{}, fmt.Errorf("--subtask %d: want 1, 2 or 3", o.Subtask)
+	}
+	if o.Subtask == 3 {
+		args, err := Load(o.Split)
+		if err != nil {
+			return runner.Spec{}, fmt.Errorf("--split: %w", err)
+		}
+		if o.Template == "" {
+			o.Template = map[string]string{PassageWise: "reconstruct-passage/p7-passage-DLE", Concat: "reconstruct-concat/p12-passage-detective-DLE"}[o.Layout]
+		}
+		if o.MaxTokens == 16 {
+			o.MaxTokens = 3000 // upstream's max_new_token_len
+		}
+		return o.reconstructSpec(env, args)
 	}
 	if o.Subtask == 2 && o.Full {
 		return runner.Spec{}, fmt.Errorf("--fullstudy: subtask 2 always ranks every passage of the study")

@@ -2,11 +2,16 @@ package cli_test
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -220,5 +225,136 @@ func TestMissciPlusEvalCommand(t *testing.T) {
 	os.WriteFile(short, []byte(strings.SplitN(string(lines), "\n", 2)[1]), 0o644)
 	if _, _, err := runCLI(t, dir, "missciplus", "eval", "--predictions", short, "--split", "dev"); err == nil || !strings.Contains(err.Error(), "has no prediction") {
 		t.Fatalf("a file without an argument: %v", err)
+	}
+}
+
+// TestMissciPlusReconstructionAgainstUpstream (#28, subtask 3): a run
+// reconstructs every dev argument from passages through the engine — the
+// passage-wise layout, and the concat layout with p0 apart, random order
+// and section titles — with the in-process server answering as
+// bench/missciplus/testdata/make_reconstruct_run.py's scripted model and
+// judge do; the prompts are upstream's byte for byte (their SHA-256), the
+// stored alignments and the report's scores equal upstream's own pipeline
+// (run_subtask_3.py's run, parse, map and evaluate) on the same answers.
+func TestMissciPlusReconstructionAgainstUpstream(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "bench", "missciplus", "testdata", "reconstruct_run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Runs []struct {
+			Layout, Template string
+			Seed             int
+			AddSection       bool    `json:"add_section"`
+			Order            *string `json:"order"`
+			Prompts          []struct{ Argument, Sha256 string }
+			Alignment        map[string]map[string][]string
+			Scores           struct {
+				All struct {
+					Claim struct {
+						F1Micro float64 `json:"f1_micro"`
+					} `json:"claim_level_multi_label"`
+					Fallacy struct {
+						Necessary struct {
+							Arg1 float64 `json:"arg@1"`
+						} `json:"necessary_fallacy_metrics"`
+					} `json:"fallacy_level"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	classes := []string{"Ambiguity", "Biased Sample Fallacy", "Causal Oversimplification", "Fallacy of Division/Composition",
+		"Fallacy of Exclusion", "False Dilemma / Affirming the Disjunct", "False Equivalence", "Hasty Generalization", "Impossible Expectations", "Red Herring"}
+	premises := regexp.MustCompile(`(?s)Premises:\n1\. "(.*)"\n2\. "(.*)"\nQuestion: Do both premises`)
+	for ri, run := range ref.Runs {
+		dir := t.TempDir()
+		var mu sync.Mutex
+		seen := map[string]int{}
+		testServer(t, dir, llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+			if m := premises.FindStringSubmatch(c.Prompt); m != nil {
+				if sha256.Sum256([]byte(m[1] + "\n" + m[2]))[0]%2 == 0 {
+					return llmtest.Reply{Text: "match"}
+				}
+				return llmtest.Reply{Text: "no-match"}
+			}
+			h := sha256.Sum256([]byte(c.Prompt))
+			mu.Lock()
+			seen[hex.EncodeToString(h[:])]++
+			mu.Unlock()
+			n := int(h[0] % 3)
+			if n == 0 {
+				return llmtest.Reply{Text: "No fallacy."}
+			}
+			var lines []string
+			for i := range n {
+				lines = append(lines, fmt.Sprintf("Fallacious Premise: premise %d; Applied Fallacy Class: %s", h[1+i], classes[int(h[2+i])%len(classes)]))
+			}
+			return llmtest.Reply{Text: strings.Join(lines, "\n")}
+		}})
+		t.Setenv("OPENAI_API_KEY", "test-key")
+		args := []string{"missciplus", "run", "--subtask", "3", "--split", "dev", "--model", "openai:gpt-4.1-mini",
+			"--layout", run.Layout, "--template", run.Template, "--seed", fmt.Sprint(run.Seed)}
+		if run.AddSection {
+			args = append(args, "--add-section")
+		}
+		if run.Order != nil {
+			args = append(args, "--order", *run.Order)
+		}
+		if out, stderr, err := runCLI(t, dir, args...); err != nil {
+			t.Fatalf("%s: %v\n%s\n%s", run.Layout, err, out, stderr)
+		}
+		for _, p := range run.Prompts {
+			if seen[p.Sha256] == 0 {
+				t.Errorf("%s: upstream's prompt %s… of %s was not sent", run.Layout, p.Sha256[:12], p.Argument)
+			}
+		}
+		if len(seen) != len(run.Prompts) {
+			t.Errorf("%s: %d distinct prompts sent, upstream %d", run.Layout, len(seen), len(run.Prompts))
+		}
+		js, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "20")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := report.FromJSON([]byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := rep.Table("reconstruction").Rows[0]
+		if w := run.Scores.All.Claim.F1Micro; math.Abs(row[1].Value-w) > 1e-9 {
+			t.Errorf("%s: F1 micro %v, upstream %v", run.Layout, row[1].Value, w)
+		}
+		if w := run.Scores.All.Fallacy.Necessary.Arg1; math.Abs(row[7].Value-w) > 1e-9 {
+			t.Errorf("%s: Arg@1 %v, upstream %v", run.Layout, row[7].Value, w)
+		}
+		st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		st.Records(t.Context(), 1, "missciplus/reconstruction", func(r store.Record) error {
+			var p struct {
+				Argument  string
+				Alignment map[string][]string
+			}
+			json.Unmarshal(r.Body, &p)
+			n++
+			want := run.Alignment[p.Argument]
+			if len(want) != len(p.Alignment) {
+				t.Errorf("%s %s: alignment %v, upstream %v", run.Layout, p.Argument, p.Alignment, want)
+			}
+			for g, ids := range want {
+				if len(ids) != len(p.Alignment[g]) {
+					t.Errorf("%s %s %s: aligned %v, upstream %v", run.Layout, p.Argument, g, p.Alignment[g], ids)
+				}
+			}
+			return nil
+		})
+		st.Close()
+		if n != 30 {
+			t.Errorf("run %d: %d reconstructions stored", ri, n)
+		}
 	}
 }
