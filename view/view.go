@@ -52,6 +52,9 @@ type Run struct {
 type Page struct {
 	Path  string
 	Serve func(k Kit, w http.ResponseWriter, r *http.Request)
+	// Title, for a page without parts, is what the viewer's own run page
+	// links it as ("every argument with its passages"; "" : no link).
+	Title string
 }
 
 // Preview is a page that may answer before its run is loaded — a large

@@ -91,6 +91,16 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	if l, ok := listingOf(d); ok {
 		data["Listing"] = l.Title
 	}
+	if d.task != nil {
+		// The Task's own pages the viewer's run page links (those titled).
+		var pages [][2]string
+		for _, p := range d.task.Pages {
+			if p.Title != "" && !strings.Contains(p.Path, "{") {
+				pages = append(pages, [2]string{p.Path, p.Title})
+			}
+		}
+		data["TaskPages"] = pages
+	}
 	if rep != nil {
 		// The report's own layout (every chart beside its table, as in the
 		// HTML report) with the viewer's links on the charts.

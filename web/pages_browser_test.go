@@ -28,6 +28,7 @@ func TestBrowserEveryPageType(t *testing.T) {
 	st, d, f1 := seed(t, []string{"model-a", "model-b"}, 1)
 	f2 := secondAudit(t, st, f1)
 	m1, m2 := missciRun(t, st), missciRun(t, st)
+	mp, mr := missciplusRuns(t, st)
 	c := seedCalls(t, st)
 	live, err := st.StartRun(context.Background(), store.Run{Name: "still running", Benchmark: "deflect", Version: "test"})
 	if err != nil {
@@ -67,13 +68,19 @@ func TestBrowserEveryPageType(t *testing.T) {
 		{"missci-arguments", fmt.Sprintf("/runs/%d/arguments", m1)},
 		{"missci-argument", first(fmt.Sprintf("/runs/%d/arguments", m1), fmt.Sprintf("/runs/%d/arguments/", m1))},
 		{"missci-compare-runs", fmt.Sprintf("/compare?a=%d&b=%d&all=1", m1, m2)},
+		{"missciplus-run", fmt.Sprintf("/runs/%d", mp)},
+		{"missciplus-arguments", fmt.Sprintf("/runs/%d/arguments", mp)},
+		{"missciplus-argument", first(fmt.Sprintf("/runs/%d/arguments", mp), fmt.Sprintf("/runs/%d/arguments/", mp))},
+		{"missciplus-reconstruction", fmt.Sprintf("/runs/%d", mr)},
+		{"missciplus-reconstruction-argument", first(fmt.Sprintf("/runs/%d/arguments", mr), fmt.Sprintf("/runs/%d/arguments/", mr))},
 		{"run-calls", fmt.Sprintf("/runs/%d/calls?sort=latency&desc=1", c)},
 		{"call", fmt.Sprintf("/calls/k-slow?run=%d", c)},
 		{"live-run", fmt.Sprintf("/runs/%d", live)},
 	}
 	// Pages that must show highlights: disagreements, hits and misses.
 	wantMarks := map[string]bool{"deflect-disagreements": true, "deflect-generation": true, "deflect-across-models": true, "foils-item": true,
-		"foils-compare-runs": true, "missci-arguments": true, "missci-argument": true, "missci-compare-runs": true}
+		"foils-compare-runs": true, "missci-arguments": true, "missci-argument": true, "missci-compare-runs": true,
+		"missciplus-arguments": true, "missciplus-argument": true, "missciplus-reconstruction-argument": true}
 	bctx, dialog := browser(t)
 	complaintsSince := watchComplaints(t, bctx)
 	links := map[string]string{} // link → a page that has it

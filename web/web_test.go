@@ -18,6 +18,7 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
+	"github.com/fallacylab/fallacylab/bench/missciplus"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/web"
@@ -668,5 +669,83 @@ func TestAnswerDiff(t *testing.T) {
 	}
 	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/diff?a=nope&b=%s", id1, url.QueryEscape(b.GenID))); code != 404 {
 		t.Fatalf("a diff with an unknown generation answers %d", code)
+	}
+}
+
+// missciplusRuns stores a MissciPlus subtask 1 random run of the dev split
+// (two seeds) and a subtask 3 run whose reconstructed premises are hostile
+// text, as the runs would store them.
+func missciplusRuns(t *testing.T, st *sqlite.Store) (rank, recon int64) {
+	t.Helper()
+	ctx := context.Background()
+	args, err := missciplus.Load("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(name string, setup missciplus.Setup, kind string, bodies map[string]any) int64 {
+		id, _ := st.StartRun(ctx, store.Run{Name: name, Benchmark: missciplus.Name, Version: "test"})
+		for _, a := range args {
+			setup.IDs = append(setup.IDs, a.ID)
+		}
+		b, _ := json.Marshal(setup)
+		recs := []store.Record{{Kind: missciplus.KindSetup, Key: "setup", Body: b}}
+		for k, v := range bodies {
+			b, _ := json.Marshal(v)
+			recs = append(recs, store.Record{Kind: kind, Key: k, Body: b})
+		}
+		if err := st.PutRecordKinds(ctx, id, []string{missciplus.KindSetup, kind}, recs); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.FinishRun(ctx, id, "done"); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	rks, _ := missciplus.Rank("random", args, false, []uint64{1, 2})
+	bodies := map[string]any{}
+	for i, rk := range rks {
+		for _, r := range rk {
+			bodies[fmt.Sprintf("%s/s%d", r.ID, i+1)] = map[string]any{"id": r.ID, "ranked_passages": r.Ranked, "seed": i + 1}
+		}
+	}
+	rank = put("missciplus rank", missciplus.Setup{Subtask: 1, Split: "dev", Ranker: "random", Seeds: []uint64{1, 2}}, missciplus.KindRanking, bodies)
+	bodies = map[string]any{}
+	for _, a := range args {
+		class := a.Argument.Fallacies[0].Interchangeable[0].Class
+		p0 := "accurate_premise"
+		if ids := a.P0Passages(); len(ids) > 0 {
+			p0 = ids[0]
+		}
+		bodies[a.ID] = missciplus.ArgumentPrediction{Argument: a.ID,
+			Prompts:   []missciplus.PromptPrediction{{From: []string{p0}, IsParsed: true, Fallacies: []missciplus.PredictedFallacy{{PredictionID: "1-1", Class: &class, Premise: hostile[0] + " premise", Rank: 1}}}},
+			Alignment: map[string][]string{a.Argument.Fallacies[0].Interchangeable[0].ID: {"1-1"}}}
+	}
+	recon = put("missciplus reconstruct", missciplus.Setup{Subtask: 3, Split: "dev", Ranker: missciplus.PassageWise, Model: "openai:m", Template: "reconstruct-passage/p7-passage-DLE", Judge: "openai:m"}, missciplus.KindReconstruction, bodies)
+	return rank, recon
+}
+
+// TestMissciPlusPages: a ranking run's page links its arguments; an
+// argument's page shows the study's passages in the chosen seed's ranking
+// with the ones stating p0 marked and their sentences highlighted; a
+// reconstruction run's argument page shows the reconstructed premises,
+// escaped, and what they were aligned to.
+func TestMissciPlusPages(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	rank, recon := missciplusRuns(t, st)
+	h := viewer(t, st)
+	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d", rank))
+	if code != 200 || !strings.Contains(body, fmt.Sprintf(`href="/runs/%d/arguments"`, rank)) || !strings.Contains(body, "random, mean of 2 seeds") {
+		t.Fatalf("run page %d:\n%s", code, body)
+	}
+	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/arguments/arg-10?g=1", rank))
+	if code != 200 || !strings.Contains(body, "<strong>seed 2</strong>") || !strings.Contains(body, "states p0") || !strings.Contains(body, "<mark") {
+		t.Fatalf("argument page %d:\n%s", code, body)
+	}
+	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments/arg-nope", rank)); code != 404 {
+		t.Fatalf("an unknown argument: %d", code)
+	}
+	code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/arguments/arg-10", recon))
+	if code != 200 || strings.Contains(body, hostile[0]) || !strings.Contains(body, "Reconstructed fallacies") || !strings.Contains(body, "arg-10:1:1") {
+		t.Fatalf("reconstruction argument page %d:\n%s", code, body)
 	}
 }
