@@ -14,12 +14,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	_ "github.com/fallacylab/fallacylab/bench/all" // the binary's registry
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/study"
 )
 
 // TestMissciPlusPRPAgainstUpstream (#28): --ranker prp through the engine
@@ -356,5 +358,92 @@ func TestMissciPlusReconstructionAgainstUpstream(t *testing.T) {
 		if n != 30 {
 			t.Errorf("run %d: %d reconstructions stored", ri, n)
 		}
+	}
+}
+
+// TestMissciPlusPremiseStudy (#28): a subtask 3 run's reconstructed
+// premises go to people beside their passages and the reference premises,
+// with decoys of both answers (a reference premise beside its own passage,
+// another argument's beside this one's); the report checks the run's
+// premise judge against the people's majority.
+func TestMissciPlusPremiseStudy(t *testing.T) {
+	dir := t.TempDir()
+	answers := []string{"Fallacious Premise: the study proves it for everyone; Applied Fallacy Class: Hasty Generalization\nFallacious Premise: mice are people; Applied Fallacy Class: False Equivalence",
+		"Fallacious Premise: it caused it; Applied Fallacy Class: Causal Oversimplification"}
+	testServer(t, dir, llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+		if strings.Contains(c.Prompt, "Do both premises use the same flawed reasoning") {
+			if strings.Contains(c.Prompt, "the study proves it") {
+				return llmtest.Reply{Text: "match"}
+			}
+			return llmtest.Reply{Text: "no-match"}
+		}
+		return llmtest.Reply{Text: answers[sha256.Sum256([]byte(c.Prompt))[0]%2]}
+	}})
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	if out, stderr, err := runCLI(t, dir, "missciplus", "run", "--subtask", "3", "--split", "dev", "--limit", "6", "--model", "openai:gpt-4.1-mini"); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "missciplus-premise", "--annotators", "ana,ben", "--decoys", "4", "--seed", "3"); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, _, err := st.Study(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]int{}
+	var anns []study.Annotation
+	var tp, fp, fn int
+	at := time.Unix(1700000000, 0)
+	for i, it := range s.Items {
+		if it.Decoy {
+			known[it.Known["matches"]]++
+		}
+		// People say "matches" for the judge's alignments but every third
+		// item, where they disagree with it; decoys as known.
+		h := it.Hidden["aligned"]
+		if i%3 == 0 {
+			h = map[string]string{"1": "0", "0": "1"}[h]
+		}
+		if it.Decoy {
+			h = it.Known["matches"]
+		} else {
+			switch j := it.Hidden["aligned"]; {
+			case j == "1" && h == "1":
+				tp++
+			case j == "1":
+				fp++
+			case h == "1":
+				fn++
+			}
+		}
+		for _, who := range []string{"ana", "ben"} {
+			anns = append(anns, study.Annotation{StudyID: 1, Annotator: who, Item: it.Key, Answers: map[string]string{"grounded": "1", "matches": h}, At: at})
+		}
+	}
+	if known["1"] != 2 || known["0"] != 2 {
+		t.Fatalf("decoys by known answer: %v", known)
+	}
+	if err := st.PutAnnotations(t.Context(), anns); err != nil {
+		t.Fatal(err)
+	}
+	js, _, err := runCLI(t, dir, "study", "report", "1", "--format", "json", "--resamples", "20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.FromJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := rep.Table("premise_judge").Rows[0]
+	if tp+fp == 0 || tp+fn == 0 {
+		t.Fatalf("the run gave no aligned or no matching premise (tp %d fp %d fn %d)", tp, fp, fn)
+	}
+	if p, r := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn); math.Abs(row[1].Value-p) > 1e-12 || math.Abs(row[2].Value-r) > 1e-12 {
+		t.Fatalf("precision %v recall %v, want %v %v", row[1].Value, row[2].Value, p, r)
 	}
 }
