@@ -185,29 +185,12 @@ func layoutVersion(layout string) string {
 // predictions from the gold passages; concat: as the prompts gave them),
 // with the run's models, template and judge.
 func reconstructionRunReport(ctx context.Context, rs bench.RecordReader, runID int64, setup Setup, o ReportOptions) (*report.Report, error) {
-	all, err := Load(setup.Split)
+	all, gold, err := setup.Arguments()
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{}
-	for _, id := range setup.IDs {
-		want[id] = true
-	}
-	var gold []Argument
-	for _, a := range all {
-		if want[a.ID] {
-			gold = append(gold, a)
-		}
-	}
-	var preds []ArgumentPrediction
-	if err := rs.Records(ctx, runID, KindReconstruction, func(r store.Record) error {
-		var p ArgumentPrediction
-		if err := json.Unmarshal(r.Body, &p); err != nil {
-			return fmt.Errorf("reconstruction %s: %w", r.Key, err)
-		}
-		preds = append(preds, p)
-		return nil
-	}); err != nil {
+	preds, err := LoadReconstructions(ctx, rs, runID)
+	if err != nil {
 		return nil, err
 	}
 	if len(preds) == 0 {

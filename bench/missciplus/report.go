@@ -45,19 +45,9 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 // figure upstream prints), its interval resampling the arguments' means
 // over the seeds.
 func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report, error) {
-	args, err := Load(setup.Split)
+	args, scored, err := setup.Arguments()
 	if err != nil {
 		return nil, err
-	}
-	want := map[string]bool{}
-	for _, id := range setup.IDs {
-		want[id] = true
-	}
-	var scored []Argument
-	for _, a := range args {
-		if want[a.ID] {
-			scored = append(scored, a)
-		}
 	}
 	title := map[int]string{1: "Subtask 1: the passage that states the accurate premise", 2: "Subtask 2: the passages the fallacies rest on"}[setup.Subtask]
 	rep := &report.Report{Title: "MissciPlus " + title, Benchmark: Name}

@@ -2,13 +2,11 @@ package missciplus
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
-	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -54,15 +52,8 @@ func premiseItems(ctx context.Context, d study.Draw) (cands, decoys []study.Item
 	for _, a := range args {
 		byID[a.ID] = a
 	}
-	var preds []ArgumentPrediction
-	if err := d.Records.Records(ctx, d.Run.ID, KindReconstruction, func(r store.Record) error {
-		var p ArgumentPrediction
-		if err := json.Unmarshal(r.Body, &p); err != nil {
-			return fmt.Errorf("reconstruction %s: %w", r.Key, err)
-		}
-		preds = append(preds, p)
-		return nil
-	}); err != nil {
+	preds, err := LoadReconstructions(ctx, d.Records, d.Run.ID)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	stratify := d.Stratify

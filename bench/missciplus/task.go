@@ -415,3 +415,36 @@ func argumentByID(id string) (Argument, bool) {
 	a, ok := byID[id]
 	return a, ok
 }
+
+// Arguments are the setup's split and, of it, the arguments the run
+// ranked or reconstructed (setup.IDs), in the split's order.
+func (s Setup) Arguments() (all, chosen []Argument, err error) {
+	all, err = Load(s.Split)
+	if err != nil {
+		return nil, nil, err
+	}
+	want := map[string]bool{}
+	for _, id := range s.IDs {
+		want[id] = true
+	}
+	for _, a := range all {
+		if want[a.ID] {
+			chosen = append(chosen, a)
+		}
+	}
+	return all, chosen, nil
+}
+
+// LoadReconstructions reads a subtask 3 run's reconstructions.
+func LoadReconstructions(ctx context.Context, rs bench.RecordReader, runID int64) ([]ArgumentPrediction, error) {
+	var preds []ArgumentPrediction
+	err := rs.Records(ctx, runID, KindReconstruction, func(r store.Record) error {
+		var p ArgumentPrediction
+		if err := json.Unmarshal(r.Body, &p); err != nil {
+			return fmt.Errorf("reconstruction %s: %w", r.Key, err)
+		}
+		preds = append(preds, p)
+		return nil
+	})
+	return preds, err
+}

@@ -3,7 +3,6 @@ package missciplus
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -40,35 +39,23 @@ func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, 
 	if err != nil {
 		return nil, err
 	}
-	all, err := Load(setup.Split)
+	_, chosen, err := setup.Arguments()
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{}
-	for _, id := range setup.IDs {
-		want[id] = true
-	}
-	v := &runView{setup: setup, rankings: rankings, preds: map[string]ArgumentPrediction{}}
-	for _, a := range all {
-		if want[a.ID] {
-			v.args = append(v.args, a)
-		}
-	}
+	v := &runView{setup: setup, args: chosen, rankings: rankings, preds: map[string]ArgumentPrediction{}}
 	ro := ReportOptions{Resamples: 1000, Seed: 20260101, Level: 0.95}
 	if env.Resamples > 0 {
 		ro.Resamples = env.Resamples
 	}
 	var rep *report.Report
 	if setup.Subtask == 3 {
-		if err := env.Records.Records(ctx, run.ID, KindReconstruction, func(r store.Record) error {
-			var p ArgumentPrediction
-			if err := json.Unmarshal(r.Body, &p); err != nil {
-				return err
-			}
-			v.preds[p.Argument] = p
-			return nil
-		}); err != nil {
+		preds, err := LoadReconstructions(ctx, env.Records, run.ID)
+		if err != nil {
 			return nil, err
+		}
+		for _, p := range preds {
+			v.preds[p.Argument] = p
 		}
 		rep, err = reconstructionRunReport(ctx, env.Records, run.ID, setup, ro)
 	} else {
