@@ -72,6 +72,8 @@ func (e *estimator) estimate(r llm.Request) (in, out int64) {
 	defer e.mu.Unlock()
 	in = int64(rawInputTokens(r)*e.ratio + 0.5)
 	switch {
+	case len(r.Embed) > 0 || len(r.Score) > 0:
+		out = 0 // embeddings and scores answer no tokens
 	case r.MaxTokens > 0 && e.outCount > 0:
 		out = int64(min(float64(r.MaxTokens), e.outMean) + 0.5)
 	case e.outCount > 0:

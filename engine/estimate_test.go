@@ -48,3 +48,19 @@ func TestSchemaGuess(t *testing.T) {
 		t.Fatalf("stored answers first: %d", out)
 	}
 }
+
+// TestEstimateEmbeddingsAnswerNoTokens: an embeddings or scoring request
+// is priced for its input only, before and after answers were seen (a dry
+// run of an embedding ranker reported 512 output tokens a call).
+func TestEstimateEmbeddingsAnswerNoTokens(t *testing.T) {
+	e := newEstimator()
+	for _, r := range []llm.Request{{Embed: []string{"a claim", "a passage of the study"}}, {Score: []llm.ScorePair{{Reference: "a", Prediction: "b"}}}} {
+		if in, out := e.estimate(r); in <= 0 || out != 0 {
+			t.Errorf("%+v: %d in, %d out; want some input and no output", r, in, out)
+		}
+	}
+	e.seed(300, 10)
+	if _, out := e.estimate(llm.Request{Embed: []string{"x"}}); out != 0 {
+		t.Errorf("after answers were seen: %d output tokens", out)
+	}
+}

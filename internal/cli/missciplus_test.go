@@ -237,7 +237,8 @@ func TestMissciPlusEvalCommand(t *testing.T) {
 // bench/missciplus/testdata/make_reconstruct_run.py's scripted model and
 // judge do; the prompts are upstream's byte for byte (their SHA-256), the
 // stored alignments and the report's scores equal upstream's own pipeline
-// (run_subtask_3.py's run, parse, map and evaluate) on the same answers.
+// (run_subtask_3.py's run, parse, map and evaluate) on the same answers;
+// the same command again makes no call.
 func TestMissciPlusReconstructionAgainstUpstream(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "bench", "missciplus", "testdata", "reconstruct_run.json"))
 	if err != nil {
@@ -274,8 +275,10 @@ func TestMissciPlusReconstructionAgainstUpstream(t *testing.T) {
 	for ri, run := range ref.Runs {
 		dir := t.TempDir()
 		var mu sync.Mutex
+		var calls atomic.Int64
 		seen := map[string]int{}
 		testServer(t, dir, llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+			calls.Add(1)
 			if m := premises.FindStringSubmatch(c.Prompt); m != nil {
 				if sha256.Sum256([]byte(m[1] + "\n" + m[2]))[0]%2 == 0 {
 					return llmtest.Reply{Text: "match"}
@@ -307,6 +310,12 @@ func TestMissciPlusReconstructionAgainstUpstream(t *testing.T) {
 		}
 		if out, stderr, err := runCLI(t, dir, args...); err != nil {
 			t.Fatalf("%s: %v\n%s\n%s", run.Layout, err, out, stderr)
+		}
+		// The same command again pays for nothing: every answer, the
+		// judge's too, comes from the cache.
+		made := calls.Load()
+		if _, stderr, err := runCLI(t, dir, args...); err != nil || calls.Load() != made {
+			t.Fatalf("%s again: %v, %d new calls\n%s", run.Layout, err, calls.Load()-made, stderr)
 		}
 		for _, p := range run.Prompts {
 			if seen[p.Sha256] == 0 {
