@@ -133,17 +133,24 @@ func (Task) Help(verb string) bench.Help {
 		return bench.Help{}
 	}
 	return bench.Help{
-		Short: "Rank a study's passages: the one stating p0 first (--subtask 1), or those the fallacies rest on (--subtask 2)",
+		Short: "Rank a study's passages (subtasks 1, 2) or reconstruct the fallacious argument from them (subtask 3)",
 		Long: `Subtask 1 ranks each argument's selected passages (--fullstudy: every passage
 of the study) so that a passage stating the accurate premise p0 comes first,
 scored by P@1, MRR and HasPositive@3/5/10 over the arguments whose p0 a
 passage states. Subtask 2 ranks every passage so that those the fallacies
-rest on come first: P@k, R@k and mAP. The rankers ordered (by passage
-number) and random (CPython's shuffle, --seeds, as upstream's five) need no
-model; their rankings and scores equal upstream's evaluation code.`,
+rest on come first: P@k, R@k and mAP (--p0: a passage stating p0 joins the
+query). Rankers: ordered (by passage number) and random (CPython's shuffle,
+--seeds, as upstream's five) need no model; embedding (--embedder) and prp
+(pairwise ranking prompting, --model) call one. Subtask 3 prompts --model
+with the passages (--layout passage-wise or concat), parses the answers with
+upstream's parser, aligns them to the gold fallacies with a premise judge
+(--judge) and scores them as upstream's evaluator. Rankings, prompts and
+scores equal upstream's code on the same inputs.`,
 		Example: `  fallacylab missciplus run --subtask 1 --ranker random --seeds 1,2,3,4,5
   fallacylab missciplus run --subtask 1 --ranker ordered --fullstudy --split dev
-  fallacylab missciplus run --subtask 2 --ranker ordered --limit 10`,
+  fallacylab missciplus run --subtask 2 --ranker ordered --limit 10
+  fallacylab missciplus run --subtask 1 --ranker prp --model openai:gpt-4.1-mini --iterations 3
+  fallacylab missciplus run --subtask 3 --model openai:gpt-4.1 --layout passage-wise --judge openai:gpt-4.1-mini`,
 	}
 }
 
@@ -167,7 +174,7 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.StringVar(&o.InitialOrder, "initial-order", "natural", "prp: natural (by passage number) or random (--seed)")
 	f.Uint64Var(&o.Seed, "seed", 1, "the seed of prp's random initial order and of --p0's passage (CPython's, as upstream)")
 	f.BoolVar(&o.P0, "p0", false, "subtask 2, embedding and prp: the query is a passage stating p0 (drawn with --seed), \" Therefore: \" and the claim")
-	f.BoolVar(&o.AddSection, "add-section", false, "prp and embedding: passages carry their section titles (upstream's --add-section / --add-title)")
+	f.BoolVar(&o.AddSection, "add-section", false, "prp, embedding and subtask 3: passages carry their section titles (upstream's --add-section / --add-title)")
 	f.Float64Var(&o.Temperature, "temperature", 0, "prp: sampling temperature")
 	f.IntVar(&o.MaxTokens, "max-tokens", 16, "prp: the most tokens of an answer (it names a passage)")
 	f.BoolVar(&o.Full, "fullstudy", false, "subtask 1's open setting: rank every passage of the study, not the selected ones")
