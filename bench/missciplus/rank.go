@@ -41,7 +41,7 @@ func Random(args []Argument, full bool, seed uint64) []Ranking {
 
 // pyShuffle is CPython's random.shuffle: from the last element down, swap
 // with one drawn below i+1.
-func pyShuffle(r *missci.PyRandom, x []string) {
+func pyShuffle[T any](r *missci.PyRandom, x []T) {
 	for i := len(x) - 1; i > 0; i-- {
 		j := r.Below(i + 1)
 		x[i], x[j] = x[j], x[i]

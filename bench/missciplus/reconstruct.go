@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,7 +110,7 @@ func (o ReconstructOptions) Prompts(args []Argument, keep map[string]bool) ([]re
 		return nil, fmt.Errorf("--layout %q: want passage-wise or concat", o.Layout)
 	case o.Layout == Concat && p0Template && o.Order != "p0-ordered" && o.Order != "p0-random":
 		return nil, fmt.Errorf("template %s puts p0 apart: --order p0-ordered or p0-random", o.Template)
-	case o.Layout == Concat && !slicesContains([]string{"ordered", "p0-ordered", "random", "p0-random"}, o.Order):
+	case o.Layout == Concat && !slices.Contains([]string{"ordered", "p0-ordered", "random", "p0-random"}, o.Order):
 		return nil, fmt.Errorf("--order %q: want ordered, p0-ordered, random or p0-random", o.Order)
 	}
 	fill := func(claim, p0, context string) (string, error) {
@@ -131,7 +132,7 @@ func (o ReconstructOptions) Prompts(args []Argument, keep map[string]bool) ([]re
 	var out []reconstructPrompt
 	for i, a := range args {
 		p0s := o.p0Passages(a)
-		pyShufflePassages(r, p0s)
+		pyShuffle(r, p0s)
 		p0 := p0s[0]
 		if o.Layout == PassageWise {
 			for _, id := range a.Passages(false) {
@@ -177,9 +178,9 @@ func (o ReconstructOptions) Prompts(args []Argument, keep map[string]bool) ([]re
 			ps = append([]promptPassage{p0}, others...)
 		case "random":
 			ps = append(others, p0)
-			pyShufflePassages(r, ps)
+			pyShuffle(r, ps)
 		case "p0-random":
-			pyShufflePassages(r, others)
+			pyShuffle(r, others)
 			ps = append([]promptPassage{p0}, others...)
 		}
 		var texts, from []string
@@ -199,23 +200,6 @@ func (o ReconstructOptions) Prompts(args []Argument, keep map[string]bool) ([]re
 		}
 	}
 	return out, nil
-}
-
-func slicesContains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
-// pyShufflePassages is random.shuffle of a list of passages.
-func pyShufflePassages(r *missci.PyRandom, x []promptPassage) {
-	for i := len(x) - 1; i > 0; i-- {
-		j := r.Below(i + 1)
-		x[i], x[j] = x[j], x[i]
-	}
 }
 
 // promptMeta ties a reconstruction call to its prompt.
