@@ -84,7 +84,7 @@ class Tokenizer:
         self.token_match = None
         self.faster_heuristics = data["faster_heuristics"]
         self._specials = {}
-        self._patterns = {}  # the special matcher: key -> token texts
+        self._patterns = {}  # the special matcher: first token -> [token texts]
         for chunk, substrings in sorted(data["exceptions"].items()):
             self.add_special_case(chunk, substrings)
 
@@ -95,7 +95,7 @@ class Tokenizer:
                 or self.find_suffix(string) or " " in string:
             pattern = [t for t, _ in self._tokenize_affixes(string, False)]
             if pattern:  # PhraseMatcher.add skips empty docs
-                self._patterns[string] = pattern
+                self._patterns.setdefault(pattern[0], []).append(pattern)
 
     def find_infix(self, string):
         return list(self.infix_finditer(string))
@@ -214,11 +214,11 @@ class Tokenizer:
 
     def _apply_special_cases(self, tokens):
         # PhraseMatcher.find_matches: every (start, end) where a pattern's
-        # token texts equal the doc's.
+        # token texts equal the doc's (its trie, as a dict by first token).
         matches = []
         texts = [t for t, _ in tokens]
         for start in range(len(texts)):
-            for pattern in self._patterns.values():
+            for pattern in self._patterns.get(texts[start], []):
                 if texts[start:start + len(pattern)] == pattern:
                     matches.append((start, start + len(pattern)))
         if not matches:
