@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dlclark/regexp2"
 
@@ -18,16 +20,23 @@ import (
 // URLs whole, splits infixes and, last, re-applies the special cases that
 // span several tokens. The rule expressions are Python's, run on a
 // backtracking engine with Python's semantics (pyre.CompileBacktracking).
-// Left out, because no token changes with it: spaCy's lexeme cache (it
-// memoises the same function of the same span) and lexeme attributes.
-// A Spacy is safe for concurrent use.
+// Like spaCy, it memoises each whitespace-delimited span's tokens (up to
+// cacheLimit spans). Left out, because no token changes with them: lexeme
+// attributes. A Spacy is safe for concurrent use.
 type Spacy struct {
 	prefix, suffix, infix, url *regexp2.Regexp
 	fasterHeuristics           bool
 	specials                   map[string][]string
 	// patterns index the special matcher's phrases by their first token.
 	patterns map[string][][]string
+	// cache holds the tokens of spans already seen (string → []piece),
+	// as spaCy's _cache does; cached counts them.
+	cache  sync.Map
+	cached atomic.Int64
 }
+
+// cacheLimit bounds the span cache; past it spans are tokenised afresh.
+const cacheLimit = 1 << 20
 
 // Token is one token: its text, its offset in code points and whether a
 // single space follows it (spaCy's whitespace_).
@@ -146,8 +155,24 @@ func (t *Spacy) tokenizeAffixes(s []rune, withSpecials bool) []piece {
 }
 
 // span tokenises one whitespace-delimited span (_try_specials_and_cache,
-// then _tokenize).
+// then _tokenize). Callers copy the pieces (append) before changing them.
 func (t *Spacy) span(s []rune, withSpecials bool) []piece {
+	if !withSpecials {
+		return t.tokenizeSpan(s, false)
+	}
+	key := string(s)
+	if v, ok := t.cache.Load(key); ok {
+		return v.([]piece)
+	}
+	out := t.tokenizeSpan(s, true)
+	if t.cached.Load() < cacheLimit {
+		t.cache.Store(key, out)
+		t.cached.Add(1)
+	}
+	return out
+}
+
+func (t *Spacy) tokenizeSpan(s []rune, withSpecials bool) []piece {
 	if sp, ok := t.special(string(s), withSpecials); ok {
 		return sp
 	}

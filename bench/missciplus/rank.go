@@ -49,7 +49,7 @@ func pyShuffle[T any](r *missci.PyRandom, x []T) {
 }
 
 // Rankers are the rankers that need no model, by name.
-var Rankers = []string{"ordered", "random"}
+var Rankers = []string{"ordered", "random", "bm25"}
 
 // Rank ranks every argument's passages with a ranker that needs no model
 // (one ranking per seed for random; one for the others).
@@ -57,6 +57,8 @@ func Rank(ranker string, args []Argument, full bool, seeds []uint64) ([][]Rankin
 	switch ranker {
 	case "ordered":
 		return [][]Ranking{Ordered(args, full)}, nil
+	case "bm25":
+		return [][]Ranking{BM25(args, full)}, nil
 	case "random":
 		if len(seeds) == 0 {
 			return nil, fmt.Errorf("--seeds: the random ranker needs at least one seed")

@@ -61,6 +61,13 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 	if setup.P0 {
 		rep.Meta = append(rep.Meta, [2]string{"query", fmt.Sprintf("a passage stating p0 (drawn with seed %d), \" Therefore: \" and the claim (--p0)", setup.Seed)})
 	}
+	if setup.Ranker == "bm25" {
+		corpus := "the selected passages"
+		if setup.Full {
+			corpus = "every passage"
+		}
+		rep.Meta = append(rep.Meta, [2]string{"scoring", fmt.Sprintf("BM25Okapi (rank_bm25 0.2.2: k1 1.5, b 0.75, ε 0.25) of the claim over %s of the split's studies, tokenised by spaCy's en_core_web_sm tokenizer and lowercased (upstream's bm25.py)", corpus)})
+	}
 	if setup.Embedder != "" {
 		how := "concat: the cosine of a passage's joined sentences to the claim"
 		if setup.Variant == "mean" {

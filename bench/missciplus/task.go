@@ -139,8 +139,9 @@ of the study) so that a passage stating the accurate premise p0 comes first,
 scored by P@1, MRR and HasPositive@3/5/10 over the arguments whose p0 a
 passage states. Subtask 2 ranks every passage so that those the fallacies
 rest on come first: P@k, R@k and mAP (--p0: a passage stating p0 joins the
-query). Rankers: ordered (by passage number) and random (CPython's shuffle,
---seeds, as upstream's five) need no model; embedding (--embedder) and prp
+query). Rankers: ordered (by passage number), random (CPython's shuffle,
+--seeds, as upstream's five) and bm25 (BM25Okapi over spaCy's English
+tokens, as upstream's) need no model; embedding (--embedder) and prp
 (pairwise ranking prompting, --model) call one. Subtask 3 prompts --model
 with the passages (--layout passage-wise or concat), parses the answers with
 upstream's parser, aligns them to the gold fallacies with a premise judge
@@ -149,6 +150,7 @@ scores equal upstream's code on the same inputs.`,
 		Example: `  fallacylab missciplus run --subtask 1 --ranker random --seeds 1,2,3,4,5
   fallacylab missciplus run --subtask 1 --ranker ordered --fullstudy --split dev
   fallacylab missciplus run --subtask 2 --ranker ordered --limit 10
+  fallacylab missciplus run --subtask 2 --ranker bm25 --p0 --seed 1
   fallacylab missciplus run --subtask 1 --ranker prp --model openai:gpt-4.1-mini --iterations 3
   fallacylab missciplus run --subtask 3 --model openai:gpt-4.1 --layout passage-wise --judge openai:gpt-4.1-mini`,
 	}
@@ -163,7 +165,7 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.BoolVar(&o.AllPassages, "all-passages", false, "subtask 3, concat: give every selected passage, not only p0's and the fallacies'")
 	f.StringVar(&o.Judge, "judge", "", "subtask 3: the premise judge that aligns reconstructed to gold fallacies (provider:model; default: --model)")
 	f.StringVar(&o.Split, "split", o.Split, "dev (30 arguments) or test (84)")
-	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered, random, embedding (cosine to the claim, --embedder) or prp (pairwise ranking prompting, --model)")
+	f.StringVar(&o.Ranker, "ranker", o.Ranker, "ordered, random, bm25, embedding (cosine to the claim, --embedder) or prp (pairwise ranking prompting, --model)")
 	bench.Choices(f, "ranker", append(Rankers, "embedding", "prp")...)
 	f.StringVar(&o.Embedder, "embedder", "", "embedding: the embeddings model (provider:model, an OpenAI-compatible /v1/embeddings; upstream used sentence-transformers models such as all-mpnet-base-v2)")
 	f.StringVar(&o.Variant, "variant", "concat", "embedding: concat (a passage's sentences joined) or mean (the mean cosine of its --k best sentences)")
@@ -173,7 +175,7 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.IntVar(&o.Iterations, "iterations", 3, "prp: sliding-window iterations (the first N places settled; each is reported)")
 	f.StringVar(&o.InitialOrder, "initial-order", "natural", "prp: natural (by passage number) or random (--seed)")
 	f.Uint64Var(&o.Seed, "seed", 1, "the seed of prp's random initial order and of --p0's passage (CPython's, as upstream)")
-	f.BoolVar(&o.P0, "p0", false, "subtask 2, embedding and prp: the query is a passage stating p0 (drawn with --seed), \" Therefore: \" and the claim")
+	f.BoolVar(&o.P0, "p0", false, "subtask 2, bm25, embedding and prp: the query is a passage stating p0 (drawn with --seed), \" Therefore: \" and the claim")
 	f.BoolVar(&o.AddSection, "add-section", false, "prp, embedding and subtask 3: passages carry their section titles (upstream's --add-section / --add-title)")
 	f.Float64Var(&o.Temperature, "temperature", 0, "prp: sampling temperature")
 	f.IntVar(&o.MaxTokens, "max-tokens", 16, "prp: the most tokens of an answer (it names a passage)")
@@ -227,8 +229,8 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 	}
 	full := o.Full || o.Subtask == 2
 	if o.P0 {
-		if o.Subtask != 2 || (o.Ranker != "embedding" && o.Ranker != "prp") {
-			return runner.Spec{}, fmt.Errorf("--p0: subtask 2's query with a passage stating p0, for --ranker embedding or prp")
+		if o.Subtask != 2 || (o.Ranker != "bm25" && o.Ranker != "embedding" && o.Ranker != "prp") {
+			return runner.Spec{}, fmt.Errorf("--p0: subtask 2's query with a passage stating p0, for --ranker bm25, embedding or prp")
 		}
 		args = WithP0(args, o.Seed)
 	}
@@ -259,7 +261,10 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		return runner.Spec{}, err
 	}
 	keep := map[string]bool{}
-	setup := Setup{Subtask: o.Subtask, Split: o.Split, Ranker: o.Ranker, Full: full, Seeds: seeds}
+	setup := Setup{Subtask: o.Subtask, Split: o.Split, Ranker: o.Ranker, Full: full, Seeds: seeds, P0: o.P0}
+	if o.P0 {
+		setup.Seed = o.Seed
+	}
 	for _, a := range chosen {
 		keep[a.ID] = true
 		setup.IDs = append(setup.IDs, a.ID)

@@ -150,6 +150,90 @@ func TestMissciPlusBaselinesByCommand(t *testing.T) {
 	}
 }
 
+// TestMissciPlusBM25ByCommand: --ranker bm25 runs offline; subtask 2 with
+// --p0 --seed 2 on dev reports upstream's own bm25.py scores (testdata of
+// bench/missciplus, make_bm25_rank.py) to 1e-9, and says how it scored; a
+// --limit run ranks against the whole split's corpus, so its rankings are
+// the full run's; --p0 in subtask 1 is refused.
+func TestMissciPlusBM25ByCommand(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	if out, stderr, err := runCLI(t, dir, "missciplus", "run", "--split", "dev", "--subtask", "2", "--ranker", "bm25", "--p0", "--seed", "2"); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "bench", "missciplus", "testdata", "bm25_rank.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Runs []struct {
+			Subtask int
+			Split   string
+			P0      bool
+			Seed    uint64
+			Scores  map[string]float64
+		}
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]float64
+	for _, r := range ref.Runs {
+		if r.Subtask == 2 && r.Split == "dev" && r.P0 && r.Seed == 2 {
+			want = r.Scores
+		}
+	}
+	js, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.FromJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js, "BM25Okapi (rank_bm25 0.2.2") || !strings.Contains(js, "drawn with seed 2") {
+		t.Errorf("the report does not say how it ranked:\n%s", js)
+	}
+	rows := rep.Table("scores").Rows
+	if len(rows) != 1 || rows[0][0].Text != "bm25" {
+		t.Fatalf("rows %+v", rows)
+	}
+	for j, m := range []string{"P@1", "P@3", "P@5", "P@10", "R@0", "R@1", "R@3", "R@5", "R@10", "R@All", "mAP"} {
+		if got, w := rows[0][2+j].Value, want[m]; math.Abs(got-w) > 1e-9 {
+			t.Errorf("%s: %v, upstream %v", m, got, w)
+		}
+	}
+	if out, stderr, err := runCLI(t, dir, "missciplus", "run", "--split", "dev", "--subtask", "2", "--ranker", "bm25", "--p0", "--seed", "2", "--limit", "4"); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	full := map[string]string{}
+	for run := int64(1); run <= 2; run++ {
+		n := 0
+		if err := st.Records(t.Context(), run, "missciplus/ranking", func(r store.Record) error {
+			n++
+			if run == 1 {
+				full[r.Key] = string(r.Body)
+			} else if full[r.Key] != string(r.Body) {
+				t.Errorf("--limit ranked %s otherwise: %s, the whole split %s", r.Key, r.Body, full[r.Key])
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[int64]int{1: 30, 2: 4}[run]; n != want {
+			t.Errorf("run %d stored %d rankings, want %d", run, n, want)
+		}
+	}
+	if _, _, err := runCLI(t, dir, "missciplus", "run", "--ranker", "bm25", "--p0"); err == nil || !strings.Contains(err.Error(), "subtask 2") {
+		t.Fatalf("--p0 in subtask 1: %v", err)
+	}
+}
+
 // TestMissciPlusEmbeddingRanker: --ranker embedding ranks through the
 // embeddings endpoint of the in-process server, one call per argument,
 // cached on a second run, and reports; a mean without --k is refused.

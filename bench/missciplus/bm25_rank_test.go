@@ -1,0 +1,104 @@
+package missciplus
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestBM25AgainstUpstream: upstream's bm25.py run unmodified
+// (testdata/make_bm25_rank.py; spaCy stood in for by the transcription
+// spaCy's own tests pass) ranks every passage as BM25 does, and its
+// evaluators give the same scores to 1e-9, for subtask 1 closed and open
+// and subtask 2 with and without --p0, on dev and test.
+func TestBM25AgainstUpstream(t *testing.T) {
+	b, err := os.ReadFile("testdata/bm25_rank.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Runs []struct {
+			Subtask int
+			Split   string
+			Full    bool
+			P0      bool
+			Seed    uint64
+			Scores  map[string]float64
+			SHA     string `json:"rankings_sha256"`
+		}
+		Tokens map[string]string `json:"tokens_sha256"`
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Runs) != 10 || len(ref.Tokens) != 2 {
+		t.Fatalf("%d reference runs and %d token digests, want 10 and 2", len(ref.Runs), len(ref.Tokens))
+	}
+	for split, want := range ref.Tokens {
+		args, err := Load(split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.New()
+		seen := map[string]bool{}
+		for _, a := range args {
+			h.Write([]byte(a.ID + "\t" + strings.Join(bm25Words(a.Argument.Claim), "\x1f") + "\n"))
+			for _, id := range a.Passages(true) {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				p, _ := a.Study.All.Get(id)
+				h.Write([]byte(id + "\t" + strings.Join(bm25Words(p.Text(false)), "\x1f") + "\n"))
+			}
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			t.Errorf("%s: the tokens of the claims and passages differ from upstream's", split)
+		}
+	}
+	for _, r := range ref.Runs {
+		args, err := Load(r.Split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.P0 {
+			args = WithP0(args, r.Seed)
+		}
+		rk := BM25(args, r.Full)
+		h := sha256.New()
+		for _, x := range rk {
+			h.Write([]byte(x.ID + "\t" + strings.Join(x.Ranked, ",") + "\n"))
+		}
+		name := r.Split
+		if r.P0 {
+			name += " p0"
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != r.SHA {
+			t.Errorf("subtask %d %s seed %d full %v: rankings differ from upstream's", r.Subtask, name, r.Seed, r.Full)
+		}
+		sc, err := Score(r.Subtask, args, rk, r.Full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, count := Subtask1Metrics, "instances"
+		if r.Subtask == 2 {
+			names, count = Subtask2Metrics, "num_arguments"
+		}
+		if float64(sc.N) != r.Scores[count] {
+			t.Errorf("subtask %d %s: %d arguments scored, upstream %v", r.Subtask, name, sc.N, r.Scores[count])
+		}
+		for j, m := range names {
+			want, ok := r.Scores[m]
+			if !ok {
+				t.Fatalf("upstream has no %s", m)
+			}
+			if got := sc.Mean(j); math.Abs(got-want) > 1e-9 {
+				t.Errorf("subtask %d %s seed %d full %v %s: %.12f, upstream %.12f", r.Subtask, name, r.Seed, r.Full, m, got, want)
+			}
+		}
+	}
+}
