@@ -177,6 +177,7 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 	f.Uint64Var(&o.Seed, "seed", 1, "the seed of prp's random initial order and of --p0's passage (CPython's, as upstream)")
 	f.BoolVar(&o.P0, "p0", false, "subtask 2, bm25, embedding and prp: the query is a passage stating p0 (drawn with --seed), \" Therefore: \" and the claim")
 	f.BoolVar(&o.AddSection, "add-section", false, "prp, embedding and subtask 3: passages carry their section titles (upstream's --add-section / --add-title)")
+	f.BoolVar(&o.AddSection, "add-title", false, "the same as --add-section (upstream's name for it in run-subtask1.py sentence-embeddings)")
 	f.Float64Var(&o.Temperature, "temperature", 0, "prp: sampling temperature")
 	f.IntVar(&o.MaxTokens, "max-tokens", 16, "prp: the most tokens of an answer (it names a passage)")
 	f.BoolVar(&o.Full, "fullstudy", false, "subtask 1's open setting: rank every passage of the study, not the selected ones")
