@@ -99,3 +99,40 @@ func TestSpacyRefusesBadRules(t *testing.T) {
 		t.Error("a (?P…) group was taken")
 	}
 }
+
+// TestSpacyEqualsTheTranscriptionOnFuzz: 2000 seeded strings of the
+// pieces spaCy's rules turn on (testdata/spacy/make_fuzz.py) get the
+// tokens and spaces the Python transcription, running Python's re, gives.
+func TestSpacyEqualsTheTranscriptionOnFuzz(t *testing.T) {
+	data, err := os.ReadFile("testdata/spacy/fuzz.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fz struct {
+		Cases [][2]json.RawMessage // text, [[token, space] …]
+	}
+	if err := json.Unmarshal(data, &fz); err != nil {
+		t.Fatal(err)
+	}
+	if len(fz.Cases) != 2000 {
+		t.Fatalf("%d cases", len(fz.Cases))
+	}
+	en := SpacyEnglish()
+	for _, c := range fz.Cases {
+		var text string
+		var want [][2]any
+		if err := json.Unmarshal(c[0], &text); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(c[1], &want); err != nil || len(want) == 0 {
+			t.Fatalf("%q: tokens %s: %v", text, c[1], err)
+		}
+		var got [][2]any
+		for _, tok := range en.Tokens(text) {
+			got = append(got, [2]any{tok.Text, tok.Space})
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", text, got, want)
+		}
+	}
+}
