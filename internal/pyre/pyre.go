@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Python's \s for str patterns: str.isspace() (29 code points), which adds
@@ -146,9 +147,61 @@ func IsSpace(r rune) bool {
 	return false
 }
 
-// Lower is Python's str.lower() where it differs from strings.ToLower on
-// text a parser compares with ASCII keys: 'İ' lowers to "i̇" (i and a
-// combining dot), not to 'i'.
+// Lower is Python's str.lower() where it differs from strings.ToLower:
+// 'İ' lowers to "i̇" (i and a combining dot), not to 'i', and 'Σ' to final
+// 'ς' where it ends a word (Unicode's Final_Sigma context, as CPython's
+// handle_capital_sigma decides it), not to 'σ'.
 func Lower(s string) string {
-	return strings.ToLower(strings.ReplaceAll(s, "İ", "i\u0307"))
+	if !strings.ContainsRune(s, 'Σ') {
+		return strings.ToLower(strings.ReplaceAll(s, "İ", "i\u0307"))
+	}
+	rs := []rune(s)
+	var b strings.Builder
+	for i, r := range rs {
+		switch {
+		case r == 'İ':
+			b.WriteString("i\u0307")
+		case r == 'Σ' && finalSigma(rs, i):
+			b.WriteRune('ς')
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// finalSigma: a cased letter before rs[i] and none after it, skipping
+// case-ignorable characters both ways.
+func finalSigma(rs []rune, i int) bool {
+	j := i - 1
+	for j >= 0 && caseIgnorable(rs[j]) {
+		j--
+	}
+	if j < 0 || !cased(rs[j]) {
+		return false
+	}
+	j = i + 1
+	for j < len(rs) && caseIgnorable(rs[j]) {
+		j++
+	}
+	return j == len(rs) || !cased(rs[j])
+}
+
+// cased is Unicode's Cased property: Lowercase, Uppercase or Lt.
+func cased(r rune) bool {
+	return unicode.IsLower(r) || unicode.IsUpper(r) || unicode.IsTitle(r) ||
+		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
+}
+
+// caseIgnorable is Unicode's Case_Ignorable property: Mn, Me, Cf, Lm, Sk,
+// and the Word_Break classes MidLetter, MidNumLet and Single_Quote.
+func caseIgnorable(r rune) bool {
+	if unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk) {
+		return true
+	}
+	switch r {
+	case '\'', '.', ':', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027, 0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return false
 }

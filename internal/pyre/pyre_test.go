@@ -33,3 +33,16 @@ func TestTranslate(t *testing.T) {
 		t.Fatal("Strip or Lower")
 	}
 }
+
+// TestLowerIsPythons: reference values from CPython 3.11's str.lower().
+func TestLowerIsPythons(t *testing.T) {
+	for in, want := range map[string]string{
+		"ΑΣ": "ας", "Σ": "σ", "ΑΣΑ": "ασα", "ΑΣ.": "ας.", "Α.Σ": "α.ς", "ΑΣ'Α": "ασ'α",
+		"İS": "i\u0307s", "ΑΣ\u0301": "ας\u0301", "ὈΔΥΣΣΕΎΣ": "ὀδυσσεύς", "aΣb": "aσb",
+		"aΣ1": "aς1", "Σa": "σa", "\u0345Σ": "\u0345σ", "ABC": "abc",
+	} {
+		if got := Lower(in); got != want {
+			t.Errorf("Lower(%q) = %q, Python %q", in, got, want)
+		}
+	}
+}
