@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"math"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -68,37 +68,6 @@ func TestBM25AgainstUpstream(t *testing.T) {
 		if r.P0 {
 			args = WithP0(args, r.Seed)
 		}
-		rk := BM25(args, r.Full)
-		h := sha256.New()
-		for _, x := range rk {
-			h.Write([]byte(x.ID + "\t" + strings.Join(x.Ranked, ",") + "\n"))
-		}
-		name := r.Split
-		if r.P0 {
-			name += " p0"
-		}
-		if got := hex.EncodeToString(h.Sum(nil)); got != r.SHA {
-			t.Errorf("subtask %d %s seed %d full %v: rankings differ from upstream's", r.Subtask, name, r.Seed, r.Full)
-		}
-		sc, err := Score(r.Subtask, args, rk, r.Full)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names, count := Subtask1Metrics, "instances"
-		if r.Subtask == 2 {
-			names, count = Subtask2Metrics, "num_arguments"
-		}
-		if float64(sc.N) != r.Scores[count] {
-			t.Errorf("subtask %d %s: %d arguments scored, upstream %v", r.Subtask, name, sc.N, r.Scores[count])
-		}
-		for j, m := range names {
-			want, ok := r.Scores[m]
-			if !ok {
-				t.Fatalf("upstream has no %s", m)
-			}
-			if got := sc.Mean(j); math.Abs(got-want) > 1e-9 {
-				t.Errorf("subtask %d %s seed %d full %v %s: %.12f, upstream %.12f", r.Subtask, name, r.Seed, r.Full, m, got, want)
-			}
-		}
+		checkUpstream(t, fmt.Sprintf("subtask %d %s p0 %v seed %d full %v", r.Subtask, r.Split, r.P0, r.Seed, r.Full), r.Subtask, args, BM25(args, r.Full), r.Full, r.SHA, r.Scores)
 	}
 }

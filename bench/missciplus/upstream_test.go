@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -45,35 +46,39 @@ func TestUpstreamExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rk := rks[0]
-		h := sha256.New()
-		for _, x := range rk {
-			h.Write([]byte(x.ID + "\t" + strings.Join(x.Ranked, ",") + "\n"))
+		checkUpstream(t, fmt.Sprintf("subtask %d %s %s seed %d full %v", r.Subtask, r.Split, r.Ranker, r.Seed, r.Full), r.Subtask, args, rks[0], r.Full, r.SHA, r.Scores)
+	}
+}
+
+// checkUpstream requires rankings whose SHA-256 ("id<TAB>p1,p2,…\n" per
+// argument) is upstream's and scores equal to upstream's to 1e-9.
+func checkUpstream(t *testing.T, name string, subtask int, args []Argument, rk []Ranking, full bool, sha string, want map[string]float64) {
+	t.Helper()
+	h := sha256.New()
+	for _, x := range rk {
+		h.Write([]byte(x.ID + "\t" + strings.Join(x.Ranked, ",") + "\n"))
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sha {
+		t.Errorf("%s: rankings differ from upstream's", name)
+	}
+	sc, err := Score(subtask, args, rk, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, count := Subtask1Metrics, "instances"
+	if subtask == 2 {
+		names, count = Subtask2Metrics, "num_arguments"
+	}
+	if float64(sc.N) != want[count] {
+		t.Errorf("%s: %d arguments scored, upstream %v", name, sc.N, want[count])
+	}
+	for j, m := range names {
+		w, ok := want[m]
+		if !ok {
+			t.Fatalf("upstream has no %s", m)
 		}
-		name := r.Split + " " + r.Ranker
-		if got := hex.EncodeToString(h.Sum(nil)); got != r.SHA {
-			t.Errorf("subtask %d %s seed %d full %v: rankings differ from upstream's", r.Subtask, name, r.Seed, r.Full)
-		}
-		sc, err := Score(r.Subtask, args, rk, r.Full)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := Subtask1Metrics
-		count := "instances"
-		if r.Subtask == 2 {
-			names, count = Subtask2Metrics, "num_arguments"
-		}
-		if float64(sc.N) != r.Scores[count] {
-			t.Errorf("subtask %d %s: %d arguments scored, upstream %v", r.Subtask, name, sc.N, r.Scores[count])
-		}
-		for j, m := range names {
-			want, ok := r.Scores[m]
-			if !ok {
-				t.Fatalf("upstream has no %s", m)
-			}
-			if got := sc.Mean(j); math.Abs(got-want) > 1e-9 {
-				t.Errorf("subtask %d %s seed %d full %v %s: %.12f, upstream %.12f", r.Subtask, name, r.Seed, r.Full, m, got, want)
-			}
+		if got := sc.Mean(j); math.Abs(got-w) > 1e-9 {
+			t.Errorf("%s %s: %.12f, upstream %.12f", name, m, got, w)
 		}
 	}
 }

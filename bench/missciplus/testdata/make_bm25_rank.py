@@ -20,15 +20,14 @@ Debian's python3-numpy, python3-sklearn and python3-tqdm, and two stubs:
 Runs, as the scripts run them: run-subtask1.py bm25 [--fullstudy] for dev and test
 (run_bm25_baseline with use_full_study = init_with_full_study = --fullstudy), scored by
 Subtask1Evaluator; run-subtask2-open.py bm25 <seed> [--p0] for dev and test, seed 1 without
---p0 and seeds 1 and 2 with it (its run_bm25 and add_p0_passage_to_claim, line for line: that
-script cannot be imported here, its other rankers need model libraries), scored by
+--p0 and seeds 1 and 2 with it (its run_bm25 line for line, and add_p0_passage_to_claim from
+upstream_p0.py: that script cannot be imported here, its other rankers need model libraries), scored by
 Subtask2EvaluatorOpen. Each run keeps the scores and the SHA-256 of the rankings
 ("id<TAB>p1,p2,...\\n" per line); each split keeps the SHA-256 of every passage's and claim's
 lowercased tokens ("id<TAB>t1<US>t2...\\n", in the corpus order), so a tokenisation difference
 shows apart from a ranking one.
 """
 import contextlib
-import copy
 import hashlib
 import io
 import json
@@ -42,6 +41,7 @@ import warnings
 warnings.simplefilter("ignore", UserWarning)
 repo = os.path.abspath(sys.argv[1])
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "tokenize", "testdata", "spacy"))
 from spacy_tokenizer import Tokenizer  # noqa: E402
 
@@ -68,16 +68,10 @@ from missci.eval.evaluator_subtask1 import Subtask1Evaluator  # noqa: E402
 from missci.eval.evaluator_subtask2_open import Subtask2EvaluatorOpen  # noqa: E402
 from missci.ranking.bm25 import BM25Preprocessor, run_bm25_baseline  # noqa: E402
 from missci.util.fileutil import read_jsonl  # noqa: E402
-from missci.util.passage_util import get_p0_from_instance, get_sorted_passages  # noqa: E402
+from missci.util.passage_util import get_sorted_passages  # noqa: E402
+from upstream_p0 import add_p0_passage_to_claim  # noqa: E402
 
 
-def add_p0_passage_to_claim(instance):
-    instance = copy.deepcopy(instance)
-    claim = instance['argument']['claim']
-    instance['argument']['original_claim'] = claim
-    p0 = get_p0_from_instance(instance, add_p0_as_passage=True)
-    instance['argument']['claim'] = p0 + ' Therefore: ' + claim
-    return instance
 
 
 def run_bm25(instances, split, add_p0, random_seed, directory):

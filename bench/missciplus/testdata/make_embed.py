@@ -18,7 +18,6 @@ on every passage of the study, and that again with subtask 2's --p0 (a passage s
 after random.seed(3), before the claim); each argument's ranking in full.
 """
 import contextlib
-import copy
 import random
 import io
 import json
@@ -79,18 +78,10 @@ sys.path.insert(0, repo)
 from missci.data.mapped_missci_data_loader import MappedDataLoader  # noqa: E402
 from missci.ranking.embedding_ranker import EmbeddingRanker  # noqa: E402
 from missci.util.fileutil import read_jsonl  # noqa: E402
-from missci.util.passage_util import get_p0_from_instance  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from upstream_p0 import add_p0_passage_to_claim  # noqa: E402
 
 
-def add_p0_passage_to_claim(instance):
-    """run-subtask2-open.py's add_p0_passage_to_claim, line for line (that script cannot be
-    imported here: its other rankers need model libraries)."""
-    instance = copy.deepcopy(instance)
-    claim = instance['argument']['claim']
-    instance['argument']['original_claim'] = claim
-    p0 = get_p0_from_instance(instance, add_p0_as_passage=True)
-    instance['argument']['claim'] = p0 + ' Therefore: ' + claim
-    return instance
 
 data = os.path.join(repo, "dataset")
 work = tempfile.mkdtemp()
