@@ -74,7 +74,9 @@ func benchTexts(b *testing.B) []string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var st struct{ Texts map[string]map[string]json.RawMessage }
+	var st struct {
+		Texts map[string]map[string]json.RawMessage
+	}
 	if err := json.Unmarshal(data, &st); err != nil {
 		b.Fatal(err)
 	}
