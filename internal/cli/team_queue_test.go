@@ -356,6 +356,50 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	t.Logf("%d requests for %d jobs (made again: in flight when the connections were cut)", len(srv.Ledger()), n)
 }
 
+// TestWorkerStartedDuringARestartWaits: a worker started while the
+// database is away (every connection refused, then closed) says so, waits,
+// and once the database is back works the queue to the end (before, it
+// exited 1 at once: "open …: migrate River: conn closed"). A server that
+// answers with an error of its own is not waited for.
+func TestWorkerStartedDuringARestartWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	proxy, via := newPGProxy(t, pg)
+	dir := t.TempDir()
+	testServer(t, dir, llmtest.Options{})
+	const n = 40
+	promptFile(t, dir, "plan.jsonl", n, "late worker prompt")
+	direct := newRig(t, pg, dir)
+	r := &rig{t: t, pg: via, dir: dir, db: direct.db}
+	coord := direct.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	proxy.mu.Lock()
+	proxy.down = true
+	proxy.mu.Unlock()
+	workers := r.workers(1, nil, "--lease", "3s")
+	r.waitFor("the worker to find the store away", func() bool {
+		return strings.Contains(r.log("worker0.log"), "the store does not answer (open")
+	})
+	proxy.mu.Lock()
+	proxy.down = false
+	proxy.mu.Unlock()
+	r.wait(workers)
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	r.allDone(n)
+	wrong := strings.Replace(via, "postgres://", "postgres://nobody:", 1)
+	if !strings.Contains(wrong, "nobody:") {
+		t.Fatalf("cannot make a wrong user of %s", via)
+	}
+	bad := &rig{t: t, pg: wrong, dir: dir, db: direct.db}
+	start := time.Now()
+	if err := bad.workers(1, nil)[0].Wait(); err == nil || time.Since(start) > 20*time.Second {
+		t.Fatalf("a wrong user: %v after %s\n%s", err, time.Since(start), bad.log("worker0.log"))
+	}
+}
+
 // states is how many jobs the queue holds in each state, and its leader.
 func (r *rig) states() string {
 	var s string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ them. Each worker process is its own River client: --name is only a label.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			s, err := openSession(g)
+			s, err := openWorkerSession(ctx, g)
 			if err != nil {
 				return err
 			}
@@ -89,6 +90,27 @@ them. Each worker process is its own River client: --name is only a label.`,
 	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job this worker can serve is open and no run is between two phases (default: wait for work)")
 	cmd.Flags().StringVar(&name, "name", "", "this worker's label in `fallacylab queue` and its messages (default host:pid; a random suffix makes each process its own River client)")
 	return cmd
+}
+
+// openWorkerSession opens the store as every command does, but a
+// database that does not answer (restarting: refused, reset, closed under
+// the migration) is waited for and tried again — 1 s, doubling, at most
+// storeAway between tries, for up to workerStoreOutage — so a worker
+// started during a restart rides it out as running workers do. A server
+// that answers with an error (a wrong password, no such database) ends it
+// at once.
+func openWorkerSession(ctx context.Context, g *Global) (*session, error) {
+	var away, waited time.Duration
+	for {
+		s, err := openSession(g)
+		if err == nil || !postgres.Unreachable(err) || waited >= workerStoreOutage || ctx.Err() != nil {
+			return s, err
+		}
+		away = min(max(2*away, time.Second), storeAway)
+		fmt.Fprintf(g.Stderr, "%s worker: the store does not answer (open: %v): trying again in %s\n", time.Now().Format("15:04:05"), err, away)
+		sleepCtx(ctx, away)
+		waited += away
+	}
 }
 
 // queueRetention is how long after its run ended a finished job's row is

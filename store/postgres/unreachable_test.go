@@ -1,0 +1,56 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestUnreachable(t *testing.T) {
+	// A port nobody listens on: the dial is refused.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, refused := pgconn.Connect(ctx, "postgres://x@"+addr+"/db?sslmode=disable&connect_timeout=2")
+	if refused == nil || !Unreachable(fmt.Errorf("open: %w", refused)) {
+		t.Errorf("a refused connection: %v", refused)
+	}
+	// A server that closes every connection at once.
+	l, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, closed := pgconn.Connect(ctx, "postgres://x@"+l.Addr().String()+"/db?sslmode=disable&connect_timeout=2")
+	if closed == nil || !Unreachable(closed) {
+		t.Errorf("a closed connection: %v", closed)
+	}
+	if !Unreachable(fmt.Errorf("migrate River: %w", errors.New("conn closed"))) {
+		t.Error("pgx's conn closed")
+	}
+	for _, err := range []error{nil, &pgconn.PgError{Code: "28P01", Message: "password authentication failed"},
+		fmt.Errorf("open: %w", &pgconn.PgError{Code: "3D000"}), errors.New("config: bad yaml")} {
+		if Unreachable(err) {
+			t.Errorf("%v taken for an unreachable server", err)
+		}
+	}
+}
