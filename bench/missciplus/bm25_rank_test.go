@@ -3,9 +3,7 @@ package missciplus
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 )
@@ -16,25 +14,7 @@ import (
 // evaluators give the same scores to 1e-9, for subtask 1 closed and open
 // and subtask 2 with and without --p0, on dev and test.
 func TestBM25AgainstUpstream(t *testing.T) {
-	b, err := os.ReadFile("testdata/bm25_rank.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ref struct {
-		Runs []struct {
-			Subtask int
-			Split   string
-			Full    bool
-			P0      bool
-			Seed    uint64
-			Scores  map[string]float64
-			SHA     string `json:"rankings_sha256"`
-		}
-		Tokens map[string]string `json:"tokens_sha256"`
-	}
-	if err := json.Unmarshal(b, &ref); err != nil {
-		t.Fatal(err)
-	}
+	ref := readUpstream(t, "testdata/bm25_rank.json")
 	if len(ref.Runs) != 10 || len(ref.Tokens) != 2 {
 		t.Fatalf("%d reference runs and %d token digests, want 10 and 2", len(ref.Runs), len(ref.Tokens))
 	}

@@ -16,24 +16,7 @@ import (
 // (testdata/make_upstream.py): the same rankings, passage for passage
 // (their SHA-256), and every score to 1e-9, on both splits and five seeds.
 func TestUpstreamExact(t *testing.T) {
-	b, err := os.ReadFile("testdata/upstream.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ref struct {
-		Runs []struct {
-			Subtask int
-			Split   string
-			Full    bool
-			Ranker  string
-			Seed    uint64
-			Scores  map[string]float64
-			SHA     string `json:"rankings_sha256"`
-		}
-	}
-	if err := json.Unmarshal(b, &ref); err != nil {
-		t.Fatal(err)
-	}
+	ref := readUpstream(t, "testdata/upstream.json")
 	if len(ref.Runs) != 36 {
 		t.Fatalf("%d reference runs, want 36", len(ref.Runs))
 	}
@@ -48,6 +31,36 @@ func TestUpstreamExact(t *testing.T) {
 		}
 		checkUpstream(t, fmt.Sprintf("subtask %d %s %s seed %d full %v", r.Subtask, r.Split, r.Ranker, r.Seed, r.Full), r.Subtask, args, rks[0], r.Full, r.SHA, r.Scores)
 	}
+}
+
+// upstreamRuns are a fixture of upstream's ranking runs (make_upstream.py,
+// make_bm25_rank.py): each run's setting, its scores and the SHA-256 of
+// its rankings; and, for BM25, of the tokens of each split.
+type upstreamRuns struct {
+	Runs []struct {
+		Subtask int
+		Split   string
+		Full    bool
+		Ranker  string
+		P0      bool
+		Seed    uint64
+		Scores  map[string]float64
+		SHA     string `json:"rankings_sha256"`
+	}
+	Tokens map[string]string `json:"tokens_sha256"`
+}
+
+func readUpstream(t *testing.T, name string) upstreamRuns {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref upstreamRuns
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	return ref
 }
 
 // checkUpstream requires rankings whose SHA-256 ("id<TAB>p1,p2,…\n" per

@@ -80,14 +80,7 @@ func TestMissciPlusPRPAgainstUpstream(t *testing.T) {
 	if want.InitialOrder != "natural-order" || want.AddSection {
 		t.Fatalf("reference run 0 is %s, section %v", want.InitialOrder, want.AddSection)
 	}
-	js, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.FromJSON([]byte(js))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := jsonReport(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "50")
 	rows := rep.Table("scores").Rows
 	if len(rows) != 3 || !strings.HasPrefix(rows[2][0].Text, "prp, after 3 of 3 iterations") {
 		t.Fatalf("rows %+v", rows)
@@ -183,14 +176,7 @@ func TestMissciPlusBM25ByCommand(t *testing.T) {
 			want = r.Scores
 		}
 	}
-	js, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.FromJSON([]byte(js))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, js := jsonReport(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "50")
 	if !strings.Contains(js, "BM25Okapi (rank_bm25 0.2.2") || !strings.Contains(js, "drawn with seed 2") {
 		t.Errorf("the report does not say how it ranked:\n%s", js)
 	}
@@ -275,14 +261,7 @@ func TestMissciPlusEvalCommand(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
 	td := filepath.Join("..", "..", "bench", "missciplus", "testdata")
-	js, stderr, err := runCLI(t, dir, "missciplus", "eval", "--predictions", filepath.Join(td, "reconstruct_predictions.jsonl"), "--split", "dev", "--format", "json", "--resamples", "50")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	rep, err := report.FromJSON([]byte(js))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := jsonReport(t, dir, "missciplus", "eval", "--predictions", filepath.Join(td, "reconstruct_predictions.jsonl"), "--split", "dev", "--format", "json", "--resamples", "50")
 	b, _ := os.ReadFile(filepath.Join(td, "reconstruct_eval.json"))
 	var ref struct {
 		Runs []struct {
@@ -415,14 +394,7 @@ func TestMissciPlusReconstructionAgainstUpstream(t *testing.T) {
 		if len(seen) != len(run.Prompts) {
 			t.Errorf("%s: %d distinct prompts sent, upstream %d", run.Layout, len(seen), len(run.Prompts))
 		}
-		js, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "20")
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := report.FromJSON([]byte(js))
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep, _ := jsonReport(t, dir, "missciplus", "report", "--run", "1", "--format", "json", "--resamples", "20")
 		row := rep.Table("reconstruction").Rows[0]
 		if w := run.Scores.All.Claim.F1Micro; math.Abs(row[1].Value-w) > 1e-9 {
 			t.Errorf("%s: F1 micro %v, upstream %v", run.Layout, row[1].Value, w)
@@ -530,14 +502,7 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 	if err := st.PutAnnotations(t.Context(), anns); err != nil {
 		t.Fatal(err)
 	}
-	js, _, err := runCLI(t, dir, "study", "report", "1", "--format", "json", "--resamples", "20")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.FromJSON([]byte(js))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := jsonReport(t, dir, "study", "report", "1", "--format", "json", "--resamples", "20")
 	row := rep.Table("premise_judge").Rows[0]
 	if tp+fp == 0 || tp+fn == 0 {
 		t.Fatalf("the run gave no aligned or no matching premise (tp %d fp %d fn %d)", tp, fp, fn)
@@ -545,4 +510,19 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 	if p, r := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn); math.Abs(row[1].Value-p) > 1e-12 || math.Abs(row[2].Value-r) > 1e-12 {
 		t.Fatalf("precision %v recall %v, want %v %v", row[1].Value, row[2].Value, p, r)
 	}
+}
+
+// jsonReport runs the command (a --format json report) and parses its
+// report; a command that fails, or output that is no report, fails the test.
+func jsonReport(t *testing.T, dir string, args ...string) (*report.Report, string) {
+	t.Helper()
+	js, stderr, err := runCLI(t, dir, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rep, err := report.FromJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, js
 }
