@@ -293,22 +293,16 @@ func (t *Spacy) attachTokens(s []rune, withSpecials bool) []piece {
 	return out
 }
 
-func (t *Spacy) findPrefix(s []rune) int {
-	if t.prefix == nil {
-		return 0
-	}
-	m := mustMatch(t.prefix.FindRunesMatch(s))
-	if m == nil {
-		return 0
-	}
-	return m.Length
-}
+func (t *Spacy) findPrefix(s []rune) int { return matchLen(t.prefix, s) }
 
-func (t *Spacy) findSuffix(s []rune) int {
-	if t.suffix == nil {
+func (t *Spacy) findSuffix(s []rune) int { return matchLen(t.suffix, s) }
+
+// matchLen is the length of re's first match in s (search), 0 for none.
+func matchLen(re *regexp2.Regexp, s []rune) int {
+	if re == nil {
 		return 0
 	}
-	m := mustMatch(t.suffix.FindRunesMatch(s))
+	m := mustMatch(re.FindRunesMatch(s))
 	if m == nil {
 		return 0
 	}
