@@ -2,7 +2,6 @@ package classify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -61,25 +60,14 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 // Load reads a run's setup and predictions.
 func Load(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, []Prediction, error) {
 	var setup Setup
-	var found bool
-	if err := rs.Records(ctx, runID, KindSetup, func(r store.Record) error {
-		found = true
-		return json.Unmarshal(r.Body, &setup)
-	}); err != nil {
+	found, err := bench.ReadOne(ctx, rs, runID, KindSetup, &setup)
+	if err != nil {
 		return setup, nil, fmt.Errorf("%s setup: %w", Name, err)
 	}
 	if !found {
 		return setup, nil, fmt.Errorf("run %d holds no %s records", runID, Definition.Title)
 	}
-	var preds []Prediction
-	err := rs.Records(ctx, runID, KindPrediction, func(r store.Record) error {
-		var p Prediction
-		if err := json.Unmarshal(r.Body, &p); err != nil {
-			return fmt.Errorf("prediction %s: %w", r.Key, err)
-		}
-		preds = append(preds, p)
-		return nil
-	})
+	preds, err := bench.ReadAll[Prediction](ctx, rs, runID, KindPrediction, "prediction")
 	return setup, preds, err
 }
 

@@ -77,18 +77,12 @@ func SaveRecord(ctx context.Context, recs bench.Records, runID int64, m Record) 
 // them (a classification run) is an error that says so.
 func LoadRecord(ctx context.Context, recs bench.RecordReader, runID int64) (Record, error) {
 	var m Record
-	found := false
-	err := recs.Records(ctx, runID, KindSetup, func(r store.Record) error {
-		var s setup
-		if err := json.Unmarshal(r.Body, &s); err != nil {
-			return fmt.Errorf("run %d: %s record: %w", runID, KindSetup, err)
-		}
-		m.Split, m.Source, m.Unknown, found = s.Split, s.Source, s.Unknown, true
-		return nil
-	})
+	var s setup
+	found, err := bench.ReadOne(ctx, recs, runID, KindSetup, &s)
 	if err != nil {
-		return m, err
+		return m, fmt.Errorf("run %d: %s record: %w", runID, KindSetup, err)
 	}
+	m.Split, m.Source, m.Unknown = s.Split, s.Source, s.Unknown
 	if !found {
 		return m, fmt.Errorf("run %d has no Missci predictions (only reconstruction runs are stored)", runID)
 	}

@@ -10,14 +10,7 @@ import (
 // TestListingSaysWhereP0Is: a ranking's row in the viewer's list says at
 // which rank the first passage stating p0 came.
 func TestListingSaysWhereP0Is(t *testing.T) {
-	args, _ := Load("dev")
-	var a Argument
-	for _, x := range args {
-		if x.HasMappedP0() {
-			a = x
-			break
-		}
-	}
+	a := firstWithP0(t)
 	ranked := a.Passages(false)
 	gold := a.P0Passages()[0]
 	// put the gold passage third
@@ -45,4 +38,20 @@ func TestListingSaysWhereP0Is(t *testing.T) {
 	if len(row) != len(l.Columns) || row[1] != "4" || row[3] != []string{"", "1", "2", "3"}[want] {
 		t.Fatalf("row %q, want p0 at %d", row, want)
 	}
+}
+
+// firstWithP0 is the first dev argument whose p0 a passage states.
+func firstWithP0(t *testing.T) Argument {
+	t.Helper()
+	args, err := Load("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range args {
+		if a.HasMappedP0() {
+			return a
+		}
+	}
+	t.Fatal("no dev argument's p0 is stated by a passage")
+	return Argument{}
 }

@@ -83,14 +83,7 @@ func TestReportMeanOfSeedsIsUpstreams(t *testing.T) {
 // TestRankingsMustCoverTheStudy: a ranking that leaves out a passage, or
 // ranks one the setting does not hold, is refused, as upstream refuses it.
 func TestRankingsMustCoverTheStudy(t *testing.T) {
-	args, _ := Load("dev")
-	var a Argument
-	for _, x := range args {
-		if x.HasMappedP0() {
-			a = x
-			break
-		}
-	}
+	a := firstWithP0(t)
 	p := a.Passages(false)
 	if _, err := Subtask1Scores(a, p[1:], false); err == nil {
 		t.Error("a ranking without a selected passage was scored")

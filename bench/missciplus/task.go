@@ -316,11 +316,8 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 // order of seeds; one group for a ranker without seeds).
 func LoadRun(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, [][]Ranking, error) {
 	var setup Setup
-	found := false
-	if err := rs.Records(ctx, runID, KindSetup, func(r store.Record) error {
-		found = true
-		return json.Unmarshal(r.Body, &setup)
-	}); err != nil {
+	found, err := bench.ReadOne(ctx, rs, runID, KindSetup, &setup)
+	if err != nil {
 		return setup, nil, fmt.Errorf("%s setup: %w", Name, err)
 	}
 	if !found {
@@ -338,7 +335,7 @@ func LoadRun(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, []
 	if setup.Iterations > 0 {
 		out = make([][]Ranking, setup.Iterations) // a group per iteration
 	}
-	err := rs.Records(ctx, runID, KindRanking, func(r store.Record) error {
+	err = rs.Records(ctx, runID, KindRanking, func(r store.Record) error {
 		var s stored
 		if err := json.Unmarshal(r.Body, &s); err != nil {
 			return fmt.Errorf("ranking %s: %w", r.Key, err)
@@ -450,14 +447,5 @@ func (s Setup) Arguments() (all, chosen []Argument, err error) {
 
 // LoadReconstructions reads a subtask 3 run's reconstructions.
 func LoadReconstructions(ctx context.Context, rs bench.RecordReader, runID int64) ([]ArgumentPrediction, error) {
-	var preds []ArgumentPrediction
-	err := rs.Records(ctx, runID, KindReconstruction, func(r store.Record) error {
-		var p ArgumentPrediction
-		if err := json.Unmarshal(r.Body, &p); err != nil {
-			return fmt.Errorf("reconstruction %s: %w", r.Key, err)
-		}
-		preds = append(preds, p)
-		return nil
-	})
-	return preds, err
+	return bench.ReadAll[ArgumentPrediction](ctx, rs, runID, KindReconstruction, "reconstruction")
 }

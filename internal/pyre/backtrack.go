@@ -98,15 +98,7 @@ func TranslateBacktracking(pattern string) (string, error) {
 			return "", fmt.Errorf("pyre: (?P…) of %q has no translation", pattern)
 		case c == '[' && !inClass:
 			inClass = true
-			b.WriteByte(c)
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteString(`\]`)
-				i++
-			}
+			i = openClass(&b, p, i)
 		case c == '-' && inClass && i+1 < len(p) && p[i+1] == '[':
 			return "", fmt.Errorf("pyre: \"-[\" in a class of %q reads as subtraction in .NET", pattern)
 		case c == ']' && inClass:

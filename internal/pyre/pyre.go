@@ -103,15 +103,7 @@ func Translate(pattern string) (string, error) {
 			b.WriteByte(e)
 		case c == '[' && !inClass:
 			inClass = true
-			b.WriteByte(c)
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' { // a literal ] first
-				b.WriteString(`\]`)
-				i++
-			}
+			i = openClass(&b, p, i)
 		case c == ']' && inClass:
 			inClass = false
 			b.WriteByte(c)
@@ -129,6 +121,22 @@ func Translate(pattern string) (string, error) {
 		return "", fmt.Errorf("pyre: unclosed class in %q", pattern)
 	}
 	return b.String(), nil
+}
+
+// openClass writes the '[' at p[i], and a '^' and a first ']' (literal in
+// Python, escaped for both Go and .NET) after it, and returns the index of
+// the last byte it read.
+func openClass(b *strings.Builder, p string, i int) int {
+	b.WriteByte('[')
+	if i+1 < len(p) && p[i+1] == '^' {
+		b.WriteByte('^')
+		i++
+	}
+	if i+1 < len(p) && p[i+1] == ']' {
+		b.WriteString(`\]`)
+		i++
+	}
+	return i
 }
 
 // Strip is Python's str.strip(): it trims str.isspace() characters, which
