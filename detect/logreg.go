@@ -11,11 +11,13 @@ import (
 
 // LogReg is a multinomial logistic regression over sparse rows, fitted as
 // scikit-learn 1.2's LogisticRegression(multi_class="multinomial",
-// solver="lbfgs"): minimise (1/n)·Σ_i −log softmax(W x_i + b)[y_i] +
-// ‖W‖²/(2·C·n) (the intercept b is not penalised; the same optimum as
-// C·Σ loss + ½‖W‖², on sklearn's scale so its gtol means the same), here with
-// gonum's L-BFGS, stopping when the largest gradient component is below
-// GradTol (sklearn's tol).
+// solver="lbfgs"): minimise Σ_i −log softmax(W x_i + b)[y_i] + ‖W‖²/(2·C)
+// (the intercept b is not penalised) — the summed loss, not its mean, because
+// that is the function sklearn hands to scipy's L-BFGS-B, so its tol (gtol:
+// the largest gradient component) and scipy's relative-decrease stop (ftol)
+// mean the same here. Fitted with gonum's L-BFGS (10 corrections and a
+// Moré–Thuente line search, as L-BFGS-B), stopping at whichever of the two
+// comes first.
 type LogReg struct {
 	Classes []string    `json:"classes"`
 	D       int         `json:"dim"`
@@ -29,8 +31,18 @@ type LogReg struct {
 type TrainOptions struct {
 	C       float64 // inverse regularisation strength (default 1)
 	MaxIter int     // L-BFGS iterations (default 1000)
-	GradTol float64 // stop when the max-norm of the gradient is below (default 1e-4)
+	// GradTol stops the fit when the max-norm of the gradient of the summed
+	// objective is below it (default 1e-4, sklearn's tol).
+	GradTol float64
+	// FuncTol stops the fit when an iteration lowers the objective by less
+	// than FuncTol·max(|f|, 1) (default scipy's L-BFGS-B ftol, 1e7·ε ≈
+	// 2.2e-9; negative: never).
+	FuncTol float64
 }
+
+// scipyFtol is scipy.optimize's L-BFGS-B default ftol (factr 1e7 times the
+// machine epsilon), which sklearn leaves as it is.
+const scipyFtol = 2.220446049250313e-09
 
 // TrainLogReg fits the model. y holds class indices into classes.
 func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (*LogReg, error) {
@@ -45,6 +57,9 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 	}
 	if o.GradTol <= 0 {
 		o.GradTol = 1e-4
+	}
+	if o.FuncTol == 0 {
+		o.FuncTol = scipyFtol
 	}
 	K := len(classes)
 	nParam := K*D + K
@@ -110,13 +125,11 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 			}(w)
 		}
 		wg.Wait()
-		n := float64(len(X))
-		lam := 1 / (o.C * n)
+		lam := 1 / o.C
 		f := 0.0
 		for w := range parts {
 			f += parts[w].f
 		}
-		f /= n
 		reg := 0.0
 		for i := 0; i < K*D; i++ {
 			reg += x[i] * x[i]
@@ -129,11 +142,8 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 					grad[i] += v
 				}
 			}
-			for i := range grad {
-				grad[i] /= n
-				if i < K*D {
-					grad[i] += lam * x[i]
-				}
+			for i := range K * D {
+				grad[i] += lam * x[i]
 			}
 		}
 		return f
@@ -157,7 +167,13 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 		Grad: func(grad, x []float64) { both(x); copy(grad, cacheG) },
 	}
 	settings := &optimize.Settings{GradientThreshold: o.GradTol, MajorIterations: o.MaxIter}
-	res, err := optimize.Minimize(prob, make([]float64, nParam), settings, &optimize.LBFGS{})
+	if o.FuncTol > 0 {
+		settings.Converger = &relativeDecrease{tol: o.FuncTol}
+	} else {
+		settings.Converger = optimize.NeverTerminate{}
+	}
+	method := &optimize.LBFGS{Store: 10, Linesearcher: &optimize.MoreThuente{}}
+	res, err := optimize.Minimize(prob, make([]float64, nParam), settings, method)
 	if err != nil && res == nil {
 		return nil, fmt.Errorf("detect: fit: %w", err)
 	}
@@ -224,4 +240,30 @@ func floatsEqual(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// relativeDecrease is L-BFGS-B's function test: stop when an iteration
+// lowers f by no more than tol·max(|f_k|, |f_k+1|, 1). gonum's own
+// FunctionConverge measures the decrease against the best value seen over a
+// window of iterations, which is not the same test.
+type relativeDecrease struct {
+	tol  float64
+	last float64
+	seen bool
+}
+
+func (r *relativeDecrease) Init(int) { r.seen = false }
+
+func (r *relativeDecrease) Converged(loc *optimize.Location) optimize.Status {
+	f := loc.F
+	if !r.seen {
+		r.last, r.seen = f, true
+		return optimize.NotTerminated
+	}
+	prev := r.last
+	r.last = f
+	if prev-f <= r.tol*math.Max(math.Max(math.Abs(prev), math.Abs(f)), 1) {
+		return optimize.FunctionConvergence
+	}
+	return optimize.NotTerminated
 }

@@ -35,6 +35,7 @@ func (o Options) baselineSpec(env bench.Env, items, texts []corpus.Item, ids []s
 			if err != nil {
 				return err
 			}
+			setup.Trained = &Trained{C: m.Model.C, Selection: m.Selection}
 			lp := a.Phase(p.Name, p.Hint)
 			recs := make([]store.Record, len(texts))
 			for i, it := range texts {

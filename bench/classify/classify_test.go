@@ -3,6 +3,7 @@ package classify_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -386,5 +387,84 @@ func TestLabelStudy(t *testing.T) {
 	got := fmt.Sprintf("%.4f %.4f %.4f", tbl.Rows[0][1].Value, tbl.Rows[1][1].Value, tbl.Rows[2][1].Value)
 	if got != fmt.Sprintf("%.4f %.4f %.4f", 13.0/16, 14.0/16, 15.0/16) {
 		t.Fatalf("label check %s", got)
+	}
+}
+
+// TestBaselineMatchesSklearn: `classify run --corpus reddit --model
+// builtin:tfidf` chooses scikit-learn's C and predicts every test text as
+// scikit-learn's pipeline does (bench/foils/testdata/sklearn_parity.py: the
+// same TfidfVectorizer and LogisticRegression(lbfgs, tol 1e-4)), and its
+// report says which C it chose and why.
+func TestBaselineMatchesSklearn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains three models on the whole Reddit train split")
+	}
+	var fixture struct {
+		Full struct {
+			C           float64
+			TestMacroF1 float64 `json:"test_macro_f1"`
+			Test        []struct{ ID, Pred string }
+		}
+	}
+	b, err := os.ReadFile("../foils/testdata/sklearn_parity.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &fixture); err != nil {
+		t.Fatal(err)
+	}
+	ref := fixture.Full
+	f := newFixture(t)
+	res, err := f.run(t, false, "--model", classify.Baseline, "--corpus", "reddit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, preds, err := classify.Load(context.Background(), f.st, res.RunID)
+	if err != nil || len(preds) != len(ref.Test) {
+		t.Fatalf("%d predictions, sklearn %d (%v)", len(preds), len(ref.Test), err)
+	}
+	if setup.Trained == nil || setup.Trained.C != ref.C {
+		t.Fatalf("trained %+v, sklearn chose C = %g", setup.Trained, ref.C)
+	}
+	// Predictions are stored by text; the corpus order is sklearn's order.
+	items, err := corpus.EmbeddedReddit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]string{}
+	for _, p := range preds {
+		byID[p.ID] = p.Pred
+	}
+	same, seen := 0, map[string]int{}
+	test := corpus.Split(items, "test")
+	for i, it := range test {
+		// A comment listed twice is stored as ID#2.
+		id := it.ID
+		if seen[id]++; seen[id] > 1 {
+			id = fmt.Sprintf("%s#%d", id, seen[id])
+		}
+		if byID[id] == ref.Test[i].Pred {
+			same++
+		}
+	}
+	if same < 988 {
+		t.Fatalf("%d of %d test predictions equal to sklearn's (want ≥ 988)", same, len(test))
+	}
+	sc, err := classify.Score(setup, preds, classify.ReportOptions{Resamples: 50, Seed: 1, Level: 0.95})
+	if err != nil || math.Abs(sc.MacroF1-ref.TestMacroF1) > 0.005 {
+		t.Fatalf("macro-F1 %.4f, sklearn %.4f (%v)", sc.MacroF1, ref.TestMacroF1, err)
+	}
+	rep, err := classify.Report(setup, preds, classify.ReportOptions{Resamples: 50, Seed: 1, Level: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta string
+	for _, m := range rep.Meta {
+		if m[0] == "detector" {
+			meta = m[1]
+		}
+	}
+	if !strings.Contains(meta, "C = 100 chosen by dev accuracy") || !strings.Contains(meta, "C = 10: 0.8384") {
+		t.Fatalf("report's detector line %q", meta)
 	}
 }

@@ -3,6 +3,9 @@ package classify
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -142,6 +145,9 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 		{"texts", fmt.Sprintf("%d of %d", len(preds), setup.Texts)},
 		{"intervals", fmt.Sprintf("%.0f%% percentile bootstrap over texts, %d resamples, seed %d", 100*o.Level, o.Resamples, o.Seed)},
 	}}
+	if tr := setup.Trained; tr != nil {
+		rep.Meta = append(rep.Meta, [2]string{"detector", trainedMeta(*tr)})
+	}
 	if setup.Limit > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"note", fmt.Sprintf("--limit %d: a quick look at %d of %d texts, taken in turn from each label, not a result", setup.Limit, len(preds), setup.Texts)})
 	}
@@ -186,4 +192,23 @@ func scoreRow(s Setup, sc Scores) []report.Cell {
 	return []report.Cell{report.T(s.Model), report.T(s.Corpus), report.T(templateOf(s)), report.I(sc.N),
 		report.PCI(sc.Accuracy, sc.AccLo, sc.AccHi, sc.N), report.NCI(sc.MacroF1, sc.MacroLo, sc.MacroHi, 3),
 		report.F(sc.Micro.F1, 3), report.F(sc.Weighted.F1, 3), report.I(sc.Unusable), report.I(sc.Failed)}
+}
+
+// trainedMeta says how the built-in detector was fitted: the C chosen on
+// dev and every C's dev accuracy.
+func trainedMeta(tr Trained) string {
+	cs := make([]string, 0, len(tr.Selection))
+	for c := range tr.Selection {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		a, _ := strconv.ParseFloat(cs[i], 64)
+		b, _ := strconv.ParseFloat(cs[j], 64)
+		return a < b
+	})
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("C = %s: %.4f", c, tr.Selection[c])
+	}
+	return fmt.Sprintf("TF-IDF + logistic regression (scikit-learn's lbfgs objective and tolerance), C = %g chosen by dev accuracy (%s)", tr.C, strings.Join(parts, ", "))
 }

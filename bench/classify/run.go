@@ -40,6 +40,15 @@ type Setup struct {
 	Labels LabelSet `json:"labels"`
 	// Texts is how many texts the split has (Limit may take fewer).
 	Texts int `json:"texts"`
+	// Trained is how the built-in detector was fitted (its runs only).
+	Trained *Trained `json:"trained,omitempty"`
+}
+
+// Trained records the built-in detector's fit: the C chosen and the dev
+// accuracy of every C tried.
+type Trained struct {
+	C         float64            `json:"c"`
+	Selection map[string]float64 `json:"dev_accuracy"`
 }
 
 // Prediction is one text's record.
