@@ -170,7 +170,7 @@ func TestTFIDFMatchesSklearn(t *testing.T) {
 	sk, goSum := figures(byText(ref.ByText)), figures(m)
 	a := ref.Audit
 	for _, c := range []struct {
-		name          string
+		name           string
 		got, want, tol float64
 	}{
 		{"native FPR", sk.NativeFPR.Estimate, a.NativeFPR, 1e-12},
