@@ -170,9 +170,10 @@ func (h *durHeap) Pop() any {
 
 // TestRampsUpWhileTheProviderKeepsUp: at its default limits (from 8, up to
 // 128) against a server whose latency does not grow with load, the engine
-// ramps up and answers at least twice as fast as an ideal fixed pool of 10 on
-// the same latency draws, over about as many connections as its ceiling
-// (at most a quarter more).
+// ramps its limit up to at least 64, over about as many connections as its
+// ceiling (at most a quarter more). How fast it then answers is a rate,
+// measured by BenchmarkDefaultFlags, never asserted here: a busy
+// machine would fail it.
 func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
@@ -181,7 +182,7 @@ func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 	o := scenario{jobs: 1200, srv: llmtest.Options{Seed: 1}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}, draws: draws}.run(t)
 	ideal10, ideal128 := idealPool(draws.got, 10, 0), idealPool(draws.got, 128, 0)
 	t.Logf("wall %s; ideal pools on the same draws: 10 %s, 128 %s; peak limit %d; %d connections", o.wall, ideal10, ideal128, o.peak, o.conns)
-	if o.failed != 0 || o.peak < 64 || o.wall > ideal10/2 { // about 4× on a quiet machine
+	if o.failed != 0 || o.peak < 64 {
 		t.Fatalf("wall %s (ideal pool of 10: %s), peak limit %d, %d failed", o.wall, ideal10, o.peak, o.failed)
 	}
 	if o.conns > 160 { // a call may start just before another's connection is back in the pool
@@ -190,54 +191,51 @@ func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 }
 
 // TestIsolated429sKeepThroughput: with 30 % of requests answered 429
-// (Retry-After: 0) at --concurrency 16, no job fails and the run takes at
-// most 1.3× a clean run (the goal, measured by BenchmarkIsolated429s;
-// 1.8× here for a busy CI machine — halving on each 429 took 2.7×).
+// (Retry-After: 0) at --concurrency 16, no job fails and isolated refusals
+// do not shrink the limit below the concurrency asked for (halving on each
+// 429 took 2.7× a clean run; the time itself is BenchmarkIsolated429s's).
 func TestIsolated429sKeepThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
 	}
 	lim := engine.Limits{Concurrency: 16}
-	clean := scenario{jobs: 400, srv: llmtest.Options{Seed: 2, Latency: lognormal(50*time.Millisecond, 1).draw}, limits: lim}.run(t)
 	noisy := scenario{jobs: 400, srv: llmtest.Options{Seed: 2, Latency: lognormal(50*time.Millisecond, 1).draw, Rates: llmtest.Rates{RateLimit: 0.3}, RetryAfterZero: true}, limits: lim}.run(t)
-	if noisy.failed != 0 || noisy.limited < 100 || noisy.wall > clean.wall*9/5 {
-		t.Fatalf("30 %% 429s: %s and %d failed (%d 429s); clean %s", noisy.wall, noisy.failed, noisy.limited, clean.wall)
+	if noisy.failed != 0 || noisy.limited < 100 || noisy.peak < lim.Concurrency {
+		t.Fatalf("30 %% 429s: %d failed (%d 429s), peak limit %d of %d", noisy.failed, noisy.limited, noisy.peak, lim.Concurrency)
 	}
 }
 
 // TestLearnsAWindowLimitWithoutHints: a server allowing 40 requests in any
 // 3 s, refusing the rest with bare 429s (no Retry-After, no headers). The
-// engine learns the limit and the window: no job fails, few requests are
-// refused, and the run takes about what the limit allows (at most 1.4× the
-// ideal here).
+// engine learns the limit and the window: no job fails and few requests are
+// refused (how close it comes to the limit's pace is a rate:
+// BenchmarkWindowWithoutHints measures it).
 func TestLearnsAWindowLimitWithoutHints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
 	}
 	o := scenario{jobs: 160, srv: llmtest.Options{Seed: 3, Window: llmtest.WindowLimit{N: 40, Per: 3 * time.Second}, RetryAfterNone: true,
 		Latency: lognormal(20*time.Millisecond, 0.5).draw}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}}.run(t)
-	ideal := 9 * time.Second // 40 at 0 s, 3 s, 6 s and 9 s
-	if o.failed != 0 || o.share429 > 0.3 || o.wall > ideal*14/10 {
-		t.Fatalf("wall %s (ideal %s), %d failed, 429 share %.3f", o.wall, ideal, o.failed, o.share429)
+	if o.failed != 0 || o.share429 > 0.3 {
+		t.Fatalf("%d failed, 429 share %.3f", o.failed, o.share429)
 	}
 }
 
 // TestModelsShareAHiddenLimit: two models on one key, whose provider allows
 // 40 requests in any 3 s for the key, refusing the rest with bare 429s. Each
 // model's gate learns its share of the limit when the 429s begin; the shares
-// must grow into the room the other leaves (on main, a share learned at 14
-// of 40 stayed there after the other model finished: 21.8 s for an ideal of
-// 15 s, and a minute's window crawled for minutes).
+// must grow into the room the other leaves (a share learned at 14 of 40 once
+// stayed there after the other model finished: 21.8 s for an ideal of 15 s,
+// BenchmarkModelsShareAWindow's figure). Here: no job fails and few are refused.
 func TestModelsShareAHiddenLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
 	}
 	o := scenario{jobs: 240, models: 2, srv: llmtest.Options{Seed: 5, Window: llmtest.WindowLimit{N: 40, Per: 3 * time.Second}, RetryAfterNone: true,
 		Latency: lognormal(20*time.Millisecond, 0.5).draw}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}}.run(t)
-	ideal := 15 * time.Second // 40 at 0 s, 3 s … 15 s
-	t.Logf("wall %s (ideal %s), %d failed, 429 share %.3f", o.wall, ideal, o.failed, o.share429)
-	if o.failed != 0 || o.share429 > 0.3 || o.wall > ideal*13/10 {
-		t.Fatalf("wall %s (ideal %s), %d failed, 429 share %.3f", o.wall, ideal, o.failed, o.share429)
+	t.Logf("wall %s (ideal 15 s), %d failed, 429 share %.3f", o.wall, o.failed, o.share429)
+	if o.failed != 0 || o.share429 > 0.3 {
+		t.Fatalf("%d failed, 429 share %.3f", o.failed, o.share429)
 	}
 }
 
@@ -249,7 +247,7 @@ func TestFollowsRateLimitHeaders(t *testing.T) {
 	}
 	o := scenario{jobs: 120, srv: llmtest.Options{Seed: 4, Window: llmtest.WindowLimit{N: 40, Per: 2 * time.Second, Headers: true}, RetryAfterNone: true,
 		Latency: lognormal(20*time.Millisecond, 0.5).draw}, limits: engine.Limits{Concurrency: 8, MaxConcurrency: 128}}.run(t)
-	if o.failed != 0 || o.share429 > 0.05 || o.wall > 7*time.Second {
+	if o.failed != 0 || o.share429 > 0.05 {
 		t.Fatalf("wall %s (ideal 4 s), %d failed, 429 share %.3f (%d)", o.wall, o.failed, o.share429, o.limited)
 	}
 }

@@ -23,7 +23,7 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	// own words: they wrap between words, never inside one ("stat/us").
 	`body{max-width:1600px}td,pre,p,li{overflow-wrap:anywhere}th{overflow-wrap:normal}div.tbl td,div.tbl th{overflow-wrap:break-word}` +
 	`table#runs td{overflow-wrap:break-word}table#runs th,table.judges th{white-space:nowrap}pre.text{white-space:pre-wrap;background:#f6f6f6;padding:.5rem .7rem;border-radius:4px;max-width:100%;box-sizing:border-box}` +
-	`tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#fde8e8}tr.gen.disagree>td:first-child{border-left:4px solid #d64545}` +
+	`tr.disagree>th,tr.disagree>td:not(.o),tr.gen.disagree>td:first-child{background:#fde8e8}tr.gen.disagree>td:first-child,table#grid tr.disagree>th{border-left:4px solid #d64545}span.differ{color:#b3261e;font-weight:700}` +
 	`span.flag{display:inline-block;background:#e6f0ff;border:1px solid #9bbcf0;border-radius:3px;padding:0 .3rem;margin:.1rem 0;font-size:12px}` +
 	`td.flag{background:#e6f0ff;font-weight:600}td.invalid{background:#fff4e5}.hit{background:#e3f5e1}.miss{background:#fde8e8}` +
 	// A differing item with a gold answer: its row is marked at the edge,
@@ -43,7 +43,7 @@ const viewerCSS = `p.unfinished{background:#fff4e5;border-left:4px solid #e8a33d
 	`section.headline{border:1px solid #9bbcf0;border-left:4px solid #4a7fd1;border-radius:4px;padding:.2rem .9rem .4rem;margin:.6rem 0 1rem}section.headline h2{margin:.5rem 0 .3rem;border:0;font-size:1.15rem}section.headline h2 a{font-weight:400;font-size:.8em;margin-left:.5rem}section.headline table{margin-bottom:.3rem}` +
 	`@media (prefers-color-scheme:dark){section.headline{border-color:#3d68a8}fieldset.q{border-color:#3a4150}}` +
 	`:root{color-scheme:light dark}` +
-	`@media (prefers-color-scheme:dark){input,select,textarea,button{background:#222733;color:#dfe3ea;border:1px solid #3a4150}p.unfinished{background:#3a2c14}p.problem{background:#3a1d1a;color:#f2c4bd}details.about{border-color:#2c3240}pre.config,pre.text{background:#222733}tr.disagree>th,tr.disagree>td,tr.gen.disagree>td:first-child{background:#4a1f24}span.flag{background:#1f3357;border-color:#3d68a8}td.flag{background:#1f3357}td.invalid{background:#3a2c14}.hit{background:#1c3a22}.miss{background:#4a1f24}section.judge{border-top-color:#2c3240}}`
+	`@media (prefers-color-scheme:dark){input,select,textarea,button{background:#222733;color:#dfe3ea;border:1px solid #3a4150}p.unfinished{background:#3a2c14}p.problem{background:#3a1d1a;color:#f2c4bd}details.about{border-color:#2c3240}pre.config,pre.text{background:#222733}tr.disagree>th,tr.disagree>td:not(.o),tr.gen.disagree>td:first-child{background:#4a1f24}span.differ{color:#f2a49c}span.flag{background:#1f3357;border-color:#3d68a8}td.flag{background:#1f3357}td.invalid{background:#3a2c14}.hit{background:#1c3a22}.miss{background:#4a1f24}section.judge{border-top-color:#2c3240}}`
 
 // aboutView is the provenance block of a run page: read fresh on every request
 // so a run in progress shows its current status and spend.

@@ -41,8 +41,15 @@ func browser(t *testing.T) (context.Context, *atomic.Bool) {
 		chromedp.WindowSize(1300, 1000))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	watchdog := time.AfterFunc(2*time.Minute, cancelC) // never hang CI
-	t.Cleanup(func() { watchdog.Stop(); cancelC(); cancelA() })
+	// Never hang CI, but never cut a slow machine short either: the browser
+	// is stopped a minute before go test's own -timeout would end the whole
+	// package (so the failure names this test), however long that is.
+	stop := func() {}
+	if deadline, ok := t.Deadline(); ok {
+		watchdog := time.AfterFunc(max(time.Until(deadline)-time.Minute, time.Minute), cancelC)
+		stop = func() { watchdog.Stop() }
+	}
+	t.Cleanup(func() { stop(); cancelC(); cancelA() })
 	var dialog atomic.Bool
 	if err := chromedp.Listen(ctx, func(ev any) {
 		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {

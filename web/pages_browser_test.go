@@ -79,7 +79,7 @@ func TestBrowserEveryPageType(t *testing.T) {
 	}
 	// Pages that must show highlights: disagreements, hits and misses.
 	wantMarks := map[string]bool{"deflect-disagreements": true, "deflect-generation": true, "deflect-across-models": true, "foils-item": true,
-		"foils-compare-runs": true, "missci-arguments": true, "missci-argument": true, "missci-compare-runs": true,
+		"foils-compare-runs": true, "deflect-grid": true, "missci-arguments": true, "missci-argument": true, "missci-compare-runs": true,
 		"missciplus-arguments": true, "missciplus-argument": true, "missciplus-reconstruction-argument": true}
 	bctx, dialog := browser(t)
 	complaintsSince := watchComplaints(t, bctx)
@@ -122,6 +122,21 @@ func TestBrowserEveryPageType(t *testing.T) {
 				return bad.slice(0, 5) })()`)))
 			if len(unmarked) > 0 {
 				t.Errorf("%s: highlighted elements without a visible style: %v", p.name, unmarked)
+			}
+			// An outcome cell keeps its outcome's colour wherever it is (a row
+			// where the models differ once painted all its cells the refusal
+			// colour): the same background as the legend's swatch.
+			recoloured := must(chromedp.Run(bctx, chromedp.Evaluate[[]string](`(() => {
+				const bad = [];
+				for (const el of document.querySelectorAll('td.o')) {
+					const o = [...el.classList].find(c => c.startsWith('o-'));
+					const swatch = document.createElement('span'); swatch.className = 'o ' + o; document.body.appendChild(swatch);
+					const want = getComputedStyle(swatch).backgroundColor; swatch.remove();
+					if (getComputedStyle(el).backgroundColor !== want) bad.push(o + ' in ' + (el.parentElement.className || 'a row'));
+				}
+				return bad.slice(0, 5) })()`)))
+			if len(recoloured) > 0 {
+				t.Errorf("%s (%s): outcome cells not in their outcome's colour: %v", p.name, v.scheme, recoloured)
 			}
 		}
 		hrefs := must(chromedp.Run(bctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))`)))

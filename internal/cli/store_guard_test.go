@@ -46,7 +46,8 @@ func TestLockedStore(t *testing.T) {
 		!strings.Contains(stderr, "f.db is locked by another process; waiting") {
 		t.Fatalf("locked store: %v\n%s", err, stderr)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// A hang guard, not a timing: a busy machine may take long to start.
+	if d := time.Since(start); d < 1500*time.Millisecond || d > time.Minute {
 		t.Fatalf("gave up after %s with a 1.5 s lock timeout", d)
 	}
 	// Interrupted while waiting: ends at once, exit 130.
@@ -62,7 +63,7 @@ func TestLockedStore(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
 	var ee *exec.ExitError
-	if !errorsAs(err, &ee) || ee.ExitCode() != 130 || time.Since(sent) > 2*time.Second {
+	if !errorsAs(err, &ee) || ee.ExitCode() != 130 || time.Since(sent) > time.Minute {
 		t.Fatalf("Ctrl-C while waiting for the lock: %v after %s\n%s", err, time.Since(sent), out.String())
 	}
 	conn.ExecContext(t.Context(), `ROLLBACK`)

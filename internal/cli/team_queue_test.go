@@ -53,10 +53,10 @@ func TestStoreConnectTimeout(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "timeout") || strings.Contains(err.Error(), "pw@") {
 			t.Fatalf("a server that never answers: %v", err)
 		}
-		if d := time.Since(start); d > 15*time.Second {
+		if d := time.Since(start); d < 10*time.Second {
 			t.Fatalf("the command gave up after %s, with a 10 s connect timeout", d)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard, not a timing
 		t.Fatal("the command hangs on a server that never answers")
 	}
 }
@@ -395,7 +395,7 @@ func TestWorkerStartedDuringARestartWaits(t *testing.T) {
 	}
 	bad := &rig{t: t, pg: wrong, dir: dir, db: direct.db}
 	start := time.Now()
-	if err := bad.workers(1, nil)[0].Wait(); err == nil || time.Since(start) > 20*time.Second {
+	if err := bad.workers(1, nil)[0].Wait(); err == nil || time.Since(start) > 2*time.Minute {
 		t.Fatalf("a wrong user: %v after %s\n%s", err, time.Since(start), bad.log("worker0.log"))
 	}
 }
