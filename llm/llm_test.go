@@ -18,7 +18,7 @@ func TestParseSpec(t *testing.T) {
 	if err != nil || s.Provider != "ollama" || s.Model != "llama3.1:8b" {
 		t.Fatalf("%+v %v", s, err)
 	}
-	for _, bad := range []string{"gpt-4", ":m", "openai:", ""} {
+	for _, bad := range []string{"gpt-4", ":m", "openai:", "", "openai:a,anthropic:b", "openai:a,b"} {
 		if _, err := llm.ParseSpec(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -15,6 +15,12 @@ type Spec struct {
 // ParseSpec parses "provider:model".
 func ParseSpec(s string) (Spec, error) {
 	s = strings.TrimSpace(s)
+	if n := len(strings.Split(s, ",")); n > 1 {
+		// A comma is never part of a model's name: "a,b" is a list given to
+		// a flag that takes one model, which would otherwise become one
+		// model named "a,b".
+		return Spec{}, fmt.Errorf("model spec %q names %d models, and this flag takes one provider:model: run once per model (deflect and prompts take several with --models)", s, n)
+	}
 	p, m, ok := strings.Cut(s, ":")
 	if !ok || p == "" || m == "" {
 		return Spec{}, fmt.Errorf("model spec %q: want provider:model, e.g. openai:gpt-4.1-mini", s)

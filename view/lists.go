@@ -2,6 +2,7 @@ package view
 
 import (
 	"cmp"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -124,7 +125,7 @@ func Paginate(r *http.Request, total int) Pager {
 		}
 	}
 	p.Export = map[string]string{}
-	for _, f := range []string{"csv", "jsonl"} {
+	for _, f := range ExportFormats {
 		eq := r.URL.Query()
 		eq.Del("page")
 		eq.Set("export", f)
@@ -133,37 +134,57 @@ func Paginate(r *http.Request, total int) Pager {
 	return p
 }
 
+// ExportFormats are the files every list exports: "csv", whose cells are
+// the stored text byte for byte (for pandas, R, csvkit); "spreadsheet", the
+// same CSV with every cell a spreadsheet would run as a formula guarded by
+// a leading ' (report.CSVSafe: Excel and LibreOffice evaluate a cell that
+// starts with = + - @ — "- a bullet" shows as #NAME? — so text that starts
+// so is guarded, and plain numbers are not); and "jsonl", one object a row.
+var ExportFormats = []string{"csv", "spreadsheet", "jsonl"}
+
 // Export writes every filtered row of a list as CSV (the header, then
 // one line per row) or JSONL (one object per row) when ?export= asks for
-// it, and reports whether it did. The file is named after the run and list.
+// it, and reports whether it did. The file is named after the run and list
+// (the spreadsheet CSV as NAME.spreadsheet.csv).
 func Export(w http.ResponseWriter, r *http.Request, name string, header []string, rows func(yield func(rec []string, obj any) bool)) bool {
 	format := r.URL.Query().Get("export")
 	if format == "" {
 		return false
 	}
+	file := name + "." + format
+	var cw interface {
+		Write([]string) error
+		Flush()
+	}
 	switch format {
 	case "csv":
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		cw = csv.NewWriter(w) // the stored text, exactly
+	case "spreadsheet":
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		file = name + ".spreadsheet.csv"
+		cw = report.NewCSVWriter(w) // no cell is run as a formula
 	case "jsonl":
 		w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	default:
-		http.Error(w, fmt.Sprintf("export %q: use csv or jsonl", format), http.StatusBadRequest)
+		http.Error(w, fmt.Sprintf("export %q: use %s", format, strings.Join(ExportFormats, ", ")), http.StatusBadRequest)
 		return true
 	}
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.%s"`, url.PathEscape(name), format))
-	cw := report.NewCSVWriter(w) // no cell is run as a formula
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, url.PathEscape(file)))
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	if format == "csv" {
+	if cw != nil {
 		cw.Write(header)
 	}
 	rows(func(rec []string, obj any) bool {
-		if format == "csv" {
+		if cw != nil {
 			return cw.Write(rec) == nil
 		}
 		return enc.Encode(obj) == nil
 	})
-	cw.Flush()
+	if cw != nil {
+		cw.Flush()
+	}
 	return true
 }
 

@@ -46,24 +46,69 @@ func TestGenerationListSortJumpExport(t *testing.T) {
 	if !strings.Contains(p3, `<span class="current">3</span>`) || !strings.Contains(p3, "showing 101–150") {
 		t.Fatal("page 3 is not where the jump lands")
 	}
-	// Export: every filtered row, the whole answer, the consensus.
-	code, body, hdr := get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&export=csv", id))
-	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/csv") || !strings.Contains(hdr.Get("Content-Disposition"), "attachment") {
-		t.Fatalf("csv export: %d %v", code, hdr)
-	}
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Export: every filtered row, the whole answer, the consensus. JSONL
+	// first: its answers are the stored text, which the CSV must equal.
 	total := regexp.MustCompile(`(\d+) rows`).FindStringSubmatch(up)[1]
-	if fmt.Sprint(len(recs)-1) != total || recs[0][0] != "gen_id" || recs[0][len(recs[0])-1] != "fallacy_labeled" {
-		t.Fatalf("csv: %d rows for a list of %s; header %v", len(recs)-1, total, recs[0])
-	}
-	formulas := 0
-	for _, r := range recs[1:] {
-		if r[1] != "model-b" {
-			t.Fatalf("csv row of %s in a model-b list", r[1])
+	_, body, hdr := get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&export=jsonl", id))
+	n := 0
+	stored := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(body))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var obj struct {
+			GenID     string         `json:"gen_id"`
+			Model     string         `json:"model"`
+			Response  string         `json:"response"`
+			Consensus map[string]any `json:"consensus"`
 		}
+		if err := json.Unmarshal(sc.Bytes(), &obj); err != nil || obj.Model != "model-b" || len(obj.Consensus) != 8 {
+			t.Fatalf("jsonl line %d: %v %+v", n+1, err, obj)
+		}
+		stored[obj.GenID] = obj.Response
+		n++
+	}
+	if fmt.Sprint(n) != total || !strings.HasPrefix(hdr.Get("Content-Type"), "application/x-ndjson") {
+		t.Fatalf("jsonl: %d lines for %s rows", n, total)
+	}
+	csvOf := func(format string) [][]string {
+		code, body, hdr := get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&export=%s", id, format))
+		if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/csv") || !strings.Contains(hdr.Get("Content-Disposition"), "attachment") {
+			t.Fatalf("%s export: %d %v", format, code, hdr)
+		}
+		recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(len(recs)-1) != total || recs[0][0] != "gen_id" || recs[0][8] != "response" || recs[0][len(recs[0])-1] != "fallacy_labeled" {
+			t.Fatalf("%s: %d rows for a list of %s; header %v", format, len(recs)-1, total, recs[0])
+		}
+		for _, r := range recs[1:] {
+			if r[1] != "model-b" {
+				t.Fatalf("%s row of %s in a model-b list", format, r[1])
+			}
+		}
+		return recs
+	}
+	// The CSV for programs: every answer byte for byte (a Markdown bullet
+	// once gained a ' and pandas read altered text).
+	bullets, raw := 0, 0
+	for _, r := range csvOf("csv")[1:] {
+		if r[8] != stored[r[0]] {
+			t.Fatalf("%s: the CSV's answer %q is not the stored %q", r[0], r[8], stored[r[0]])
+		}
+		if strings.HasPrefix(r[8], "- a Markdown bullet") {
+			bullets++
+		}
+		if strings.HasPrefix(r[8], `=HYPERLINK("http://evil.example/`) {
+			raw++
+		}
+	}
+	if bullets == 0 || raw == 0 {
+		t.Fatalf("the exact CSV has %d bulleted and %d formula answers: the seed has both", bullets, raw)
+	}
+	// The CSV for spreadsheets: nothing runs as a formula.
+	formulas := 0
+	for _, r := range csvOf("spreadsheet")[1:] {
 		for _, c := range r {
 			if c != "" && strings.ContainsRune("=+-@", rune(c[0])) && strings.Trim(c, "-0123456789.") != "" {
 				t.Fatalf("a cell a spreadsheet runs as a formula: %q", c)
@@ -74,25 +119,7 @@ func TestGenerationListSortJumpExport(t *testing.T) {
 		}
 	}
 	if formulas == 0 {
-		t.Fatal("the model's formula is not in the export, neutralised")
-	}
-	_, body, hdr = get(t, h, fmt.Sprintf("/runs/%d/generations?model=model-b&export=jsonl", id))
-	n := 0
-	sc := bufio.NewScanner(strings.NewReader(body))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var obj struct {
-			Model     string         `json:"model"`
-			Response  string         `json:"response"`
-			Consensus map[string]any `json:"consensus"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &obj); err != nil || obj.Model != "model-b" || len(obj.Consensus) != 8 {
-			t.Fatalf("jsonl line %d: %v %+v", n+1, err, obj)
-		}
-		n++
-	}
-	if fmt.Sprint(n) != total || !strings.HasPrefix(hdr.Get("Content-Type"), "application/x-ndjson") {
-		t.Fatalf("jsonl: %d lines for %s rows", n, total)
+		t.Fatal("the model's formula is not in the spreadsheet export, neutralised")
 	}
 	if code, _, _ := get(t, h, fmt.Sprintf("/runs/%d/generations?export=xlsx", id)); code != 400 {
 		t.Fatalf("unknown export format: %d", code)

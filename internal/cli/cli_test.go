@@ -1,24 +1,21 @@
 package cli_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/internal/cli"
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("FALLACYLAB_BE_CLI") == "1" { // the kill test runs the CLI as a subprocess
-		os.Exit(cli.Main())
-	}
+	clitest.Main() // the kill tests run the CLI as a subprocess
 	// Reports cached by the tests, and the stores' checks, go to folders of
 	// their own, not the user's cache (testscript.Main exits: the folders
 	// stay in the temp folder).
@@ -27,35 +24,6 @@ func TestMain(m *testing.M) {
 }
 
 type serverKey struct{}
-
-// echoOrJudge is the scripts' model: DeflectBench judge prompts get a valid
-// rubric answer (WA present, or a refusal for responses that decline), every
-// other prompt is echoed as the test server does by default.
-func echoOrJudge(c llmtest.Call) llmtest.Reply {
-	if strings.HasPrefix(c.System, judgeSystemStart) {
-		return scripted(c)
-	}
-	return llmtest.Reply{Text: "echo: " + c.Prompt}
-}
-
-// writeConfig points the three native providers and a named
-// OpenAI-compatible endpoint at the test server.
-func writeConfig(dir string, srv *llmtest.Server) error {
-	cfg := fmt.Sprintf(`endpoints:
-  openai:
-    base_url: %[1]s/v1
-  anthropic:
-    base_url: %[1]s
-  gemini:
-    base_url: %[1]s
-  localvllm:
-    base_url: %[1]s/v1
-    key_optional: true
-prices:
-  openai:gpt-4.1-mini: {input: 0.4, output: 1.6}
-`, srv.URL)
-	return os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte(cfg), 0o644)
-}
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{

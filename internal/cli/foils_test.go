@@ -2,12 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
-	"github.com/fallacylab/fallacylab/corpus"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/corpus"
 
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/llm/llmtest"

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -14,10 +13,6 @@ import (
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite internal/cli/testdata/golden")
-
-// versionLine matches the report rows that name the fallacylab build, which
-// differ between binaries but not between designs.
-var versionLine = regexp.MustCompile(`(?m)(fallacylab[^\n]{0,12}?)\(devel\)[^\n|"<]*`)
 
 // golden compares a produced file with testdata/golden/name after replacing
 // the temporary directory by $WORK and the build version by (version).

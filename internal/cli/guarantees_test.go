@@ -27,25 +27,6 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// guaranteeEnv is a test server answering judges with valid rubrics and
-// everything else by echo, a config pointing at it, and keys set.
-func guaranteeEnv(t testing.TB, respond func(llmtest.Call) llmtest.Reply) (*llmtest.Server, string) {
-	t.Helper()
-	if respond == nil {
-		respond = echoOrJudge
-	}
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: respond})
-	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	if err := writeConfig(dir, srv); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} {
-		t.Setenv(k, "test-key")
-	}
-	return srv, dir
-}
-
 func exitCode(err error) int {
 	var le *lifecycle.ExitError
 	switch {

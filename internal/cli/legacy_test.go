@@ -5,15 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
-
-// runInStore matches the provenance rows that name the store file.
-var runInStore = regexp.MustCompile(`(run\W{0,4} \d+) in [^\s|"<]+`)
 
 // TestLegacyStore opens a store made by the fallacylab of before the run
 // lifecycle (schema 1: records as JSON labels; testdata/legacy/mkfixture.go.txt

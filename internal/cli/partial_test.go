@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
-	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/cli"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
@@ -64,14 +61,4 @@ func TestInterruptedRunReportsWhatItHolds(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runCLI2 runs the CLI in this process on the store at db, quietly.
-func runCLI2(t testing.TB, dir, db string, args ...string) (string, string, error) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	root := cli.NewRoot(&out, &errb)
-	root.SetArgs(append([]string{"--db", db, "--config", filepath.Join(dir, "fallacylab.yaml"), "--quiet"}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), errb.String(), err
 }

@@ -1,10 +1,9 @@
-package cli_test
+package teamtest_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
 
 	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/llm/llmtest"

@@ -1,4 +1,4 @@
-package cli_test
+package teamtest_test
 
 import (
 	"bytes"
@@ -15,10 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/bench/prompts"
-	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/lifecycle"
-	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
@@ -222,19 +219,6 @@ func (r *rig) waitFor(what string, ok func() bool) {
 // tail is the last n bytes of s.
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
 
-// testServer starts llmtest with o (and the test key) and writes dir's
-// config for it.
-func testServer(t testing.TB, dir string, o llmtest.Options) *llmtest.Server {
-	t.Helper()
-	o.APIKey = "test-key"
-	srv := llmtest.New(o)
-	t.Cleanup(srv.Close)
-	if err := writeConfig(dir, srv); err != nil {
-		t.Fatal(err)
-	}
-	return srv
-}
-
 // queue starts a run with --workers 0 (flags go before the command) and
 // waits until it has queued its jobs.
 func (r *rig) queue(args ...string) *exec.Cmd {
@@ -315,34 +299,6 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 	if share > 0.05 {
 		t.Fatalf("%.1f %% of requests refused: the workers do not hold the limit together", 100*share)
 	}
-}
-
-// promptFile writes a prompt set of n prompts to dir/name and returns each
-// prompt by the cache key of its call to openai:gpt-4.1-mini on the test
-// server (as the run in dir makes it).
-func promptFile(t testing.TB, dir, name string, n int, text string) map[string]string {
-	t.Helper()
-	var buf bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&buf, "{\"id\": \"p%04d\", \"prompt\": \"%s %d\"}\n", i, text, i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	items, err := prompts.Parse(bytes.NewReader(buf.Bytes()), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(filepath.Join(dir, "fallacylab.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	promptOf := map[string]string{}
-	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
-		j.Endpoint = cfg.Identity("openai") // the test server, not api.openai.com
-		promptOf[j.Key()] = j.Request.Messages[0].Content
-	}
-	return promptOf
 }
 
 // TestWorkersShareABudget: a run queued with --workers 0 --budget and made

@@ -1,4 +1,4 @@
-package cli_test
+package teamtest_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package cli_test
+package teamtest_test
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 
 	"fmt"
-	"github.com/fallacylab/fallacylab/internal/backend"
-	"github.com/fallacylab/fallacylab/store"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/store"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
