@@ -27,8 +27,47 @@ type Phase struct {
 	seq     int
 	mu      sync.Mutex
 	models  map[string]*store.PhaseCount
+	planned map[string]int
 	summary engine.Summary
 	ended   bool
+}
+
+// Planned sets how many jobs the phase will make of each model, so that its
+// progress, stored while it runs (Flush), says how far each has to go.
+func (p *Phase) Planned(perModel map[string]int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.planned = perModel
+}
+
+// Flush stores the phase's counts so far, each model's jobs being those
+// planned (Planned): what another process — the viewer — shows of a phase
+// in progress. End stores the final counts over them.
+func (p *Phase) Flush(ctx context.Context) error {
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return nil
+	}
+	byModel := map[string]store.PhaseCount{}
+	for m, n := range p.planned {
+		byModel[m] = store.PhaseCount{Seq: p.seq, Phase: p.Name, Model: m, Jobs: n}
+	}
+	for m, c := range p.models {
+		cc := *c
+		cc.Jobs = max(cc.Jobs, p.planned[m])
+		byModel[m] = cc
+	}
+	p.mu.Unlock()
+	counts := make([]store.PhaseCount, 0, len(byModel))
+	for _, c := range byModel {
+		counts = append(counts, c)
+	}
+	sort.Slice(counts, func(i, k int) bool { return counts[i].Model < counts[k].Model })
+	if len(counts) == 0 {
+		return nil
+	}
+	return p.run.st.PutPhases(ctx, p.run.ID, counts)
 }
 
 // Phase begins a phase of the run.

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -348,6 +349,7 @@ func (rn *Runner) phase(ctx context.Context, run *lifecycle.Run, p Phase, plan e
 	if rn.Progress != nil {
 		stop = rn.Progress(eng)
 	}
+	stopLive := liveProgress(ctx, ph, plan)
 	cb := func(r engine.Result) {
 		usable := true
 		if p.Usable != nil && r.Err == nil && r.Response != nil {
@@ -365,6 +367,7 @@ func (rn *Runner) phase(ctx context.Context, run *lifecycle.Run, p Phase, plan e
 	} else {
 		sum, err = eng.Run(ctx, plan, cb)
 	}
+	stopLive()
 	stop()
 	if rn.Summarize != nil {
 		rn.Summarize(sum, ph.Counts())
@@ -373,6 +376,49 @@ func (rn *Runner) phase(ctx context.Context, run *lifecycle.Run, p Phase, plan e
 		err = eerr
 	}
 	return sum, err
+}
+
+// LiveEvery is how often a phase in progress stores its counts so far, for
+// the viewer's page of a running run (another process).
+var LiveEvery = 2 * time.Second
+
+// liveProgress stores ph's counts every LiveEvery until the returned stop
+// is called, its jobs per model counted from the plan first (a plan is a
+// sequence that can be walked again: the engine walks it after).
+func liveProgress(ctx context.Context, ph *lifecycle.Phase, plan engine.Plan) (stop func()) {
+	if plan.Jobs == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		perModel := map[string]int{}
+		for j := range plan.Jobs {
+			perModel[j.Spec.String()]++
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+		ph.Planned(perModel)
+		t := time.NewTicker(LiveEvery)
+		defer t.Stop()
+		for {
+			// A failed write only leaves the viewer's progress behind: the
+			// phase's own End stores the counts that matter.
+			_ = ph.Flush(ctx)
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // IsUnusable reports whether err is the lifecycle's too-many-unusable exit.

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/cachedir"
@@ -242,5 +244,52 @@ func TestResumesTheSameCommand(t *testing.T) {
 	prev, ok, err := f.runner(false).Previous(ctx, one(jobs("q", "a", "b")))
 	if err != nil || !ok || prev.ID != first.RunID || prev.Status != store.RunDone {
 		t.Fatalf("previous %+v %v %v", prev, ok, err)
+	}
+}
+
+// TestPhaseInProgressIsStored: while a phase runs, its counts so far and
+// the jobs it plans are in the store (the viewer, another process, shows
+// them as the running run's progress); at its end, the final counts.
+func TestPhaseInProgressIsStored(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	f := newFixture(t, llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply {
+		if calls.Add(1) > 2 {
+			<-release // all but the first two wait until the test has looked
+		}
+		return llmtest.Reply{Text: "ok"}
+	}})
+	defer func(d time.Duration) { runner.LiveEvery = d }(runner.LiveEvery)
+	runner.LiveEvery = 10 * time.Millisecond
+	prompts := make([]string, 8)
+	for i := range prompts {
+		prompts[i] = fmt.Sprint("p", i)
+	}
+	spec := runner.Spec{Name: "live", Benchmark: "test", Phases: []runner.Phase{{Name: "generation", Plan: jobs("live", prompts...)}}}
+	done := make(chan error, 1)
+	go func() { _, err := f.runner(false).Run(context.Background(), spec); done <- err }()
+	var seen store.PhaseCount
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		runs, _ := f.st.Runs(context.Background())
+		if len(runs) == 0 {
+			continue
+		}
+		counts, err := f.st.Phases(context.Background(), runs[0].ID)
+		if err == nil && len(counts) == 1 && counts[0].Answered == 2 {
+			seen = counts[0]
+			break
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if seen.Phase != "generation" || seen.Model != "openai:m" || seen.Jobs != 8 || seen.Answered != 2 {
+		t.Fatalf("while the phase ran the store held %+v, want generation of openai:m at 2 of 8", seen)
+	}
+	runs, _ := f.st.Runs(context.Background())
+	counts, _ := f.st.Phases(context.Background(), runs[0].ID)
+	if len(counts) != 1 || counts[0].Jobs != 8 || counts[0].Answered != 8 {
+		t.Fatalf("final counts %+v", counts)
 	}
 }

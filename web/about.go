@@ -76,7 +76,8 @@ type liveView struct {
 type livePhase struct {
 	store.PhaseCount
 	Done int
-	Pct  int // 0–100, for the bar
+	Pct  int    // 0–100, for the bar
+	ETA  string // what is left at the run's present pace ("" : done, or no pace yet)
 }
 
 // liveEvery is how often a running run's page reloads itself (seconds).
@@ -100,9 +101,16 @@ func (s *Server) live(ctx context.Context, w http.ResponseWriter, a *aboutView) 
 		l.Unusable += p.Unusable
 		l.Failed += p.Failed
 	}
+	rate := 0.0
 	if el := time.Since(a.Run.Started).Seconds(); el > 0 {
-		l.Rate = fmt.Sprintf("%.1f calls/s over %s (%d paid, %d from the cache)", float64(a.Total.Calls)/el,
+		rate = float64(a.Total.Calls) / el
+		l.Rate = fmt.Sprintf("%.1f calls/s over %s (%d paid, %d from the cache)", rate,
 			time.Since(a.Run.Started).Round(time.Second), a.Total.Calls-a.Total.Hits, a.Total.Hits)
+	}
+	for i, p := range l.Phases {
+		if left := p.Jobs - p.Done; left > 0 && rate > 0 {
+			l.Phases[i].ETA = (time.Duration(float64(left)/rate*float64(time.Second))).Round(time.Second).String()
+		}
 	}
 	if usd, ok, err := s.st.RunBudget(ctx, a.Run.ID); err == nil && ok {
 		l.Budget = fmt.Sprintf("%s of $%.2f", a.Total.Spend, usd)

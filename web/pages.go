@@ -138,8 +138,14 @@ func (s *Server) unfinished(w http.ResponseWriter, r *http.Request, run store.Ru
 		s.fail(w, 500, err)
 		return
 	}
-	s.render(w, "run.html", map[string]any{"Run": run, "About": about, "Studies": studies,
-		"Waiting": fmt.Sprintf("run %d is %s and holds nothing its pages can show yet (%v); this page shows its progress, and fills in as its records are written", run.ID, run.Status, why)})
+	waiting := fmt.Sprintf("run %d is %s and holds nothing its pages can show yet (%v); this page shows how far it got", run.ID, run.Status, why)
+	if about.Run.Status == store.RunRunning {
+		// Still running: its records come as its phases end, and the
+		// reason they are missing (a loader's advice for a run that stopped)
+		// does not apply.
+		waiting = fmt.Sprintf("run %d is running: its records are stored as its phases end, and this page fills in then; meanwhile it shows each phase's progress", run.ID)
+	}
+	s.render(w, "run.html", map[string]any{"Run": run, "About": about, "Studies": studies, "Waiting": waiting})
 }
 
 // runFrom loads the run named in the path, answering 400 or 404 itself.

@@ -579,6 +579,10 @@ func TestLiveRunPage(t *testing.T) {
 			t.Errorf("the live block lacks %q:\n%.2500s", want, body)
 		}
 	}
+	// A running run is not told it was interrupted.
+	if strings.Contains(body, "interrupted") || !strings.Contains(body, "is running: its records are stored as its phases end") {
+		t.Errorf("a running run's page explains its missing records as a stopped run's:\n%.2500s", body)
+	}
 	newer, _ := st.StartRun(ctx, store.Run{Name: "newer and done", Benchmark: "deflect", Version: "test"})
 	if err := st.EndRun(ctx, newer, store.RunDone, ""); err != nil {
 		t.Fatal(err)
