@@ -109,7 +109,7 @@ func (s *Server) live(ctx context.Context, w http.ResponseWriter, a *aboutView) 
 	}
 	for i, p := range l.Phases {
 		if left := p.Jobs - p.Done; left > 0 && rate > 0 {
-			l.Phases[i].ETA = (time.Duration(float64(left)/rate*float64(time.Second))).Round(time.Second).String()
+			l.Phases[i].ETA = (time.Duration(float64(left) / rate * float64(time.Second))).Round(time.Second).String()
 		}
 	}
 	if usd, ok, err := s.st.RunBudget(ctx, a.Run.ID); err == nil && ok {
