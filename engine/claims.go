@@ -34,6 +34,12 @@ type Claimer interface {
 	// returns what the cache holds for the key afterwards (an answer stored
 	// first is kept).
 	PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
+	// MarkSent records that owner is about to send key's call for run
+	// runID, at most usd: kept until the call's outcome is stored.
+	MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
+	// SentByOthers is how many attempts at key other owners sent and
+	// never stored the outcome of (they died with the call in flight).
+	SentByOthers(ctx context.Context, key, owner string) (int, error)
 }
 
 // claimLease is how long a claim holds without renewal; claims are renewed

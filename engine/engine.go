@@ -312,7 +312,7 @@ func New(opt Options) *Engine {
 	e.settled = sync.NewCond(&e.progMu)
 	// stopped twice: before a job waits for a slot, and again once it has
 	// one, for the jobs that were waiting when the first bad answer came.
-	e.call = e.retried(e.stopped(e.limited(e.stopped(e.budgeted(e.send)))))
+	e.call = e.retried(e.stopped(e.limited(e.stopped(e.budgeted(e.marked(e.send))))))
 	return e
 }
 
@@ -615,10 +615,8 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	// Claimed in the store before it is paid: another process running the
 	// same plan waits for this answer instead of paying for it again.
 	claims := e.claims()
-	repaid := false
 	if claims != nil {
-		r, hit, taken, err := e.claim(ctx, callCtx, claims, j, key)
-		repaid = taken
+		r, hit, _, err := e.claim(ctx, callCtx, claims, j, key)
 		switch {
 		case hit:
 			return r, true
@@ -636,16 +634,21 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		return res, false
 	}
 	res.Attempts = a.n
-	if a.err == nil && repaid {
-		// The dead owner of the claim had most likely paid for this
-		// call already: its attempt and its cost (estimated at this
-		// one's) count in the answer's, so the spend shows both.
-		res.Attempts++
-		if a.cost != nil {
-			c := 2 * *a.cost
-			a.cost = &c
+	if a.err == nil && claims != nil {
+		// A process that died with this call in flight (its mark, made
+		// just before it sent, is still there) had most likely paid for
+		// it: its attempts and their cost (estimated at this one's) count
+		// in the answer's, so the spend and attempts are what was sent. A
+		// dead process that had claimed the call but never sent it left
+		// no mark, and counts nothing.
+		if n, err := claims.SentByOthers(callCtx, key, e.proc); err == nil && n > 0 {
+			res.Attempts += n
+			if a.cost != nil {
+				c := float64(1+n) * *a.cost
+				a.cost = &c
+			}
+			e.repaid.Add(1)
 		}
-		e.repaid.Add(1)
 	}
 	if a.err == nil {
 		res.Response, res.Cost = &a.resp, a.cost

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
@@ -199,6 +200,41 @@ func TestBudgetStopsBeforePassing(t *testing.T) {
 	}
 	if len(srv.Ledger()) >= 50 {
 		t.Fatalf("calls kept going: %d", len(srv.Ledger()))
+	}
+}
+
+// TestBudgetHoldsForCJK (#41 item 8): prompts billed at a token a
+// character (CJK text, three bytes a character: above the four bytes a
+// token the estimate starts from) never take the spend past the budget,
+// even with many calls in flight before the estimator learns the ratio:
+// the reservation bounds a prompt by a token a byte.
+func TestBudgetHoldsForCJK(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 20 * time.Millisecond },
+		Respond: func(c llmtest.Call) llmtest.Reply {
+			return llmtest.Reply{Text: "好", InputTokens: utf8.RuneCountInString(c.Prompt), OutputTokens: 1}
+		}})
+	defer srv.Close()
+	opts := fastOpts(openStore(t), srv)
+	opts.CallTimeout = 10 * time.Second
+	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 16} }
+	opts.Prices = llm.Prices{"openai:m": {Input: 1000, Output: 1000}} // $0.001 a token
+	text := strings.Repeat("谬误检测", 750)                               // 3,000 characters, 9,000 bytes
+	jobs := make([]engine.Job, 40)
+	for i := range jobs {
+		jobs[i] = engine.Job{ID: fmt.Sprint(i), Namespace: "cjk", Spec: llm.Spec{Provider: "openai", Model: "m"},
+			Request: llm.Request{Messages: []llm.Message{{Role: "user", Content: fmt.Sprint(i, text)}}, MaxTokens: 1}}
+	}
+	opts.Budget = 30 // about ten calls of $3
+	sum, _ := collect(t, engine.New(opts), engine.SlicePlan("cjk", jobs))
+	billed := 0.0
+	for _, e := range srv.Ledger() {
+		if e.Answered() {
+			billed += 0.001 * float64(utf8.RuneCountInString(e.Call.Prompt)+1)
+		}
+	}
+	t.Logf("%d calls, $%.3f billed of $%.2f (the run counts $%.3f)", len(srv.Ledger()), billed, opts.Budget, sum.Cost)
+	if billed > opts.Budget+1e-9 || sum.Cost > opts.Budget+1e-9 || sum.Done == 0 {
+		t.Fatalf("$%.3f billed (the run counts $%.3f) on a budget of $%.2f", billed, sum.Cost, opts.Budget)
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"sync"
 
 	"github.com/fallacylab/fallacylab/llm"
@@ -51,11 +52,11 @@ func (e *estimator) estimateJob(j Job) (in, out int64) {
 // reserved for against a budget.
 const WorstOutputTokens = 8192
 
-// worstCase is what a job may cost at most, in tokens: its prompt (as
-// estimate counts it) and every output token it allows (max_tokens, or
+// worstCase is what a job may cost at most, in tokens: its prompt (at
+// most a token a byte: inputBound) and every output token it allows (max_tokens, or
 // WorstOutputTokens without one). A budget reserves this before the call.
 func (e *estimator) worstCase(j Job) (in, out int64) {
-	in, _ = e.estimate(j.Request)
+	in = inputBound(j.Request)
 	if len(j.Request.Embed) > 0 || len(j.Request.Score) > 0 {
 		return in, 0 // embeddings and scores answer no tokens
 	}
@@ -64,6 +65,32 @@ func (e *estimator) worstCase(j Job) (in, out int64) {
 		out = WorstOutputTokens
 	}
 	return in, out
+}
+
+// inputBound is the most input tokens a request can be billed for, whatever
+// its text: byte-level BPE tokenisers (OpenAI's, Anthropic's) and
+// SentencePiece with byte fallback (Gemini's) never make more tokens than
+// the text has bytes, so a token a byte holds for any UTF-8 text — CJK
+// included, which tokenises at about a token a character (3 bytes), far
+// above the 4 bytes a token the estimate assumes — plus each message's
+// framing and the schema a structured answer sends along.
+func inputBound(r llm.Request) int64 {
+	n := len(r.System) + 16
+	for _, m := range r.Messages {
+		n += len(m.Content) + 16
+	}
+	for _, t := range r.Embed {
+		n += len(t) + 4
+	}
+	for _, p := range r.Score {
+		n += len(p.Reference) + len(p.Prediction) + 8
+	}
+	if r.Schema != nil {
+		if b, err := json.Marshal(r.Schema.Schema); err == nil {
+			n += len(b)
+		}
+	}
+	return int64(n)
 }
 
 // estimate returns the predicted input and output tokens.

@@ -95,6 +95,30 @@ func (e *Engine) budgeted(next stage) stage {
 	}
 }
 
+// marked records in the store, just before next sends the request, that
+// this process sends it (Claimer.MarkSent) with the most it may cost, so
+// that a process killed with the call in flight leaves a trace its run's
+// spend and budget count (a resumed run never spends the budget twice). A
+// mark the store refuses (a full disk) sends nothing: the call would be
+// paid for with no trace of it.
+func (e *Engine) marked(next stage) stage {
+	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
+		c := e.claims()
+		if c == nil || e.opt.RunID == 0 {
+			return next(ctx, callCtx, l, j)
+		}
+		in, out := l.est.worstCase(j)
+		usd, _ := e.opt.Prices.Cost(j.Spec, llm.Usage{InputTokens: in, OutputTokens: out})
+		if err := e.retryStore(callCtx, func() error { return c.MarkSent(callCtx, j.Key(), e.proc, e.opt.RunID, usd) }); err != nil {
+			if callCtx.Err() == nil {
+				e.writeFailed(err)
+			}
+			return llm.Response{}, nil, fmt.Errorf("%w (%v): free its disk and run the same command again", ErrStoreFailed, err)
+		}
+		return next(ctx, callCtx, l, j)
+	}
+}
+
 // sharedBudget books the call's estimated cost against the budget the job
 // names, held in the store for every worker, and settles the actual cost.
 func (e *Engine) sharedBudget(ctx, callCtx context.Context, l *lane, j Job, in, out int64, next stage) (llm.Response, *float64, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -110,4 +111,65 @@ func TestKillAndResume(t *testing.T) {
 		}
 	}
 	t.Logf("%d answers delivered for %d jobs over %d killed runs (%d answered but lost to a kill before commit)", answered, n, kills, answered-n)
+}
+
+// TestBudgetAcrossKills (#41 item 7): a budgeted run with long answers,
+// killed six times with calls in flight and run again each time, is billed
+// no more than its budget over every invocation together: each call is
+// marked in the store before it is sent, and a resumed run counts the dead
+// process's marks as spent.
+func TestBudgetAcrossKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the CLI several times")
+	}
+	const out = 5000 // output tokens of every answer
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(300+r.IntN(300)) * time.Millisecond },
+		Respond: func(c llmtest.Call) llmtest.Reply {
+			return llmtest.Reply{Text: "a long answer", OutputTokens: out}
+		}})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	promptFile(t, dir, "plan.jsonl", 200, "budget kill prompt")
+	const budget = 0.10
+	command := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "--budget", fmt.Sprint(budget), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--concurrency", "8", "--quiet")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+		return cmd
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	kills := 0
+	for range 6 {
+		cmd := command()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(400+rng.IntN(400)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		if cmd.Wait() != nil {
+			kills++
+		}
+	}
+	final, _ := command().CombinedOutput()
+	// What the provider billed: every answer it made (in flight at a kill
+	// or not), at gpt-4.1-mini's configured $0.4 and $1.6 a million tokens.
+	billed := 0.0
+	time.Sleep(700 * time.Millisecond) // the answers to the last killed calls
+	for _, e := range srv.Ledger() {
+		if e.Answered() {
+			in := 1 + len(strings.Fields(e.Call.Prompt))
+			billed += (0.4*float64(in) + 1.6*out) / 1e6
+		}
+	}
+	t.Logf("%d kills, %d requests, $%.4f billed on a budget of $%.2f; the last run said:\n%s", kills, len(srv.Ledger()), billed, budget, final)
+	if kills < 3 {
+		t.Fatalf("only %d of 6 runs were killed", kills)
+	}
+	if billed > budget+1e-9 {
+		t.Fatalf("$%.4f billed over %d kills on a budget of $%.2f", billed, kills, budget)
+	}
 }

@@ -36,11 +36,13 @@ func (s *Store) SetRunBudget(ctx context.Context, runID int64, usd float64) erro
 }
 
 // RunSpend is what a run itself has paid for its calls, in USD (cache
-// hits cost it nothing).
+// hits cost it nothing), and the most its calls sent and not yet answered
+// may cost (MarkSent): those of a process killed with calls in flight,
+// which were most likely paid for.
 func (s *Store) RunSpend(ctx context.Context, runID int64) (float64, error) {
 	var usd float64
-	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(c.cost), 0) FROM run_calls rc JOIN calls c ON c.key = rc.key
-		WHERE rc.run_id = ? AND rc.cached = 0`, runID).Scan(&usd)
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT SUM(c.cost) FROM run_calls rc JOIN calls c ON c.key = rc.key
+		WHERE rc.run_id = ? AND rc.cached = 0), 0) + COALESCE((SELECT SUM(usd) FROM sent_calls WHERE run_id = ?), 0)`, runID, runID).Scan(&usd)
 	if err != nil {
 		return 0, fmt.Errorf("spend of run %d: %w", runID, err)
 	}

@@ -93,6 +93,11 @@ func (s *Store) PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
 		if _, err := tx.Exec(`DELETE FROM call_claims WHERE key = ?`, c.Key); err != nil {
 			return fmt.Errorf("end claim on %s: %w", c.Key, err)
 		}
+		// Its outcome is stored: no attempt at it is in flight any more
+		// (those of processes that died are counted in it: SentByOthers).
+		if _, err := tx.Exec(`DELETE FROM sent_calls WHERE key = ?`, c.Key); err != nil {
+			return fmt.Errorf("end the sending of %s: %w", c.Key, err)
+		}
 		return nil
 	})
 	if err != nil || !kept {
@@ -133,4 +138,30 @@ func (s *Store) TakeClaim(ctx context.Context, key, from, owner string, lease ti
 		return err
 	})
 	return got, err
+}
+
+// MarkSent records, just before the request goes out, that owner sends
+// key's call for run runID, usd being the most it may cost: kept until the
+// call's outcome is stored (PutAnswer), so the marks of a process killed
+// with calls in flight stay, and the run's spend counts them (RunSpend).
+func (s *Store) MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error {
+	return s.write(ctx, func(tx Tx) error {
+		if _, err := tx.Exec(`INSERT INTO sent_calls (key, owner, run_id, attempts, usd) VALUES (?, ?, ?, 1, ?)
+			ON CONFLICT (key, owner) DO UPDATE SET attempts = sent_calls.attempts + 1, usd = sent_calls.usd + excluded.usd`,
+			key, owner, runID, usd); err != nil {
+			return fmt.Errorf("mark %s as sent: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// SentByOthers is how many attempts at key owners other than owner sent
+// and never stored the outcome of: a process that died with the call in
+// flight, which most likely paid for it.
+func (s *Store) SentByOthers(ctx context.Context, key, owner string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(attempts), 0) FROM sent_calls WHERE key = ? AND owner <> ?`, key, owner).Scan(&n); err != nil {
+		return 0, fmt.Errorf("attempts at %s in flight: %w", key, err)
+	}
+	return n, nil
 }

@@ -127,7 +127,7 @@ func (s *Store) DeleteRun(ctx context.Context, id int64, withStudies bool) (stor
 		for _, q := range []string{`DELETE FROM labels WHERE run_id = ?`, `DELETE FROM run_calls WHERE run_id = ?`,
 			`DELETE FROM run_phases WHERE run_id = ?`,
 			`DELETE FROM record_snapshots WHERE run_id = ?`,
-			`DELETE FROM run_max_spend WHERE run_id = ?`, `DELETE FROM records WHERE run_id = ?`,
+			`DELETE FROM run_max_spend WHERE run_id = ?`, `DELETE FROM sent_calls WHERE run_id = ?`, `DELETE FROM records WHERE run_id = ?`,
 			`DELETE FROM annotations WHERE study_id IN (SELECT id FROM studies WHERE run_id = ?)`, `DELETE FROM studies WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
 			if _, err := tx.Exec(q, id); err != nil {
 				return fmt.Errorf("delete run %d: %w", id, err)

@@ -452,6 +452,40 @@ func testRunBudgets(t *testing.T, st Store) {
 	if s, err := st.RunSpend(ctx, id); s != 0.25 || err != nil {
 		t.Fatalf("spend %v (%v), want 0.25: a cache hit costs the run nothing", s, err)
 	}
+	// Calls sent and not answered — a process killed with them in flight —
+	// count in the spend at the most they may cost, until their outcome is
+	// stored; the process that makes one again learns of the attempts.
+	type sender interface {
+		MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
+		SentByOthers(ctx context.Context, key, owner string) (int, error)
+		PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
+	}
+	sn, ok := st.(sender)
+	if !ok {
+		t.Fatalf("%T does not mark calls sent", st)
+	}
+	{
+		must(t, sn.MarkSent(ctx, "inflight", "dead/1", id, 0.125))
+		must(t, sn.MarkSent(ctx, "inflight", "dead/1", id, 0.125)) // a retry
+		if s, err := st.RunSpend(ctx, id); s != 0.5 || err != nil {
+			t.Fatalf("spend %v (%v), want 0.25 paid and 0.25 in flight", s, err)
+		}
+		if n, err := sn.SentByOthers(ctx, "inflight", "alive/2"); n != 2 || err != nil {
+			t.Fatalf("attempts sent by others %d (%v), want 2", n, err)
+		}
+		if n, _ := sn.SentByOthers(ctx, "inflight", "dead/1"); n != 0 {
+			t.Fatalf("a process's own attempts counted as others': %d", n)
+		}
+		again := okCall("inflight", "c", 3)
+		c3 := 0.5 // its cost, the dead process's attempts included
+		again.Cost, again.RunID, again.Job = &c3, id, "j3"
+		_, err := sn.PutAnswer(ctx, again)
+		must(t, err)
+		if s, err := st.RunSpend(ctx, id); s != 0.75 || err != nil {
+			t.Fatalf("spend %v (%v) once the call is answered, want 0.75", s, err)
+		}
+		must(t, sn.MarkSent(ctx, "other", "dead/1", id, 1))
+	}
 	_, err = st.DeleteRun(ctx, id, false)
 	must(t, err)
 	if _, ok, _ := st.RunBudget(ctx, id); ok {
