@@ -241,14 +241,21 @@ func done(ctx context.Context, h bench.Host, s bench.Session, runID int64, exit 
 	if exit != nil {
 		return exit
 	}
-	if reportcache.Enabled() {
+	brief := h.Settings().StdoutTTY
+	if reportcache.Enabled() || brief {
 		if d, err := LoadScores(ctx, s.Env("").Records, runID); err == nil {
 			if rep, err := Analyze(d, DefaultAnalysis()); err == nil {
-				keepReport(ctx, s, runID, rep)
+				if reportcache.Enabled() {
+					keepReport(ctx, s, runID, rep)
+				}
+				// A person at a terminal sees the headline figures first.
+				if brief && report.Brief(h.Settings().Stdout, rep) {
+					fmt.Fprintln(h.Settings().Stdout)
+				}
 			}
 		}
 	}
-	fmt.Fprintf(h.Settings().Stdout, "run %d done: report with  fallacylab deflect report --run %d\n", runID, runID)
+	fmt.Fprintf(h.Settings().Stdout, "run %d done. The whole report: fallacylab deflect report --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, runID)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
@@ -87,8 +88,11 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 			if done != nil {
 				exit = done(ctx, runID, exit)
 			}
-			if _, ok := t.(bench.Reports); ok && exit == nil {
-				fmt.Fprintf(g.Stdout, "run %d done: report with  fallacylab %s report --run %d\n", runID, def.Name, runID)
+			if rt, ok := t.(bench.Reports); ok && exit == nil {
+				if g.StdoutTTY {
+					runBrief(ctx, g, s, env, rt, runID)
+				}
+				fmt.Fprintf(g.Stdout, "run %d done. The whole report: fallacylab %s report --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, def.Name, runID)
 			}
 			return exit
 		}
@@ -152,4 +156,24 @@ func withHelp(cmd *cobra.Command, t bench.Task, verb string) {
 		cmd.Short = w.Short
 	}
 	cmd.Long, cmd.Example = w.Long, w.Example
+}
+
+// runBrief shows a person at a terminal the headline figures of a run that
+// just finished (the report with its default options), before the command
+// for the whole report. A report that cannot be made here says nothing:
+// the run itself succeeded, and the command for the report follows.
+func runBrief(ctx context.Context, g *Global, s *session, env bench.Env, t bench.Reports, runID int64) {
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	build := t.BindReport(fs)
+	if fs.Parse(nil) != nil {
+		return
+	}
+	r, ok, err := s.st.Run(ctx, runID)
+	if err != nil || !ok {
+		return
+	}
+	rep, err := build(ctx, env, r)
+	if err == nil && report.Brief(g.Stdout, rep) {
+		fmt.Fprintln(g.Stdout)
+	}
 }

@@ -1,0 +1,70 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+// openPTY opens a pseudo-terminal: the CLI's stdout on its slave is a
+// terminal as a person's would be.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
+}
+
+// TestRunEndsWithItsFigures (#41 item 18): at a terminal, a run of a Task
+// ends with its headline figures and the command for the whole report;
+// piped, with the command only.
+func TestRunEndsWithItsFigures(t *testing.T) {
+	_, dir := guaranteeEnv(t, func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "none"} })
+	args := []string{"--config", "fallacylab.yaml", "classify", "run", "--model", "openai:gpt-4.1-mini", "--limit", "6"}
+	master, slave := openPTY(t)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1")
+	cmd.Stdout, cmd.Stderr = slave, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	var out bytes.Buffer
+	io.Copy(&out, master) // until the CLI exits (EIO)
+	master.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	term := strings.ReplaceAll(out.String(), "\r\n", "\n")
+	for _, want := range []string{"Accuracy and F1\n", "  model", "openai:gpt-4.1-mini", "run 1 done. The whole report: fallacylab classify report --run 1"} {
+		if !strings.Contains(term, want) {
+			t.Errorf("at a terminal the run ends without %q:\n%s", want, term)
+		}
+	}
+	piped, _, err := runCLI(t, dir, args[2:]...)
+	if err != nil || strings.Contains(piped, "Accuracy and F1") || !strings.Contains(piped, "done. The whole report: fallacylab classify report --run") {
+		t.Fatalf("piped: %v\n%s", err, piped)
+	}
+}
