@@ -47,6 +47,8 @@ func New(cfg Config) *Provider {
 		key = "none" // keyless gateways; the SDK insists on a credential
 	}
 	opts := []option.RequestOption{option.WithMaxRetries(0), option.WithAPIKey(key)}
+	// user:password@ in the base URL is sent as Basic authentication.
+	cfg.BaseURL, cfg.HTTPClient = llm.URLCredentials(cfg.BaseURL, cfg.HTTPClient)
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"))
 	}

@@ -50,9 +50,11 @@ func (p *Provider) init(ctx context.Context) (*genai.Client, error) {
 		if key == "" {
 			key = "none" // keyless gateways; the SDK insists on one
 		}
-		cc := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI, HTTPClient: p.cfg.HTTPClient}
-		if p.cfg.BaseURL != "" {
-			cc.HTTPOptions.BaseURL = strings.TrimRight(p.cfg.BaseURL, "/") + "/"
+		// user:password@ in the base URL is sent as Basic authentication.
+		base, client := llm.URLCredentials(p.cfg.BaseURL, p.cfg.HTTPClient)
+		cc := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI, HTTPClient: client}
+		if base != "" {
+			cc.HTTPOptions.BaseURL = strings.TrimRight(base, "/") + "/"
 		}
 		// HTTPOptions.RetryOptions stays nil: one attempt per call, the engine retries.
 		p.client, p.err = genai.NewClient(ctx, cc)

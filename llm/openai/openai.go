@@ -43,6 +43,8 @@ func New(cfg Config) *Provider {
 		key = "none" // local servers ignore it; the SDK insists on one
 	}
 	opts = append(opts, option.WithAPIKey(key))
+	// user:password@ in the base URL is sent as Basic authentication.
+	cfg.BaseURL, cfg.HTTPClient = llm.URLCredentials(cfg.BaseURL, cfg.HTTPClient)
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"))
 	}
