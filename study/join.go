@@ -18,7 +18,9 @@ var participantID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // Claim gives the participant pid (a crowd platform's id, Prolific's
 // PROLIFIC_PID) an annotator's place in s: the one they were given before
 // if they come back, else the first free one (no participant, not
-// replaced), which is marked theirs. changed says s must be stored again.
+// replaced, its private link never opened), which is marked theirs.
+// changed says s must be stored again — with a compare-and-swap
+// (ReplaceStudyIf), so that two participants never get one place.
 func Claim(s *Study, pid string) (a Annotator, changed bool, err error) {
 	if !participantID.MatchString(pid) {
 		return Annotator{}, false, fmt.Errorf("participant id %q: want letters, digits, - or _ (up to 64), as a crowd platform sends them (PROLIFIC_PID)", pid)
@@ -29,7 +31,7 @@ func Claim(s *Study, pid string) (a Annotator, changed bool, err error) {
 		}
 	}
 	for i, x := range s.Annotators {
-		if x.Participant == "" && x.ReplacedBy == "" {
+		if x.Participant == "" && x.ReplacedBy == "" && !x.Private {
 			s.Annotators[i].Participant = pid
 			return s.Annotators[i], true, nil
 		}
@@ -46,7 +48,7 @@ func participants(s Study) string {
 		switch {
 		case a.Participant != "":
 			taken = append(taken, a.Name+" = "+a.Participant)
-		case a.ReplacedBy == "" && s.JoinToken != "":
+		case a.ReplacedBy == "" && !a.Private && s.JoinToken != "":
 			free++
 		}
 	}

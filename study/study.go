@@ -153,6 +153,9 @@ type Annotator struct {
 	// place through the study's shared link (Prolific's PROLIFIC_PID;
 	// Claim), "" while it is free.
 	Participant string `json:"participant,omitempty"`
+	// Private says the place's private link has been opened: someone uses
+	// it, so the shared link never gives it to a participant.
+	Private bool `json:"private,omitempty"`
 }
 
 // Study is a study as stored.

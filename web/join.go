@@ -37,38 +37,78 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 503, fmt.Errorf("the viewer opened %s read-only: no place can be given", s.st.Path()))
 		return
 	}
-	s.joinMu.Lock()
-	defer s.joinMu.Unlock()
-	list, err := s.st.Studies(r.Context(), 0)
-	if err != nil {
-		s.fail(w, 500, err)
-		return
-	}
-	var st *study.Study
-	for i := range list {
-		if list[i].JoinToken != "" && equal(list[i].JoinToken, tok) {
-			st = &list[i]
+	// One participant, one place: a browser that already holds a place of
+	// this study taken through the link goes back to it, whatever id it
+	// sends now.
+	if c, err := r.Cookie(annotatorCookie); err == nil {
+		if st, a, ok := s.byToken(r, c.Value); ok && st.JoinToken != "" && equal(st.JoinToken, tok) && a.Participant != "" && a.Participant != pid {
+			http.Redirect(w, r, "/annotate", http.StatusSeeOther)
+			return
 		}
 	}
-	if st == nil {
-		s.fail(w, 404, fmt.Errorf("this link opens no study (it was mistyped, or the study was removed)"))
-		return
-	}
-	a, changed, err := study.Claim(st, pid)
-	switch {
-	case errors.Is(err, study.ErrNoPlace):
-		s.fail(w, 409, fmt.Errorf("every place of this study is taken: thank you, and please return the study on your platform"))
-		return
-	case err != nil:
-		s.fail(w, 400, err)
-		return
-	}
-	if changed {
-		if err := s.st.ReplaceStudy(r.Context(), *st); err != nil {
+	var a study.Annotator
+	// A place is given with a compare-and-swap on the study: another
+	// request, or another viewer on the same store, that changed it first
+	// makes this one read it again and choose anew.
+	for try := 0; ; try++ {
+		st, err := s.studyByJoinToken(r, tok)
+		if err != nil {
+			s.fail(w, 500, err)
+			return
+		}
+		if st == nil {
+			s.fail(w, 404, fmt.Errorf("this link opens no study (it was mistyped, or the study was removed)"))
+			return
+		}
+		prev := cloneStudy(*st)
+		got, changed, err := study.Claim(st, pid)
+		switch {
+		case errors.Is(err, study.ErrNoPlace):
+			s.fail(w, 409, fmt.Errorf("every place of this study is taken: thank you, and please return the study on your platform"))
+			return
+		case err != nil:
+			s.fail(w, 400, err)
+			return
+		}
+		if !changed {
+			a = got
+			break
+		}
+		ok, err := s.st.ReplaceStudyIf(r.Context(), prev, *st)
+		if err != nil {
 			s.fail(w, 500, fmt.Errorf("your place was not kept: open the link again: %w", err))
+			return
+		}
+		if ok {
+			a = got
+			break
+		}
+		if try == 20 {
+			s.fail(w, 503, fmt.Errorf("the study is changing too fast to give you a place: open the link again"))
 			return
 		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: annotatorCookie, Value: a.Token, Path: "/annotate", HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	http.Redirect(w, r, "/annotate", http.StatusSeeOther)
+}
+
+// studyByJoinToken is the study whose shared link is tok (nil: none).
+func (s *Server) studyByJoinToken(r *http.Request, tok string) (*study.Study, error) {
+	list, err := s.st.Studies(r.Context(), 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		if list[i].JoinToken != "" && equal(list[i].JoinToken, tok) {
+			return &list[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// cloneStudy copies a study deeply enough to keep it as read while its
+// annotators are changed.
+func cloneStudy(st study.Study) study.Study {
+	st.Annotators = append([]study.Annotator(nil), st.Annotators...)
+	return st
 }

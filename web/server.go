@@ -55,9 +55,6 @@ type Server struct {
 	hold chan struct{} // tests: loads wait for this to close
 	// Annotators' drafts (answers given, not saved): see keepDraft.
 	draftsMu sync.Mutex
-	// joinMu makes one claim of a study's shared link at a time, so two
-	// participants arriving together never get the same place.
-	joinMu sync.Mutex
 	drafts map[draftKey]study.Annotation
 	mounts []mount // other applications under the viewer (Mount)
 }

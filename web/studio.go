@@ -108,9 +108,18 @@ func (s *Server) byToken(r *http.Request, tok string) (study.Study, study.Annota
 // token in a cookie and sends them on without it in the address bar.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	tok := r.PathValue("token")
-	if _, _, ok := s.byToken(r, tok); !ok {
+	st, a, ok := s.byToken(r, tok)
+	if !ok {
 		s.fail(w, 401, fmt.Errorf("this link is not (or no longer) an annotator's link"))
 		return
+	}
+	// The place is in use: the study's shared link never gives it to a
+	// participant (they would write into one queue).
+	if !a.Private && a.Participant == "" && !s.st.ReadOnly() {
+		if err := s.markPrivate(r, st, a.Name); err != nil {
+			s.fail(w, 500, fmt.Errorf("your link could not be kept as in use: open it again: %w", err))
+			return
+		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: annotatorCookie, Value: tok, Path: "/annotate", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/annotate", http.StatusSeeOther)
@@ -471,4 +480,30 @@ document.addEventListener('keydown', function (e) {
 // served at base (e.g. http://127.0.0.1:7411).
 func StudyLink(base, token string) string {
 	return strings.TrimSuffix(base, "/") + "/annotate/login/" + url.PathEscape(token)
+}
+
+// markPrivate marks an annotator's place as used through its private link,
+// with a compare-and-swap on the study (read again when it changed).
+func (s *Server) markPrivate(r *http.Request, st study.Study, name string) error {
+	for range 20 {
+		prev := cloneStudy(st)
+		for i := range st.Annotators {
+			if st.Annotators[i].Name == name {
+				if st.Annotators[i].Private || st.Annotators[i].Participant != "" {
+					return nil
+				}
+				st.Annotators[i].Private = true
+			}
+		}
+		ok, err := s.st.ReplaceStudyIf(r.Context(), prev, st)
+		if err != nil || ok {
+			return err
+		}
+		again, found, err := s.st.Study(r.Context(), st.ID)
+		if err != nil || !found {
+			return err
+		}
+		st = again
+	}
+	return fmt.Errorf("study %d is changing too fast", st.ID)
 }

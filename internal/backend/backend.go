@@ -31,6 +31,7 @@ type Store interface {
 	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
 	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
 	ReplaceStudy(ctx context.Context, st study.Study) error
+	ReplaceStudyIf(ctx context.Context, prev, next study.Study) (bool, error)
 	RunBudget(ctx context.Context, runID int64) (usd float64, ok bool, err error)
 	SetRunBudget(ctx context.Context, runID int64, usd float64) error
 	RunSpend(ctx context.Context, runID int64) (float64, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -176,4 +177,50 @@ func (s *Store) ReplaceStudy(ctx context.Context, st study.Study) error {
 		}
 		return nil
 	})
+}
+
+// ReplaceStudyIf stores next in place of the study as it was when read
+// (prev): a compare-and-swap, false when someone changed the study since —
+// another viewer on the same store, or another request — so that the caller
+// reads it again and decides anew (two participants are never given one
+// annotator's place).
+func (s *Store) ReplaceStudyIf(ctx context.Context, prev, next study.Study) (bool, error) {
+	want, err := json.Marshal(prev)
+	if err != nil {
+		return false, fmt.Errorf("replace study %d: %w", prev.ID, err)
+	}
+	spec, err := json.Marshal(next)
+	if err != nil {
+		return false, fmt.Errorf("replace study %d: %w", next.ID, err)
+	}
+	swapped := false
+	err = s.write(context.WithoutCancel(ctx), func(tx Tx) error {
+		swapped = false
+		var raw string
+		if err := tx.QueryRow(`SELECT spec FROM studies WHERE id = ?`, prev.ID).Scan(&raw); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("replace study %d: %w", prev.ID, store.ErrNotFound)
+			}
+			return fmt.Errorf("replace study %d: %w", prev.ID, err)
+		}
+		var cur study.Study
+		if err := json.Unmarshal([]byte(raw), &cur); err != nil {
+			return fmt.Errorf("replace study %d: %w", prev.ID, err)
+		}
+		cur.ID = prev.ID
+		if now, err := json.Marshal(cur); err != nil || string(now) != string(want) {
+			return err // changed since it was read
+		}
+		// The row as read, or nothing: a writer that got in between (on
+		// PostgreSQL, whose UPDATE waits for the other's and then sees
+		// the new row) leaves it unchanged.
+		res, err := tx.Exec(`UPDATE studies SET spec = ? WHERE id = ? AND spec = ?`, string(spec), prev.ID, raw)
+		if err != nil {
+			return fmt.Errorf("replace study %d: %w", prev.ID, err)
+		}
+		n, err := res.RowsAffected()
+		swapped = n == 1
+		return err
+	})
+	return swapped, err
 }

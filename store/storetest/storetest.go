@@ -330,6 +330,21 @@ func testStudies(t *testing.T, st Store) {
 	if err := st.ReplaceStudy(ctx, study.Study{ID: other + 100, Name: "none"}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("replace a study that is not there: %v", err)
 	}
+	// A compare-and-swap: the study as read is replaced once; a second
+	// writer holding the same old read finds it changed.
+	read, _, _ := st.Study(ctx, other)
+	mine, theirs := read, read
+	mine.Annotators = []study.Annotator{{Name: "eli", Token: "eli-tok", Participant: "p1"}}
+	theirs.Annotators = []study.Annotator{{Name: "eli", Token: "eli-tok", Participant: "p2"}}
+	if ok, err := st.ReplaceStudyIf(ctx, read, mine); !ok || err != nil {
+		t.Fatalf("swap of the study as read: %v %v", ok, err)
+	}
+	if ok, err := st.ReplaceStudyIf(ctx, read, theirs); ok || err != nil {
+		t.Fatalf("swap of a stale read: %v %v (the place went to two participants)", ok, err)
+	}
+	if got, _, _ := st.Study(ctx, other); got.Annotators[0].Participant != "p1" {
+		t.Fatalf("after the swaps: %+v", got.Annotators)
+	}
 	if n, err := st.DeleteStudy(ctx, other); err != nil || n != 1 {
 		t.Fatalf("delete a study: %d answers, %v", n, err)
 	}
