@@ -55,8 +55,8 @@ type Server struct {
 	hold chan struct{} // tests: loads wait for this to close
 	// Annotators' drafts (answers given, not saved): see keepDraft.
 	draftsMu sync.Mutex
-	drafts map[draftKey]study.Annotation
-	mounts []mount // other applications under the viewer (Mount)
+	drafts   map[draftKey]study.Annotation
+	mounts   []mount // other applications under the viewer (Mount)
 }
 
 // runData is a run loaded once and kept in memory. It is loaded in the
