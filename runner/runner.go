@@ -237,6 +237,13 @@ func (rn *Runner) phases(ctx context.Context, run *lifecycle.Run, spec Spec, res
 		if err != nil || sum.Interrupted {
 			return err
 		}
+		if sum.BudgetStopped {
+			// The budget is spent: the phases after this one would be
+			// planned from answers that were never paid for. The run
+			// ends as the budget left it (exit 3: raise --budget and run
+			// the same command again).
+			return nil
+		}
 	}
 	if spec.Complete != nil {
 		return spec.Complete(ctx, run.ID)

@@ -3,6 +3,7 @@ package missciplus
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -79,15 +80,21 @@ func (o Options) prpSpec(env bench.Env, args []Argument, full bool) (runner.Spec
 				if err != nil {
 					return nil, err
 				}
+				if sum.BudgetStopped {
+					return nil, errBudgetSpent
+				}
 				if len(failed) > 0 {
 					return nil, fmt.Errorf("round %d: %d comparisons got no answer (first: %s): run the same command again to finish (answers so far are cached)", round, len(failed), failed[0])
 				}
 				return answers, nil
 			})
-			if eerr := lp.End(ctx, total); err == nil {
+			if eerr := lp.End(ctx, total); err == nil || errors.Is(err, errBudgetSpent) {
 				err = eerr
 			}
-			if err != nil {
+			if err != nil || total.BudgetStopped {
+				// A spent budget ends the run as the lifecycle says it
+				// (exit 3: raise --budget and run the same command again),
+				// with no rankings stored: they would be half made.
 				return err
 			}
 			body, err := json.Marshal(setup)
@@ -107,6 +114,9 @@ func (o Options) prpSpec(env bench.Env, args []Argument, full bool) (runner.Spec
 	name := fmt.Sprintf("%s subtask %d %s prp %s %s", Name, o.Subtask, o.Split, o.Template, spec.String())
 	return runner.Spec{Name: name, Options: o, Specs: []llm.Spec{spec}, Phases: []runner.Phase{ph}}, nil
 }
+
+// errBudgetSpent ends the pairwise rounds when the budget stopped one.
+var errBudgetSpent = errors.New("the budget is spent")
 
 // addSummary adds a round's engine summary to the stage's.
 func addSummary(t *engine.Summary, s engine.Summary) {

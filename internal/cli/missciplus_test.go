@@ -526,3 +526,21 @@ func jsonReport(t *testing.T, dir string, args ...string) (*report.Report, strin
 	}
 	return rep, js
 }
+
+// TestMissciPlusBudgetStops (#41 item 6): a MissciPlus run the budget stops
+// ends as every run does — exit 3, "raise --budget" — not exit 1 with
+// advice to run the same command again, which would stop at once again;
+// with the budget raised the same command finishes.
+func TestMissciPlusBudgetStops(t *testing.T) {
+	dir := t.TempDir()
+	testServer(t, dir, llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "Passage A"} }})
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	run := []string{"missciplus", "run", "--subtask", "1", "--split", "dev", "--ranker", "prp", "--model", "openai:gpt-4.1-mini", "--template", "qin-claim", "--iterations", "1"}
+	_, _, err := runCLI(t, dir, append([]string{"--budget", "0.0004"}, run...)...)
+	if exitCode(err) != 3 || !strings.Contains(fmt.Sprint(err), "raise --budget") {
+		t.Fatalf("a spent budget: exit %d, %v", exitCode(err), err)
+	}
+	if _, _, err := runCLI(t, dir, append([]string{"--budget", "10"}, run...)...); err != nil {
+		t.Fatalf("with the budget raised: %v", err)
+	}
+}

@@ -207,6 +207,7 @@ var flagRanges = []flagRange{
 	{name: "batch-size", min: 1, max: math.Inf(1), what: "at least 1"},
 	{name: "max-unusable", min: math.Inf(-1), max: 1, what: "a share up to 1 (negative: no limit)"},
 	{name: "limit", min: 0, max: math.Inf(1), what: "0 (all) or more"},
+	{name: "n", min: 0, max: math.Inf(1), what: "0 (all) or more"},
 }
 
 // callsModels are the annotations of a command that sends model calls (or,
@@ -265,7 +266,9 @@ func checkFlags(cmd *cobra.Command) error {
 		if err != nil {
 			continue // not numeric here; pflag has checked its syntax
 		}
-		if v < r.min || v > r.max || (r.open && v == r.min) {
+		// NaN compares false with every bound (a --budget of NaN would
+		// never stop), and no count or share is infinite.
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < r.min || v > r.max || (r.open && v == r.min) {
 			return fmt.Errorf("--%s %s: want %s", r.name, f.Value.String(), r.what)
 		}
 	}

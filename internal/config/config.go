@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -170,8 +171,15 @@ func Load(path string) (*Config, error) {
 		cfg.Limits[strings.ToLower(k)] = v
 	}
 	for k, v := range file.Prices {
-		if v.Input < 0 || v.Output < 0 || v.CachedInput < 0 || v.CacheWrite < 0 {
-			return nil, fmt.Errorf("config %s: prices.%s: prices cannot be negative", path, k)
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"input", v.Input}, {"output", v.Output}, {"cached_input", v.CachedInput}, {"cache_write", v.CacheWrite}} {
+			// NaN compares false with everything: a budget would never
+			// stop; infinity prices every call out of every budget.
+			if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+				return nil, fmt.Errorf("config %s: prices.%s.%s: %v is not a price: want a number of dollars per million tokens, 0 or more", path, k, f.name, f.v)
+			}
 		}
 		cfg.Prices[k] = v
 	}

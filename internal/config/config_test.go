@@ -67,8 +67,10 @@ func TestProviderErrors(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	for body, want := range map[string]string{
 		"endpoints:\n  x:\n    type: openai\n":                    "base_url is required",
-		"prices:\n  m: {input: -1, output: 1}\n":                  "cannot be negative",
-		"prices:\n  m: {input: 1, output: 1, cached_input: -1}\n": "cannot be negative",
+		"prices:\n  m: {input: -1, output: 1}\n":                  "0 or more",
+		"prices:\n  m: {input: 1, output: 1, cached_input: -1}\n": "0 or more",
+		"prices:\n  m: {input: .nan, output: 1}\n":                "prices.m.input: NaN is not a price",
+		"prices:\n  m: {input: 1, output: .inf}\n":                "prices.m.output: +Inf is not a price",
 		"endpoints:\n  openai:\n    prompt_cache: true\n":         "endpoints.openai.prompt_cache: only anthropic",
 		"endpoints: [\n": "yaml:",
 		"limits:\n  openai:\n    concurrency: lots\n": "line 3",
