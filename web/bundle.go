@@ -129,6 +129,10 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 	}
 	// Written whole or not at all: into a new folder beside dir, renamed
 	// to dir at the end; a dir that holds files is never written into.
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		// A file (or a link) by that name is never replaced by the bundle.
+		return res, fmt.Errorf("bundle: %s is a file, not a folder: name a new folder", dir)
+	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return res, fmt.Errorf("bundle: %s is not empty: name a new folder", dir)
 	}

@@ -24,6 +24,15 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Resamples = 50
+	// A file at the bundle's path is never replaced (it once was deleted).
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(file, []byte("mine"), 0o644)
+	if _, err := v.Bundle(context.Background(), file, id2, 0); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Fatalf("a bundle over a file: %v", err)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "mine" {
+		t.Fatalf("the file at the bundle's path: %q %v", b, err)
+	}
 	dir := filepath.Join(t.TempDir(), "bundle")
 	res, err := v.Bundle(context.Background(), dir, id2, 0)
 	if err != nil {
