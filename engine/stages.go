@@ -100,11 +100,12 @@ func (e *Engine) budgeted(next stage) stage {
 // that a process killed with the call in flight leaves a trace its run's
 // spend and budget count (a resumed run never spends the budget twice). A
 // mark the store refuses (a full disk) sends nothing: the call would be
-// paid for with no trace of it.
+// paid for with no trace of it. A worker serves many runs: its marks name
+// none (run 0) and count only in the attempts of the call made again.
 func (e *Engine) marked(next stage) stage {
 	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
 		c := e.claims()
-		if c == nil || e.opt.RunID == 0 {
+		if c == nil {
 			return next(ctx, callCtx, l, j)
 		}
 		in, out := l.est.worstCase(j)

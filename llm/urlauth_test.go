@@ -16,8 +16,8 @@ import (
 )
 
 // TestBaseURLCredentialsAreSent (#41 item 11): user:password@ in a base
-// URL reaches the server as Basic authentication on every provider, and
-// appears in no error the provider returns.
+// URL reaches the server as Basic authentication, and the URL's query on
+// every request, on every provider.
 func TestBaseURLCredentialsAreSent(t *testing.T) {
 	inner := llmtest.New(llmtest.Options{})
 	defer inner.Close()
@@ -26,9 +26,9 @@ func TestBaseURLCredentialsAreSent(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, p, ok := r.BasicAuth()
 		mu.Lock()
-		seen = append(seen, map[bool]string{true: u + ":" + p, false: "none"}[ok])
+		seen = append(seen, map[bool]string{true: u + ":" + p, false: "none"}[ok]+" "+r.URL.Query().Get("team"))
 		mu.Unlock()
-		if !ok {
+		if !ok || r.URL.Query().Get("team") != "t1" {
 			w.WriteHeader(401)
 			return
 		}
@@ -38,9 +38,9 @@ func TestBaseURLCredentialsAreSent(t *testing.T) {
 	defer srv.Close()
 	base := strings.Replace(srv.URL, "http://", "http://lab:pa%2Fss%40word@", 1)
 	for _, p := range []llm.Provider{
-		openai.New(openai.Config{BaseURL: base + "/v1", APIKey: "k"}),
-		anthropic.New(anthropic.Config{BaseURL: base, APIKey: "k"}),
-		gemini.New(gemini.Config{BaseURL: base, APIKey: "k"}),
+		openai.New(openai.Config{BaseURL: base + "/v1?team=t1"}),
+		anthropic.New(anthropic.Config{BaseURL: base + "?team=t1", APIKey: "k"}),
+		gemini.New(gemini.Config{BaseURL: base + "?team=t1", APIKey: "k"}),
 	} {
 		if _, err := p.Generate(context.Background(), "m", llm.UserPrompt("", "hi")); err != nil {
 			t.Errorf("%s: %v", p.Name(), err)
@@ -48,7 +48,7 @@ func TestBaseURLCredentialsAreSent(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 3 || seen[0] != "lab:pa/ss@word" || seen[1] != seen[0] || seen[2] != seen[0] {
+	if len(seen) != 3 || seen[0] != "lab:pa/ss@word t1" || seen[1] != seen[0] || seen[2] != seen[0] {
 		t.Fatalf("the server saw %q, want the URL's credentials three times", seen)
 	}
 }

@@ -1,6 +1,11 @@
 package cli_test
 
-import "github.com/fallacylab/fallacylab/internal/cli/clitest"
+import (
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/prompts"
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
+)
 
 // The shared helpers (package clitest) under the names the tests use.
 var (
@@ -8,7 +13,6 @@ var (
 	runCLI2      = clitest.RunIn
 	guaranteeEnv = clitest.Env
 	testServer   = clitest.Server
-	promptFile   = clitest.PromptFile
 	writeConfig  = clitest.WriteConfig
 	scripted     = clitest.Scripted
 	echoOrJudge  = clitest.EchoOrJudge
@@ -21,3 +25,10 @@ const (
 	judgeSystemStart = clitest.JudgeSystemStart
 	fourClaims       = clitest.FourClaims
 )
+
+// promptFile writes a prompt set and returns each prompt by its call's
+// cache key (clitest.PromptFile with the prompts benchmark's parser and plan).
+func promptFile(t testing.TB, dir, name string, n int, text string) map[string]string {
+	t.Helper()
+	return clitest.PromptFile(t, dir, name, n, text, prompts.Parse, prompts.Plan)
+}

@@ -13,14 +13,19 @@ import (
 // used for the calls, and its secrets never reach the store, the run's
 // config, runs show, runs export or models endpoints.
 func TestBaseURLCredentialsNeverStored(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "fine"} }})
+	srv := llmtest.New(llmtest.Options{Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "fine"} }})
 	defer srv.Close()
 	dir := t.TempDir()
 	const pass, qkey = "Hunter2-p%23ss%2Fword", "qk-1234567890"
 	host := strings.TrimPrefix(srv.URL, "http://")
-	cfg := "endpoints:\n  lab:\n    type: openai\n    base_url: 'http://lab:" + pass + "@" + host + "/v1?api_key=" + qkey + "'\n    api_key_env: LAB_KEY\n"
+	cfg := "endpoints:\n  lab:\n    type: openai\n    base_url: 'http://lab:" + pass + "@" + host + "/v1?api_key=" + qkey + "'\n    api_key_env: LAB_KEY\n    key_optional: true\n"
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte(cfg), 0o644)
+	// A key as well would take the Authorization header the password needs.
 	t.Setenv("LAB_KEY", "test-key")
+	if _, _, err := runCLI(t, dir, "ask", "lab:m", "hello"); err == nil || !strings.Contains(err.Error(), "keep one") || strings.Contains(err.Error(), "Hunter2") {
+		t.Fatalf("user:password and a key on one endpoint: %v", err)
+	}
+	t.Setenv("LAB_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "http://u:envpass-123456@"+host+"/v1")
 	if _, stderr, err := runCLI(t, dir, "ask", "lab:m", "hello"); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)

@@ -50,6 +50,12 @@ func (c *Config) Provider(name string, client *http.Client) (llm.Provider, error
 		}
 		return nil, &MissingKeyError{Provider: name, Env: env}
 	}
+	if key != "" && ep.Type != "anthropic" && ep.Type != "gemini" && llm.URLHasUser(ep.BaseURL) {
+		// An OpenAI-compatible endpoint sends its key as a Bearer token in
+		// the Authorization header, where the URL's user:password goes as
+		// Basic authentication: one of the two would silently not be sent.
+		return nil, fmt.Errorf("endpoints.%s: base_url carries user:password (sent as Basic authentication) and the endpoint has a key (%s, sent as a Bearer token): both take the Authorization header — keep one (for a server behind a password: key_optional: true and no key)", name, ep.APIKeyEnv)
+	}
 	switch ep.Type {
 	case "anthropic":
 		return anthropic.New(anthropic.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client,

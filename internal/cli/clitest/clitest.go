@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +22,7 @@ import (
 	"testing"
 
 	_ "github.com/fallacylab/fallacylab/bench/all" // the binary's registry
-	"github.com/fallacylab/fallacylab/bench/prompts"
+	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/cli"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/llm"
@@ -180,8 +181,11 @@ func Run(t *testing.T, dir string, args ...string) (string, string, error) {
 
 // PromptFile writes a prompt set of n prompts to dir/name and returns each
 // prompt by the cache key of its call to openai:gpt-4.1-mini on the test
-// server (as the run in dir makes it).
-func PromptFile(t testing.TB, dir, name string, n int, text string) map[string]string {
+// server (as the run in dir makes it). parse and plan are the prompts
+// benchmark's (bench/prompts.Parse and Plan), given by the test: no package
+// but a benchmark's own knows it.
+func PromptFile[I any](t testing.TB, dir, name string, n int, text string,
+	parse func(io.Reader, string) ([]I, error), plan func([]I, []llm.Spec, int) engine.Plan) map[string]string {
 	t.Helper()
 	var buf bytes.Buffer
 	for i := range n {
@@ -190,7 +194,7 @@ func PromptFile(t testing.TB, dir, name string, n int, text string) map[string]s
 	if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	items, err := prompts.Parse(bytes.NewReader(buf.Bytes()), name)
+	items, err := parse(bytes.NewReader(buf.Bytes()), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +203,7 @@ func PromptFile(t testing.TB, dir, name string, n int, text string) map[string]s
 		t.Fatal(err)
 	}
 	promptOf := map[string]string{}
-	for j := range prompts.Plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
+	for j := range plan(items, []llm.Spec{{Provider: "openai", Model: "gpt-4.1-mini"}}, 1).Jobs {
 		j.Endpoint = cfg.Identity("openai") // the test server, not api.openai.com
 		promptOf[j.Key()] = j.Request.Messages[0].Content
 	}
