@@ -43,9 +43,14 @@ func (a Access) guard(h http.Handler) http.Handler {
 			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: a.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			q := r.URL.Query()
 			q.Del("token")
-			u := *r.URL
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			// Back to the same page of this viewer: one leading slash, so
+			// that //evil.example/?token=… never leads off-site (a
+			// browser reads //host as another host).
+			to := "/" + strings.TrimLeft(r.URL.EscapedPath(), "/\\")
+			if len(q) > 0 {
+				to += "?" + q.Encode()
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		if c, err := r.Cookie(tokenCookie); err == nil && equal(c.Value, a.Token) {

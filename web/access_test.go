@@ -61,6 +61,14 @@ func TestHostCheck(t *testing.T) {
 	if got := request(h, "lab.example:7411", "/runs/1", cookies[0]).Code; got != 200 {
 		t.Fatalf("with the cookie: %d", got)
 	}
+	// The redirect after the token stays on this viewer (#41 item 12):
+	// //evil.example/… once led off-site.
+	for _, path := range []string{"//evil.example/?token=s3cret", "/\\evil.example/?token=s3cret", "///evil.example/x?token=s3cret"} {
+		rec := request(h, "lab.example:7411", path)
+		if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+			t.Errorf("%s: %d to %q", path, rec.Code, loc)
+		}
+	}
 }
 
 // Remote annotators (view --allow-remote): their study link reaches their

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html"
@@ -171,6 +172,7 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 				}
 				return []byte(fmt.Sprintf(`%s="%s"`, sub[1], html.EscapeString(filepath.ToSlash(rel))))
 			})
+			body = withCSP(body)
 			res.Pages++
 		}
 		if err := write(name, body); err != nil {
@@ -180,7 +182,7 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 	missing := fmt.Sprintf(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>not in this bundle — fallacylab</title><link rel="stylesheet" href="static/app.css"></head>
 <body><h1>Not in this bundle</h1><p>This bundle holds run %d's pages as static files. Other runs, searches, sorts and exports need the live viewer: <code>fallacylab view</code>.</p><p><a href="index.html">← run %d</a></p></body></html>
 `, run, run)
-	if err := write("not-in-bundle.html", []byte(missing)); err != nil {
+	if err := write("not-in-bundle.html", withCSP([]byte(missing))); err != nil {
 		return res, fmt.Errorf("bundle: %w", err)
 	}
 	os.Remove(dir) // an empty folder named for it
@@ -192,6 +194,23 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 	}
 	done = true
 	return res, nil
+}
+
+// BundleCSP is the Content-Security-Policy a bundle's pages carry
+// themselves, in a <meta> element: opened from the disk they have no server
+// to send the viewer's (CSP): no script at all, styles and images only from
+// the bundle. (frame-ancestors has no effect in a <meta>, so it is left out.)
+const BundleCSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'"
+
+// withCSP puts BundleCSP first in a page's head.
+func withCSP(page []byte) []byte {
+	meta := []byte(`<meta http-equiv="Content-Security-Policy" content="` + BundleCSP + `">`)
+	i := bytes.Index(page, []byte("<head>"))
+	if i < 0 {
+		return page
+	}
+	i += len("<head>")
+	return append(append(append([]byte(nil), page[:i]...), meta...), page[i:]...)
 }
 
 // unsafeChars are the characters a bundle's file names do not hold.

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -40,6 +41,13 @@ func TestBundle(t *testing.T) {
 	}
 	if res.Pages < 3 {
 		t.Fatalf("%d pages bundled", res.Pages)
+	}
+	// Every page carries its own Content-Security-Policy: no server sends one.
+	for _, f := range []string{"index.html", "not-in-bundle.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !bytes.Contains(b, []byte(`<meta http-equiv="Content-Security-Policy" content="`+web.BundleCSP+`">`)) {
+			t.Fatalf("%s has no Content-Security-Policy of its own (%v)", f, err)
+		}
 	}
 	href := regexp.MustCompile(`(?:href|src)="([^"#]+)`)
 	files := 0

@@ -18,6 +18,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// minViewToken is the shortest token --allow-remote accepts: 16 random
+// hex characters are 64 bits, beyond guessing at network speed.
+const minViewToken = 16
+
 func newViewCmd(g *Global) *cobra.Command {
 	var addr, hosts string
 	var remote, queue bool
@@ -62,6 +66,9 @@ func newViewCmd(g *Global) *cobra.Command {
 					access.Hosts = append(access.Hosts, host)
 				}
 				access.Token = os.Getenv("FALLACYLAB_VIEW_TOKEN")
+				if n := len(access.Token); n > 0 && n < minViewToken {
+					return fmt.Errorf("FALLACYLAB_VIEW_TOKEN has %d characters: a token that guards a viewer open to the network needs at least %d (e.g. openssl rand -hex 16), or leave it unset for a random one", n, minViewToken)
+				}
 				if access.Token == "" {
 					b := make([]byte, 16)
 					if _, err := rand.Read(b); err != nil {
