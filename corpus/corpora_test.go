@@ -1,9 +1,11 @@
 package corpus
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestArgotario(t *testing.T) {
@@ -92,4 +94,38 @@ func goldCount(items []Item, gold string) int {
 		}
 	}
 	return n
+}
+
+// TestTextsNoModelShouldGet (#41 item 12): an item whose text is empty,
+// not UTF-8 or holds a NUL byte is refused when the corpus loads — named,
+// before anything is sent — or left out and counted with SkipBadRows.
+func TestTextsNoModelShouldGet(t *testing.T) {
+	line := func(id, text string) string {
+		b, _ := json.Marshal(map[string]any{"id": id, "text_raw": text, "fallacy_exists": 0, "fallacy_type": "none"})
+		return string(b) + "\n"
+	}
+	for _, c := range []struct{ text, why string }{{"   ", "empty"}, {"a\x00b", "NUL"}} {
+		data := fstest.MapFS{"touche2026_fallacy/touchefallacy_2026_train.jsonl": {Data: []byte(line("ok:1", "a fine text") + line("bad:2", c.text))}}
+		if _, err := Load(data, "touche", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "bad:2") || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%q: %v", c.text, err)
+		}
+		var bad BadRows
+		items, err := Load(data, "touche", LoadOptions{SkipBadRows: true, Bad: &bad})
+		if err != nil || len(items) != 1 || bad.Count != 1 {
+			t.Errorf("%q skipped: %d items, %d bad (%v)", c.text, len(items), bad.Count, err)
+		}
+	}
+}
+
+// TestCSVTextNotUTF8: a CSV corpus whose text is not UTF-8 (a Windows code
+// page) is refused, the item named.
+func TestCSVTextNotUTF8(t *testing.T) {
+	head := ",source_article,updated_label\n"
+	data := fstest.MapFS{}
+	for _, split := range []string{"train", "dev", "test"} {
+		data["logic/edu_"+split+".csv"] = &fstest.MapFile{Data: []byte(head + "0,a fine text,ad hominem\n1,caf\xe9 society,ad hominem\n")}
+	}
+	if _, err := Load(data, "logic", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Fatalf("a Latin-1 text: %v", err)
+	}
 }

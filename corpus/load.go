@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
+	"unicode/utf8"
 )
 
 // Names are the corpora Load reads.
@@ -28,6 +30,44 @@ func LabelsOf(name string) []string {
 // licences do not allow copies, are read from data, the user's data folder
 // (nil: none).
 func Load(data fs.FS, name string, o LoadOptions) ([]Item, error) {
+	items, err := load(data, name, o)
+	if err != nil {
+		return nil, err
+	}
+	return checkTexts(name, items, o)
+}
+
+// checkTexts refuses an item whose text no model should be sent: empty
+// (or only spaces), not UTF-8, or holding a NUL byte — or, with
+// SkipBadRows, leaves it out and counts it.
+func checkTexts(name string, items []Item, o LoadOptions) ([]Item, error) {
+	out := items[:0:0]
+	for _, it := range items {
+		why := ""
+		switch {
+		case strings.TrimSpace(it.Text) == "":
+			why = "its text is empty"
+		case !utf8.ValidString(it.Text):
+			why = "its text is not UTF-8"
+		case strings.IndexByte(it.Text, 0) >= 0:
+			why = "its text holds a NUL byte"
+		}
+		if why == "" {
+			out = append(out, it)
+			continue
+		}
+		where := it.ID
+		if it.Source != "" {
+			where += " (" + it.Source + ")"
+		}
+		if err := o.bad(fmt.Errorf("corpus %s: item %s: %s: fix the file, or pass --skip-bad-rows to leave such items out", name, where, why)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func load(data fs.FS, name string, o LoadOptions) ([]Item, error) {
 	switch name {
 	case "reddit":
 		if data != nil {
