@@ -66,6 +66,14 @@ func Prop(k, n int, level float64, method CIMethod) (Proportion, error) {
 		c := (ph + z2/(2*nf)) / den
 		h := z * math.Sqrt(ph*(1-ph)/nf+z2/(4*nf*nf)) / den
 		p.Lo, p.Hi = c-h, c+h
+		// At k = 0 (k = n) the bound is exactly 0 (1): c and h are equal
+		// then, but their rounding leaves 2.8e-17, which a report prints.
+		if k == 0 {
+			p.Lo = 0
+		}
+		if k == n {
+			p.Hi = 1
+		}
 	case ClopperPearson:
 		a := 1 - level
 		p.Lo, p.Hi = 0, 1

@@ -87,3 +87,15 @@ func TestDescriptivesAgainstNumpy(t *testing.T) {
 		t.Error("NaN accepted")
 	}
 }
+
+// TestWilsonBoundsAtTheEdges: 0 of n has a lower bound of exactly 0 and n
+// of n an upper bound of exactly 1 (rounding once printed 2.8e-17).
+func TestWilsonBoundsAtTheEdges(t *testing.T) {
+	for _, n := range []int{1, 3, 7, 10, 33, 100, 1000} {
+		lo, _ := Prop(0, n, 0.95, Wilson)
+		hi, _ := Prop(n, n, 0.95, Wilson)
+		if lo.Lo != 0 || hi.Hi != 1 {
+			t.Errorf("n = %d: 0/n lower %g, n/n upper %g", n, lo.Lo, hi.Hi)
+		}
+	}
+}

@@ -31,6 +31,9 @@ func formatFromOut(cmd *cobra.Command) error {
 		return nil
 	}
 	if !ff.Changed {
+		if writesAs[ff.Value.String()+" "+ext] {
+			return nil // the default is written as that file already (study export's sheet as .csv)
+		}
 		return ff.Value.Set(ext)
 	}
 	if ff.Value.String() != ext && !writesAs[ff.Value.String()+" "+ext] {
