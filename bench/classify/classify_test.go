@@ -323,7 +323,7 @@ func TestLogic(t *testing.T) {
 
 // TestLabelStudy: a classification run's study kind samples the texts whose
 // answers named a label (the model's label shown, never the model or the
-// gold), plants "none" decoys on fallacious texts, and its report sets the
+// gold), plants decoys of both answers on fallacious texts, and its report sets the
 // people's verdict beside the corpus's.
 func TestLabelStudy(t *testing.T) {
 	f := newFixture(t)
@@ -336,8 +336,18 @@ func TestLabelStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cands) != 16 || len(decoys) != 14 { // 2 of 18 named no label; 16 fallacious texts
-		t.Fatalf("%d candidates, %d decoys", len(cands), len(decoys))
+	// 2 of 18 named no label; 16 fallacious texts: "none" on each (known
+	// no); their own label on the 2 the model labelled otherwise (the false
+	// dilemmas, called hasty generalisations: known yes) — both answers.
+	known := map[string]int{}
+	for _, d := range decoys {
+		known[d.Known["label_right"]]++
+		if d.Known["label_right"] == "1" && d.Context != "Label given: "+d.Hidden["gold"] {
+			t.Fatalf("a yes decoy not showing the corpus's label: %+v", d)
+		}
+	}
+	if len(cands) != 16 || known["0"] != 14 || known["1"] != 2 {
+		t.Fatalf("%d candidates, decoys by known answer %v", len(cands), known)
 	}
 	for _, c := range cands {
 		if !strings.HasPrefix(c.Context, "Label given: ") || strings.Contains(c.Text, "openai:m") || c.Stratum != c.Hidden["gold"] {

@@ -13,8 +13,9 @@ import (
 
 // LabelStudy is the study kind of a classification run: people read a text
 // with the label the model gave it (never the model, nor the corpus's
-// label) and say whether the label fits. Decoys show "none" on texts the
-// corpus labels with a fallacy (known answer: no), where none is a label.
+// label) and say whether the label fits. Decoys of both answers: "none" on
+// texts the corpus labels with a fallacy (known no), where none is a
+// label, and the corpus's own fallacy label on such texts (known yes).
 var LabelStudy = study.RegisterKind(study.KindSpec{
 	Kind: "classify-label", Benchmark: Name, Summary: "people judge whether the label the model gave each text fits it",
 	Strata: stratifyKeys,
@@ -63,6 +64,15 @@ func studyItems(ctx context.Context, d study.Draw) (cands, decoys []study.Item, 
 		if hasNone && p.Gold != corpus.None {
 			decoys = append(decoys, study.Item{Key: "decoy:" + p.ID, Context: "Label given: " + corpus.None, Text: text, Decoy: true,
 				Known: map[string]string{"label_right": "0"}, Hidden: map[string]string{"gold": p.Gold, "pred": corpus.None}})
+		}
+		if p.Gold != "" && p.Gold != corpus.None && p.Pred != p.Gold {
+			// The other answer planted too: the corpus's own label on a
+			// text it labels with a fallacy fits (known yes) — shown only
+			// where the model gave another label, so no text comes twice
+			// with one label. An annotator who says "no" to everything
+			// fails these as one who says "yes" fails the others.
+			decoys = append(decoys, study.Item{Key: "decoy-fits:" + p.ID, Context: "Label given: " + p.Gold, Text: text, Decoy: true,
+				Known: map[string]string{"label_right": "1"}, Hidden: map[string]string{"gold": p.Gold, "pred": p.Gold}})
 		}
 	}
 	return cands, decoys, nil, nil
