@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 // Example is a labelled training text.
@@ -76,6 +79,25 @@ func TrainTFIDF(train, dev []Example, labels []string, grid []float64, vo Vector
 		}
 	}
 	return best, nil
+}
+
+// SelectionText says how C was chosen: "C = 1: 0.8288, C = 10: 0.8384,
+// C = 100: 0.8389" (dev accuracy of every C tried, smallest C first).
+func SelectionText(selection map[string]float64) string {
+	cs := make([]string, 0, len(selection))
+	for c := range selection {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		a, _ := strconv.ParseFloat(cs[i], 64)
+		b, _ := strconv.ParseFloat(cs[j], 64)
+		return a < b
+	})
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("C = %s: %.4f", c, selection[c])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Name implements Detector.

@@ -3,13 +3,11 @@ package classify
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
 	"github.com/fallacylab/fallacylab/store"
@@ -197,18 +195,5 @@ func scoreRow(s Setup, sc Scores) []report.Cell {
 // trainedMeta says how the built-in detector was fitted: the C chosen on
 // dev and every C's dev accuracy.
 func trainedMeta(tr Trained) string {
-	cs := make([]string, 0, len(tr.Selection))
-	for c := range tr.Selection {
-		cs = append(cs, c)
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		a, _ := strconv.ParseFloat(cs[i], 64)
-		b, _ := strconv.ParseFloat(cs[j], 64)
-		return a < b
-	})
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = fmt.Sprintf("C = %s: %.4f", c, tr.Selection[c])
-	}
-	return fmt.Sprintf("TF-IDF + logistic regression (scikit-learn's lbfgs objective and tolerance), C = %g chosen by dev accuracy (%s)", tr.C, strings.Join(parts, ", "))
+	return fmt.Sprintf("TF-IDF + logistic regression (scikit-learn's lbfgs objective and tolerance), C = %g chosen by dev accuracy (%s)", tr.C, detect.SelectionText(tr.Selection))
 }

@@ -3,14 +3,15 @@ package foils
 import (
 	"context"
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/corpus"
-	"github.com/fallacylab/fallacylab/internal/outfile"
-	"github.com/fallacylab/fallacylab/runner"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/corpus"
+	"github.com/fallacylab/fallacylab/internal/outfile"
+	"github.com/fallacylab/fallacylab/runner"
 
 	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/engine"
@@ -462,7 +463,7 @@ func newFoilsTrainCmd(h bench.Host) *cobra.Command {
 			if err := outfile.Write(h.Settings().Stdout, out, func(w io.Writer) error { return m.Save(w) }); err != nil {
 				return err
 			}
-			fmt.Fprintf(h.Settings().Stdout, "saved %s to %s (dev accuracy by C: %v)\n", m.Name(), out, m.Selection)
+			fmt.Fprintf(h.Settings().Stdout, "saved %s to %s (dev accuracy by C: %s)\n", m.Name(), out, detect.SelectionText(m.Selection))
 			return nil
 		},
 	}

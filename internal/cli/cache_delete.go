@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,21 +16,21 @@ import (
 )
 
 func newCachePruneCmd(g *Global) *cobra.Command {
-	var older time.Duration
+	var older age
 	var yes bool
 	cmd := &cobra.Command{
 		Use:     "prune",
 		Short:   "Delete cached calls older than a duration that no run's records use",
-		Example: `  fallacylab cache prune --older-than 720h --yes`,
+		Example: `  fallacylab cache prune --older-than 30d --yes`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if older <= 0 {
-				return fmt.Errorf("--older-than is required, e.g. --older-than 720h (30 days)")
+				return fmt.Errorf("--older-than is required, e.g. --older-than 30d")
 			}
-			return deleteCalls(cmd, g, store.CallSelection{Before: time.Now().Add(-older)}, fmt.Sprintf("older than %s", older), yes)
+			return deleteCalls(cmd, g, store.CallSelection{Before: time.Now().Add(-time.Duration(older))}, fmt.Sprintf("older than %s", older.String()), yes)
 		},
 	}
-	cmd.Flags().DurationVar(&older, "older-than", 0, "delete calls made longer ago than this, e.g. 720h")
+	cmd.Flags().Var(&older, "older-than", "delete calls made longer ago than this: 30d, 2w, 12h or 90m")
 	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation")
 	return cmd
 }
@@ -108,3 +110,39 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// age is a duration flag that also takes days and weeks (30d, 2w, 1d12h),
+// which time.ParseDuration does not.
+type age time.Duration
+
+var ageUnit = regexp.MustCompile(`(\d+(?:\.\d+)?)([dw])`)
+
+// Set implements pflag.Value.
+func (a *age) Set(s string) error {
+	t := ageUnit.ReplaceAllStringFunc(strings.TrimSpace(s), func(m string) string {
+		p := ageUnit.FindStringSubmatch(m)
+		n, _ := strconv.ParseFloat(p[1], 64)
+		if p[2] == "w" {
+			n *= 7
+		}
+		return strconv.FormatFloat(n*24, 'f', -1, 64) + "h"
+	})
+	d, err := time.ParseDuration(t)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q: want a duration such as 30d, 2w, 12h or 90m", s)
+	}
+	*a = age(d)
+	return nil
+}
+
+// String implements pflag.Value: whole days as days.
+func (a *age) String() string {
+	d := time.Duration(*a)
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
+}
+
+// Type implements pflag.Value.
+func (a *age) Type() string { return "duration" }

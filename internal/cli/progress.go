@@ -140,7 +140,7 @@ func money(cost float64, unpriced int) string {
 
 func printSummary(g *Global, s engine.Summary) {
 	w := g.Stderr
-	fmt.Fprintf(w, "%d jobs: %d answered, %d from cache, %d failed", s.Done, s.Done-s.Cached-s.Failed-s.Skipped, s.Cached, s.Failed)
+	fmt.Fprintf(w, "%s: %d answered, %d from cache, %d failed", plural(s.Done, "job", "jobs"), s.Done-s.Cached-s.Failed-s.Skipped, s.Cached, s.Failed)
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, ", %d skipped (budget)", s.Skipped)
 	}
@@ -218,3 +218,4 @@ func printEstimate(w io.Writer, e engine.Estimate) {
 		fmt.Fprintf(w, "estimated cost: $%.4f + unknown (set prices: in the config)\n", e.Cost)
 	}
 }
+

@@ -145,7 +145,7 @@ func (w *workerLoop) run(ctx context.Context) error {
 			}
 			w.answers()
 			if d, f := w.done.Load(), w.failed.Load(); !w.g.Quiet && (d != said[0] || f != said[1]) {
-				w.say("%d jobs done, %d failed", d, f)
+				w.say("%s done, %d failed", plural(int(d), "job", "jobs"), f)
 				said = [2]int64{d, f}
 			}
 		}

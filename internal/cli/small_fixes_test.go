@@ -1,0 +1,29 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+// TestSmallThings (#41 item 20): --older-than takes days and weeks; one
+// job is "1 job".
+func TestSmallThings(t *testing.T) {
+	_, dir := guaranteeEnv(t, func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	for _, v := range []string{"30d", "2w", "1d12h", "720h"} {
+		if _, stderr, err := runCLI(t, dir, "cache", "prune", "--older-than", v, "--yes"); err != nil {
+			t.Errorf("--older-than %s: %v\n%s", v, err, stderr)
+		}
+	}
+	if _, _, err := runCLI(t, dir, "cache", "prune", "--older-than", "3 fortnights", "--yes"); err == nil || !strings.Contains(err.Error(), "30d") {
+		t.Errorf("a bad age: %v", err)
+	}
+	_, stderr, err := runCLI2(t, dir, dir+"/f.db", "ask", "openai:gpt-4.1-mini", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr, "1 jobs") || !strings.Contains(stderr, "1 job:") {
+		t.Errorf("one job is plural: %s", stderr)
+	}
+}
