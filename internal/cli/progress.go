@@ -218,4 +218,3 @@ func printEstimate(w io.Writer, e engine.Estimate) {
 		fmt.Fprintf(w, "estimated cost: $%.4f + unknown (set prices: in the config)\n", e.Cost)
 	}
 }
-
