@@ -208,6 +208,7 @@ var flagRanges = []flagRange{
 	{name: "max-unusable", min: math.Inf(-1), max: 1, what: "a share up to 1 (negative: no limit)"},
 	{name: "limit", min: 0, max: math.Inf(1), what: "0 (all) or more"},
 	{name: "n", min: 0, max: math.Inf(1), what: "0 (all) or more"},
+	{name: "jobs", min: 1, max: math.Inf(1), what: "at least 1"},
 }
 
 // callsModels are the annotations of a command that sends model calls (or,

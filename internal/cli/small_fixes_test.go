@@ -23,6 +23,13 @@ func TestSmallThings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Hostile numbers found by running every flag of every command with
+	// -1, NaN, 1e400, "", ../../x, a,b: refused, never a panic.
+	for _, args := range [][]string{{"selftest", "--jobs", "-1"}, {"--budget", "NaN", "ask", "openai:gpt-4.1-mini", "hi"}} {
+		if _, _, err := runCLI(t, dir, args...); err == nil || !strings.Contains(err.Error(), "want") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
 	if strings.Contains(stderr, "1 jobs") || !strings.Contains(stderr, "1 job:") {
 		t.Errorf("one job is plural: %s", stderr)
 	}
