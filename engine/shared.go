@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // SharedLimits hold a provider's requests/min and tokens/min across every
 // process using one store (workers on several machines): Take waits until
@@ -24,3 +27,7 @@ type SharedBudget interface {
 	Reserve(ctx context.Context, scope string, usd float64) (bool, error)
 	Settle(ctx context.Context, scope string, reserved, actual float64) error
 }
+
+// ErrBudgetWait is a SharedBudget's "not now": the call does not fit while
+// other calls are booked; it is asked for again once they settle.
+var ErrBudgetWait = errors.New("the budget is booked by calls in flight")

@@ -128,6 +128,16 @@ func (e *Engine) sharedBudget(ctx, callCtx context.Context, l *lane, j Job, in, 
 		return llm.Response{}, nil, fmt.Errorf("the run that queued this job has a budget, but this worker does not know the price of %s: add it under prices: in its config", j.Spec)
 	}
 	booked, err := e.opt.SharedBudget.Reserve(ctx, j.Budget, est)
+	for wait := 20 * time.Millisecond; errors.Is(err, ErrBudgetWait); wait = min(2*wait, 500*time.Millisecond) {
+		// Others' calls hold the rest of the budget: wait for them to
+		// settle rather than stop the run at a fraction of it.
+		select {
+		case <-ctx.Done():
+			return llm.Response{}, nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		booked, err = e.opt.SharedBudget.Reserve(ctx, j.Budget, est)
+	}
 	if err != nil {
 		return llm.Response{}, nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/engine"
 )
 
 // SharedBudget holds the budgets of runs whose calls workers make
@@ -32,7 +34,7 @@ func runOf(scope string) (int64, error) {
 // yet, not stopped), as a local run's budget holds for one invocation.
 func (s *Store) SetBudget(ctx context.Context, runID int64, usd float64) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO run_budgets (run_id, budget) VALUES (?, ?)
-		ON CONFLICT (run_id) DO UPDATE SET budget = excluded.budget, spent = 0, stopped = false`, runID, usd)
+		ON CONFLICT (run_id) DO UPDATE SET budget = excluded.budget, spent = 0, reserved = 0, stopped = false`, runID, usd)
 	if err != nil {
 		return fmt.Errorf("budget of run %d: %w", runID, err)
 	}
@@ -58,27 +60,44 @@ func (s *Store) Budget(ctx context.Context, runID int64) (budget, spent float64,
 	return budget, spent, stopped, err == nil, err
 }
 
-// Reserve books usd against the scope's budget; false: it would pass the
-// budget (or a call already would have), and the budget is stopped. A run
-// without a budget books anything.
+// Reserve books usd against the scope's budget. It does not fit while
+// other calls are booked: engine.ErrBudgetWait, and the worker asks again
+// when they have settled — most cost far less than the worst case booked —
+// so the run is stopped (false, and every later call refused) only when
+// the budget, less what was paid, cannot pay for this call with nothing
+// else in flight. A run without a budget books anything.
 func (b *SharedBudget) Reserve(ctx context.Context, scope string, usd float64) (bool, error) {
 	id, err := runOf(scope)
 	if err != nil {
 		return false, err
 	}
-	res, err := b.st.db.ExecContext(ctx, `UPDATE run_budgets SET spent = spent + ? WHERE run_id = ? AND NOT stopped AND spent + ? <= budget + 1e-9`, usd, id, usd) // a nano-dollar for float sums
+	res, err := b.st.db.ExecContext(ctx, `UPDATE run_budgets SET reserved = reserved + ? WHERE run_id = ? AND NOT stopped AND spent + reserved + ? <= budget + 1e-9`, usd, id, usd) // a nano-dollar for float sums
 	if err != nil {
 		return false, fmt.Errorf("budget of run %d: %w", id, err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err == nil, err
 	}
-	res, err = b.st.db.ExecContext(ctx, `UPDATE run_budgets SET stopped = true WHERE run_id = ?`, id)
+	// Stopped only if it would not fit with nothing in flight.
+	res, err = b.st.db.ExecContext(ctx, `UPDATE run_budgets SET stopped = true WHERE run_id = ? AND (stopped OR spent + ? > budget + 1e-9)`, id, usd)
 	if err != nil {
 		return false, fmt.Errorf("budget of run %d: %w", id, err)
 	}
 	n, err := res.RowsAffected()
-	return n == 0 && err == nil, err // no row: the run has no budget (any more)
+	if err != nil {
+		return false, err
+	}
+	if n == 1 {
+		return false, nil
+	}
+	var exists bool
+	if err := b.st.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM run_budgets WHERE run_id = ?)`, id).Scan(&exists); err != nil {
+		return false, fmt.Errorf("budget of run %d: %w", id, err)
+	}
+	if !exists {
+		return true, nil // the run has no budget (any more)
+	}
+	return false, engine.ErrBudgetWait
 }
 
 // Settle replaces a reservation by the actual cost.
@@ -87,7 +106,7 @@ func (b *SharedBudget) Settle(ctx context.Context, scope string, reserved, actua
 	if err != nil {
 		return err
 	}
-	if _, err := b.st.db.ExecContext(ctx, `UPDATE run_budgets SET spent = spent - ? + ? WHERE run_id = ?`, reserved, actual, id); err != nil {
+	if _, err := b.st.db.ExecContext(ctx, `UPDATE run_budgets SET reserved = GREATEST(reserved - ?, 0), spent = spent + ? WHERE run_id = ?`, reserved, actual, id); err != nil {
 		return fmt.Errorf("budget of run %d: %w", id, err)
 	}
 	return nil

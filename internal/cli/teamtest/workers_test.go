@@ -449,3 +449,37 @@ func TestWorkersLearnALimitTogether(t *testing.T) {
 		t.Fatalf("three workers had %.1f %% refused against %.1f %% for one process (at most 1.5×)", 100*three, 100*one)
 	}
 }
+
+// TestWorkersSpendTheBudget (#42 item 2): answers far shorter than the
+// worst case booked for them (no max_tokens: 8,192 tokens, $0.0131; they
+// are 300, $0.0005): three workers spend the budget to within one call's
+// worst case, never past it. Stopping at the first call that did not fit
+// while others were booked spent 9 % of it.
+func TestWorkersSpendTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	srv := testServer(t, dir, llmtest.Options{
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(20+r.IntN(20)) * time.Millisecond },
+		Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "a short answer", OutputTokens: 300} }})
+	const n, budget, worst = 400, 0.05, 0.0132
+	promptFile(t, dir, "plan.jsonl", n, "budget spend prompt")
+	r := newRig(t, pg, dir)
+	coord := r.queue("--budget", fmt.Sprint(budget), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.work(nil)
+	err := coord.Wait()
+	var spent float64
+	if err := r.db.QueryRow(`SELECT COALESCE(SUM(cost), 0) FROM calls WHERE status = 'ok'`).Scan(&spent); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d calls of %d paid, $%.4f of $%.2f (%v)", len(srv.Ledger()), n, spent, budget, err)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != lifecycle.ExitBudget {
+		t.Fatalf("the run at its budget: %v (want exit %d)\n%s", err, lifecycle.ExitBudget, r.log("coordinator.log"))
+	}
+	if spent > budget+1e-9 || spent < budget-worst {
+		t.Fatalf("the workers spent $%.4f of a $%.2f budget: want between $%.4f and the budget", spent, budget, budget-worst)
+	}
+}
