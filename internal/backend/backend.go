@@ -52,7 +52,7 @@ type Store interface {
 	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)
 	DeleteCalls(ctx context.Context, sel store.CallSelection) (int, error)
 	Calls(ctx context.Context, fn func(store.Call) error) error
-	CopyCalls(ctx context.Context, calls []store.Call) error
+	CopyCalls(ctx context.Context, calls []store.Call) (added int, err error)
 	ImportRun(ctx context.Context, r store.Run) (int64, error)
 	// Path names the store: its file, or its URL with the password masked.
 	Path() string
@@ -89,9 +89,28 @@ type Jobs interface {
 	RiverClient() (*river.Client[pgx.Tx], error)
 }
 
-// IsURL reports whether a --db value names a PostgreSQL database.
+// IsURL reports whether a --db value names a PostgreSQL database: a
+// postgres:// URL, or libpq's keyword form (host=db user=lab password=…),
+// which would otherwise be taken for a file name — and printed, password
+// and all, as a store that does not exist.
 func IsURL(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") || isKeywordDSN(db)
+}
+
+// libpqKeys are connection keywords that only a libpq connection string
+// starts a field with.
+var libpqKeys = []string{"host=", "hostaddr=", "dbname=", "user=", "password=", "port=", "sslmode=", "service=", "connect_timeout="}
+
+// isKeywordDSN reports whether db starts like a keyword-form connection
+// string (its first field a libpq keyword) and names no file path.
+func isKeywordDSN(db string) bool {
+	db = strings.TrimSpace(db)
+	for _, k := range libpqKeys {
+		if strings.HasPrefix(db, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // Options are how a store is opened: a SQLite file's, and a PostgreSQL

@@ -12,6 +12,8 @@ import (
 // Copied counts what Copy moved.
 type Copied struct {
 	Calls, Runs, SkippedRuns, Studies, Annotations int
+	// NewCalls of Calls were not in the target before.
+	NewCalls int
 }
 
 // Copy copies a store into another: every call of the cache (answers and
@@ -26,10 +28,12 @@ func Copy(ctx context.Context, from, to Store, note func(string)) (Copied, error
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := to.CopyCalls(ctx, batch); err != nil {
+		added, err := to.CopyCalls(ctx, batch)
+		if err != nil {
 			return err
 		}
 		n.Calls += len(batch)
+		n.NewCalls += added
 		batch = batch[:0]
 		return nil
 	}
@@ -45,7 +49,7 @@ func Copy(ctx context.Context, from, to Store, note func(string)) (Copied, error
 	if err := flush(); err != nil {
 		return n, fmt.Errorf("copy calls: %w", err)
 	}
-	note(fmt.Sprintf("%d calls", n.Calls))
+	note(fmt.Sprintf("%d calls (%d new)", n.Calls, n.NewCalls))
 	runs, err := from.Runs(ctx)
 	if err != nil {
 		return n, err

@@ -30,6 +30,12 @@ func TestSmallThings(t *testing.T) {
 			t.Errorf("%v: %v", args, err)
 		}
 	}
+	// A keyword-form DSN is a PostgreSQL store, its password never printed
+	// (#42 item 9: it was taken for a file name and printed whole).
+	_, _, err = runCLI2(t, dir, "host=127.0.0.1 port=1 user=lab password=hunter2-kw dbname=x connect_timeout=1", "runs")
+	if err == nil || strings.Contains(err.Error(), "hunter2-kw") || !strings.Contains(err.Error(), "password=xxxxx") {
+		t.Errorf("a keyword DSN: %v", err)
+	}
 	if strings.Contains(stderr, "1 jobs") || !strings.Contains(stderr, "1 job:") {
 		t.Errorf("one job is plural: %s", stderr)
 	}

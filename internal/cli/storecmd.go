@@ -46,8 +46,8 @@ annotations. Runs get new ids in the target; the source is only read. Copying ag
 			if err != nil {
 				return fmt.Errorf("store copy %s → %s (stopped; what was copied stays, and copying again resumes): %w", src.Path(), dst.Path(), err)
 			}
-			fmt.Fprintf(g.Stdout, "copied %d calls, %d runs (%d already there), %d studies with %d answers from %s to %s\n",
-				n.Calls, n.Runs, n.SkippedRuns, n.Studies, n.Annotations, src.Path(), dst.Path())
+			fmt.Fprintf(g.Stdout, "copied %d calls (%d new, %d there already), %d runs (%d already there), %d studies with %d answers from %s to %s\n",
+				n.Calls, n.NewCalls, n.Calls-n.NewCalls, n.Runs, n.SkippedRuns, n.Studies, n.Annotations, src.Path(), dst.Path())
 			return nil
 		},
 	}

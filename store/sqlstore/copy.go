@@ -64,15 +64,20 @@ func (s *Store) Calls(ctx context.Context, fn func(store.Call) error) error {
 
 // CopyCalls stores calls exactly as given, answers and errors, each in place
 // of a stored call with its key, in one transaction (store copy).
-func (s *Store) CopyCalls(ctx context.Context, calls []store.Call) error {
-	return s.write(ctx, func(tx Tx) error {
+func (s *Store) CopyCalls(ctx context.Context, calls []store.Call) (added int, err error) {
+	err = s.write(ctx, func(tx Tx) error {
+		added = 0
 		for _, c := range calls {
 			args, err := callArgs(c)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(`DELETE FROM calls WHERE key = ?`, c.Key); err != nil {
+			res, err := tx.Exec(`DELETE FROM calls WHERE key = ?`, c.Key)
+			if err != nil {
 				return fmt.Errorf("copy call %s: %w", c.Key, err)
+			}
+			if n, err := res.RowsAffected(); err == nil && n == 0 {
+				added++ // not in the store before
 			}
 			if _, err := tx.Exec(insertCall, args...); err != nil {
 				return fmt.Errorf("copy call %s: %w", c.Key, err)
@@ -80,6 +85,7 @@ func (s *Store) CopyCalls(ctx context.Context, calls []store.Call) error {
 		}
 		return nil
 	})
+	return added, err
 }
 
 // ImportRun stores a run as given — name, configuration, version, times,

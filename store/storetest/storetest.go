@@ -381,7 +381,13 @@ func testCopy(t *testing.T, st Store) {
 	}
 	answered := got[1]
 	answered.Key = "k1"
-	must(t, st.CopyCalls(ctx, []store.Call{answered, got[1]}))
+	fresh := got[1]
+	fresh.Key = "k3"
+	added, err := st.CopyCalls(ctx, []store.Call{answered, got[1], fresh})
+	must(t, err)
+	if again, err := st.CopyCalls(ctx, []store.Call{answered, got[1], fresh}); err != nil || again != 0 || added != 1 {
+		t.Fatalf("calls new to the store: %d, then %d (%v); want 1 (k3), then 0", added, again, err)
+	}
 	if c, ok, err := st.GetCall(ctx, "k1"); err != nil || !ok || c.Response.Text != "two" || c.Usage.OutputTokens != got[1].Usage.OutputTokens {
 		t.Fatalf("copied call: %+v %v %v", c, ok, err)
 	}
