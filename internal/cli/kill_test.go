@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -54,13 +55,8 @@ func TestKillAndResume(t *testing.T) {
 	kills := 0
 	for i := range 5 {
 		from := len(srv.Ledger())
-		cmd := command()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(100+rng.IntN(300)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
+		// Killed once it has sent some requests.
+		err := startKillable(t, command()).killAfter(srv, from+50+rng.IntN(400))
 		if err == nil {
 			t.Logf("run %d finished before the kill", i)
 		} else {
@@ -113,7 +109,7 @@ func TestKillAndResume(t *testing.T) {
 	t.Logf("%d answers delivered for %d jobs over %d killed runs (%d answered but lost to a kill before commit)", answered, n, kills, answered-n)
 }
 
-// TestBudgetAcrossKills (#41 item 7): a budgeted run with long answers,
+// TestBudgetAcrossKills (#41 item 7): a $0.30 run with 5,000-token answers,
 // killed six times with calls in flight and run again each time, is billed
 // no more than its budget over every invocation together: each call is
 // marked in the store before it is sent, and a resumed run counts the dead
@@ -133,8 +129,12 @@ func TestBudgetAcrossKills(t *testing.T) {
 	if err := writeConfig(dir, srv); err != nil {
 		t.Fatal(err)
 	}
-	promptFile(t, dir, "plan.jsonl", 200, "budget kill prompt")
-	const budget = 0.10
+	var plan bytes.Buffer
+	for i := range 400 {
+		fmt.Fprintf(&plan, "{\"id\": \"q%d\", \"prompt\": \"budget kill prompt %d\", \"max_tokens\": %d}\n", i, i, out)
+	}
+	os.WriteFile(filepath.Join(dir, "plan.jsonl"), plan.Bytes(), 0o644)
+	const budget = 0.30
 	command := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "--budget", fmt.Sprint(budget), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--concurrency", "8", "--quiet")
 		cmd.Dir = dir
@@ -144,13 +144,7 @@ func TestBudgetAcrossKills(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	kills := 0
 	for range 6 {
-		cmd := command()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(400+rng.IntN(400)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		if cmd.Wait() != nil {
+		if killed(startKillable(t, command()).killAfter(srv, len(srv.Ledger())+1+rng.IntN(2))) {
 			kills++
 		}
 	}
@@ -172,4 +166,49 @@ func TestBudgetAcrossKills(t *testing.T) {
 	if billed > budget+1e-9 {
 		t.Fatalf("$%.4f billed over %d kills on a budget of $%.2f", billed, kills, budget)
 	}
+}
+
+// killable is a started command whose end is watched, so that a test can
+// wait for the server to see some of its requests, or for it to end.
+type killable struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func startKillable(t *testing.T, cmd *exec.Cmd) *killable {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	k := &killable{cmd: cmd, done: make(chan struct{})}
+	go func() { k.err = cmd.Wait(); close(k.done) }()
+	return k
+}
+
+// killAfter kills the command once the server has seen n requests (a
+// count, not a time: a busy machine's slow start never gets a process
+// killed before its first call) and returns how it ended; a command that
+// ends first is not killed. A hang guard of 2 minutes, not a timing.
+func (k *killable) killAfter(srv *llmtest.Server, n int) error {
+	for deadline := time.Now().Add(2 * time.Minute); len(srv.Ledger()) < n && time.Now().Before(deadline); {
+		select {
+		case <-k.done:
+			return k.err
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	k.cmd.Process.Signal(syscall.SIGKILL)
+	<-k.done
+	return k.err
+}
+
+// killed reports whether a command ended by a signal (SIGKILL).
+func killed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
