@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -164,7 +165,7 @@ func TestModelTextIsEscaped(t *testing.T) {
 	for _, path := range []string{fmt.Sprintf("/runs/%d/generations?model=model-b", id1), fmt.Sprintf("/runs/%d/items", id2)} {
 		_, body, _ := get(t, h, path)
 		for _, x := range hostile {
-			if strings.Contains(body, x) {
+			if html.EscapeString(x) != x && strings.Contains(body, x) { // a Markdown bullet has nothing to escape
 				t.Fatalf("%s: raw %q in page", path, x)
 			}
 		}
@@ -513,7 +514,7 @@ func TestUnfinishedRunPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, body, _ := get(t, h, fmt.Sprintf("/runs/%d", running))
-	if code != 200 || !strings.Contains(body, "holds nothing its pages can show yet") || !strings.Contains(body, "still generating") {
+	if code != 200 || !strings.Contains(body, "is running: its records are stored as its phases end") || !strings.Contains(body, "still generating") {
 		t.Fatalf("a running run without records: %d\n%.1500s", code, body)
 	}
 	done, _ := st.StartRun(ctx, store.Run{Name: "empty", Benchmark: "deflect", Version: "test"})
@@ -615,7 +616,7 @@ func TestOutputGrid(t *testing.T) {
 		t.Fatal("grid cells do not link to their answers")
 	}
 	_, differ, _ := get(t, h, fmt.Sprintf("/runs/%d/grid?differ=1", id1))
-	if d := strings.Count(differ, "<tr") - 1; d > rows || (d > 0 && !strings.Contains(differ, `<tr class="disagree">`)) {
+	if d := strings.Count(differ, "<tr") - 1; d > rows || (d > 0 && !strings.Contains(differ, `<tr class="disagree"`)) {
 		t.Fatalf("?differ=1 keeps %d of %d rows", d, rows)
 	}
 	for _, o := range []string{"refusal", "clean_compliance"} {
