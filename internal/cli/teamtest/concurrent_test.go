@@ -17,6 +17,7 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 
 	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
@@ -53,18 +54,18 @@ func sameRunTwice(t *testing.T, dir, db string) {
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(15)) * time.Millisecond },
 		Respond: func(c llmtest.Call) llmtest.Reply {
-			if strings.HasPrefix(c.System, judgeSystemStart) {
-				return scripted(c)
+			if strings.HasPrefix(c.System, clitest.JudgeSystemStart) {
+				return clitest.Scripted(c)
 			}
 			// Every paid generation is a new text: an answer paid twice
 			// would differ.
 			return llmtest.Reply{Text: fmt.Sprintf("Deflection number %d.", n.Add(1))}
 		}})
 	defer srv.Close()
-	if err := writeConfig(dir, srv); err != nil {
+	if err := clitest.WriteConfig(dir, srv); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(strings.SplitAfter(fourClaims, "\n")[0]), 0o644)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(strings.SplitAfter(clitest.FourClaims, "\n")[0]), 0o644)
 	var wg sync.WaitGroup
 	outs := make([]string, 2)
 	for i := range 2 {

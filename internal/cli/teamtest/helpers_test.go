@@ -7,25 +7,6 @@ import (
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 )
 
-// The shared helpers (package clitest) under the names the tests use.
-var (
-	runCLI       = clitest.Run
-	runCLI2      = clitest.RunIn
-	guaranteeEnv = clitest.Env
-	testServer   = clitest.Server
-	writeConfig  = clitest.WriteConfig
-	scripted     = clitest.Scripted
-	echoOrJudge  = clitest.EchoOrJudge
-	flipped      = clitest.Flipped
-	versionLine  = clitest.VersionLine
-	runInStore   = clitest.RunInStore
-)
-
-const (
-	judgeSystemStart = clitest.JudgeSystemStart
-	fourClaims       = clitest.FourClaims
-)
-
 // promptFile writes a prompt set and returns each prompt by its call's
 // cache key (clitest.PromptFile with the prompts benchmark's parser and plan).
 func promptFile(t testing.TB, dir, name string, n int, text string) map[string]string {

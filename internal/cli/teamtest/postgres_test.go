@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/store"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -65,7 +66,7 @@ func TestPostgresStoreEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
 	syn := filepath.Join(dir, "syn")
-	if _, stderr, err := runCLI(t, dir, "deflect", "synth", "--models", "a,b", "--samples", "1", "--out-dir", syn); err != nil {
+	if _, stderr, err := clitest.Run(t, dir, "deflect", "synth", "--models", "a,b", "--samples", "1", "--out-dir", syn); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	steps := [][]string{
@@ -83,14 +84,14 @@ func TestPostgresStoreEndToEnd(t *testing.T) {
 			return a
 		}
 		for _, s := range steps {
-			out, stderr, err := runCLI(t, dir, args(s)...)
+			out, stderr, err := clitest.Run(t, dir, args(s)...)
 			if err != nil {
 				t.Fatalf("%s %v: %v\n%s", db, s, err, stderr)
 			}
 			all.WriteString(out + stderr)
 		}
 		for _, r := range reports {
-			out, stderr, err := runCLI(t, dir, args(r)...)
+			out, stderr, err := clitest.Run(t, dir, args(r)...)
 			if err != nil {
 				t.Fatalf("%s %v: %v\n%s", db, r, err, stderr)
 			}
@@ -102,8 +103,8 @@ func TestPostgresStoreEndToEnd(t *testing.T) {
 		t.Fatal("the store URL's password reached an output")
 	}
 	norm := func(s string) string {
-		s = runInStore.ReplaceAllString(s, "$1 in (store)")
-		return versionLine.ReplaceAllString(s, "${1}(version)")
+		s = clitest.RunInStore.ReplaceAllString(s, "$1 in (store)")
+		return clitest.VersionLine.ReplaceAllString(s, "${1}(version)")
 	}
 	for i := range 2 { // the two reports are the same on both stores
 		if a, b := norm(outputs["sqlite"][i]), norm(outputs["postgres"][i]); a != b {
@@ -127,15 +128,15 @@ func TestPostgresStoreEndToEnd(t *testing.T) {
 // reports; copying again adds nothing; the second copy pays for no call.
 func TestStoreCopyRoundTrip(t *testing.T) {
 	pg := pgStore(t)
-	srv, dir := guaranteeEnv(t, scripted)
-	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
-	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
+	srv, dir := clitest.Env(t, clitest.Scripted)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(clitest.FourClaims), 0o644)
+	if _, stderr, err := clitest.Run(t, dir, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
 		"--samples", "1", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	for _, a := range [][]string{{"foils", "audit", "--resamples", "50", "--permutations", "50"},
 		{"study", "create", "--run", "1", "--kind", "deflect-rubric", "--n", "6", "--annotators", "ana,ben"}} {
-		if _, stderr, err := runCLI(t, dir, a...); err != nil {
+		if _, stderr, err := clitest.Run(t, dir, a...); err != nil {
 			t.Fatalf("%v: %v\n%s", a, err, stderr)
 		}
 	}
@@ -145,22 +146,22 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 	paid := len(srv.Ledger())
 	back := filepath.Join(dir, "back.db")
 	for _, c := range [][2]string{{filepath.Join(dir, "f.db"), pg}, {pg, back}} {
-		if out, stderr, err := runCLI(t, dir, "store", "copy", "--from", c[0], "--to", c[1]); err != nil || !strings.Contains(out, "2 runs (0 already there), 1 studies") {
+		if out, stderr, err := clitest.Run(t, dir, "store", "copy", "--from", c[0], "--to", c[1]); err != nil || !strings.Contains(out, "2 runs (0 already there), 1 studies") {
 			t.Fatalf("copy %s → %s: %v %s\n%s", c[0], c[1], err, out, stderr)
 		}
 	}
-	if out, _, err := runCLI(t, dir, "store", "copy", "--from", filepath.Join(dir, "f.db"), "--to", pg); err != nil || !strings.Contains(out, "0 runs (2 already there)") {
+	if out, _, err := clitest.Run(t, dir, "store", "copy", "--from", filepath.Join(dir, "f.db"), "--to", pg); err != nil || !strings.Contains(out, "0 runs (2 already there)") {
 		t.Fatalf("copying again: %v %s", err, out)
 	}
 	norm := func(s string) string {
-		s = runInStore.ReplaceAllString(s, "$1 in (store)")
-		return versionLine.ReplaceAllString(s, "${1}(version)")
+		s = clitest.RunInStore.ReplaceAllString(s, "$1 in (store)")
+		return clitest.VersionLine.ReplaceAllString(s, "${1}(version)")
 	}
 	for _, r := range [][]string{{"deflect", "report", "--run", "1", "--resamples", "50"}, {"foils", "report", "--run", "2"},
 		{"runs", "show", "1"}, {"study", "report", "1", "--resamples", "50"}} {
 		var got []string
 		for _, db := range []string{filepath.Join(dir, "f.db"), pg, back} {
-			out, stderr, err := runCLI(t, dir, append([]string{"--db", db}, r...)...)
+			out, stderr, err := clitest.Run(t, dir, append([]string{"--db", db}, r...)...)
 			if err != nil {
 				t.Fatalf("%s %v: %v\n%s", db, r, err, stderr)
 			}
@@ -180,7 +181,7 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 		}
 	}
 	// The copy is a cache: the same run on the copied store calls nothing.
-	if _, stderr, err := runCLI(t, dir, "--db", back, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
+	if _, stderr, err := clitest.Run(t, dir, "--db", back, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
 		"--samples", "1", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -193,9 +194,9 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 // the same command on the team store: the second pays for nothing.
 func TestTeamStoreSecondUserPaysNothing(t *testing.T) {
 	pg := pgStore(t)
-	srv, first := guaranteeEnv(t, nil)
+	srv, first := clitest.Env(t, nil)
 	second := t.TempDir()
-	if err := writeConfig(second, srv); err != nil {
+	if err := clitest.WriteConfig(second, srv); err != nil {
 		t.Fatal(err)
 	}
 	var plan strings.Builder
@@ -205,7 +206,7 @@ func TestTeamStoreSecondUserPaysNothing(t *testing.T) {
 	var outs []string
 	for _, dir := range []string{first, second} {
 		os.WriteFile(filepath.Join(dir, "plan.jsonl"), []byte(plan.String()), 0o644)
-		out, stderr, err := runCLI(t, dir, "--db", pg, "prompts", "run", filepath.Join(dir, "plan.jsonl"), "--models", "openai:gpt-4.1-mini", "--samples", "2")
+		out, stderr, err := clitest.Run(t, dir, "--db", pg, "prompts", "run", filepath.Join(dir, "plan.jsonl"), "--models", "openai:gpt-4.1-mini", "--samples", "2")
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", dir, err, stderr)
 		}
@@ -230,7 +231,7 @@ func TestWorkersZeroRefusesWhatItCannotHonour(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte(`{"id":"a","prompt":"x"}`+"\n"), 0o644)
 	run := func(args ...string) error {
-		_, _, err := runCLI(t, dir, append(args, "prompts", "run", filepath.Join(dir, "p.jsonl"), "--models", "openai:gpt-4.1-mini")...)
+		_, _, err := clitest.Run(t, dir, append(args, "prompts", "run", filepath.Join(dir, "p.jsonl"), "--models", "openai:gpt-4.1-mini")...)
 		return err
 	}
 	if err := run("--workers", "0"); err == nil || !strings.Contains(err.Error(), "needs a shared store") {

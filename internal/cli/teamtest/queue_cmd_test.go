@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
@@ -22,7 +23,7 @@ func TestQueueCommand(t *testing.T) {
 	r, srv, pg := teamRig(t, llmtest.Options{}, n, "queue command prompt")
 	queue := func(args ...string) string {
 		t.Helper()
-		out, _, err := runCLI(t, r.dir, append([]string{"--db", pg, "queue"}, args...)...)
+		out, _, err := clitest.Run(t, r.dir, append([]string{"--db", pg, "queue"}, args...)...)
 		if err != nil {
 			t.Fatalf("queue %v: %v\n%s", args, err, out)
 		}
@@ -74,13 +75,13 @@ func TestQueueCommand(t *testing.T) {
 	// The run again, in one process: every answer from the cache.
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	again := []string{"--db", pg, "prompts", "run", filepath.Join(r.dir, "plan.jsonl"), "--models", "openai:gpt-4.1-mini", "--out", filepath.Join(r.dir, "again.jsonl")}
-	if out, _, err := runCLI(t, r.dir, again...); err != nil {
+	if out, _, err := clitest.Run(t, r.dir, again...); err != nil {
 		t.Fatalf("the run again: %v\n%s", err, out)
 	}
 	if got := len(srv.Ledger()); got != n {
 		t.Fatalf("the run again made %d requests, want 0", got-n)
 	}
-	if _, _, err := runCLI(t, r.dir, "queue"); err == nil || !strings.Contains(err.Error(), "postgres://") {
+	if _, _, err := clitest.Run(t, r.dir, "queue"); err == nil || !strings.Contains(err.Error(), "postgres://") {
 		t.Fatalf("queue on a SQLite store: %v", err)
 	}
 }
@@ -165,7 +166,7 @@ func TestViewQueueUI(t *testing.T) {
 	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'cancelled'`); got != 1 {
 		t.Fatalf("%d jobs cancelled, want 1", got)
 	}
-	if _, _, err := runCLI2(t, r.dir, pg, "view", "--queue", "--allow-remote", "--addr", "0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "loopback") {
+	if _, _, err := clitest.RunIn(t, r.dir, pg, "view", "--queue", "--allow-remote", "--addr", "0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("view --queue on a non-loopback address: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
@@ -45,7 +46,7 @@ func TestStoreConnectTimeout(t *testing.T) {
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		_, _, err := runCLI(t, dir, "--db", db, "runs")
+		_, _, err := clitest.Run(t, dir, "--db", db, "runs")
 		done <- err
 	}()
 	select {
@@ -140,13 +141,13 @@ func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
 	if got := len(srv.Ledger()); got != n {
 		t.Fatalf("the first run made %d requests, want %d", got, n)
 	}
-	if _, _, err := runCLI(t, dir, "--db", pg, "runs", "rm", "1"); err != nil {
+	if _, _, err := clitest.Run(t, dir, "--db", pg, "runs", "rm", "1"); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE (args->>'run')::bigint = 1`); got != 0 {
 		t.Fatalf("runs rm left %d of the run's jobs in the queue", got)
 	}
-	if out, _, err := runCLI(t, dir, "--db", pg, "cache", "clear", "--yes"); err != nil {
+	if out, _, err := clitest.Run(t, dir, "--db", pg, "cache", "clear", "--yes"); err != nil {
 		t.Fatalf("cache clear: %v %s", err, out)
 	}
 	round("a run after runs rm and cache clear")
@@ -318,7 +319,7 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	pg := pgStore(t)
 	proxy, via := newPGProxy(t, pg)
 	dir := t.TempDir()
-	srv := testServer(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(10+r.IntN(10)) * time.Millisecond }})
+	srv := clitest.Server(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(10+r.IntN(10)) * time.Millisecond }})
 	const n = 600
 	promptFile(t, dir, "plan.jsonl", n, "restart test prompt")
 	direct := newRig(t, pg, dir)
@@ -368,7 +369,7 @@ func TestWorkerStartedDuringARestartWaits(t *testing.T) {
 	pg := pgStore(t)
 	proxy, via := newPGProxy(t, pg)
 	dir := t.TempDir()
-	testServer(t, dir, llmtest.Options{})
+	clitest.Server(t, dir, llmtest.Options{})
 	const n = 40
 	promptFile(t, dir, "plan.jsonl", n, "late worker prompt")
 	direct := newRig(t, pg, dir)
@@ -453,7 +454,7 @@ func teamRig(t testing.TB, o llmtest.Options, n int, prompt string) (*rig, *llmt
 	}
 	pg := pgStore(t)
 	dir := t.TempDir()
-	srv := testServer(t, dir, o)
+	srv := clitest.Server(t, dir, o)
 	if n > 0 {
 		promptFile(t, dir, "plan.jsonl", n, prompt)
 	}

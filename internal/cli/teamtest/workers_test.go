@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
@@ -54,7 +55,7 @@ func shareARun(t testing.TB, kills int) time.Duration {
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }})
 	defer srv.Close()
 	dir := t.TempDir()
-	if err := writeConfig(dir, srv); err != nil {
+	if err := clitest.WriteConfig(dir, srv); err != nil {
 		t.Fatal(err)
 	}
 	const n = 3000
@@ -125,7 +126,7 @@ func shareARun(t testing.TB, kills int) time.Duration {
 	if got := count(`SELECT COUNT(*) FROM run_calls WHERE run_id = 1`); got != n {
 		t.Fatalf("the run links %d calls, want %d", got, n)
 	}
-	show, _, err := runCLI2(t, dir, pg, "runs", "show", "1")
+	show, _, err := clitest.RunIn(t, dir, pg, "runs", "show", "1")
 	if err != nil || !bytes.Contains([]byte(show), []byte(fmt.Sprintf("workers:   0 jobs queued, 0 running, %d done, 0 failed", n))) {
 		t.Fatalf("runs show: %v\n%s", err, show)
 	}
@@ -268,7 +269,7 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 	}
 	pg := pgStore(t)
 	dir := t.TempDir()
-	srv := testServer(t, dir, llmtest.Options{Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
+	srv := clitest.Server(t, dir, llmtest.Options{Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }})
 	const n = 360
 	promptFile(t, dir, "plan.jsonl", n, "rate test prompt")
@@ -312,7 +313,7 @@ func TestWorkersShareABudget(t *testing.T) {
 	pg := pgStore(t)
 	// gpt-4.1-mini: $0.4/M in, $1.6/M out; 1,000 tokens out ≈ $0.0016 a call.
 	dir := t.TempDir()
-	srv := testServer(t, dir, llmtest.Options{
+	srv := clitest.Server(t, dir, llmtest.Options{
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(10)) * time.Millisecond },
 		Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "an answer", OutputTokens: 1000} }})
 	const n, budget = 300, 0.08
@@ -345,7 +346,7 @@ func TestWorkersShareABudget(t *testing.T) {
 	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'cancelled' AND errors[array_upper(errors, 1)]->>'error' LIKE '%budget reached: job not sent%'`); got != n-paid {
 		t.Fatalf("%d jobs stopped by the budget, want %d", got, n-paid)
 	}
-	show, _, err := runCLI(t, dir, "--db", pg, "runs", "show", "1")
+	show, _, err := clitest.Run(t, dir, "--db", pg, "runs", "show", "1")
 	if want := fmt.Sprintf("budget:    $%.4f of $0.08 booked by the workers — reached", spent); err != nil || !strings.Contains(show, want) {
 		t.Fatalf("runs show lacks %q: %v\n%s", want, err, show)
 	}
@@ -361,7 +362,7 @@ func TestWorkersHoldTogether(t *testing.T) {
 	pg := pgStore(t)
 	var seq atomic.Int64
 	dir := t.TempDir()
-	srv := testServer(t, dir, llmtest.Options{RetryAfter: 2 * time.Second,
+	srv := clitest.Server(t, dir, llmtest.Options{RetryAfter: 2 * time.Second,
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(10)) * time.Millisecond },
 		Fault: func(llmtest.Call) llmtest.Fault {
 			if seq.Add(1) == 400 {
@@ -426,7 +427,7 @@ func TestWorkersLearnALimitTogether(t *testing.T) {
 	pg := pgStore(t)
 
 	soloDir := t.TempDir()
-	solo := testServer(t, soloDir, opts)
+	solo := clitest.Server(t, soloDir, opts)
 	promptFile(t, soloDir, "plan.jsonl", n, "solo limit prompt")
 	rs := &rig{t: t, dir: soloDir} // SQLite: the team learns nothing from it
 	if err := rs.spawn("solo.log", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl").Wait(); err != nil {
@@ -435,7 +436,7 @@ func TestWorkersLearnALimitTogether(t *testing.T) {
 	one, oneN := share(solo)
 
 	dir := t.TempDir()
-	team := testServer(t, dir, opts)
+	team := clitest.Server(t, dir, opts)
 	promptFile(t, dir, "plan.jsonl", n, "team limit prompt")
 	r := newRig(t, pg, dir)
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
@@ -461,7 +462,7 @@ func TestWorkersSpendTheBudget(t *testing.T) {
 	}
 	pg := pgStore(t)
 	dir := t.TempDir()
-	srv := testServer(t, dir, llmtest.Options{
+	srv := clitest.Server(t, dir, llmtest.Options{
 		Latency: func(r *rand.Rand) time.Duration { return time.Duration(20+r.IntN(20)) * time.Millisecond },
 		Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "a short answer", OutputTokens: 300} }})
 	const n, budget, worst = 400, 0.05, 0.0132
