@@ -192,6 +192,12 @@ func TestCompareTwoAudits(t *testing.T) {
 	if !strings.Contains(items, `/items/matched/appeal%20to%20authority%231"`) {
 		t.Fatal("the items list does not link the item's page with its id escaped")
 	}
+	// The typed filters match a part of a label, in any case, as the README
+	// says of every list (#41 item 19: they matched the whole label only).
+	_, part, _ := get(t, h, fmt.Sprintf("/runs/%d/items?cond=matched&label=AUTHORITY", a))
+	if !strings.Contains(part, `/items/matched/appeal%20to%20authority%231"`) {
+		t.Fatal("label=AUTHORITY finds no appeal to authority item")
+	}
 }
 
 // Two Missci runs compare line by line; the argument page shows every

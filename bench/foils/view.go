@@ -73,17 +73,20 @@ func (v *runView) links(t *report.Table, c report.Chart) report.LinkFunc {
 func (v *runView) items(k view.Kit, w http.ResponseWriter, r *http.Request) {
 	run := k.Run()
 	q := r.URL.Query()
-	cond, label, pred := q.Get("cond"), q.Get("label"), q.Get("pred")
+	cond := q.Get("cond")
+	// The typed filters match a part of the label, in any case, as every
+	// list's filters do ("authority" finds "appeal to authority").
+	label, pred := strings.ToLower(strings.TrimSpace(q.Get("label"))), strings.ToLower(strings.TrimSpace(q.Get("pred")))
 	search := strings.ToLower(strings.TrimSpace(q.Get("q")))
 	var match []Detection
 	for _, p := range v.dets {
 		if cond != "" && p.Condition != cond {
 			continue
 		}
-		if label != "" && p.Gold != label && p.Source != label {
+		if label != "" && !strings.Contains(strings.ToLower(p.Gold), label) && !strings.Contains(strings.ToLower(p.Source), label) {
 			continue
 		}
-		if pred != "" && p.Pred != pred {
+		if pred != "" && !strings.Contains(strings.ToLower(p.Pred), pred) {
 			continue
 		}
 		if search != "" && !strings.Contains(strings.ToLower(p.Text), search) {
