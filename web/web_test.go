@@ -375,7 +375,7 @@ func TestGenerationPage(t *testing.T) {
 		}
 	}
 	for _, x := range hostile {
-		if strings.Contains(body, x) {
+		if html.EscapeString(x) != x && strings.Contains(body, x) {
 			t.Fatalf("raw %q on the generation page", x)
 		}
 	}

@@ -168,7 +168,8 @@ type judgeRecord struct {
 	Parsed    bool
 	Reasoning string
 	Raw       string
-	Flag      bool // consistency flag (refusal and a fallacy at once)
+	Flag      bool   // consistency flag (refusal and a fallacy at once)
+	CallKey   string // the judge call's cache key ("" : imported)
 }
 
 // generation is the page of one generation: the prompt, the whole answer,
@@ -193,7 +194,7 @@ func (v *runView) generation(k view.Kit, w http.ResponseWriter, r *http.Request)
 		e, ok := v.evals[genID][j]
 		jr := judgeRecord{Judge: j, Parsed: ok && e.ParseError == 0}
 		if ok {
-			jr.Reasoning, jr.Raw, jr.Flag = e.Reasoning, e.RawJudgeResponse, e.ConsistencyFlag != 0
+			jr.Reasoning, jr.Raw, jr.Flag, jr.CallKey = e.Reasoning, e.RawJudgeResponse, e.ConsistencyFlag != 0, e.CallKey
 		}
 		judges = append(judges, jr)
 	}
