@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -31,6 +32,9 @@ type session struct {
 	st      backend.Store
 	log     *slog.Logger // nil without --log
 	logFile *os.File
+	// created: this invocation made the SQLite file; Close removes it
+	// again if it still holds nothing (a dry run, refused input).
+	created string
 }
 
 // openSession loads the config and opens the store for writing: commands
@@ -56,6 +60,7 @@ func open(g *Global, browse bool) (*session, error) {
 		fmt.Fprintf(g.Stderr, "%s is locked by another process; waiting (up to %s, --lock-timeout)…\n", backend.Redact(g.DBPath), g.LockTimeout)
 	}})
 	var st backend.Store
+	created := ""
 	if browse {
 		o.ReadOnly = true
 		st, err = backend.Open(ctx, g.DBPath, o)
@@ -64,6 +69,11 @@ func open(g *Global, browse bool) (*session, error) {
 			st, err = backend.Open(ctx, g.DBPath, o)
 		}
 	} else {
+		if !backend.IsURL(g.DBPath) {
+			if _, serr := os.Stat(g.DBPath); errors.Is(serr, fs.ErrNotExist) {
+				created = g.DBPath
+			}
+		}
 		st, err = backend.Open(ctx, g.DBPath, o)
 		if err == nil {
 			if err = takeInUnwritten(ctx, g, st); err != nil {
@@ -91,7 +101,7 @@ func open(g *Global, browse bool) (*session, error) {
 			return nil, err
 		}
 	}
-	s := &session{g: g, cfg: cfg, st: st}
+	s := &session{g: g, cfg: cfg, st: st, created: created}
 	if g.LogPath != "" {
 		f, err := os.OpenFile(g.LogPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -107,7 +117,27 @@ func (s *session) Close() error {
 	if s.logFile != nil {
 		s.logFile.Close()
 	}
-	return s.st.Close()
+	empty := s.created != "" && s.isEmpty()
+	err := s.st.Close()
+	if empty && err == nil {
+		// A store this invocation made and left empty — a dry run, or
+		// input refused before anything ran — is not left behind.
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(s.created + suffix)
+		}
+	}
+	return err
+}
+
+// isEmpty reports whether the store holds no run and no call.
+func (s *session) isEmpty() bool {
+	ctx := s.ctxOrBackground()
+	runs, err := s.st.Runs(ctx)
+	if err != nil || len(runs) > 0 {
+		return false
+	}
+	n, _, _, err := s.st.CountCallsFor(ctx, store.CallSelection{})
+	return err == nil && n == 0
 }
 
 // resolveDB settles which store to use: --db, else $FALLACYLAB_DB, else db:

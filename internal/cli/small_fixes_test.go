@@ -1,6 +1,11 @@
 package cli_test
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,6 +40,16 @@ func TestSmallThings(t *testing.T) {
 	_, _, err = runCLI2(t, dir, "host=127.0.0.1 port=1 user=lab password=hunter2-kw dbname=x connect_timeout=1", "runs")
 	if err == nil || strings.Contains(err.Error(), "hunter2-kw") || !strings.Contains(err.Error(), "password=xxxxx") {
 		t.Errorf("a keyword DSN: %v", err)
+	}
+	// A dry run, or input refused before anything runs, leaves no new
+	// empty store behind (#41 items 12 and 20).
+	for i, args := range [][]string{{"--dry-run", "classify", "run", "--model", "openai:x", "--limit", "2"},
+		{"classify", "run", "--model", "openai:x", "--corpus", "nosuch"}, {"classify", "run", "--model", "a,b"}} {
+		db := filepath.Join(dir, fmt.Sprintf("new%d.db", i))
+		runCLI2(t, dir, db, args...)
+		if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%v left %s behind (%v)", args, db, err)
+		}
 	}
 	if strings.Contains(stderr, "1 jobs") || !strings.Contains(stderr, "1 job:") {
 		t.Errorf("one job is plural: %s", stderr)
