@@ -31,7 +31,25 @@ type Estimate struct {
 	Models       []ModelEstimate
 	Cost         float64
 	CostKnown    bool // every model with calls to make has a price
+	// Discount is the batch price's share of the live one the costs are
+	// at (--batch: 0.5), 0 when they are live prices.
+	Discount float64
 }
+
+// Batched is the estimate at the batch price: every cost times discount
+// (the providers' batch APIs cost half the live calls).
+func (est Estimate) Batched(discount float64) Estimate {
+	est.Models = append([]ModelEstimate(nil), est.Models...)
+	for i := range est.Models {
+		est.Models[i].Cost *= discount
+	}
+	est.Cost *= discount
+	est.Discount = discount
+	return est
+}
+
+// BatchDiscount is the share of the live price a batch call costs.
+func (e *Engine) BatchDiscount() float64 { return e.opt.BatchDiscount }
 
 // DryRun walks the plan, looks every job up in the cache and estimates the
 // tokens and cost of the rest. Output tokens start from the mean of the

@@ -268,9 +268,13 @@ func (rn *Runner) dryRun(ctx context.Context, spec Spec) error {
 		if plan.Jobs == nil {
 			continue
 		}
-		est, err := rn.Engine(0).DryRun(ctx, plan)
+		eng := rn.Engine(0)
+		est, err := eng.DryRun(ctx, plan)
 		if err != nil {
 			return err
+		}
+		if rn.Batch {
+			est = est.Batched(eng.BatchDiscount()) // the run would go through the batch APIs
 		}
 		if rn.Estimate != nil {
 			rn.Estimate(est)

@@ -212,9 +212,13 @@ func printEstimate(w io.Writer, e engine.Estimate) {
 		fmt.Fprintf(w, "  %-40s %6d jobs %6d cached  ~%s in + ~%s out tokens  %s%s\n", m.Spec, m.Jobs, m.Cached,
 			humanCount(m.InputTokens), humanCount(m.OutputTokens), price, basis)
 	}
+	batch := ""
+	if e.Discount > 0 {
+		batch = fmt.Sprintf(" at the batch price (%.0f %% of the live one)", 100*e.Discount)
+	}
 	if e.CostKnown {
-		fmt.Fprintf(w, "estimated cost: $%.4f\n", e.Cost)
+		fmt.Fprintf(w, "estimated cost: $%.4f%s\n", e.Cost, batch)
 	} else {
-		fmt.Fprintf(w, "estimated cost: $%.4f + unknown (set prices: in the config)\n", e.Cost)
+		fmt.Fprintf(w, "estimated cost: $%.4f + unknown (set prices: in the config)%s\n", e.Cost, batch)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,26 @@ func TestSmallThings(t *testing.T) {
 		if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%v left %s behind (%v)", args, db, err)
 		}
+	}
+	// --batch --dry-run prices the batch APIs' half price (#41 item 20).
+	promptFile(t, dir, "p.jsonl", 20, "a priced prompt")
+	live, _, err := runCLI(t, dir, "--dry-run", "prompts", "run", filepath.Join(dir, "p.jsonl"), "--models", "openai:gpt-4.1-mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, _, err := runCLI(t, dir, "--dry-run", "--batch", "prompts", "run", filepath.Join(dir, "p.jsonl"), "--models", "openai:gpt-4.1-mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := func(out string) float64 {
+		var c float64
+		if i := strings.Index(out, "estimated cost: $"); i >= 0 {
+			fmt.Sscanf(out[i+len("estimated cost: $"):], "%f", &c)
+		}
+		return c
+	}
+	if l, b := cost(live), cost(batch); l == 0 || math.Abs(b-l/2) > 1e-4 || !strings.Contains(batch, "at the batch price (50 %") {
+		t.Errorf("dry run $%v live, $%v with --batch:\n%s", l, b, batch)
 	}
 	if strings.Contains(stderr, "1 jobs") || !strings.Contains(stderr, "1 job:") {
 		t.Errorf("one job is plural: %s", stderr)
