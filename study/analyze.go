@@ -104,8 +104,10 @@ func Analyze(s Study, anns []Annotation, o AnalyzeOptions) (*report.Report, erro
 	progress(rep, s, anns)
 	decoyTable(rep, s, ans, o)
 	timing(rep, s, anns)
-	es, eans := expandMulti(s, ans)
-	straightLining(rep, es, eans)
+	// A multi question is judged on each annotator's whole set of picks
+	// (the same set to every item), not choice by choice: a careful
+	// annotator ticks one fitting choice on most items.
+	straightLining(rep, s, ans)
 	kept, keptAnns, out := Counted(s, anns, o)
 	if len(out) > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"left out", strings.Join(out, ", ") + ": below the decoy bar; the figures with them follow the others (--keep-flagged counts them)"})

@@ -133,6 +133,23 @@ func timing(rep *report.Report, s Study, anns []Annotation) {
 
 func seconds(v float64) string { return fmt.Sprintf("%.1f s", v) }
 
+// mostCommon is the most common answer of counts and its count (ties: the
+// first in sorted order).
+func mostCommon(counts map[string]int) (string, int) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	top, most := "", -1
+	for _, k := range keys {
+		if counts[k] > most {
+			top, most = k, counts[k]
+		}
+	}
+	return top, most
+}
+
 // withFlagged appends the figures of every annotator, flagged ones
 // included, after the report's own (which leave them out): each section's
 // title says so and each table's ID ends in "_with_flagged".
@@ -213,6 +230,13 @@ func straightLining(rep *report.Report, s Study, ans answers) {
 				if count[c.Key] > most {
 					top, most = c.Key, count[c.Key]
 				}
+			}
+			if q.Type == Multi {
+				// A multi question's answer is its whole set of picks: the
+				// same set to every item is straight-lining; one choice
+				// among others picked often is not (a careful annotator
+				// who ticks "a" on most items was flagged).
+				top, most = mostCommon(count)
 			}
 			flag := ""
 			if most == n && n >= straightMin {

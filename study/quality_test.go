@@ -212,3 +212,36 @@ func TestAgreementByStratum(t *testing.T) {
 		t.Fatal("one stratum, yet a table by stratum")
 	}
 }
+
+// TestStraightLiningMulti (#41 item 14): a multi question is judged on the
+// whole set of picks — ana ticks "a" on every item among other picks and
+// is not a straight-liner; bo gives "a,b" to every item and is.
+func TestStraightLiningMulti(t *testing.T) {
+	s := Study{ID: 1, Kind: "any-kind", Name: "m", Questions: []Question{{ID: "m", Type: Multi, Choices: []Choice{{Key: "a"}, {Key: "b"}, {Key: "c"}}}}}
+	for i := range 12 {
+		s.Items = append(s.Items, Item{Key: fmt.Sprintf("i%d", i), Text: "t"})
+	}
+	var anns []Annotation
+	at := time.Unix(1700000000, 0)
+	for _, name := range []string{"ana", "bo"} {
+		s.Annotators = append(s.Annotators, Annotator{Name: name, Token: name})
+		for i, it := range s.Items {
+			v := []string{"a", "a,b", "a,c"}[i%3]
+			if name == "bo" {
+				v = "a,b"
+			}
+			at = at.Add(20 * time.Second)
+			anns = append(anns, Annotation{StudyID: 1, Annotator: name, Item: it.Key, Answers: map[string]string{"m": v}, At: at})
+		}
+	}
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := rep.Table("straight_lining")
+	for i, want := range []string{"", `answered "a,b" to every item`} {
+		if got := sl.Rows[i][5].Text; got != want {
+			t.Errorf("%s: flag %q, want %q", sl.Rows[i][0].Text, got, want)
+		}
+	}
+}
