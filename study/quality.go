@@ -74,6 +74,10 @@ func Counted(s Study, anns []Annotation, o AnalyzeOptions) (Study, []Annotation,
 	return kept, keptAnns, out
 }
 
+// savedAtOnce is the gap under which two saves were one act (no one
+// reads an item and answers it in a fifth of a second).
+const savedAtOnce = 200 * time.Millisecond
+
 // itemTimes are each annotator's seconds per item: the time from their
 // previous save to each save (skips included), breaks left out.
 func itemTimes(anns []Annotation) map[string][]float64 {
@@ -87,7 +91,11 @@ func itemTimes(anns []Annotation) map[string][]float64 {
 	for name, ts := range by {
 		slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
 		for i := 1; i < len(ts); i++ {
-			if d := ts[i].Sub(ts[i-1]); d <= breakAfter {
+			// Gaps over breakAfter are breaks; gaps under savedAtOnce are
+			// answers saved together (a coding sheet imported, all at one
+			// moment), not the time anyone took — counting them made an
+			// offline annotator a 0.0 s "speeder" and hid the real one.
+			if d := ts[i].Sub(ts[i-1]); d <= breakAfter && d >= savedAtOnce {
 				out[name] = append(out[name], d.Seconds())
 			}
 		}

@@ -245,3 +245,29 @@ func TestStraightLiningMulti(t *testing.T) {
 		}
 	}
 }
+
+// TestSheetAnnotatorIsNotASpeeder (#41 item 14): answers imported from a
+// coding sheet are saved at one moment: they time nothing, so the offline
+// annotator is not a 0.0 s speeder and the real speeder (cy, 2 s an item)
+// is still found against the others' medians.
+func TestSheetAnnotatorIsNotASpeeder(t *testing.T) {
+	s, anns := qualityStudy()
+	s.Annotators = append(s.Annotators, Annotator{Name: "dee", Token: "dee"})
+	at := time.Unix(1700005000, 0)
+	for i, it := range s.Items {
+		anns = append(anns, Annotation{StudyID: 1, Annotator: "dee", Item: it.Key, Answers: map[string]string{"q": []string{"1", "0"}[i%2]}, At: at.Add(time.Duration(i) * time.Millisecond)})
+	}
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rep.Table("time_per_item").Rows {
+		speeder := strings.HasPrefix(row[4].Text, "speeder")
+		if (row[0].Text == "cy") != speeder {
+			t.Errorf("%s: flagged %v (%v items timed)", row[0].Text, speeder, row[1].Value)
+		}
+		if row[0].Text == "dee" && row[1].Value != 0 {
+			t.Errorf("the sheet's answers timed %v items", row[1].Value)
+		}
+	}
+}
