@@ -40,7 +40,8 @@ the second run is answered by the cache.`,
 			}
 			srv := llmtest.New(opts)
 			defer srv.Close()
-			if !g.dbFlagSet && os.Getenv("FALLACYLAB_DB") == "" {
+			temporary := !g.dbFlagSet && os.Getenv("FALLACYLAB_DB") == ""
+			if temporary {
 				// A self-test is not research: it never writes into your store.
 				tmp, err := os.MkdirTemp("", "fallacylab-selftest-")
 				if err != nil {
@@ -97,8 +98,14 @@ the second run is answered by the cache.`,
 			if wrong > 0 {
 				return fmt.Errorf("selftest FAILED: %d answers do not match their prompts", wrong)
 			}
-			fmt.Fprintf(g.Stdout, "selftest passed: %d jobs over the OpenAI, Anthropic and Gemini wire protocols (%d from cache), %d requests, %d injected faults recovered; store %s\n",
-				sum.Done, sum.Cached, len(srv.Ledger()), faults, s.st.Path())
+			where := "store " + s.st.Path()
+			if temporary {
+				// Named only when it stays: the temporary one is deleted
+				// as the command ends.
+				where = "in a temporary store, now deleted (--db keeps one)"
+			}
+			fmt.Fprintf(g.Stdout, "selftest passed: %d jobs over the OpenAI, Anthropic and Gemini wire protocols (%d from cache), %d requests, %d injected faults recovered; %s\n",
+				sum.Done, sum.Cached, len(srv.Ledger()), faults, where)
 			return nil
 		},
 	}
