@@ -80,6 +80,7 @@ type lineView struct {
 	Correct bool
 	Prompt  string // the request of the line's call (argument page only)
 	Raw     string // the model's answer
+	CallKey string // the call's cache key ("" : none stored)
 }
 
 type argView struct {
@@ -197,7 +198,7 @@ func (m *runView) argument(k view.Kit, w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if ok {
-				av.Lines[i].Prompt, av.Lines[i].Raw = prompt, raw
+				av.Lines[i].Prompt, av.Lines[i].Raw, av.Lines[i].CallKey = prompt, raw, key
 			}
 		}
 		k.Render(w, "argument.html", map[string]any{"Run": run, "A": av, "Source": m.source})
