@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"math"
 	"os"
@@ -19,9 +17,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/internal/outfile"
+
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -141,7 +143,10 @@ func Main() int {
 		defer writeMemProfile(path)
 	}
 	root := NewRoot(os.Stdout, os.Stderr)
-	err := root.ExecuteContext(ctx)
+	err := unknownLeadingFlag(root, os.Args[1:])
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return 0
 	}
@@ -311,4 +316,37 @@ func benchmarkTitles() string {
 		return strings.Join(titles, "")
 	}
 	return strings.Join(titles[:len(titles)-1], ", ") + " and " + titles[len(titles)-1]
+}
+
+// unknownLeadingFlag names a flag before the command that fallacylab does
+// not have (--no-cache deflect run): cobra would take the command's name
+// for the flag's value and report an unknown command instead.
+func unknownLeadingFlag(root *cobra.Command, args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return nil
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var f *pflag.Flag
+		if strings.HasPrefix(a, "--") {
+			if f = root.PersistentFlags().Lookup(name); f == nil {
+				f = root.Flags().Lookup(name)
+			}
+			if f == nil && (name == "help" || name == "version") { // cobra adds these two as it runs
+				continue
+			}
+		} else if len(name) == 1 {
+			if f = root.PersistentFlags().ShorthandLookup(name); f == nil && name == "h" {
+				continue
+			}
+		}
+		if f == nil {
+			return fmt.Errorf("unknown flag %s: see fallacylab --help for the flags given before a command (--cache refresh or --cache only, not --no-cache)", a)
+		}
+		if !hasValue && f.NoOptDefVal == "" {
+			i++ // its value, which may start with - (--concurrency -3)
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,6 +72,13 @@ func TestSmallThings(t *testing.T) {
 	}
 	if l, b := cost(live), cost(batch); l == 0 || math.Abs(b-l/2) > 1e-4 || !strings.Contains(batch, "at the batch price (50 %") {
 		t.Errorf("dry run $%v live, $%v with --batch:\n%s", l, b, batch)
+	}
+	// A flag fallacylab does not have, before the command, is named as
+	// such (#41 item 20: "unknown command run").
+	cmd := exec.Command(os.Args[0], "--no-cache", "deflect", "run")
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1")
+	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), "unknown flag --no-cache") {
+		t.Errorf("--no-cache deflect run: %s", out)
 	}
 	if strings.Contains(stderr, "1 jobs") || !strings.Contains(stderr, "1 job:") {
 		t.Errorf("one job is plural: %s", stderr)
