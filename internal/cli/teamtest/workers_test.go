@@ -406,52 +406,115 @@ func TestWorkersHoldTogether(t *testing.T) {
 // TestWorkersLearnALimitTogether (#26 item 6): against a server that
 // admits 60 requests in any 3 s and refuses the rest with bare 429s (no
 // Retry-After, no headers), and with no --rpm, three workers learn the
-// limit together: their share of refused requests stays near one
-// process's on the same server and run — 1.5× on an idle machine; the
-// bound here, 2.5× (or 20 %), holds on a machine busy with other work too
-// (18 % against 8.9 % measured there), while workers that learned alone
-// would each be refused until they did.
+// limit together: every worker that called learned it and holds the
+// team's limit, the followers adopt the window the leader measured (its
+// log says "learned from another process"; workers that learned alone
+// would each measure their own), and every job is done. How many requests the team had
+// refused, against one process on the same server, depends on the
+// machine's speed, so BenchmarkWorkersLearnALimit measures it rather
+// than a test asserting it: 5.0 % against 4.8 % on an idle machine.
 func TestWorkersLearnALimitTogether(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
-	const n = 360
-	opts := llmtest.Options{Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
-		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }}
-	share := func(srv *llmtest.Server) (float64, int) {
-		refused, ledger := 0, srv.Ledger()
-		for _, e := range ledger {
-			if e.Status == 429 {
-				refused++
-			}
+	r, srv := learnALimit(t, "team limit prompt")
+	share, n := refusedShare(srv)
+	t.Logf("three workers: %.1f %% of %d requests refused", 100*share, n)
+	if share == 0 {
+		t.Fatal("the server refused nothing: the limit was never reached, so nothing was learned")
+	}
+	rows, err := r.db.Query(`SELECT proc, learned, team_limit FROM pushback`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	procs := 0
+	for rows.Next() {
+		var proc string
+		var learned, team int
+		if err := rows.Scan(&proc, &learned, &team); err != nil {
+			t.Fatal(err)
 		}
-		return float64(refused) / float64(len(ledger)), len(ledger)
+		procs++
+		t.Logf("%s: learned %d, team limit %d", proc, learned, team)
+		if learned != 1 || team <= 0 {
+			t.Errorf("worker %s did not hold the team's limit (learned %d, team limit %d)", proc, learned, team)
+		}
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if procs < 2 {
+		t.Fatalf("%d workers published push-back signals, want at least 2 of 3", procs)
+	}
+	if log := r.log("workers.jsonl"); !strings.Contains(log, `"msg":"rate limit learned from another process"`) ||
+		!strings.Contains(log, `"msg":"holding the rate limit with the other processes"`) {
+		t.Fatalf("no worker adopted the limit another measured, or held it with the others:\n%s", tail(log, 3000))
+	}
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != learnN {
+		t.Fatalf("%d of %d jobs done", got, learnN)
+	}
+}
+
+// BenchmarkWorkersLearnALimit measures the share of requests refused by
+// the server of TestWorkersLearnALimitTogether: one process alone
+// (solo-refused-%) and three workers on the team store (team-refused-%).
+// Workers that learned alone would each be refused until they did.
+func BenchmarkWorkersLearnALimit(b *testing.B) {
+	var solo, team float64
+	for range b.N {
+		dir := b.TempDir()
+		srv := clitest.Server(b, dir, learnOpts())
+		promptFile(b, dir, "plan.jsonl", learnN, "solo limit prompt")
+		rs := &rig{t: b, dir: dir} // SQLite: the team learns nothing from it
+		if err := rs.spawn("solo.log", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl").Wait(); err != nil {
+			b.Fatalf("one process: %v\n%s", err, rs.log("solo.log"))
+		}
+		one, _ := refusedShare(srv)
+		_, tsrv := learnALimit(b, "team limit prompt")
+		three, _ := refusedShare(tsrv)
+		solo, team = solo+one, team+three
+	}
+	b.ReportMetric(100*solo/float64(b.N), "solo-refused-%")
+	b.ReportMetric(100*team/float64(b.N), "team-refused-%")
+}
+
+// learnN is how many prompts the limit runs send.
+const learnN = 360
+
+// learnOpts is the server of the limit runs: 60 requests in any 3 s, the
+// rest refused with bare 429s.
+func learnOpts() llmtest.Options {
+	return llmtest.Options{Window: llmtest.WindowLimit{N: 60, Per: 3 * time.Second},
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(5+r.IntN(20)) * time.Millisecond }}
+}
+
+// learnALimit runs learnN prompts through three workers on a fresh team
+// store against learnOpts' server.
+func learnALimit(t testing.TB, text string) (*rig, *llmtest.Server) {
 	pg := pgStore(t)
-
-	soloDir := t.TempDir()
-	solo := clitest.Server(t, soloDir, opts)
-	promptFile(t, soloDir, "plan.jsonl", n, "solo limit prompt")
-	rs := &rig{t: t, dir: soloDir} // SQLite: the team learns nothing from it
-	if err := rs.spawn("solo.log", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl").Wait(); err != nil {
-		t.Fatalf("one process: %v\n%s", err, rs.log("solo.log"))
-	}
-	one, oneN := share(solo)
-
 	dir := t.TempDir()
-	team := clitest.Server(t, dir, opts)
-	promptFile(t, dir, "plan.jsonl", n, "team limit prompt")
+	srv := clitest.Server(t, dir, learnOpts())
+	promptFile(t, dir, "plan.jsonl", learnN, text)
 	r := newRig(t, pg, dir)
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	r.work(nil)
+	r.work([]string{"--log", "workers.jsonl"})
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run failed: %v\n%s", err, r.log("coordinator.log"))
 	}
-	three, threeN := share(team)
-	t.Logf("one process: %.1f %% of %d requests refused; three workers: %.1f %% of %d", 100*one, oneN, 100*three, threeN)
-	if three > max(2.5*one, 0.2) {
-		t.Fatalf("three workers had %.1f %% refused against %.1f %% for one process (at most 2.5×, or 20 %%)", 100*three, 100*one)
+	return r, srv
+}
+
+// refusedShare is the share of the server's requests it refused with 429,
+// and how many it had.
+func refusedShare(srv *llmtest.Server) (float64, int) {
+	refused, ledger := 0, srv.Ledger()
+	for _, e := range ledger {
+		if e.Status == 429 {
+			refused++
+		}
 	}
+	return float64(refused) / float64(max(1, len(ledger))), len(ledger)
 }
 
 // TestWorkersSpendTheBudget (#42 item 2): answers far shorter than the
