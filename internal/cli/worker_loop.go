@@ -45,6 +45,7 @@ type workerLoop struct {
 	mu      sync.Mutex
 	waits   map[string]chan engine.Result // by the job's token (its Meta)
 	decided map[string]bool               // the queues served or skipped
+	infos   map[string]postgres.QueueInfo // the queues served, by name
 	served  []string
 	away    time.Duration // the current wait for the store (0: it answers)
 }
@@ -85,7 +86,7 @@ func (w *workerLoop) answers() {
 }
 
 func (w *workerLoop) run(ctx context.Context) error {
-	w.waits, w.decided = map[string]chan engine.Result{}, map[string]bool{}
+	w.waits, w.decided, w.infos = map[string]chan engine.Result{}, map[string]bool{}, map[string]postgres.QueueInfo{}
 	w.feed, w.ended = make(chan engine.Job), make(chan struct{})
 	wk, err := w.pg.NewWorker(postgres.WorkerConfig{ID: w.name, Label: w.label, Proc: w.eng.Proc(), MaxWorkers: w.take, Retention: queueRetention, Work: w.work})
 	if err != nil {
@@ -216,7 +217,7 @@ func (w *workerLoop) discover(ctx context.Context) error {
 			return fmt.Errorf("serve queue %s: %w", q.Name, err)
 		}
 		w.mu.Lock()
-		w.decided[q.Name], w.served = true, append(w.served, q.Name)
+		w.decided[q.Name], w.served, w.infos[q.Name] = true, append(w.served, q.Name), q
 		w.mu.Unlock()
 		if !w.g.Quiet {
 			w.say("serves queue %s (%s)", q.Name, pm)
@@ -263,6 +264,26 @@ func (w *workerLoop) skip(queue, why string) {
 	}
 	w.say("skips queue %s: %s", queue, why)
 	go w.wk.Unserve(context.Background(), queue) // it waits for the queue's jobs being made: not from within one
+}
+
+// skipProvider stops serving queue and every other of its provider at its
+// endpoint:
+// the provider refused this worker's key (401, 403), so every call of
+// it from here would be refused too; the jobs go to workers whose key it
+// takes.
+func (w *workerLoop) skipProvider(queue, why string) {
+	w.mu.Lock()
+	provider, endpoint := w.infos[queue].Provider, w.infos[queue].Endpoint
+	queues := []string{queue}
+	for _, name := range w.served {
+		if q := w.infos[name]; name != queue && q.Provider == provider && q.Endpoint == endpoint {
+			queues = append(queues, name)
+		}
+	}
+	w.mu.Unlock()
+	for _, q := range queues {
+		w.skip(q, why)
+	}
 }
 
 // empty reports whether there is nothing left to wait for: no job open in
@@ -347,6 +368,12 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 		return postgres.HandBack(2 * time.Second)
 	case errors.Is(r.Err, context.Canceled) || ctx.Err() != nil:
 		return r.Err // River gives it to a worker later
+	case llm.FailScope(r.Err) == llm.ScopeEndpoint:
+		// The provider refused this worker's key: a reason of its own,
+		// not the call's. The job goes back for a worker it accepts.
+		w.skipProvider(queue, fmt.Sprintf("%s refused this worker's key, so its jobs are left to other workers (%s)",
+			j.Spec.Provider, llm.Redact(r.Err.Error(), secrets(w.s.cfg)...)))
+		return postgres.HandBack(time.Second)
 	}
 	w.failed.Add(1)
 	return postgres.Fail(r.Err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,6 +206,44 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 	r.allDone(n)
 	if log := r.log("keyless.log"); !strings.Contains(log, "skips openai: missing API key for openai: set OPENAI_API_KEY") || !strings.Contains(log, "0 jobs done, 0 failed") {
 		t.Fatalf("the keyless worker does not say why it skips the run's provider, or made jobs:\n%s", log)
+	}
+}
+
+// TestWorkerWithAWrongKeyFailsNothing (#42 item 1): beside two healthy
+// workers, one whose key the provider refuses (401) hands back the job
+// it was refused, stops taking the provider's jobs and says why; the run
+// ends with every job done (before: 268 of 600 jobs failed, exit 2).
+func TestWorkerWithAWrongKeyFailsNothing(t *testing.T) {
+	const n = 600
+	r, srv, _ := teamRig(t, llmtest.Options{APIKey: "test-key",
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(20+r.IntN(20)) * time.Millisecond }}, n, "wrong key test prompt")
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	bad := r.spawnEnv("bad.log", []string{"OPENAI_API_KEY=sk-wrong-key-0123456789"}, "worker", "--until-empty", "--name", "bad")
+	r.waitFor("the wrong key to be refused", func() bool {
+		return slices.ContainsFunc(srv.Ledger(), func(e llmtest.Entry) bool { return e.Status == 401 })
+	})
+	healthy := r.workers(2, nil)
+	if err := bad.Wait(); err != nil {
+		t.Fatalf("the worker with the wrong key: %v\n%s", err, r.log("bad.log"))
+	}
+	r.wait(healthy)
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	r.allDone(n)
+	refused := 0
+	for _, e := range srv.Ledger() {
+		if e.Status == 401 {
+			refused++
+		}
+	}
+	log := r.log("bad.log")
+	t.Logf("%d requests refused 401\n%s", refused, log)
+	if !strings.Contains(log, "openai refused this worker's key, so its jobs are left to other workers") {
+		t.Fatalf("the worker with the wrong key does not say why it stops:\n%s", log)
+	}
+	if strings.Contains(log, "sk-wrong-key-0123456789") {
+		t.Fatalf("the worker printed its key:\n%s", log)
 	}
 }
 
