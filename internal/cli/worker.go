@@ -94,7 +94,8 @@ them. Each worker process is its own River client: --name is only a label.`,
 
 // openWorkerSession opens the store as every command does, but a
 // database that does not answer (restarting: refused, reset, closed under
-// the migration) is waited for and tried again — 1 s, doubling, at most
+// the migration) or cannot take a connection now (full, recovering) is
+// waited for and tried again — 1 s, doubling, at most
 // storeAway between tries, for up to workerStoreOutage — so a worker
 // started during a restart rides it out as running workers do. A server
 // that answers with an error (a wrong password, no such database) ends it
@@ -107,7 +108,7 @@ func openWorkerSession(ctx context.Context, g *Global) (*session, error) {
 			return s, err
 		}
 		away = min(max(2*away, time.Second), storeAway)
-		fmt.Fprintf(g.Stderr, "%s worker: the store does not answer (open: %v): trying again in %s\n", time.Now().Format("15:04:05"), err, away)
+		fmt.Fprintf(g.Stderr, "%s worker: the store %s (open: %v): trying again in %s\n", time.Now().Format("15:04:05"), postgres.WhyWait(err), err, away)
 		sleepCtx(ctx, away)
 		waited += away
 	}

@@ -72,7 +72,7 @@ func (w *workerLoop) unreachable(ctx context.Context, what string, err error) bo
 		return false
 	}
 	w.away = min(max(2*w.away, time.Second), storeAway)
-	w.say("the store does not answer (%s: %v): trying again in %s", what, llm.Redact(err.Error(), secrets(w.s.cfg)...), w.away)
+	w.say("the store %s (%s: %v): trying again in %s", postgres.WhyWait(err), what, llm.Redact(err.Error(), secrets(w.s.cfg)...), w.away)
 	sleepCtx(ctx, w.away)
 	return ctx.Err() == nil
 }

@@ -7,20 +7,25 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Unreachable reports whether err says the database did not answer — the
 // connection was refused, reset, closed or timed out, as while a server
-// restarts — rather than answering with an error of its own (a wrong
-// password, a missing database, bad SQL), which waiting does not mend.
+// restarts — or answered that it cannot take the connection now (it is
+// starting up or recovering, 57P03; it is shutting down, 57P01/57P02; it
+// has no connection left, 53300; a connection exception, class 08),
+// rather than answering with an error of its own (a wrong password, a
+// missing database, bad SQL), which waiting does not mend.
 func Unreachable(err error) bool {
 	if err == nil {
 		return false
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return false
+		return pe.Code == pgerrcode.TooManyConnections || pe.Code == pgerrcode.CannotConnectNow ||
+			pe.Code == pgerrcode.AdminShutdown || pe.Code == pgerrcode.CrashShutdown || pgerrcode.IsConnectionException(pe.Code)
 	}
 	var ne net.Error
 	var ce *pgconn.ConnectError
@@ -31,4 +36,22 @@ func Unreachable(err error) bool {
 	// pgx reports a connection closed under a query with an unexported
 	// error type whose text is "conn closed".
 	return strings.Contains(err.Error(), "conn closed")
+}
+
+// WhyWait says, for an Unreachable error, what the server is doing: it
+// "has no connection to spare", "is starting up or recovering", "is
+// shutting down", or "does not answer".
+func WhyWait(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case pgerrcode.TooManyConnections:
+			return "has no connection to spare"
+		case pgerrcode.CannotConnectNow:
+			return "is starting up or recovering"
+		case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown:
+			return "is shutting down"
+		}
+	}
+	return "does not answer"
 }

@@ -47,6 +47,12 @@ func TestUnreachable(t *testing.T) {
 	if !Unreachable(fmt.Errorf("migrate River: %w", errors.New("conn closed"))) {
 		t.Error("pgx's conn closed")
 	}
+	// The server answers that it cannot take a connection now.
+	for _, code := range []string{"53300", "57P03", "57P01", "57P02", "08006"} {
+		if err := fmt.Errorf("open: %w", &pgconn.PgError{Code: code}); !Unreachable(err) {
+			t.Errorf("%v not taken for a server to wait for", err)
+		}
+	}
 	for _, err := range []error{nil, &pgconn.PgError{Code: "28P01", Message: "password authentication failed"},
 		fmt.Errorf("open: %w", &pgconn.PgError{Code: "3D000"}), errors.New("config: bad yaml")} {
 		if Unreachable(err) {

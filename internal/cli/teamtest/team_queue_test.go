@@ -92,6 +92,40 @@ func TestWorkersWithinConnectionLimit(t *testing.T) {
 	}
 }
 
+// TestWorkersWaitForAConnection (#42 item 8): ten workers at the default
+// pool (8 connections each) and their run on a database that admits 16
+// connections (fewer than they ask for at start): those the
+// server turns away ("too many connections", 53300) wait for a connection
+// and try again, as for a server that does not answer, and every worker
+// exits 0 with every job done (before, 4 of 10 exited 1 at start).
+func TestWorkersWaitForAConnection(t *testing.T) {
+	const n = 600
+	r, _, pg := teamRig(t, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(20+r.IntN(20)) * time.Millisecond }}, n, "connection wait prompt")
+	u, err := url.Parse(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.db.Exec(`ALTER DATABASE ` + strings.TrimPrefix(u.Path, "/") + ` CONNECTION LIMIT 16`); err != nil {
+		t.Fatal(err)
+	}
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.wait(r.workers(10, nil))
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	r.allDone(n)
+	waited := 0
+	for i := range 10 {
+		if strings.Contains(r.log(fmt.Sprintf("worker%d.log", i)), "too many connections") {
+			waited++
+		}
+	}
+	t.Logf("%d of 10 workers waited for a connection", waited)
+	if waited == 0 {
+		t.Fatal("no worker was turned away: the test proves nothing")
+	}
+}
+
 // TestRestartedWorkerNameInheritsNothing (#26 item 4): a worker killed
 // mid-run and started again under the same --name does not keep its dead
 // predecessor's leases alive (before, it renewed them forever and the run
