@@ -87,7 +87,7 @@ them. Each worker process is its own River client: --name is only a label.`,
 	}
 	cmd.Flags().DurationVar(&lease, "lease", 10*time.Second, "how long a worker may be silent (no heartbeat: it died, or lost the store) before its jobs go to others")
 	cmd.Flags().IntVar(&take, "take", 64, "jobs of one queue worked at a time")
-	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job this worker can serve is open and no run is between two phases (default: wait for work)")
+	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job this worker can serve is open and no run is between two phases; at start it waits up to 30 s for a run to queue work (default: wait for work)")
 	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue (fallacylab queue) and its messages (default host:pid; a random suffix makes each process its own River client)")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,7 @@ type workerLoop struct {
 	infos   map[string]postgres.QueueInfo // the queues served, by name
 	served  []string
 	away    time.Duration // the current wait for the store (0: it answers)
+	sawWork bool          // a job or a run to wait for was seen (--until-empty)
 }
 
 // workerStoreOutage is how long a worker's job waits for a store that does
@@ -130,7 +132,7 @@ func (w *workerLoop) run(ctx context.Context) error {
 		// the engine's calls after its grace).
 		w.wk.Stop(context.WithoutCancel(ctx))
 	}()
-	beat := time.Duration(0)
+	beat, started := time.Duration(0), time.Now()
 	var said [2]int64
 	for ctx.Err() == nil {
 		if err := w.eng.StoreFailed(); err != nil {
@@ -157,7 +159,7 @@ func (w *workerLoop) run(ctx context.Context) error {
 			continue
 		}
 		if w.untilEmpty {
-			empty, err := w.empty(ctx)
+			empty, err := w.empty(ctx, started)
 			if err != nil {
 				if !w.unreachable(ctx, "queue", err) {
 					break
@@ -286,24 +288,48 @@ func (w *workerLoop) skipProvider(queue, why string) {
 	}
 }
 
+// untilEmptyGrace is how long a worker --until-empty that has seen no work
+// yet waits for some: started with the command that queues a run, it may
+// look before the run has queued anything.
+const untilEmptyGrace = 30 * time.Second
+
 // empty reports whether there is nothing left to wait for: no job open in
 // a queue this worker serves, none being made here, and no run still
 // queuing between two phases (generations done, judgements not yet
-// queued: it has no job open, and is not done).
-func (w *workerLoop) empty(ctx context.Context) (bool, error) {
+// queued: it has no job open, and is not done) — and, for a worker that
+// has seen no work since it started, untilEmptyGrace has passed.
+func (w *workerLoop) empty(ctx context.Context, started time.Time) (bool, error) {
 	w.mu.Lock()
 	served := slices.Clone(w.served)
 	waiting := len(w.waits)
 	w.mu.Unlock()
 	if waiting > 0 || w.wk.Working() > 0 {
+		w.sawWork = true
 		return false, nil
 	}
 	open, err := w.pg.OpenJobs(ctx, served)
 	if err != nil || open > 0 {
+		w.sawWork = w.sawWork || open > 0
 		return false, err
 	}
 	runs, err := w.pg.BetweenPhases(ctx)
-	return runs == 0, err
+	if err != nil || runs > 0 {
+		w.sawWork = w.sawWork || runs > 0
+		return false, err
+	}
+	if !w.sawWork {
+		// Work this worker cannot serve is work too: the run it waits for
+		// has queued it.
+		w.mu.Lock()
+		known := slices.Collect(maps.Keys(w.decided))
+		w.mu.Unlock()
+		all, err := w.pg.OpenJobs(ctx, known)
+		if err != nil {
+			return false, err
+		}
+		w.sawWork = all > 0
+	}
+	return w.sawWork || w.done.Load()+w.failed.Load() > 0 || time.Since(started) >= untilEmptyGrace, nil
 }
 
 // work makes one job River gave this worker (postgres.WorkerConfig.Work):

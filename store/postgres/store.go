@@ -317,6 +317,13 @@ func (s *Store) Team() (engine.SharedLimits, engine.SharedBudget, engine.SharedS
 // Queue is the dispatcher that queues a run's calls for workers, who hold
 // budget (USD, 0: none) together (backend.Team).
 func (s *Store) Queue(runID int64, budget float64) engine.Dispatcher {
+	// The run is known to queue for workers from now, before it has named
+	// a queue (its plan may take a while): a worker waiting --until-empty
+	// counts it as between two phases and waits for its work. A failure
+	// here only loses that: the run names its queues with its first jobs.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	s.pg.Exec(ctx, `INSERT INTO run_queues (run_id, queue) VALUES ($1, '') ON CONFLICT DO NOTHING`, runID)
+	cancel()
 	d := NewDispatcher(s, runID)
 	d.Budget = budget
 	return d

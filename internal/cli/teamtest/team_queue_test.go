@@ -126,6 +126,22 @@ func TestWorkersWaitForAConnection(t *testing.T) {
 	}
 }
 
+// TestWorkerStartedBeforeItsRunWaits (#42 item 4): a worker started
+// --until-empty a moment before the command that queues the run (as a
+// script starting both at once may) waits for the run's work rather than
+// leaving at once, and the run finishes (before: 2 of 4 trials left at
+// once, and the run waited for ever).
+func TestWorkerStartedBeforeItsRunWaits(t *testing.T) {
+	const n = 100
+	r, _, _ := teamRig(t, llmtest.Options{}, n, "early worker prompt")
+	w := r.workers(1, nil)
+	time.Sleep(time.Second) // the worker looks at an empty queue first
+	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.finishes(coord, 90*time.Second, func() string { return "the worker left before the run queued its work\n" + r.log("worker0.log") }, w...)
+	r.wait(w)
+	r.allDone(n)
+}
+
 // TestRestartedWorkerNameInheritsNothing (#26 item 4): a worker killed
 // mid-run and started again under the same --name does not keep its dead
 // predecessor's leases alive (before, it renewed them forever and the run
