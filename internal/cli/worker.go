@@ -78,6 +78,9 @@ them. Each worker process is its own River client: --name is only a label.`,
 				return err
 			}
 			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed", name, w.done.Load(), w.failed.Load())
+			if n := w.handed.Load(); n > 0 {
+				fmt.Fprintf(g.Stdout, ", %s handed back to the queue as it stopped", plural(int(n), "job", "jobs"))
+			}
 			if n := eng.Repaid(); n > 0 {
 				fmt.Fprintf(g.Stdout, " (%d made again after the worker holding them died: counted as paid twice)", n)
 			}

@@ -38,6 +38,7 @@ type workerLoop struct {
 	say        func(string, ...any)
 
 	done, failed atomic.Int64
+	handed       atomic.Int64 // jobs handed back unmade as the worker stopped
 	wk           *postgres.Worker
 	feed         chan engine.Job
 	ended        chan struct{} // the engine run is over
@@ -61,9 +62,14 @@ const workerStoreOutage = 5 * time.Minute
 // not answer.
 const storeAway = 30 * time.Second
 
-// errStopped is a job's error when the worker stopped before making it:
-// River gives it to a worker later (it is not failed).
-var errStopped = errors.New("the worker stopped before the call was made")
+// stopped is a job's end when the worker stopped before its answer was
+// stored (a signal ended its engine run, whose calls in flight end after
+// the engine's grace): it goes back to its queue for a worker to make
+// later, neither failed nor an attempt spent.
+func (w *workerLoop) stopped() error {
+	w.handed.Add(1)
+	return postgres.HandBack(time.Second)
+}
 
 // unreachable notes that the store did not answer, waits before it is
 // tried again (1 s, doubling, at most storeAway) and says so: a database
@@ -100,8 +106,16 @@ func (w *workerLoop) run(ctx context.Context) error {
 		defer close(engineDone)
 		defer close(w.ended)
 		w.eng.Run(ctx, engine.Plan{Name: "worker", Jobs: func(yield func(engine.Job) bool) {
-			for j := range w.feed {
-				if !yield(j) {
+			// The plan ends with the worker's context too: the engine
+			// waits for its plan before it ends, and the jobs being
+			// worked wait for the engine's end to hand themselves back.
+			for {
+				select {
+				case j, ok := <-w.feed:
+					if !ok || !yield(j) {
+						return
+					}
+				case <-ctx.Done():
 					return
 				}
 			}
@@ -372,7 +386,7 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-w.ended:
-		return errStopped
+		return w.stopped()
 	}
 	var r engine.Result
 	select {
@@ -381,7 +395,7 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 		select {
 		case r = <-ch:
 		default:
-			return errStopped
+			return w.stopped()
 		}
 	}
 	switch {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,6 +141,46 @@ func TestWorkerStartedBeforeItsRunWaits(t *testing.T) {
 	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	r.finishes(coord, 90*time.Second, func() string { return "the worker left before the run queued its work\n" + r.log("worker0.log") }, w...)
 	r.wait(w)
+	r.allDone(n)
+}
+
+// TestWorkerStopsDuringALongCall (#42 item 4): SIGTERM while a worker's
+// calls take longer than the engine's 10 s grace: the worker ends its
+// calls after the grace, hands its jobs back to the queue and exits
+// (before: it hung until a second signal); another worker then makes
+// them and the run finishes.
+func TestWorkerStopsDuringALongCall(t *testing.T) {
+	const n = 4
+	var slow atomic.Bool
+	var arrived atomic.Int64
+	slow.Store(true)
+	r, _, _ := teamRig(t, llmtest.Options{Latency: func(*rand.Rand) time.Duration {
+		arrived.Add(1)
+		if slow.Load() {
+			return 40 * time.Second
+		}
+		return time.Millisecond
+	}}, n, "long call prompt")
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	w := r.workers(1, nil)
+	r.waitFor("the worker's calls to reach the server", func() bool { return arrived.Load() >= n })
+	w[0].Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- w[0].Wait() }()
+	select {
+	case err := <-exited:
+		if log := r.log("worker0.log"); err != nil || !strings.Contains(log, "4 jobs handed back to the queue as it stopped") {
+			t.Fatalf("the stopped worker: %v\n%s", err, log)
+		}
+	case <-time.After(60 * time.Second): // a hang guard: the grace is 10 s
+		w[0].Process.Kill()
+		t.Fatalf("the worker hangs after SIGTERM\n%s", r.log("worker0.log"))
+	}
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'running'`); got != 0 {
+		t.Fatalf("%d jobs still held by the stopped worker\n%s", got, r.states())
+	}
+	slow.Store(false)
+	r.finishes(coord, 60*time.Second, func() string { return r.log("worker1.log") }, r.spawn("worker1.log", "worker", "--until-empty", "--name", "w1"))
 	r.allDone(n)
 }
 
