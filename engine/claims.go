@@ -121,7 +121,11 @@ func (e *Engine) answeredMeanwhile(ctx context.Context, j Job, key string) (Resu
 	if err != nil || !ok {
 		return r, false
 	}
-	if e.refreshes(j) && s.CreatedAt.Before(e.began) {
+	since := e.began
+	if j.RefreshAfter.After(since) {
+		since = j.RefreshAfter
+	}
+	if e.refreshes(j) && s.CreatedAt.Before(since) {
 		return r, false
 	}
 	r.Response, r.Cached, r.Cost = s.Response, true, s.Cost

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"iter"
+	"time"
 
 	"github.com/fallacylab/fallacylab/llm"
 )
@@ -49,6 +50,11 @@ type Job struct {
 	// --cache refresh, when a worker makes it (the worker's own cache mode
 	// is "use"). It does not enter the cache key.
 	Refresh bool
+	// RefreshAfter, for a Refresh job, is when the refresh was asked for:
+	// an answer stored before it is the one to replace, never this job's
+	// (zero: the engine run's start, as for --cache refresh). A worker
+	// running since before the refreshing run sets it.
+	RefreshAfter time.Time
 }
 
 // keyDoc is the canonical document hashed into a cache key. Changing its

@@ -358,6 +358,9 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 		return postgres.Fail(err)
 	}
 	j.ID, j.Refresh = a.JobID, a.Refresh
+	if j.Refresh {
+		j.RefreshAfter = time.Now() // an answer stored before this worker took the job is the one to replace
+	}
 	if a.Budgeted {
 		j.Budget = postgres.BudgetScope(a.Run)
 	}

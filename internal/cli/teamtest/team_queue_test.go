@@ -208,6 +208,33 @@ func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
 	}
 }
 
+// TestRunningWorkerRefreshes (#42 item 3): a run with --cache refresh
+// through a worker already running since an earlier run of the same
+// calls has the worker call again (before: it sent nothing and reported
+// the calls answered, with a cost).
+func TestRunningWorkerRefreshes(t *testing.T) {
+	const n = 30
+	r, srv, _ := teamRig(t, llmtest.Options{}, n, "running refresh prompt")
+	w := r.spawn("worker0.log", "worker", "--name", "w0") // not --until-empty: it outlives both runs
+	run := func(flags ...string) {
+		t.Helper()
+		args := append(append([]string{"--workers", "0"}, flags...), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+		r.finishes(r.spawn("coordinator.log", args...), 90*time.Second, func() string { return r.log("worker0.log") })
+	}
+	run()
+	if got := len(srv.Ledger()); got != n {
+		t.Fatalf("the first run made %d requests, want %d", got, n)
+	}
+	run("--cache", "refresh")
+	if got := len(srv.Ledger()); got != 2*n {
+		t.Fatalf("--cache refresh through the running worker made %d requests, want %d", got-n, n)
+	}
+	w.Process.Signal(syscall.SIGTERM)
+	if err := w.Wait(); err != nil {
+		t.Fatalf("the worker: %v\n%s", err, r.log("worker0.log"))
+	}
+}
+
 // TestQueueAfterRunsRmAndCacheRefresh (#26): the queue's done rows do not
 // outlive what they stood for. After `runs rm` and `cache clear`, a run
 // queued again has its calls made again (before, every job failed: "a
