@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -27,7 +29,7 @@ func (s *Store) QueueTable(ctx context.Context, run int64) ([]QueueRow, error) {
 			COUNT(*) FILTER (WHERE j.state = 'running'),
 			COUNT(*) FILTER (WHERE j.state = 'completed'),
 			COUNT(*) FILTER (WHERE j.state IN ('cancelled', 'discarded')),
-			COALESCE((array_agg(j.errors[array_length(j.errors, 1)]->>'error' ORDER BY j.finalized_at DESC)
+			COALESCE((array_agg(`+lastError("j.")+` ORDER BY j.finalized_at DESC)
 				FILTER (WHERE j.state IN ('cancelled', 'discarded')))[1], '')
 		FROM river_job j LEFT JOIN queue_names q ON q.name = j.queue
 		WHERE j.kind = $1 AND ($2 = 0 OR (j.args->>'run')::bigint = $2)
@@ -72,29 +74,26 @@ func (s *Store) Workers(ctx context.Context, within time.Duration) ([]WorkerInfo
 	return out, nil
 }
 
-// CancelJobs cancels a run's open jobs: those waiting in a queue at once,
-// and those of a worker silent for a minute (a worker beats every
-// --lease/5); those being made through River's cancel (the worker's call
-// is interrupted). The run waiting for them sees them failed. It returns how
-// many it cancelled.
+// CancelJobs cancels a run's open jobs through River's cancel: those
+// waiting in a queue at once, those being made when their worker next
+// hears of it (its call is interrupted), or, should their worker be dead,
+// when its jobs are rescued. The run waiting for them sees them failed.
+// It returns how many it cancelled.
 func (s *Store) CancelJobs(ctx context.Context, run int64) (int, error) {
 	c, err := s.inserter()
 	if err != nil {
 		return 0, err
 	}
-	tag, err := s.pg.Exec(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = now(), `+appendError(`'cancelled by fallacylab queue cancel'`)+`
-		WHERE kind = $1 AND (args->>'run')::bigint = $2 AND state IN `+openSQL+`
-			AND (state <> 'running' OR attempted_at < now() - interval '1 minute')`, CallKind, run)
+	ids, err := s.runJobs(ctx, run, openStates...)
 	if err != nil {
-		return 0, fmt.Errorf("cancel run %d's jobs: %w", run, err)
+		return 0, err
 	}
-	n := int(tag.RowsAffected())
-	ids, err := s.runJobs(ctx, run, "'running'")
-	if err != nil {
-		return n, err
-	}
+	n := 0
 	for _, id := range ids {
 		if _, err := c.JobCancel(ctx, id); err != nil {
+			if errors.Is(err, river.ErrNotFound) {
+				continue // finished and removed meanwhile
+			}
 			return n, fmt.Errorf("cancel job %d of run %d: %w", id, run, err)
 		}
 		n++
@@ -110,7 +109,7 @@ func (s *Store) RetryJobs(ctx context.Context, run int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ids, err := s.runJobs(ctx, run, "'cancelled', 'discarded'")
+	ids, err := s.runJobs(ctx, run, rivertype.JobStateCancelled, rivertype.JobStateDiscarded)
 	if err != nil {
 		return 0, err
 	}
@@ -127,15 +126,28 @@ func (s *Store) RetryJobs(ctx context.Context, run int64) (int, error) {
 	return n, nil
 }
 
-// runJobs is the ids of a run's jobs in the given states (an SQL list).
-func (s *Store) runJobs(ctx context.Context, run int64, states string) ([]int64, error) {
-	rows, err := s.pg.Query(ctx, `SELECT id FROM river_job WHERE kind = $1 AND (args->>'run')::bigint = $2 AND state IN (`+states+`) ORDER BY id`, CallKind, run)
+// runJobs is the ids of a run's jobs in the given states, listed through
+// River (its job list, filtered on the run in the job's args).
+func (s *Store) runJobs(ctx context.Context, run int64, states ...rivertype.JobState) ([]int64, error) {
+	c, err := s.inserter()
 	if err != nil {
-		return nil, fmt.Errorf("run %d's jobs: %w", run, err)
+		return nil, err
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("run %d's jobs: %w", run, err)
+	const page = 1000
+	params := river.NewJobListParams().Kinds(CallKind).States(states...).First(page).
+		Where("(args->>'run')::bigint = @run", river.NamedArgs{"run": run})
+	var ids []int64
+	for {
+		res, err := c.JobList(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("run %d's jobs: %w", run, err)
+		}
+		for _, j := range res.Jobs {
+			ids = append(ids, j.ID)
+		}
+		if len(res.Jobs) < page || res.LastCursor == nil {
+			return ids, nil
+		}
+		params = params.After(res.LastCursor)
 	}
-	return ids, nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +59,17 @@ var openStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.Job
 // expression) to a River job's errors, as River records an attempt's error.
 func appendError(reason string) string {
 	return `errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', ` + reason + `, 'trace', ''))`
+}
+
+// cancelledNote is the error of a job cancelled through River (its cancel
+// records none).
+const cancelledNote = "cancelled by fallacylab queue cancel (or in River's UI)"
+
+// lastError is the SQL of a River job's last error (p: the table's alias
+// and a dot, or ""), or cancelledNote for one cancelled without an error.
+func lastError(p string) string {
+	return `COALESCE(` + p + `errors[array_length(` + p + `errors, 1)]->>'error', CASE WHEN ` + p + `state = 'cancelled' THEN '` +
+		strings.ReplaceAll(cancelledNote, "'", "''") + `' END, '')`
 }
 
 // openSQL is openStates as an SQL list.
@@ -257,7 +270,9 @@ const (
 const stateOf = `CASE state WHEN 'running' THEN 'running' WHEN 'completed' THEN 'done'
 	WHEN 'cancelled' THEN 'failed' WHEN 'discarded' THEN 'failed' ELSE 'queued' END`
 
-// QueueCounts is how many of a run's jobs are in each queue state.
+// QueueCounts is how many of a run's jobs are in each queue state. It,
+// OpenJobs and BetweenPhases read River's table: River counts no jobs, and
+// its job list pages whole rows (the calls' documents with them).
 func (s *Store) QueueCounts(ctx context.Context, runID int64) (map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+stateOf+`, COUNT(*) FROM river_job
 		WHERE kind = 'fallacylab_call' AND (args->>'run')::bigint = ? GROUP BY 1`, runID)
@@ -320,11 +335,44 @@ func (s *Store) DeleteRun(ctx context.Context, id int64, withStudies bool) (stor
 	if err != nil {
 		return d, err
 	}
-	if _, err := s.pg.Exec(ctx, `DELETE FROM river_job WHERE kind = $1 AND (args->>'run')::bigint = $2`, CallKind, id); err != nil {
+	if err := s.deleteRunJobs(ctx, id); err != nil {
 		return d, fmt.Errorf("delete run %d: its queued jobs: %w", id, err)
 	}
 	if _, err := s.pg.Exec(ctx, `DELETE FROM run_queues WHERE run_id = $1`, id); err != nil {
 		return d, fmt.Errorf("delete run %d: its queues: %w", id, err)
 	}
 	return d, nil
+}
+
+// deleteRunJobs deletes a run's River jobs through River (JobDeleteMany by
+// id, as it deletes only by id, kind, queue, state or priority); a job
+// being made is cancelled (River deletes no running job), so that it ends
+// cancelled and the job cleaner removes it.
+func (s *Store) deleteRunJobs(ctx context.Context, run int64) error {
+	c, err := s.inserter()
+	if err != nil {
+		return err
+	}
+	ids, err := s.runJobs(ctx, run, append(slices.Clone(openStates), rivertype.JobStateCancelled,
+		rivertype.JobStateCompleted, rivertype.JobStateDiscarded)...)
+	if err != nil {
+		return err
+	}
+	running, err := s.runJobs(ctx, run, rivertype.JobStateRunning)
+	if err != nil {
+		return err
+	}
+	for _, id := range running {
+		if _, err := c.JobCancel(ctx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
+			return fmt.Errorf("cancel job %d: %w", id, err)
+		}
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), 10_000)]
+		ids = ids[len(batch):]
+		if _, err := c.JobDeleteMany(ctx, river.NewJobDeleteManyParams().IDs(batch...).First(len(batch))); err != nil {
+			return err
+		}
+	}
+	return nil
 }

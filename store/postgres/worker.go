@@ -149,13 +149,18 @@ func (w *Worker) Beat(ctx context.Context, serves string) error {
 }
 
 // Rescue returns to their queues, at once, the running jobs without a
-// heartbeat for silence: their worker died (or lost the store). It is the
+// heartbeat for silence: their worker died (or lost the store); those
+// cancelled meanwhile (`fallacylab queue cancel`) end cancelled. It is the
 // update River's rescuer makes, written here because River 0.51 has no
 // heartbeat of its own and its rescuer runs every 30 s on rescue ages a
 // long call would pass; River's rescue stays as the backstop
 // (rescueBackstop). It also forgets workers silent for an hour.
 func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, error) {
-	res, err := w.st.pg.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now(), `+appendError(`$2::text`)+`
+	// A job whose cancel was asked for (River's cancel_attempted_at) ends
+	// cancelled, as River ends one when its worker hands it back.
+	res, err := w.st.pg.Exec(ctx, `UPDATE river_job SET
+		state = CASE WHEN metadata ? 'cancel_attempted_at' THEN 'cancelled'::river_job_state ELSE 'available'::river_job_state END,
+		finalized_at = CASE WHEN metadata ? 'cancel_attempted_at' THEN now() END, scheduled_at = now(), `+appendError(`$2::text`)+`
 		WHERE kind = 'fallacylab_call' AND state = 'running' AND attempted_at < now() - $1 * interval '1 millisecond'`,
 		silence.Milliseconds(), fmt.Sprintf("its worker was silent for %s: rescued by worker %s", silence, w.cfg.Label))
 	if err != nil {

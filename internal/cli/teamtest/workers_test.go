@@ -198,6 +198,9 @@ func (r *rig) spawnEnv(out string, env []string, args ...string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
+	// A test that fails or is stopped leaves no process behind to hold
+	// the server's connections.
+	r.t.Cleanup(func() { cmd.Process.Kill() })
 	return cmd
 }
 
