@@ -50,6 +50,10 @@ type Job struct {
 	// --cache refresh, when a worker makes it (the worker's own cache mode
 	// is "use"). It does not enter the cache key.
 	Refresh bool
+	// Run is the run a worker makes the job for, whose spend the call's
+	// sending counts in (MarkSent) until its answer is stored; 0: the
+	// engine's Options.RunID. It does not enter the cache key.
+	Run int64
 	// RefreshAfter, for a Refresh job, is when the refresh was asked for:
 	// an answer stored before it is the one to replace, never this job's
 	// (zero: the engine run's start, as for --cache refresh). A worker

@@ -101,7 +101,7 @@ func (e *Engine) budgeted(next stage) stage {
 // spend and budget count (a resumed run never spends the budget twice). A
 // mark the store refuses (a full disk) sends nothing: the call would be
 // paid for with no trace of it. A worker serves many runs: its marks name
-// none (run 0) and count only in the attempts of the call made again.
+// the job's (Job.Run).
 func (e *Engine) marked(next stage) stage {
 	return func(ctx, callCtx context.Context, l *lane, j Job) (llm.Response, *float64, error) {
 		c := e.claims()
@@ -110,7 +110,11 @@ func (e *Engine) marked(next stage) stage {
 		}
 		in, out := l.est.worstCase(j)
 		usd, _ := e.opt.Prices.Cost(j.Spec, llm.Usage{InputTokens: in, OutputTokens: out})
-		if err := e.retryStore(callCtx, func() error { return c.MarkSent(callCtx, j.Key(), e.proc, e.opt.RunID, usd) }); err != nil {
+		run := e.opt.RunID
+		if j.Run != 0 {
+			run = j.Run
+		}
+		if err := e.retryStore(callCtx, func() error { return c.MarkSent(callCtx, j.Key(), e.proc, run, usd) }); err != nil {
 			if callCtx.Err() == nil {
 				e.writeFailed(err)
 			}

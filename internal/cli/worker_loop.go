@@ -357,7 +357,7 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 	if err != nil {
 		return postgres.Fail(err)
 	}
-	j.ID, j.Refresh = a.JobID, a.Refresh
+	j.ID, j.Refresh, j.Run = a.JobID, a.Refresh, a.Run
 	if j.Refresh {
 		j.RefreshAfter = time.Now() // an answer stored before this worker took the job is the one to replace
 	}

@@ -3,6 +3,7 @@ package teamtest_test
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -182,6 +183,46 @@ func TestWorkerStopsDuringALongCall(t *testing.T) {
 	slow.Store(false)
 	r.finishes(coord, 60*time.Second, func() string { return r.log("worker1.log") }, r.spawn("worker1.log", "worker", "--until-empty", "--name", "w1"))
 	r.allDone(n)
+}
+
+// TestKilledWorkersCallsCountInTheSpend (#42 item 5): a worker killed
+// with calls in flight (sent, so most likely paid) leaves them counted in
+// its run's spend — its marks name the run, not run 0 — and once another
+// worker has made them again, the run's spend is every request sent: 8
+// for 4 jobs (before, the run counted the dead worker's calls nowhere
+// until they were made again, and a run never made again counted none).
+func TestKilledWorkersCallsCountInTheSpend(t *testing.T) {
+	const n = 4
+	var arrived atomic.Int64
+	r, srv, _ := teamRig(t, llmtest.Options{Latency: func(*rand.Rand) time.Duration {
+		if arrived.Add(1) <= n {
+			return time.Minute // the first worker's calls never end
+		}
+		return time.Millisecond
+	}}, n, "killed spend prompt")
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	first := r.spawn("first.log", "worker", "--lease", "2s", "--name", "first")
+	r.waitFor("the first worker's calls to reach the server", func() bool { return arrived.Load() >= n })
+	r.waitFor("their marks", func() bool { return r.count(`SELECT COUNT(*) FROM sent_calls`) >= n })
+	first.Process.Kill()
+	first.Wait()
+	if got := r.count(`SELECT COUNT(*) FROM sent_calls WHERE run_id = 1`); got != n {
+		t.Fatalf("%d of the dead worker's %d calls in flight count in run 1's spend", got, n)
+	}
+	r.finishes(coord, 90*time.Second, func() string { return r.log("worker0.log") }, r.workers(1, nil, "--lease", "2s")...)
+	r.allDone(n)
+	var spent, unit float64
+	if err := r.db.QueryRow(`SELECT COALESCE(SUM(c.cost), 0), COALESCE(MIN(c.cost / c.attempts), 0) FROM run_calls rc JOIN calls c ON c.key = rc.key WHERE rc.run_id = 1`).Scan(&spent, &unit); err != nil {
+		t.Fatal(err)
+	}
+	sent := len(srv.Ledger())
+	t.Logf("%d requests sent for %d jobs; the run's spend $%.6f, $%.6f a request", sent, n, spent, unit)
+	if sent != 2*n || unit <= 0 || math.Abs(spent-float64(sent)*unit) > 1e-9 {
+		t.Fatalf("the run's spend $%.6f is not the %d requests sent at $%.6f", spent, sent, unit)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM sent_calls`); got != 0 {
+		t.Fatalf("%d marks left once every answer was stored (counted twice in the spend)", got)
+	}
 }
 
 // TestRestartedWorkerNameInheritsNothing (#26 item 4): a worker killed
