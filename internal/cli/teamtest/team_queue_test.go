@@ -680,3 +680,48 @@ func BenchmarkWorkers(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScaling (#42 item 6) is a run of 1,800 calls at 300 ms latency
+// at default flags: in one process on the team store, and queued
+// (--workers 0) for one and for three workers started with it; wall
+// seconds from the command's start to its end, calls a second, and when
+// the first call reached the server, every job was queued, and the run
+// ended after the last call.
+func BenchmarkScaling(b *testing.B) {
+	const n = 1800
+	slow := llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 300 * time.Millisecond }}
+	args := []string{"prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl"}
+	for _, k := range []int{0, 1, 3} {
+		name := fmt.Sprintf("%d-workers", k)
+		if k == 0 {
+			name = "one-process"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				r, srv, _ := teamRig(b, slow, n, "scaling prompt")
+				start := time.Now()
+				if k == 0 {
+					if err := r.spawn("coordinator.log", args...).Wait(); err != nil {
+						b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+					}
+				} else {
+					coord := r.spawn("coordinator.log", append([]string{"--workers", "0"}, args...)...)
+					ws := r.workers(k, nil)
+					r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) >= n })
+					b.ReportMetric(time.Since(start).Seconds(), "all-queued-s")
+					r.wait(ws)
+					if err := coord.Wait(); err != nil {
+						b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+					}
+				}
+				wall := time.Since(start)
+				if l := srv.Ledger(); len(l) > 0 {
+					b.ReportMetric(l[0].Arrived.Sub(start).Seconds(), "first-call-s")
+					b.ReportMetric(wall.Seconds()-l[len(l)-1].Arrived.Sub(start).Seconds(), "after-last-call-s")
+				}
+				b.ReportMetric(wall.Seconds(), "wall-s")
+				b.ReportMetric(n/wall.Seconds(), "calls/s")
+			}
+		})
+	}
+}
