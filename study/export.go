@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -141,8 +142,12 @@ func LabelStudio(s Study, anns []Annotation) ([]byte, error) {
 	got := latest(anns)
 	var tasks []labelStudioTask
 	for i, it := range s.Items {
-		t := labelStudioTask{ID: i + 1, Data: map[string]string{"text": it.Text, "context": it.Context, "item_key": it.Key},
-			Annotations: []labelStudioAnnotation{}, Meta: map[string]string{"decoy": fmt.Sprint(it.Decoy)}}
+		// The item's key names what the annotators must not see (its
+		// model, frame, fallacy): it goes in the task's meta, which Label
+		// Studio keeps and never shows, not in its data, whose every
+		// field its task list shows to the annotators.
+		t := labelStudioTask{ID: i + 1, Data: map[string]string{"text": it.Text, "context": it.Context},
+			Annotations: []labelStudioAnnotation{}, Meta: map[string]string{"item_key": it.Key, "decoy": fmt.Sprint(it.Decoy)}}
 		for h, v := range it.Hidden {
 			t.Meta["hidden:"+h] = v
 		}
@@ -171,12 +176,13 @@ func LabelStudio(s Study, anns []Annotation) ([]byte, error) {
 }
 
 // LabelStudioConfig is the labelling config of a Label Studio project
-// that takes LabelStudio's tasks: the context and text, then a single
-// choice per question, its choices by key with their labels as hints.
+// that takes LabelStudio's tasks: the context and text, then a choice per
+// question, each choice shown by its label with its key as the alias the
+// results store (Label Studio's Choice alias), as the study stores it.
 func LabelStudioConfig(s Study) (string, error) {
 	type choice struct {
 		Value string `xml:"value,attr"`
-		Hint  string `xml:"hint,attr,omitempty"`
+		Alias string `xml:"alias,attr,omitempty"`
 	}
 	type choices struct {
 		Name    string   `xml:"name,attr"`
@@ -221,7 +227,7 @@ func LabelStudioConfig(s Study) (string, error) {
 			c.Choice = "multiple"
 		}
 		for _, ch := range q.Choices {
-			c.Choices = append(c.Choices, choice{Value: ch.Key, Hint: ch.Label})
+			c.Choices = append(c.Choices, choice{Value: cmp.Or(ch.Label, ch.Key), Alias: ch.Key})
 		}
 		v.Items = append(v.Items, struct {
 			XMLName xml.Name `xml:"Header"`

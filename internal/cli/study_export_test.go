@@ -84,6 +84,7 @@ func TestStudyExportsForOtherTools(t *testing.T) {
 	var tasks []struct {
 		ID          int               `json:"id"`
 		Data        map[string]string `json:"data"`
+		Meta        map[string]string `json:"meta"`
 		Annotations []struct {
 			CompletedBy string `json:"completed_by"`
 			Cancelled   bool   `json:"was_cancelled"`
@@ -103,6 +104,11 @@ func TestStudyExportsForOtherTools(t *testing.T) {
 	for _, task := range tasks {
 		if task.Data["text"] == "" {
 			t.Fatalf("task %d has no text", task.ID)
+		}
+		// #41 item 14: the key names the model and frame: never in the
+		// data Label Studio shows the annotators.
+		if _, shown := task.Data["item_key"]; shown || task.Meta["item_key"] == "" {
+			t.Fatalf("task %d: the item key is shown (data %v) or lost (meta %v)", task.ID, task.Data, task.Meta)
 		}
 		for _, a := range task.Annotations {
 			if a.CompletedBy != "ana" {
@@ -133,12 +139,19 @@ func TestStudyExportsForOtherTools(t *testing.T) {
 			ToName string `xml:"toName,attr"`
 			Choice []struct {
 				Value string `xml:"value,attr"`
+				Alias string `xml:"alias,attr"`
 			}
 		}
 	}
 	cfg, _ := os.ReadFile(filepath.Join(ls, "study-1-label-config.xml"))
 	if err := xml.Unmarshal(cfg, &view); err != nil || len(view.Choices) != 2 || view.Choices[0].Name != "refusal" || len(view.Choices[0].Choice) != 2 {
 		t.Fatalf("labelling config %v:\n%s", err, cfg)
+	}
+	// Each choice shows its label, and stores its key (the results above).
+	for _, c := range view.Choices[0].Choice {
+		if c.Alias == "" || c.Value == c.Alias {
+			t.Fatalf("a choice shown as its key %q rather than its label:\n%s", c.Alias, cfg)
+		}
 	}
 
 	arg, _, err := runCLI(t, dir, "study", "export", "1", "--format", "argilla")
