@@ -465,6 +465,9 @@ document.addEventListener('keydown', function (e) {
     if (!target) target = sets[sets.length - 1];
     var radio = target.querySelector('input[data-digit="' + e.key + '"]');
     if (radio) { radio.checked = radio.type === 'checkbox' ? !radio.checked : true; radio.focus(); e.preventDefault(); }
+    // A multi question keeps the focus: the next digit ticks another of
+    // its boxes (Tab leaves it). A single choice moves on.
+    if (radio && radio.type === 'checkbox') return;
     var nextSet = null; for (var j = 0; j < sets.length; j++) { if (sets[j] === target && j + 1 < sets.length) nextSet = sets[j + 1]; }
     if (nextSet && !nextSet.querySelector('input:checked')) { var first = nextSet.querySelector('input'); if (first) first.focus(); }
   } else if (e.key === 'Enter') {
@@ -472,7 +475,12 @@ document.addEventListener('keydown', function (e) {
     // button); elsewhere on the page, press save.
     if (!form.contains(document.activeElement)) { e.preventDefault(); document.getElementById('save').click(); }
   } else if (e.key === 's') { e.preventDefault(); document.getElementById('skip').click();
-  } else if (e.key === 'ArrowLeft') { var p = document.getElementById('prev'); if (p) { e.preventDefault(); p.click(); } }
+  } else if (e.key === 'ArrowLeft') {
+    // On a focused choice, the arrows move within its question, as the
+    // browser does; elsewhere, ← goes to the previous item.
+    var ae = document.activeElement; if (ae && ae.tagName === 'INPUT') return;
+    var p = document.getElementById('prev'); if (p) { e.preventDefault(); p.click(); }
+  }
 });
 `
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/fallacylab/fallacylab/study"
 )
@@ -57,10 +58,12 @@ func TestBrowserMultiQuestionsByJoinLink(t *testing.T) {
 		}
 		artifact(t, fmt.Sprintf("studio-multi-%d-%s.png", v.width, v.scheme), must(chromedp.Run(bctx, chromedp.FullScreenshot(100))))
 	}
+	// #41 item 14: digits tick two boxes of a multi question — the focus
+	// stays in it after the first — and the mouse a third.
 	if err := chromedp.Do(bctx, chromedp.WaitVisible(`html[data-keys="ready"]`),
+		chromedp.KeyEvent("1"), // the first unanswered question's first box: hedging
+		chromedp.KeyEvent("3"), // the same question's third box: strawman
 		chromedp.Click(`input[name="q_flaws"][value="a"]`),
-		chromedp.Focus(`input[name="q_flaws"][value="a"]`),
-		chromedp.KeyEvent("3"), // the focused question's third box: strawman
 		chromedp.Click(`input[name="q_quality"][value="2"]`),
 		chromedp.Click(`#save`)); err != nil {
 		t.Fatal(err)
@@ -72,8 +75,23 @@ func TestBrowserMultiQuestionsByJoinLink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(anns) != 1 || anns[0].Answers["flaws"] != "a,s" || anns[0].Answers["quality"] != "2" || anns[0].Annotator != "slot1" {
+	if len(anns) != 1 || anns[0].Answers["flaws"] != "h,a,s" || anns[0].Answers["quality"] != "2" || anns[0].Annotator != "slot1" {
 		t.Fatalf("stored %+v", anns)
+	}
+	// On the second item, ← on a focused choice moves within its question
+	// and stays on the page (before, it went back to the first item).
+	if err := chromedp.Do(bctx, chromedp.WaitVisible(`#prev`), chromedp.WaitVisible(`html[data-keys="ready"]`)); err != nil {
+		t.Fatal(err)
+	}
+	before := must(chromedp.Run(bctx, chromedp.Evaluate[string](`location.href`)))
+	if err := chromedp.Do(bctx, chromedp.Click(`input[name="q_quality"][value="3"]`), chromedp.KeyEvent(kb.ArrowLeft),
+		chromedp.Sleep(300*time.Millisecond)); err != nil { // a navigation, had it started, would be under way
+		t.Fatal(err)
+	}
+	after := must(chromedp.Run(bctx, chromedp.Evaluate[string](`location.href`)))
+	moved := must(chromedp.Run(bctx, chromedp.Evaluate[string](`(document.querySelector('input[name="q_quality"]:checked') || {}).value || ""`)))
+	if after != before || moved != "2" {
+		t.Fatalf("← on a focused choice left the page (%s → %s) or did not move the choice (%s)", before, after, moved)
 	}
 	if dialog.Load() {
 		t.Fatal("a dialog opened")
