@@ -1,8 +1,12 @@
 package web
 
 import (
+	"bytes"
+	"html/template"
+
 	"crypto/hmac"
 	"fmt"
+	"github.com/yuin/goldmark"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,13 +45,24 @@ func (s *Server) codebook(w http.ResponseWriter, r *http.Request) {
 		seen = c.Value + "," + seen
 	}
 	http.SetCookie(w, &http.Cookie{Name: codebookCookie, Value: seen, Path: "/annotate", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	var paras []string
-	for _, p := range strings.Split(strings.ReplaceAll(st.Codebook, "\r\n", "\n"), "\n\n") {
-		if p = strings.TrimSpace(p); p != "" {
-			paras = append(paras, p)
-		}
+	book, err := codebookHTML(st.Codebook)
+	if err != nil {
+		s.fail(w, 500, err)
+		return
 	}
-	s.renderStudio(w, "codebook.html", map[string]any{"Study": st, "Paragraphs": paras, "Practice": len(st.Practice)})
+	s.renderStudio(w, "codebook.html", map[string]any{"Study": st, "Codebook": book, "Practice": len(st.Practice)})
+}
+
+// codebookHTML is a codebook's Markdown (CommonMark, by goldmark) as HTML.
+// Its "<" are escaped first, so HTML written in it shows as text, and
+// goldmark's default drops links to javascript: and other unsafe URLs: a
+// codebook can format, never script, the annotators' page.
+func codebookHTML(md string) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := goldmark.Convert([]byte(strings.ReplaceAll(md, "<", "&lt;")), &b); err != nil {
+		return "", fmt.Errorf("codebook: %w", err)
+	}
+	return template.HTML(b.String()), nil
 }
 
 // practiceView is one practice item, with its feedback once answered.

@@ -21,7 +21,8 @@ func TestCodebookAndPractice(t *testing.T) {
 	st, runID, _ := seed(t, []string{"model-a", "model-b"}, 1)
 	ctx := context.Background()
 	plan := rubricPlan(t, st, runID, []string{"refusal"}, true, study.Options{N: 4, Decoys: 2, Practice: 2, Annotators: []string{"ana"}, Seed: 2,
-		Codebook: "Read each answer whole.\n\nA <b>refusal</b> declines the request.", Token: func() string { return "ana-token" }})
+		Codebook: "Read each answer whole.\n\nA <b>refusal</b> declines the request.\n\n- **hedging**: *some say*\n- see [the guide](javascript:alert(1))",
+		Token: func() string { return "ana-token" }})
 	qs, id := plan.Questions, plan.ID
 	if len(plan.Practice) != 2 {
 		t.Fatalf("%d practice items", len(plan.Practice))
@@ -38,10 +39,16 @@ func TestCodebookAndPractice(t *testing.T) {
 		t.Fatalf("the first visit goes to %q, want the codebook", got.Header().Get("Location"))
 	}
 	book := do("GET", "/annotate/codebook", nil).Body.String()
-	for _, want := range []string{"<p class=\"codebook\">Read each answer whole.</p>", "A &lt;b&gt;refusal&lt;/b&gt; declines the request.", html.EscapeString(qs[0].Text), `href="/annotate/practice/1"`} {
+	// #41 item 14: the codebook's Markdown is formatted (it showed raw);
+	// HTML in it shows as text, and a javascript: link goes nowhere.
+	for _, want := range []string{"<div class=\"codebook\"><p>Read each answer whole.</p>", "A &lt;b&gt;refusal&lt;/b&gt; declines the request.",
+		"<li><strong>hedging</strong>: <em>some say</em></li>", html.EscapeString(qs[0].Text), `href="/annotate/practice/1"`} {
 		if !strings.Contains(book, want) {
 			t.Fatalf("the codebook lacks %q:\n%s", want, book)
 		}
+	}
+	if strings.Contains(book, "javascript:") {
+		t.Fatalf("the codebook links to javascript:\n%s", book)
 	}
 	for _, c := range qs[0].Choices {
 		if !strings.Contains(book, "<dt>"+c.Label+"</dt>") {
