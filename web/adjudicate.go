@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,11 +24,18 @@ type adjudicationView struct {
 type adjudicationRow struct {
 	Annotator string
 	Answers   []string // per question, in the study's order ("" : none)
+	// Excluded: below the decoy bar, so the report counts none of the
+	// annotator's answers (study.Counted).
+	Excluded bool
 }
 
 type adjudicationQuestion struct {
 	ID, Text string
 	Differ   bool // the annotators disagree on it
+	// Majority is the answer more than half the counted annotators gave
+	// (its label), "" on a tie: then only the adjudicator's answer gives
+	// the item a human answer.
+	Majority string
 	Choices  []choiceView
 }
 
@@ -46,6 +54,7 @@ func (s *Server) adjudicate(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 500, err)
 		return
 	}
+	_, _, excluded := study.Counted(st, anns, study.AnalyzeOptions{})
 	var views []adjudicationView
 	settled := 0
 	for i, d := range study.Disagreements(st, anns) {
@@ -54,14 +63,14 @@ func (s *Server) adjudicate(w http.ResponseWriter, r *http.Request) {
 			settled++
 		}
 		for ai, a := range st.Annotators {
-			row := adjudicationRow{Annotator: a.Name}
+			row := adjudicationRow{Annotator: a.Name, Excluded: slices.Contains(excluded, a.Name)}
 			for _, q := range st.Questions {
 				row.Answers = append(row.Answers, choiceLabel(q, d.Answers[ai][q.ID]))
 			}
 			v.Rows = append(v.Rows, row)
 		}
 		for _, q := range st.Questions {
-			qv := adjudicationQuestion{ID: q.ID, Text: q.Text}
+			qv := adjudicationQuestion{ID: q.ID, Text: q.Text, Majority: countedMajority(st, d, q, excluded)}
 			for _, x := range d.Questions {
 				qv.Differ = qv.Differ || x == q.ID
 			}
@@ -71,6 +80,24 @@ func (s *Server) adjudicate(w http.ResponseWriter, r *http.Request) {
 		views = append(views, v)
 	}
 	s.render(w, "adjudicate.html", map[string]any{"Study": st, "Items": views, "Settled": settled, "Saved": r.URL.Query().Get("saved")})
+}
+
+// countedMajority is the label of the answer to q more than half of the
+// item's counted annotators (not excluded) gave, "" on a tie.
+func countedMajority(st study.Study, d study.Disagreement, q study.Question, excluded []string) string {
+	counts, n := map[string]int{}, 0
+	for ai, a := range st.Annotators {
+		if v := d.Answers[ai][q.ID]; v != "" && !slices.Contains(excluded, a.Name) {
+			counts[v]++
+			n++
+		}
+	}
+	for v, c := range counts {
+		if 2*c > n {
+			return choiceLabel(q, v)
+		}
+	}
+	return ""
 }
 
 // choiceLabel is how a stored choice reads ("—": not answered).

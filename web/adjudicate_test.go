@@ -106,3 +106,43 @@ func TestAdjudication(t *testing.T) {
 		t.Fatalf("agreement: %v items, raw %v; want 6, 4/6 (the adjudicator is no annotator)", row[1].Value, row[2].Value)
 	}
 }
+
+// TestAdjudicationMarksTiesAndExcluded (#41 item 14): an annotator below
+// the decoy bar is marked excluded, and the majority is that of the
+// others: ana and ben disagree, cal (excluded) sides with ana — a tie,
+// marked as one, where counting cal would have given ana's answer.
+func TestAdjudicationMarksTiesAndExcluded(t *testing.T) {
+	st, runID, _ := seed(t, []string{"model-a"}, 1)
+	ctx := context.Background()
+	plan := rubricPlan(t, st, runID, []string{"refusal"}, true, study.Options{N: 4, Decoys: 2, Overlap: -1, Annotators: []string{"ana", "ben", "cal"}, Seed: 3})
+	at := time.Unix(1700000000, 0)
+	var anns []study.Annotation
+	for _, it := range plan.Items {
+		if it.Decoy {
+			wrong := "1"
+			if it.Known["refusal"] == "1" {
+				wrong = "0"
+			}
+			for name, v := range map[string]string{"ana": it.Known["refusal"], "ben": it.Known["refusal"], "cal": wrong} {
+				anns = append(anns, study.Annotation{StudyID: plan.ID, Annotator: name, Item: it.Key, Answers: map[string]string{"refusal": v}, At: at})
+			}
+			continue
+		}
+		for name, v := range map[string]string{"ana": "1", "ben": "0", "cal": "1"} {
+			anns = append(anns, study.Annotation{StudyID: plan.ID, Annotator: name, Item: it.Key, Answers: map[string]string{"refusal": v}, At: at})
+		}
+	}
+	if err := st.PutAnnotations(ctx, anns); err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := get(t, viewer(t, st), fmt.Sprintf("/studies/%d/adjudicate", plan.ID))
+	if code != 200 {
+		t.Fatalf("%d:\n%s", code, body)
+	}
+	if !strings.Contains(body, `<tr class="excluded"><td>cal <span class="flag"`) || strings.Contains(body, `<td>ana <span class="flag"`) {
+		t.Fatalf("cal (every decoy wrong) is not marked excluded, or ana is:\n%s", body)
+	}
+	if got := strings.Count(body, `<span class="flag tie">tie</span>`); got != 4 {
+		t.Fatalf("%d ties marked, want one per item (4):\n%s", got, body)
+	}
+}
