@@ -22,7 +22,7 @@ func TestCodebookAndPractice(t *testing.T) {
 	ctx := context.Background()
 	plan := rubricPlan(t, st, runID, []string{"refusal"}, true, study.Options{N: 4, Decoys: 2, Practice: 2, Annotators: []string{"ana"}, Seed: 2,
 		Codebook: "Read each answer whole.\n\nA <b>refusal</b> declines the request.\n\n- **hedging**: *some say*\n- see [the guide](javascript:alert(1))",
-		Token: func() string { return "ana-token" }})
+		Token:    func() string { return "ana-token" }})
 	qs, id := plan.Questions, plan.ID
 	if len(plan.Practice) != 2 {
 		t.Fatalf("%d practice items", len(plan.Practice))
