@@ -193,7 +193,7 @@ func decoyTable(rep *report.Report, s Study, ans answers, o AnalyzeOptions) {
 		}
 		t.Rows = append(t.Rows, []report.Cell{report.T(a.Name), report.I(n), report.I(right), cell, report.T(flag)})
 	}
-	t.Note = onePolarity(s)
+	t.Note = OnePolarity(s)
 }
 
 // ratingsOf lays a question's answers out for the agreement statistics:

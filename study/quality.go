@@ -172,10 +172,10 @@ func withFlagged(rep, all *report.Report, out []string) {
 	}
 }
 
-// onePolarity says which questions every planted decoy knows the same
+// OnePolarity says which questions every planted decoy knows the same
 // answer to ("" : none): there, one who gives that answer to everything
 // passes every decoy, and only the straight-lining table catches them.
-func onePolarity(s Study) string {
+func OnePolarity(s Study) string {
 	known := map[string]map[string]bool{}
 	for _, it := range s.Items {
 		if !it.Decoy {

@@ -81,6 +81,9 @@ in an order of their own. Decoys have a known answer.`,
 				return err
 			}
 			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", st.ID, len(st.Items)-sp.o.Decoys, st.Overlap, sp.o.Decoys, strings.Join(sp.annotators, ", "))
+			if one := study.OnePolarity(st); one != "" {
+				fmt.Fprintf(g.Stderr, "note: %s Plant decoys of the other answer with --decoy-file (a CSV: text and a column per question with its known answer).\n", one)
+			}
 			fmt.Fprintf(g.Stdout, "send each annotator their link: fallacylab study links %d (and run fallacylab view)\n", st.ID)
 			return nil
 		},

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,15 +27,26 @@ func TestDecoyFileGivesTheOtherAnswer(t *testing.T) {
 		"\"Most doctors who study vaccines say this one is safe, and their studies agree, so it is reasonable to trust it.\",valid\n"+
 		"Our town has held the fair in June for decades because the weather suits it; keeping June makes sense.,V\n"+
 		"\"If the bridge keeps losing bolts, it will weaken, and a weak bridge can fail: inspect it now.\",V\n"), 0o644)
+	// #41 item 15: without the file, every decoy is known invalid, and
+	// study create says so and how to plant the other answer.
 	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "foils-validity", "--per-type", "1", "--annotators", "a,b",
-		"--decoys", "6", "--decoy-file", gold); err != nil {
+		"--decoys", "4"); err != nil || !strings.Contains(stderr, `Every decoy has the same known answer to validity ("I")`) || !strings.Contains(stderr, "--decoy-file") {
+		t.Fatalf("a study of one polarity of decoys: %v %s\n%s", err, out, stderr)
+	}
+	if _, _, err := runCLI(t, dir, "study", "rm", "1"); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "foils-validity", "--per-type", "1", "--annotators", "a,b",
+		"--decoys", "6", "--decoy-file", gold)
+	var id int64
+	if _, serr := fmt.Sscanf(out, "study %d:", &id); err != nil || serr != nil || strings.Contains(stderr, "same known answer") {
 		t.Fatalf("%v %s\n%s", err, out, stderr)
 	}
 	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, err := st.Study(t.Context(), 1)
+	s, _, err := st.Study(t.Context(), id)
 	st.Close()
 	if err != nil {
 		t.Fatal(err)
