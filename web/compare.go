@@ -26,6 +26,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, 400, fmt.Errorf("compare: %s=%q is not a run id (use /compare?a=ID&b=ID)", k, q.Get(k)))
 			return
 		}
+		if i == 1 && ds[0] != nil && id == ds[0].run.ID {
+			s.fail(w, 400, fmt.Errorf("compare: a and b are both run %d: compare two runs (a run with itself differs nowhere)", id))
+			return
+		}
 		if ds[i], err = s.load(r.Context(), id); err != nil {
 			s.fail(w, 404, err)
 			return

@@ -183,6 +183,10 @@ func TestCompareTwoAudits(t *testing.T) {
 	if code, _, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", a, id1)); code != 400 {
 		t.Fatalf("runs of two benchmarks: %d", code)
 	}
+	// #41 item 19: a run compared with itself is refused, and says why.
+	if code, body, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", a, a)); code != 400 || !strings.Contains(body, fmt.Sprintf("a and b are both run %d", a)) {
+		t.Fatalf("a run compared with itself: %d\n%.400s", code, body)
+	}
 	// The item page: the text, the scheme, the label and what it means.
 	_, page, _ := get(t, h, fmt.Sprintf("/runs/%d/items/matched/%s", a, url.PathEscape("appeal to authority#1")))
 	if !strings.Contains(page, "false positive: called by its source scheme τ") || strings.Contains(page, hostile[1]) {
