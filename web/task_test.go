@@ -58,6 +58,14 @@ func TestTaskRunPage(t *testing.T) {
 	if code != 200 || strings.Count(body, "/records/t") != 2 || strings.Contains(body, "/records/t1") {
 		t.Fatalf("records filtered by gold: %d\n%s", code, body)
 	}
+	// #41 item 19: the filter in force shows, with a link that lifts it,
+	// and the search form keeps it.
+	for _, want := range []string{"2 of 3 records", `gold = b <a href="/runs/` + fmt.Sprint(id) + `/records?" title="lift this filter">×</a>`,
+		`<input type="hidden" name="gold" value="b">`} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the filtered list lacks %q:\n%s", want, body)
+		}
+	}
 	if code, body, _ = get(t, h, fmt.Sprintf("/runs/%d/records?export=csv&sort=id&desc=1", id)); code != 200 || body != "id,gold,predicted,right,text,call\nt3,b,b,yes,,\nt2,b,a,no,,\nt1,a,a,yes,,call-1\n" {
 		t.Fatalf("export: %d\n%q", code, body)
 	}

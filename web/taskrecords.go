@@ -107,7 +107,30 @@ func (s *Server) records(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pg := view.Paginate(r, len(match))
-	s.render(w, "records.html", map[string]any{"Run": d.run, "Title": l.Title, "Rows": match[pg.From:pg.To], "Pager": pg, "Q": q.Get("q"), "Sort": heads})
+	s.render(w, "records.html", map[string]any{"Run": d.run, "Title": l.Title, "Rows": match[pg.From:pg.To], "Pager": pg, "Q": q.Get("q"), "Sort": heads,
+		"Filters": columnFilters(r, l.Columns), "Matched": len(match), "Total": len(all)})
+}
+
+// columnFilter is an exact column filter in force (?gold=…), shown on the
+// list with a link that lifts it, and kept by the search form.
+type columnFilter struct {
+	Column, Value string
+	Lift          string // the list's URL without it
+}
+
+// columnFilters are the list's column filters in force, in column order.
+func columnFilters(r *http.Request, columns []string) []columnFilter {
+	q := r.URL.Query()
+	var out []columnFilter
+	for _, c := range columns {
+		if v := q.Get(c); v != "" {
+			lift := r.URL.Query()
+			lift.Del(c)
+			lift.Del("page")
+			out = append(out, columnFilter{Column: c, Value: v, Lift: r.URL.Path + "?" + lift.Encode()})
+		}
+	}
+	return out
 }
 
 // record is the page of one record of a Task's run: its cells, and the
