@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
@@ -267,5 +269,59 @@ func TestRunListTellsTwinsApart(t *testing.T) {
 	}
 	if strings.Count(body, `class="note twin"`) != 2 {
 		t.Fatalf("%d twins marked, want 2", strings.Count(body, `class="note twin"`))
+	}
+}
+
+// secondDeflect is a second DeflectBench run of run runID's records (the
+// viewer compares two runs, never one with itself).
+func secondDeflect(t *testing.T, st *sqlite.Store, runID int64) int64 {
+	t.Helper()
+	ctx := context.Background()
+	ds, err := deflect.LoadRecords(ctx, st, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := st.StartRun(ctx, store.Run{Name: "deflect again", Benchmark: "deflect", Version: "test"})
+	if err := deflect.SaveRecords(ctx, st, b, ds.Gens, ds.Evals); err != nil {
+		t.Fatal(err)
+	}
+	st.FinishRun(ctx, b, store.RunDone)
+	return b
+}
+
+// TestMissciPlusArgumentsList (#41 item 19): the MissciPlus arguments list
+// filters (a search over id and claim, right or not at the first rank),
+// sorts by any column, pages, and exports every filtered row.
+func TestMissciPlusArgumentsList(t *testing.T) {
+	st, _, _ := seed(t, []string{"model-a"}, 1)
+	mp, _ := missciplusRuns(t, st)
+	h := viewer(t, st)
+	_, all, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments?export=csv", mp))
+	rows := strings.Split(strings.TrimSpace(all), "\n")
+	if len(rows) < 3 || rows[0] != "argument,claim,rank,hit" {
+		t.Fatalf("the export of every argument:\n%.400s", all)
+	}
+	hits := strings.Count(all, ",true\n")
+	_, right, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments?hit=yes&export=jsonl", mp))
+	if got := strings.Count(right, "\n"); got != hits || strings.Contains(right, `"hit":false`) {
+		t.Fatalf("hit=yes kept %d arguments, want the %d right first:\n%.400s", got, hits, right)
+	}
+	first := strings.SplitN(rows[1], ",", 2)[0]
+	code, page, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments?q=%s", mp, url.QueryEscape(first)))
+	if code != 200 || !strings.Contains(page, fmt.Sprintf("1 of %d arguments", len(rows)-1)) {
+		t.Fatalf("a search for %s: %d\n%.1500s", first, code, page)
+	}
+	_, sorted, _ := get(t, h, fmt.Sprintf("/runs/%d/arguments?sort=rank&export=csv", mp))
+	prev := 0
+	for _, line := range strings.Split(strings.TrimSpace(sorted), "\n")[1:] {
+		f := strings.Split(line, ",")
+		n, err := strconv.Atoi(f[len(f)-2])
+		if err != nil {
+			n = 1 << 30 // "—": after every rank
+		}
+		if n < prev {
+			t.Fatalf("sorted by rank, %d after %d:\n%.600s", n, prev, sorted)
+		}
+		prev = n
 	}
 }

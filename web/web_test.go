@@ -112,7 +112,7 @@ func TestPages(t *testing.T) {
 		t.Fatalf("run page %d: heatmap links missing", code)
 	}
 	// A DeflectBench comparison names each run's judge panel.
-	if _, cmpBody, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d&all=1", id1, id1)); !strings.Contains(cmpBody, "<td>judges</td>") ||
+	if _, cmpBody, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d&all=1", id1, secondDeflect(t, st, id1))); !strings.Contains(cmpBody, "<td>judges</td>") ||
 		strings.Count(cmpBody, "synthetic:judge-a, synthetic:judge-b") != 2 {
 		t.Fatalf("the comparison does not name the judge panels:\n%.1500s", cmpBody)
 	}

@@ -5,9 +5,11 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
@@ -104,39 +106,73 @@ func (v *runView) gold(a Argument) map[string]bool {
 	return a.FallacyPassages()
 }
 
+// argumentRow is one argument of the arguments list.
+type argumentRow struct {
+	ID, Claim, Rank string
+	Hit             bool
+	order           int // Rank as a number to sort by ("—": after every rank)
+}
+
+// arguments is the list of the run's arguments: a search over id and
+// claim (?q=), right or wrong at the first rank or alignment (?hit=yes|no),
+// sorting by any column, pages, and every filtered row as CSV or JSONL.
 func (v *runView) arguments(k view.Kit, w http.ResponseWriter, r *http.Request) {
-	type row struct {
-		ID, Claim, Rank string
-		Hit             bool
-	}
-	head, what := "first right passage at (the first ranking)", fmt.Sprintf("%d arguments", len(v.args))
+	head := "first right passage at (the first ranking)"
 	if v.setup.Subtask == 3 {
 		head = "gold fallacies aligned"
 	}
-	var rows []row
+	q := r.URL.Query()
+	search, hit := strings.ToLower(strings.TrimSpace(q.Get("q"))), q.Get("hit")
+	var rows []argumentRow
 	for _, a := range v.args {
-		rw := row{ID: a.ID, Claim: a.Claim(), Rank: "—"}
-		if v.setup.Subtask == 3 {
-			p := v.preds[a.ID]
-			n := 0
-			for _, ids := range p.Alignment {
-				if len(ids) > 0 {
-					n++
-				}
-			}
-			rw.Rank, rw.Hit = fmt.Sprintf("%d", n), n > 0
-		} else {
-			gold := v.gold(a)
-			for i, id := range v.ranked(0, a.ID) {
-				if gold[id] {
-					rw.Rank, rw.Hit = strconv.Itoa(i+1), i == 0
-					break
-				}
-			}
+		rw := v.argumentRow(a)
+		if search != "" && !strings.Contains(strings.ToLower(rw.ID+"\x00"+rw.Claim), search) || hit == "yes" && !rw.Hit || hit == "no" && rw.Hit {
+			continue
 		}
 		rows = append(rows, rw)
 	}
-	k.Render(w, "missciplus-arguments.html", map[string]any{"Run": k.Run(), "Rows": rows, "RankHead": head, "What": what})
+	heads := view.SortRows(r, rows, []view.SortKey[argumentRow]{
+		view.By("argument", "argument", func(x argumentRow) string { return x.ID }),
+		view.By("claim", "claim", func(x argumentRow) string { return x.Claim }),
+		view.By("rank", head, func(x argumentRow) int { return x.order }),
+	})
+	if view.Export(w, r, fmt.Sprintf("run-%d-arguments", k.Run().ID), []string{"argument", "claim", "rank", "hit"}, func(yield func([]string, any) bool) {
+		for _, x := range rows {
+			if !yield([]string{x.ID, x.Claim, x.Rank, strconv.FormatBool(x.Hit)}, map[string]any{"argument": x.ID, "claim": x.Claim, "rank": x.Rank, "hit": x.Hit}) {
+				return
+			}
+		}
+	}) {
+		return
+	}
+	pg := view.Paginate(r, len(rows))
+	k.Render(w, "missciplus-arguments.html", map[string]any{"Run": k.Run(), "Rows": rows[pg.From:pg.To], "Pager": pg, "Sort": heads,
+		"Q": q.Get("q"), "Hit": hit, "What": fmt.Sprintf("%d of %d arguments", len(rows), len(v.args))})
+}
+
+// argumentRow is argument a as the list shows it: where the first ranking
+// put its first right passage (subtasks 1 and 2), or how many of its gold
+// fallacies the reconstruction aligned (subtask 3).
+func (v *runView) argumentRow(a Argument) argumentRow {
+	rw := argumentRow{ID: a.ID, Claim: a.Claim(), Rank: "—", order: math.MaxInt}
+	if v.setup.Subtask == 3 {
+		n := 0
+		for _, ids := range v.preds[a.ID].Alignment {
+			if len(ids) > 0 {
+				n++
+			}
+		}
+		rw.Rank, rw.Hit, rw.order = strconv.Itoa(n), n > 0, -n // most aligned first
+		return rw
+	}
+	gold := v.gold(a)
+	for i, id := range v.ranked(0, a.ID) {
+		if gold[id] {
+			rw.Rank, rw.Hit, rw.order = strconv.Itoa(i+1), i == 0, i+1
+			break
+		}
+	}
+	return rw
 }
 
 type sentenceView struct {
