@@ -33,3 +33,21 @@ func TestEmptyMeanIsNotZero(t *testing.T) {
 		t.Fatalf("an empty mean rendered as a number:\n%s\n%s", md.String(), js.String())
 	}
 }
+
+// TestUnknownNamesOnce (#41 item 20): a class name no class matched is
+// listed once however many answers gave it, with how many did.
+func TestUnknownNamesOnce(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, "none"},
+		{[]string{"Foo", "Bar"}, "2: Foo, Bar"},
+		{[]string{"Foo", "Bar", "Foo", "Foo"}, "2 in 4 answers: Foo, Bar"},
+		{[]string{"a", "b", "c", "d", "e", "f", "a"}, "6 in 7 answers: a, b, c, d, e, …"},
+	} {
+		if got := unknownNames(c.in); got != c.want {
+			t.Errorf("unknownNames(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

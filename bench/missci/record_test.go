@@ -72,3 +72,4 @@ func TestMigratedRecordsRead(t *testing.T) {
 		t.Fatalf("%+v (%v)\nwant %+v", got, err, want)
 	}
 }
+

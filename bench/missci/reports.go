@@ -54,15 +54,28 @@ func ReconstructionReport(data []Argument, preds Predictions, k int, split, sour
 }
 
 // unknownNames says which class names no class matched: "none", or how
-// many and the first five.
+// many distinct names in how many answers, and the first five names, each
+// once.
 func unknownNames(unknown []string) string {
-	switch {
-	case len(unknown) == 0:
+	if len(unknown) == 0 {
 		return "none"
-	case len(unknown) <= 5:
-		return fmt.Sprintf("%d: %s", len(unknown), strings.Join(unknown, ", "))
 	}
-	return fmt.Sprintf("%d: %s, …", len(unknown), strings.Join(unknown[:5], ", "))
+	var names []string
+	seen := map[string]bool{}
+	for _, n := range unknown {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	s := fmt.Sprintf("%d in %d answers: ", len(names), len(unknown))
+	if len(names) == len(unknown) {
+		s = fmt.Sprintf("%d: ", len(names))
+	}
+	if len(names) > 5 {
+		return s + strings.Join(names[:5], ", ") + ", …"
+	}
+	return s + strings.Join(names, ", ")
 }
 
 // premiseSection adds METEOR (and, with a scorer, BERTScore and NLI) over
