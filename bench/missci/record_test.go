@@ -72,4 +72,3 @@ func TestMigratedRecordsRead(t *testing.T) {
 		t.Fatalf("%+v (%v)\nwant %+v", got, err, want)
 	}
 }
-
