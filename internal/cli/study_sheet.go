@@ -303,6 +303,7 @@ func readSheet(data []byte, name string, st study.Study) ([]sheetRow, error) {
 	}
 	var out []sheetRow
 	now := time.Now().UTC()
+	first := map[[2]string]int{} // (annotator, item) → the line that answered it
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -343,6 +344,13 @@ func readSheet(data []byte, name string, st study.Study) ([]sheetRow, error) {
 		if err := st.Validate(r.ann); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
 		}
+		// Two rows of one annotator's answer to one item: which one is
+		// meant is not for the import to guess.
+		who := [2]string{r.ann.Annotator, r.ann.Item}
+		if at, ok := first[who]; ok {
+			return nil, fmt.Errorf("%s line %d: item %d of %s again (first on line %d): keep one row per item and annotator", name, line, n, r.ann.Annotator, at)
+		}
+		first[who] = line
 		out = append(out, r)
 	}
 	return out, nil

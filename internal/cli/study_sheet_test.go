@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,9 @@ func TestStudySheetsAsSpreadsheetsSaveThem(t *testing.T) {
 	bad("a cp1252 file", cp, "cp1252.csv line 2: not UTF-8 text")
 	status := [][]string{hdr, append(append([]string(nil), recs[1][:8]...), "maybe", "")}
 	bad("an unknown status", write("status.csv", status, ',', ""), `line 2: column status: "maybe"`)
+	// #41 item 12: one annotator's item twice, with different answers.
+	twice := [][]string{hdr, append(append([]string(nil), anaRows[0][:5]...), "1", "0", "", "", ""), append(append([]string(nil), anaRows[0][:5]...), "0", "1", "", "", "")}
+	bad("an item answered twice", write("twice.csv", twice, ',', ""), fmt.Sprintf("twice.csv line 3: item %s of ana again (first on line 2)", anaRows[0][1]))
 	if got := stored(); got["ana|"+anaRows[0][1]] != "1/0/answered" {
 		t.Fatal("a refused sheet changed a stored answer")
 	}
