@@ -161,6 +161,12 @@ func expandPaths(what, list string) ([]string, error) {
 			continue
 		}
 		if !strings.ContainsAny(p, "*?[") {
+			// The import reads its files twice (their digest, then their
+			// records): a pipe or a device (/dev/stdin, /dev/zero) would
+			// be read once, or never end.
+			if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: %s is not a regular file (a pipe, a device or a folder): save it to a file and import that", what, p)
+			}
 			out = append(out, p)
 			continue
 		}

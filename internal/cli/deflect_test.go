@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
@@ -260,5 +261,27 @@ func TestRunLeavesItsReport(t *testing.T) {
 	t.Setenv(reportcache.Env, "off")
 	if fresh, _, err := runCLI(t, dir, "deflect", "report"); err != nil || fresh != warm {
 		t.Fatalf("the run's kept report differs from one analysed afresh (%v)", err)
+	}
+}
+
+// TestDeflectImportRefusesPipesAndDevices (#41 item 12): the import reads
+// its files twice, so a device or a pipe is refused at once, named, with
+// nothing written (before, /dev/zero or a FIFO never ended, and SIGTERM
+// did not stop it).
+func TestDeflectImportRefusesPipesAndDevices(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	fifo := filepath.Join(dir, "gens.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	for _, p := range []string{"/dev/zero", fifo} {
+		_, _, err := runCLI(t, dir, "deflect", "import", "--generations", p)
+		if err == nil || !strings.Contains(err.Error(), "generations: "+p+" is not a regular file") {
+			t.Fatalf("--generations %s: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fallacylab.db")); err == nil {
+		t.Fatal("a refused import left a store behind")
 	}
 }
