@@ -76,6 +76,7 @@ func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name st
 		return err
 	}
 	files.say(stderr, im.gens)
+	im.sayOutOfRange(stderr)
 	if err := run.Finish(ctx, err); err != nil {
 		return err
 	}
@@ -103,6 +104,24 @@ type importer struct {
 	gens, evals int
 	genCols     genColumns
 	evalCols    evalColumns
+	// outOfRange counts, per rubric field, the judgements whose value was
+	// not 0, 1, true, false or null (read as missing).
+	outOfRange [8]int
+}
+
+// sayOutOfRange says how many rubric values were out of range, by field.
+func (im *importer) sayOutOfRange(w io.Writer) {
+	var parts []string
+	n := 0
+	for i, f := range Fields {
+		if c := im.outOfRange[i]; c > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", f, c))
+			n += c
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "note: %d rubric values were not 0, 1, true, false or null and are read as missing, as upstream's analysis reads them (%s)\n", n, strings.Join(parts, ", "))
+	}
 }
 
 func (im *importer) set() store.RecordSet {
@@ -132,7 +151,7 @@ func (im *importer) set() store.RecordSet {
 // records streams the files into put (again from the start when the store
 // tries its transaction again).
 func (im *importer) records(put func(store.Record) error) error {
-	im.gens, im.evals, im.genCols, im.evalCols = 0, 0, genColumns{}, evalColumns{}
+	im.gens, im.evals, im.genCols, im.evalCols, im.outOfRange = 0, 0, genColumns{}, evalColumns{}, [8]int{}
 	return im.files.each(func(g *Generation) error {
 		r, err := genRecordOf(*g)
 		if err != nil {
@@ -148,6 +167,11 @@ func (im *importer) records(put func(store.Record) error) error {
 		}
 		im.evals++
 		im.evalCols.add(e)
+		for i := range Fields {
+			if e.outOfRange&(1<<i) != 0 {
+				im.outOfRange[i]++
+			}
+		}
 		return put(r)
 	})
 }

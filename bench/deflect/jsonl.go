@@ -208,7 +208,7 @@ func (d lineDecoder[T]) decode(p *fastjson.Parser, b []byte, in *interner) (T, e
 	if err != nil {
 		return v, fmt.Errorf("want a JSON object with fields %s, got %s", d.fields, kindOf(val))
 	}
-	in.seen = [8]bool{}
+	in.seen, in.odd = [8]bool{}, 0
 	obj.Visit(func(key []byte, x *fastjson.Value) {
 		if err == nil {
 			err = d.field(&v, key, x, in)
@@ -231,6 +231,7 @@ type interner struct {
 	arena  *textArena // own strings, when the decoder keeps them in one
 	scores [8]int
 	seen   [8]bool
+	odd    uint8 // the rubric fields of the line read with a value out of range
 }
 
 func (in *interner) str(b []byte) string {
@@ -430,6 +431,9 @@ var evalDecoder = lineDecoder[Eval]{
 		}
 		if i, ok := fieldIndex[string(key)]; ok && !in.seen[i] {
 			in.scores[i], in.seen[i] = binaryOf(v), true
+			if in.scores[i] == judge.Missing && v.Type() != fastjson.TypeNull {
+				in.odd |= 1 << i
+			}
 		}
 		return nil
 	},
@@ -441,6 +445,7 @@ var evalDecoder = lineDecoder[Eval]{
 				e.Scores[i] = judge.Missing
 			}
 		}
+		e.outOfRange, in.odd = in.odd, 0
 	},
 	check: func(e Eval) error {
 		if e.GenID == "" || e.JudgeModel == "" {

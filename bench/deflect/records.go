@@ -132,6 +132,10 @@ type Eval struct {
 	// CallKey is the cache key of the judge call whose answer is
 	// RawJudgeResponse ("" for imported records).
 	CallKey string `json:"-"`
+	// outOfRange marks (bit i: Fields[i]) the rubric fields a file gave a
+	// value other than 0, 1, true, false or null, read as missing (as
+	// upstream's analysis reads them): an import counts and says them.
+	outOfRange uint8
 }
 
 // MarshalJSON writes the eight fields at the top level, as upstream does.
@@ -164,6 +168,9 @@ func (e *Eval) UnmarshalJSON(b []byte) error {
 	*e = Eval(p)
 	for i, f := range Fields {
 		e.Scores[i] = flexBinary(raw[f])
+		if v := strings.TrimSpace(string(raw[f])); e.Scores[i] == judge.Missing && v != "" && v != "null" {
+			e.outOfRange |= 1 << i
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -283,5 +284,33 @@ func TestDeflectImportRefusesPipesAndDevices(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "fallacylab.db")); err == nil {
 		t.Fatal("a refused import left a store behind")
+	}
+}
+
+// TestDeflectImportCountsOutOfRangeValues (#41 item 12): rubric values
+// that are not 0, 1, true, false or null are read as missing, as
+// upstream's analysis reads them, and the import says how many, by field
+// (before, they were dropped without a word).
+func TestDeflectImportCountsOutOfRangeValues(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	syn := filepath.Join(dir, "syn")
+	if _, stderr, err := runCLI(t, dir, "deflect", "synth", "--models", "m-a", "--samples", "1", "--out-dir", syn); err != nil {
+		t.Fatal(err, stderr)
+	}
+	evals := filepath.Join(syn, "evals.jsonl")
+	b, _ := os.ReadFile(evals)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	odd := regexp.MustCompile(`"refusal":\s*(0|1|true|false)`)
+	for i := range 3 { // three refusals of 2, "yes", 0.5
+		lines[i] = odd.ReplaceAllString(lines[i], `"refusal":`+[]string{"2", `"yes"`, "0.5"}[i])
+	}
+	lines[3] = regexp.MustCompile(`"WA_present":\s*(0|1|true|false)`).ReplaceAllString(lines[3], `"WA_present":7`)
+	lines[4] = odd.ReplaceAllString(lines[4], `"refusal":null`) // missing, not out of range
+	os.WriteFile(evals, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	_, stderr, err := runCLI(t, dir, "deflect", "import", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", evals)
+	if err != nil || !strings.Contains(stderr, "note: 4 rubric values were not 0, 1, true, false or null and are read as missing") ||
+		!strings.Contains(stderr, "(refusal 3, WA_present 1)") {
+		t.Fatalf("%v\n%s", err, stderr)
 	}
 }
