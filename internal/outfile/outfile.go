@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/internal/procstate"
 )
 
 // Write writes an --out destination whole or not at all. "-" is
@@ -49,7 +52,8 @@ func Write(stdout io.Writer, path string, fill func(io.Writer) error) error {
 		}
 		path = target
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	removeStale(path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path, os.Getpid())+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -73,6 +77,38 @@ func Write(stdout io.Writer, path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// tempPrefix is how the temporary files of path's writers start: the
+// writer's process id in it, so a later writer knows whose it is.
+func tempPrefix(path string, pid int) string {
+	return "." + filepath.Base(path) + ".tmp-" + strconv.Itoa(pid) + "-"
+}
+
+// removeStale removes the temporary files of path that writers killed
+// mid-write left (kill -9: no deferred removal ran), those of a process
+// no longer alive; a live writer's is its own.
+func removeStale(path string) {
+	olds, _ := filepath.Glob(filepath.Join(filepath.Dir(path), globEscape("."+filepath.Base(path)+".tmp-")+"*"))
+	for _, old := range olds {
+		rest := strings.TrimPrefix(filepath.Base(old), "."+filepath.Base(path)+".tmp-")
+		pid, err := strconv.Atoi(rest[:max(0, strings.IndexByte(rest, '-'))])
+		if err == nil && !procstate.Alive(pid) {
+			os.Remove(old)
+		}
+	}
+}
+
+// globEscape escapes the glob metacharacters of a file name.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Check fails before any work when an --out file cannot be made: its
