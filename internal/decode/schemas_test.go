@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
+	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/bench/prompts"
 	"github.com/fallacylab/fallacylab/detect"
@@ -202,6 +203,18 @@ func TestExamplesLoad(t *testing.T) {
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+	// #41 item 20: the example speaks the detector protocol (its ids, its
+	// labels: docs/detector-protocol.md).
+	for _, row := range csvRows(t, "../../docs/examples/detector-predictions.csv") {
+		r := row.(map[string]any)
+		id, label := r["id"].(string), r["label"].(string)
+		if !strings.HasPrefix(id, "T:") && !strings.HasPrefix(id, "M:") && !strings.HasPrefix(id, "W:") {
+			t.Errorf("example id %q is not a protocol id (T:, M: or W:)", id)
+		}
+		if _, ok := foils.NormalizeLabel(label); !ok {
+			t.Errorf("example label %q of %s is not one of the audit's labels", label, id)
 		}
 	}
 	raw, _ := os.ReadFile(filepath.Join(schemas, "config.schema.json"))
