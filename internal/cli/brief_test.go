@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -67,5 +68,48 @@ func TestRunEndsWithItsFigures(t *testing.T) {
 	piped, _, err := runCLI(t, dir, args[2:]...)
 	if err != nil || strings.Contains(piped, "Accuracy and F1") || !strings.Contains(piped, "done. The whole report: fallacylab classify report --run") {
 		t.Fatalf("piped: %v\n%s", err, piped)
+	}
+}
+
+// TestProgressFitsTheTerminal (#41 item 20): at a terminal 60 columns
+// wide, the progress line redrawn in place is cut to fit ("…"): a longer
+// one wrapped, and each redraw left its end on a line of its own
+// ("answere" / "d").
+func TestProgressFitsTheTerminal(t *testing.T) {
+	_, dir := guaranteeEnv(t, func(llmtest.Call) llmtest.Reply {
+		time.Sleep(150 * time.Millisecond) // long enough for the line to be redrawn
+		return llmtest.Reply{Text: "none"}
+	})
+	master, slave := openPTY(t)
+	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 60}); err != nil {
+		t.Skipf("cannot size the pseudo-terminal: %v", err)
+	}
+	cmd := exec.Command(os.Args[0], "--config", "fallacylab.yaml", "--concurrency", "1", "classify", "run", "--model", "openai:gpt-4.1-mini", "--limit", "8")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1")
+	cmd.Stdout, cmd.Stderr = io.Discard, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	var out bytes.Buffer
+	io.Copy(&out, master)
+	master.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	redraws := 0
+	for _, seg := range strings.Split(strings.ReplaceAll(out.String(), "\r\n", "\n"), "\r") {
+		line, _, _ := strings.Cut(seg, "\x1b[K")
+		if !strings.HasPrefix(line, "[") || strings.Contains(seg, "\n") {
+			continue // not a redrawn progress line (the last one ends the run, whole)
+		}
+		redraws++
+		if n := len([]rune(line)); n >= 60 {
+			t.Fatalf("a redrawn progress line of %d runes on a terminal 60 wide: %q", n, line)
+		}
+	}
+	if redraws == 0 {
+		t.Fatalf("no progress line was redrawn:\n%q", out.String())
 	}
 }

@@ -43,7 +43,7 @@ func startProgress(g *Global, eng *engine.Engine) (stop func()) {
 			case <-t.C:
 				p := eng.Progress()
 				if g.TTY {
-					fmt.Fprintf(g.Stderr, "\r%s\x1b[K", progressLine(p, r.rate(p), true))
+					fmt.Fprintf(g.Stderr, "\r%s\x1b[K", g.fit(progressLine(p, r.rate(p), true)))
 				} else if p.Done > 0 {
 					fmt.Fprintf(g.Stderr, "%s progress %s\n", time.Now().Format("15:04:05"), progressLine(p, r.rate(p), false))
 				}
@@ -51,6 +51,25 @@ func startProgress(g *Global, eng *engine.Engine) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+// fit cuts a line redrawn in place to the terminal's width, its end
+// replaced by "…": a line that wraps cannot be redrawn (\r returns to its
+// last row), and the terminal fills with its pieces.
+func (g *Global) fit(line string) string {
+	if g.termWidth == nil {
+		return line
+	}
+	return fitWidth(line, g.termWidth())
+}
+
+// fitWidth is line cut to width runes (0: as it is), its end "…".
+func fitWidth(line string, width int) string {
+	r := []rune(line)
+	if width <= 0 || len(r) < width {
+		return line
+	}
+	return string(r[:width-2]) + "…" // the last column left free: a full row wraps in some terminals
 }
 
 // rateMeter turns the engine's count of requests sent into requests per

@@ -58,6 +58,10 @@ type Global struct {
 	Stdout, Stderr io.Writer
 	TTY            bool // stderr is a terminal: draw a progress bar
 	StdoutTTY      bool // stdout is a terminal: a person reads it, not a program
+	// termWidth is stderr's terminal's width now (0: unknown, or not a
+	// terminal): a redrawn progress line must fit in it, or each redraw
+	// leaves its wrapped end behind ("answere" / "d").
+	termWidth func() int
 }
 
 // NewRoot builds the command tree writing to the given streams.
@@ -65,6 +69,13 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	g := &Global{Stdout: stdout, Stderr: stderr}
 	if f, ok := stderr.(*os.File); ok {
 		g.TTY = term.IsTerminal(int(f.Fd()))
+		g.termWidth = func() int {
+			w, _, err := term.GetSize(int(f.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		}
 	}
 	if f, ok := stdout.(*os.File); ok {
 		g.StdoutTTY = term.IsTerminal(int(f.Fd()))
