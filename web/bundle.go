@@ -26,6 +26,11 @@ type BundleResult struct {
 // start with "/".
 var linkAttr = regexp.MustCompile(`(href|src)="(/[^"]*)"`)
 
+// getForm is a search, filter or page-jump form: from the disk its
+// query goes nowhere (a bundle holds no searched or filtered page), so a
+// bundle says so in its place.
+var getForm = regexp.MustCompile(`(?s)<form[^>]*method="get"[^>]*>.*?</form>`)
+
 // leftOut are the query parameters whose pages a bundle leaves out: the
 // same rows again, sorted, searched or exported.
 var leftOut = []string{"sort", "desc", "q", "export", "all"}
@@ -37,8 +42,10 @@ var leftOut = []string{"sort", "desc", "q", "export", "all"}
 // own pages, each call's transcript) and the style sheet, every link
 // rewritten to its file. Links to what a bundle cannot hold (other runs,
 // searches, sorts, exports) lead to a page that says so. At most max pages
-// are written (0: 20,000).
-func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (BundleResult, error) {
+// are written (0: 20,000). progress, when not nil, hears every 500 pages
+// how many are rendered and how many more are found so far, and once all
+// are (0 more), before they are written.
+func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int, progress func(rendered, left int)) (BundleResult, error) {
 	if max <= 0 {
 		max = 20000
 	}
@@ -96,6 +103,9 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 		}
 		link := queue[0]
 		queue = queue[1:]
+		if progress != nil && len(pages)%500 == 0 && len(pages) > 0 {
+			progress(len(pages), len(queue)+1)
+		}
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, link, nil)
 		req.Host = "127.0.0.1"
@@ -127,6 +137,9 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 			fileOf(l)
 			queue = append(queue, l)
 		}
+	}
+	if progress != nil {
+		progress(len(pages), 0)
 	}
 	// Written whole or not at all: into a new folder beside dir, renamed
 	// to dir at the end; a dir that holds files is never written into.
@@ -172,6 +185,7 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int) (Bu
 				}
 				return []byte(fmt.Sprintf(`%s="%s"`, sub[1], html.EscapeString(filepath.ToSlash(rel))))
 			})
+			body = getForm.ReplaceAll(body, []byte(`<p class="note">Search, filters and the page jump need the live viewer: <code>fallacylab view</code>.</p>`))
 			body = withCSP(body)
 			res.Pages++
 		}

@@ -28,19 +28,32 @@ func TestBundle(t *testing.T) {
 	// A file at the bundle's path is never replaced (it once was deleted).
 	file := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(file, []byte("mine"), 0o644)
-	if _, err := v.Bundle(context.Background(), file, id2, 0); err == nil || !strings.Contains(err.Error(), "is a file") {
+	if _, err := v.Bundle(context.Background(), file, id2, 0, nil); err == nil || !strings.Contains(err.Error(), "is a file") {
 		t.Fatalf("a bundle over a file: %v", err)
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != "mine" {
 		t.Fatalf("the file at the bundle's path: %q %v", b, err)
 	}
 	dir := filepath.Join(t.TempDir(), "bundle")
-	res, err := v.Bundle(context.Background(), dir, id2, 0)
+	var heard [][2]int
+	res, err := v.Bundle(context.Background(), dir, id2, 0, func(rendered, left int) { heard = append(heard, [2]int{rendered, left}) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Pages < 3 {
 		t.Fatalf("%d pages bundled", res.Pages)
+	}
+	// #41 item 20: no form is left that goes nowhere from the disk.
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if b, _ := os.ReadFile(p); strings.HasSuffix(p, ".html") && bytes.Contains(b, []byte(`method="get"`)) {
+			t.Errorf("%s keeps a search or filter form", p)
+		}
+		return nil
+	})
+	// The progress hears, at the least, that every page is
+	// rendered (the pages, the style sheet) before they are written.
+	if len(heard) == 0 || heard[len(heard)-1][1] != 0 || heard[len(heard)-1][0] < res.Pages {
+		t.Fatalf("the bundle's progress: %v for %d pages", heard, res.Pages)
 	}
 	// Every page carries its own Content-Security-Policy: no server sends one.
 	for _, f := range []string{"index.html", "not-in-bundle.html"} {
@@ -96,13 +109,13 @@ func TestBundle(t *testing.T) {
 	}
 	t.Logf("%d pages, %d links left out", files, res.Skipped)
 	empty := t.TempDir()
-	if _, err := v.Bundle(context.Background(), filepath.Join(empty, "b"), 999, 0); err == nil {
+	if _, err := v.Bundle(context.Background(), filepath.Join(empty, "b"), 999, 0, nil); err == nil {
 		t.Fatal("a bundle of a run that does not exist")
 	}
 	if left, _ := os.ReadDir(empty); len(left) != 0 {
 		t.Fatalf("a failed bundle left %d files", len(left))
 	}
-	if _, err := v.Bundle(context.Background(), dir, id2, 0); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := v.Bundle(context.Background(), dir, id2, 0, nil); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("a bundle into a folder that holds files: %v", err)
 	}
 }

@@ -101,7 +101,17 @@ func newViewCmd(g *Global) *cobra.Command {
 				}
 			}
 			if bundle != "" {
-				res, err := v.Bundle(cmd.Context(), bundle, bundleRun, 0)
+				var progress func(int, int)
+				if !g.Quiet {
+					progress = func(rendered, left int) {
+						if left == 0 {
+							fmt.Fprintf(g.Stderr, "%s bundle: %d pages rendered; writing them\n", time.Now().Format("15:04:05"), rendered)
+							return
+						}
+						fmt.Fprintf(g.Stderr, "%s bundle: %d pages rendered, %d more found so far\n", time.Now().Format("15:04:05"), rendered, left)
+					}
+				}
+				res, err := v.Bundle(cmd.Context(), bundle, bundleRun, 0, progress)
 				if err != nil {
 					return err
 				}
