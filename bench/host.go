@@ -52,6 +52,8 @@ type Settings struct {
 	// stdout (a terminal), not a program.
 	Stdout, Stderr io.Writer
 	StdoutTTY      bool
+	// Quiet asks for no progress output (--quiet).
+	Quiet bool
 }
 
 // Session is an open store and what runs over it; Close it when done.

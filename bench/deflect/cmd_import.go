@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -66,6 +67,9 @@ func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name st
 		return err
 	}
 	im := importer{files: files}
+	if !h.Settings().Quiet {
+		im.progress = stderr
+	}
 	err = s.Env("").Records.PutRecordSet(ctx, run.ID, im.set())
 	var bad inputError
 	if errors.As(err, &bad) {
@@ -107,6 +111,33 @@ type importer struct {
 	// outOfRange counts, per rubric field, the judgements whose value was
 	// not 0, 1, true, false or null (read as missing).
 	outOfRange [8]int
+	// progress, when set, hears every few seconds how many records are
+	// read (an import of 72,000 records takes a while).
+	progress io.Writer
+	said     time.Time
+	clock    func() time.Time // nil: time.Now
+}
+
+// importSayEvery is how often an import says how far it is.
+const importSayEvery = 2 * time.Second
+
+// tick says how far the import is, when importSayEvery has passed.
+func (im *importer) tick() {
+	if im.progress == nil {
+		return
+	}
+	now := time.Now()
+	if im.clock != nil {
+		now = im.clock()
+	}
+	if im.said.IsZero() {
+		im.said = now
+		return
+	}
+	if now.Sub(im.said) >= importSayEvery {
+		im.said = now
+		fmt.Fprintf(im.progress, "%s import: %d generations and %d judgements read\n", now.Format("15:04:05"), im.gens, im.evals)
+	}
 }
 
 // sayOutOfRange says how many rubric values were out of range, by field.
@@ -159,6 +190,7 @@ func (im *importer) records(put func(store.Record) error) error {
 		}
 		im.gens++
 		im.genCols.add(g)
+		im.tick()
 		return put(r)
 	}, func(e *Eval) error {
 		r, err := evalRecordOf(*e)
@@ -172,6 +204,7 @@ func (im *importer) records(put func(store.Record) error) error {
 				im.outOfRange[i]++
 			}
 		}
+		im.tick()
 		return put(r)
 	})
 }
@@ -240,12 +273,19 @@ func newSynthCmd(h bench.Host) *cobra.Command {
 		Short: "Write a synthetic full-scale run (upstream format) with known rates, for tests and benchmarks",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			stdout := h.Settings().Stdout
+			stdout, stderr, quiet := h.Settings().Stdout, h.Settings().Stderr, h.Settings().Quiet
 			o.Models, o.Samples, o.Seed = strings.Split(models, ","), samples, seed
+			say := func(f string, a ...any) {
+				if !quiet {
+					fmt.Fprintf(stderr, time.Now().Format("15:04:05")+" synth: "+f+"\n", a...)
+				}
+			}
+			say("making %d models × %d samples", len(o.Models), samples)
 			d, _, err := Synthesize(o)
 			if err != nil {
 				return err
 			}
+			say("%d generations and %d evals made; writing them", len(d.Gens), len(d.Evals))
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}

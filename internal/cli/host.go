@@ -36,7 +36,7 @@ func (h host) Open(_ context.Context, write bool) (bench.Session, error) {
 
 // Settings implements bench.Host.
 func (h host) Settings() bench.Settings {
-	return bench.Settings{DryRun: h.g.DryRun, MaxUnusable: h.g.MaxUnusable, Stdout: h.g.Stdout, Stderr: h.g.Stderr, StdoutTTY: h.g.StdoutTTY}
+	return bench.Settings{DryRun: h.g.DryRun, MaxUnusable: h.g.MaxUnusable, Stdout: h.g.Stdout, Stderr: h.g.Stderr, StdoutTTY: h.g.StdoutTTY, Quiet: h.g.Quiet}
 }
 
 // WriteReport implements bench.Host.
