@@ -193,6 +193,11 @@ type Engine struct {
 	// answers it refused, guarded by progMu (unwritten.go).
 	storeErr  error
 	unwritten []store.Call
+	// spilled are the kept answers Spill took when they were refused, and
+	// spilledTo where; guarded by spillMu (which also orders the spills).
+	spillMu   sync.Mutex
+	spilled   map[string]bool
+	spilledTo string
 	// batchReserved is the budget booked for each batch job not yet
 	// ingested (by key), guarded by progMu.
 	batchReserved map[string]float64
@@ -484,6 +489,9 @@ func (e *Engine) reset(plan Plan) {
 	e.batchReserved = nil
 	e.failures = nil
 	e.storeErr, e.unwritten = nil, nil
+	e.spillMu.Lock()
+	e.spilled, e.spilledTo = nil, ""
+	e.spillMu.Unlock()
 	e.progMu.Unlock()
 	e.stopping.Store(false)
 }

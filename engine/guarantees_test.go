@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // A store whose inserts fail after the provider answered: every job is a
@@ -49,6 +51,51 @@ func TestFailedCommitIsAFailedJob(t *testing.T) {
 	}
 	if paid := len(srv.Ledger()); sum.StoreErr == nil || sum.Unwritten != paid || paid == 0 {
 		t.Fatalf("%d calls paid, %d kept unwritten (store error %v)", paid, sum.Unwritten, sum.StoreErr)
+	}
+}
+
+// TestRefusedAnswersSpilledBeforeReported (#41 item 9): a paid answer the
+// store refuses is in Options.Spill before its job's result is reported,
+// not only when the plan ends: a process killed (kill -9) after the
+// refusal has lost none of them.
+func TestRefusedAnswersSpilledBeforeReported(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	st := openStore(t)
+	if _, err := st.DB().Exec(`CREATE TRIGGER no_calls BEFORE INSERT ON calls BEGIN SELECT RAISE(ABORT, 'disk says no'); END`); err != nil {
+		t.Fatal(err)
+	}
+	opts := fastOpts(st, srv)
+	var mu sync.Mutex
+	spilled := map[string]int{}
+	opts.Spill = func(cs []store.Call) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range cs {
+			spilled[c.Key]++
+		}
+		return "the test's spill", nil
+	}
+	notStored := 0
+	sum, err := engine.New(opts).Run(context.Background(), plan(20, "openai"), func(r engine.Result) {
+		if r.Err == nil || errors.Is(r.Err, engine.ErrStoreFailed) {
+			return // not sent: nothing paid
+		}
+		notStored++
+		mu.Lock()
+		defer mu.Unlock()
+		if spilled[r.Key] != 1 {
+			t.Errorf("job %s reported with its paid answer spilled %d times", r.Job.ID, spilled[r.Key])
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notStored == 0 || notStored != len(srv.Ledger()) || sum.Unwritten != notStored || sum.SpilledTo != "the test's spill" {
+		t.Fatalf("%d paid, %d reported not stored, %d unwritten, spilled to %q", len(srv.Ledger()), notStored, sum.Unwritten, sum.SpilledTo)
+	}
+	if len(spilled) != notStored {
+		t.Fatalf("%d answers spilled for %d paid (the end of the plan spilled them again?)", len(spilled), notStored)
 	}
 }
 

@@ -41,11 +41,24 @@ func (e *Engine) storeFailed() error {
 	return e.storeErr
 }
 
-// keep holds a paid answer the store refused, to write it again later.
+// keep holds a paid answer the store refused, to write it again later,
+// and spills it at once (Options.Spill) before its job is reported: a
+// process killed before the plan ends (kill -9) loses no paid answer.
 func (e *Engine) keep(c store.Call) {
 	e.progMu.Lock()
-	defer e.progMu.Unlock()
 	e.unwritten = append(e.unwritten, c)
+	e.progMu.Unlock()
+	if e.opt.Spill == nil {
+		return
+	}
+	e.spillMu.Lock()
+	defer e.spillMu.Unlock()
+	if where, err := e.opt.Spill([]store.Call{c}); err == nil {
+		if e.spilled == nil {
+			e.spilled = map[string]bool{}
+		}
+		e.spilled[c.Key], e.spilledTo = true, where
+	}
 }
 
 // flushUnwritten writes the kept answers again at the end of a plan, and
@@ -86,9 +99,23 @@ func (e *Engine) flushUnwritten(s *Summary) {
 	if len(left) == 0 || e.opt.Spill == nil {
 		return
 	}
-	where, err := e.opt.Spill(left)
+	// Those spilled when they were refused are there already; the rest
+	// (their spill failed too) are tried again.
+	e.spillMu.Lock()
+	defer e.spillMu.Unlock()
+	s.SpilledTo = e.spilledTo
+	var again []store.Call
+	for _, c := range left {
+		if !e.spilled[c.Key] {
+			again = append(again, c)
+		}
+	}
+	if len(again) == 0 {
+		return
+	}
+	where, err := e.opt.Spill(again)
 	if err != nil {
-		s.SpillErr = fmt.Errorf("keeping %d paid answers the store refused: %w", len(left), err)
+		s.SpillErr = fmt.Errorf("keeping %d paid answers the store refused: %w", len(again), err)
 		return
 	}
 	s.SpilledTo = where

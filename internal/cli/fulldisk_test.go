@@ -3,11 +3,15 @@ package cli_test
 import (
 	"bufio"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -22,15 +26,7 @@ import (
 // pays only for what was never answered.
 func TestFullDisk(t *testing.T) {
 	dir := t.TempDir()
-	disk := filepath.Join(dir, "disk")
-	os.Mkdir(disk, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", disk).CombinedOutput(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("mount a small tmpfs (CI runs as root): %v %s", err, out)
-		}
-		t.Skipf("cannot mount a small tmpfs here (%v %s): CI does", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", disk).Run() })
+	disk := smallDisk(t, dir)
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
 		return llmtest.Reply{Text: c.Prompt + " " + strings.Repeat("a long answer that fills the disk ", 250)}
 	}})
@@ -101,6 +97,125 @@ func TestFullDisk(t *testing.T) {
 	}
 	if got := len(srv.Ledger()); got != n {
 		t.Fatalf("%d calls paid for %d prompts", got, n)
+	}
+}
+
+// smallDisk mounts a 2 MB tmpfs in dir (CI runs as root; elsewhere the
+// test is skipped when it cannot).
+func smallDisk(t *testing.T, dir string) string {
+	disk := filepath.Join(dir, "disk")
+	os.Mkdir(disk, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", disk).CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("mount a small tmpfs (CI runs as root): %v %s", err, out)
+		}
+		t.Skipf("cannot mount a small tmpfs here (%v %s): CI does", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", disk).Run() })
+	return disk
+}
+
+// TestFullDiskThenKill (#41 item 9): the disk fills, the answers paid
+// before are refused by the store, and the process is killed (kill -9)
+// while calls are still in flight, before its run ends: every answered
+// call is kept all the same (before, refused answers waited in memory
+// until the run's end, and a kill lost them), and the next command on the
+// store takes them in.
+func TestFullDiskThenKill(t *testing.T) {
+	dir := t.TempDir()
+	disk := smallDisk(t, dir)
+	var arrived atomic.Int64
+	hold := make(chan struct{})
+	var mu sync.Mutex
+	paid := map[string]bool{} // answered before the kill
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		if arrived.Add(1) > 2 {
+			<-hold // in flight when the process is killed
+			return llmtest.Reply{Text: "too late"}
+		}
+		mu.Lock()
+		paid[c.Prompt] = true
+		mu.Unlock()
+		return llmtest.Reply{Text: c.Prompt + " " + strings.Repeat("a long answer that fills the disk ", 250)}
+	}})
+	defer srv.Close()
+	var release sync.Once
+	defer release.Do(func() { close(hold) }) // before the server closes: it waits for its calls
+
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	promptOf := promptFile(t, dir, "plan.jsonl", 40, "kill on a full disk prompt")
+	db := filepath.Join(disk, "f.db")
+	cmd := exec.Command(os.Args[0], "--db", db, "prompts", "run", filepath.Join(dir, "plan.jsonl"), "--models", "openai:gpt-4.1-mini", "--concurrency", "4")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+	out, _ := os.Create(filepath.Join(dir, "run.log"))
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	answered := func() map[string]bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(paid)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	deadline := time.After(60 * time.Second) // a hang guard
+	// The long answers fill the small disk at once: the store refuses the
+	// first two, while the next calls are held in flight, so the run cannot
+	// reach its end. Once both answers are kept (or stored), kill.
+	keptLines := func() int {
+		b, _ := os.ReadFile(keptFile(t, db))
+		return strings.Count(string(b), "\n")
+	}
+	for n := len(answered()); n < 2 || keptLines()+len(storedPrompts(t, db, promptOf)) < n; n = len(answered()) {
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(filepath.Join(dir, "run.log"))
+			t.Fatalf("the run ended before it was killed (%d calls arrived):\n%s", arrived.Load(), b)
+		case <-deadline:
+			cmd.Process.Kill()
+			b, _ := os.ReadFile(filepath.Join(dir, "run.log"))
+			t.Fatalf("%d calls arrived, %d answered, %d kept, %d stored: the refused answers were not kept while calls were in flight:\n%s",
+				arrived.Load(), len(answered()), keptLines(), len(storedPrompts(t, db, promptOf)), b)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cmd.Process.Kill()
+	<-exited
+	kept := keptFile(t, db)
+	if kept == "" {
+		b, _ := os.ReadFile(filepath.Join(dir, "run.log"))
+		t.Fatalf("killed after the store refused two paid answers: none was kept\n%s", b)
+	}
+	b, _ := os.ReadFile(kept)
+	stored := storedPrompts(t, db, promptOf)
+	for p := range answered() {
+		found := stored[p]
+		for k, q := range promptOf {
+			found = found || q == p && strings.Contains(string(b), k)
+		}
+		if !found {
+			t.Fatalf("%q was answered (paid) before the kill, and is neither stored nor kept", p)
+		}
+	}
+	// Room again: the next command takes them in.
+	if out, err := exec.Command("mount", "-o", "remount,size=64m", disk).CombinedOutput(); err != nil {
+		t.Fatalf("remount: %v %s", err, out)
+	}
+	release.Do(func() { close(hold) })
+	from := len(srv.Ledger())
+	again := exec.Command(os.Args[0], "--db", db, "--quiet", "prompts", "run", filepath.Join(dir, "plan.jsonl"), "--models", "openai:gpt-4.1-mini")
+	again.Dir, again.Env = dir, cmd.Env
+	if out, err := again.CombinedOutput(); err != nil {
+		t.Fatalf("the re-run with room: %v\n%s", err, out)
+	}
+	for _, e := range srv.Ledger()[from:] {
+		if answered()[e.Call.Prompt] {
+			t.Fatalf("%q, answered before the kill, was paid for again", e.Call.Prompt)
+		}
 	}
 }
 

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -44,39 +47,92 @@ func unwrittenFile(db string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:12])+".jsonl")
 }
 
-// spill appends calls to the store's unwritten file and returns its path.
+// memoryDir is where answers go when the cache folder refuses them too
+// (the usual layout has the store and the cache on one disk, and it is
+// full): a memory file system, which a killed process leaves intact (a
+// reboot does not).
+const memoryDir = "/dev/shm"
+
+// unwrittenFiles are where the answers refused by the store at db wait:
+// the cache folder's file, then the memory file system's.
+func unwrittenFiles(db string) []string {
+	var out []string
+	if p := unwrittenFile(db); p != "" {
+		out = append(out, p)
+		if fi, err := os.Stat(memoryDir); err == nil && fi.IsDir() {
+			out = append(out, filepath.Join(memoryDir, "fallacylab-unwritten-"+filepath.Base(p)))
+		}
+	}
+	return out
+}
+
+// spill appends calls to the store's unwritten file — the cache folder's,
+// or the memory file system's when that one refuses them — and returns its
+// path.
 func (s *session) spill(calls []store.Call) (string, error) {
-	path := unwrittenFile(s.g.DBPath)
-	if path == "" {
+	paths := unwrittenFiles(s.g.DBPath)
+	if len(paths) == 0 {
 		return "", fmt.Errorf("no cache folder to keep them in (%s is off)", cachedir.UnwrittenEnv)
 	}
+	var errs []error
+	for _, p := range paths {
+		err := spillTo(p, calls)
+		if err == nil {
+			return p, nil
+		}
+		errs = append(errs, err)
+	}
+	return "", errors.Join(errs...)
+}
+
+// spillTo appends calls to the file at path, whole lines only: a line cut
+// by a full disk is cut off again.
+func spillTo(path string, calls []store.Call) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
+		return err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
-		return "", err
+		return err
 	}
-	enc := json.NewEncoder(f)
+	start, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	for _, c := range calls {
 		if err := enc.Encode(unwrittenCall{Call: c, RunID: c.RunID, Job: c.Job}); err != nil {
 			f.Close()
-			return "", err
+			return err
 		}
 	}
-	if err := f.Close(); err != nil {
-		return "", err
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Truncate(start) // no half line for the next reader
+		f.Close()
+		return err
 	}
-	return path, nil
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // takeInUnwritten writes the answers kept for this store into it, and
 // removes the file once every one is stored.
 func takeInUnwritten(ctx context.Context, g *Global, st backend.Store) error {
-	path := unwrittenFile(g.DBPath)
-	if path == "" {
-		return nil
+	for _, path := range unwrittenFiles(g.DBPath) {
+		if err := takeInFile(ctx, g, st, path); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// takeInFile takes in the answers kept in one file, and removes it.
+func takeInFile(ctx context.Context, g *Global, st backend.Store, path string) error {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil
