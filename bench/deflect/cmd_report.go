@@ -2,6 +2,7 @@ package deflect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 type reportOptions struct {
@@ -120,6 +122,9 @@ func reportRun(ctx context.Context, h bench.Host, o reportOptions) error {
 		// format, is read back.
 		rep, err = reportcache.GetOrMake(reportcache.RunKey(s.Where(), r, opts.Identity()...), func() (*report.Report, error) {
 			d, err := LoadScores(ctx, s.Env("").Records, r.ID)
+			if errors.Is(err, ErrNoGenerations) && r.Status != store.RunDone {
+				return nil, noRecordsYet(r)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -156,4 +161,14 @@ func sayRead(stderr io.Writer, droppedGens, droppedEvals, genFiles, gens int) {
 	if genFiles > 1 {
 		fmt.Fprintf(stderr, "read %d generations files (%d generations)\n", genFiles, gens)
 	}
+}
+
+// noRecordsYet is the error of a report of a run stopped (killed) in its
+// first phase: its records are stored as its phases end, so it has none,
+// though the answers it paid for are in the cache, linked to it.
+func noRecordsYet(r store.Run) error {
+	return fmt.Errorf("run %d (%s) has no records: it stopped during its generation phase, before it stored any "+
+		"(its records are stored as each phase ends; a kill leaves what it answered in the cache, %d calls linked to it). "+
+		"Run its command again with --cache only (fallacylab --cache only deflect run …, with the run's flags: `fallacylab runs show %d`) "+
+		"to store the records of what it answered without sending anything, then report it", r.ID, r.Status, r.Calls, r.ID)
 }

@@ -227,10 +227,13 @@ func loadRecords(runID int64, read func() (Dataset, error)) (Dataset, error) {
 		return d, err
 	}
 	if len(d.Gens) == 0 {
-		return d, fmt.Errorf("run %d has no DeflectBench generations (was it interrupted? re-run `deflect run` to finish it)", runID)
+		return d, fmt.Errorf("run %d %w (was it interrupted? re-run `deflect run` to finish it)", runID, ErrNoGenerations)
 	}
 	return d, nil
 }
+
+// ErrNoGenerations is the error of a run that holds no generation records.
+var ErrNoGenerations = errors.New("has no DeflectBench generations")
 
 // both runs the generations' read beside the judgements'.
 func both(gens func() ([]Generation, error), evals func() ([]Eval, error)) (Dataset, error) {

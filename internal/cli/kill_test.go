@@ -212,3 +212,34 @@ func killed(err error) bool {
 	ws, ok := ee.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled()
 }
+
+// TestKilledDeflectRunReportSaysWhatToDo (#41 item 12): a DeflectBench run
+// killed (kill -9) in its generation phase has no records — they are
+// stored as each phase ends — so `deflect report --allow-incomplete` says
+// so and how to store what it answered without paying (before, it showed
+// an empty report); the same command with --cache only then stores the
+// answered generations, sending nothing, and the report covers them.
+func TestKilledDeflectRunReportSaysWhatToDo(t *testing.T) {
+	srv, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply {
+		time.Sleep(20 * time.Millisecond) // a run the kill finds in its generation phase
+		return scripted(c)
+	})
+	args := []string{"deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a", "--samples", "1", "--limit", "10", "--concurrency", "2"}
+	cmd := exec.Command(os.Args[0], append([]string{"--quiet", "--db", "f.db", "--config", "fallacylab.yaml"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1")
+	startKillable(t, cmd).killAfter(srv, 8)
+	_, _, err := runCLI(t, dir, "deflect", "report", "--run", "1", "--allow-incomplete")
+	if err == nil || !strings.Contains(err.Error(), "has no records: it stopped during its generation phase") || !strings.Contains(err.Error(), "--cache only") {
+		t.Fatalf("the report of a run killed in its first phase: %v", err)
+	}
+	sent := len(srv.Ledger())
+	_, stderr, _ := runCLI(t, dir, append([]string{"--cache", "only"}, args...)...)
+	if got := len(srv.Ledger()); got != sent {
+		t.Fatalf("--cache only sent %d requests\n%s", got-sent, stderr)
+	}
+	rep, stderr, err := runCLI(t, dir, "deflect", "report", "--run", "1", "--allow-incomplete")
+	if err != nil || !strings.Contains(rep, "Refusal") && !strings.Contains(rep, "refusal") {
+		t.Fatalf("the report after --cache only: %v\n%s\n%s", err, stderr, rep)
+	}
+}
