@@ -109,7 +109,8 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.ConfigPath, "config", "", "config file (default ./fallacylab.yaml, then $XDG_CONFIG_HOME/fallacylab/fallacylab.yaml)")
 	pf.StringVar(&g.DBPath, "db", "fallacylab.db", "store of runs, cached calls and records: a SQLite file, or a postgres:// URL for a shared team store (else $FALLACYLAB_DB, else db: in the config, else ./fallacylab.db)")
-	pf.IntVar(&g.Workers, "workers", -1, "0: call nothing here — queue every call for worker processes (fallacylab worker) on a shared postgres:// store and wait for them (default: call here)")
+	g.Workers = -1
+	pf.Var((*workersFlag)(&g.Workers), "workers", "0: call nothing here — queue every call for worker processes (fallacylab worker) on a shared postgres:// store and wait for them (default: call here)")
 	pf.IntVar(&g.Concurrency, "concurrency", 0, "concurrent calls per model, fixed (default from config, else adaptive: from 8 up to 128 while the provider keeps up)")
 	pf.Float64Var(&g.RPM, "rpm", 0, "requests per minute per provider (0: config or unlimited)")
 	pf.Float64Var(&g.TPM, "tpm", 0, "tokens per minute per provider (0: config or unlimited)")
@@ -361,3 +362,25 @@ func unknownLeadingFlag(root *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// workersFlag is --workers: an int whose default (-1, "call here") the
+// help leaves to the flag's own words rather than print as "(default -1)".
+type workersFlag int
+
+func (w *workersFlag) String() string {
+	if *w < 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*w))
+}
+
+func (w *workersFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	*w = workersFlag(n)
+	return nil
+}
+
+func (w *workersFlag) Type() string { return "int" }

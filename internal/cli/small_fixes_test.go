@@ -84,3 +84,12 @@ func TestSmallThings(t *testing.T) {
 		t.Errorf("one job is plural: %s", stderr)
 	}
 }
+
+// TestWorkersHelpReadsOnce (#41 item 20): --workers' help says its
+// default in words once, not followed by "(default -1)".
+func TestWorkersHelpReadsOnce(t *testing.T) {
+	out, _, err := runCLI(t, t.TempDir(), "--help")
+	if err != nil || !strings.Contains(out, "(default: call here)\n") || strings.Contains(out, "(default -1)") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
