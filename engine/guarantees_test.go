@@ -14,6 +14,7 @@ import (
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
 // A store whose inserts fail after the provider answered: every job is a
@@ -22,10 +23,7 @@ import (
 func TestFailedCommitIsAFailedJob(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{})
 	defer srv.Close()
-	st := openStore(t)
-	if _, err := st.DB().Exec(`CREATE TRIGGER no_calls BEFORE INSERT ON calls BEGIN SELECT RAISE(ABORT, 'disk says no'); END`); err != nil {
-		t.Fatal(err)
-	}
+	st := refusingStore(t)
 	opts := fastOpts(st, srv)
 	opts.Prices = llm.Prices{"openai:m": {Input: 1, Output: 1}}
 	var results, failed int
@@ -61,10 +59,7 @@ func TestFailedCommitIsAFailedJob(t *testing.T) {
 func TestRefusedAnswersSpilledBeforeReported(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{})
 	defer srv.Close()
-	st := openStore(t)
-	if _, err := st.DB().Exec(`CREATE TRIGGER no_calls BEFORE INSERT ON calls BEGIN SELECT RAISE(ABORT, 'disk says no'); END`); err != nil {
-		t.Fatal(err)
-	}
+	st := refusingStore(t)
 	opts := fastOpts(st, srv)
 	var mu sync.Mutex
 	spilled := map[string]int{}
@@ -97,6 +92,17 @@ func TestRefusedAnswersSpilledBeforeReported(t *testing.T) {
 	if len(spilled) != notStored {
 		t.Fatalf("%d answers spilled for %d paid (the end of the plan spilled them again?)", len(spilled), notStored)
 	}
+}
+
+// refusingStore is a store that refuses every answer, as a full disk does
+// ("disk says no").
+func refusingStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st := openStore(t)
+	if _, err := st.DB().Exec(`CREATE TRIGGER no_calls BEFORE INSERT ON calls BEGIN SELECT RAISE(ABORT, 'disk says no'); END`); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // --concurrency 100 keeps 100 calls in flight, not the 64 workers the

@@ -141,21 +141,31 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int, pro
 	if progress != nil {
 		progress(len(pages), 0)
 	}
+	pagesWritten, err := writeBundle(dir, run, pages, files, fileOf)
+	res.Pages = pagesWritten
+	return res, err
+}
+
+// writeBundle writes a bundle's rendered pages into dir, whole or not at
+// all, each link rewritten to its file (files: link → file; fileOf names
+// a link's), and says how many HTML pages it wrote.
+func writeBundle(dir string, run int64, pages map[string][]byte, files map[string]string, fileOf func(string) string) (int, error) {
+	written := 0
 	// Written whole or not at all: into a new folder beside dir, renamed
 	// to dir at the end; a dir that holds files is never written into.
 	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
 		// A file (or a link) by that name is never replaced by the bundle.
-		return res, fmt.Errorf("bundle: %s is a file, not a folder: name a new folder", dir)
+		return 0, fmt.Errorf("bundle: %s is a file, not a folder: name a new folder", dir)
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return res, fmt.Errorf("bundle: %s is not empty: name a new folder", dir)
+		return 0, fmt.Errorf("bundle: %s is not empty: name a new folder", dir)
 	}
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
-		return res, fmt.Errorf("bundle: %w", err)
+		return 0, fmt.Errorf("bundle: %w", err)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".partial-")
 	if err != nil {
-		return res, fmt.Errorf("bundle: %w", err)
+		return 0, fmt.Errorf("bundle: %w", err)
 	}
 	done := false
 	defer func() {
@@ -187,27 +197,27 @@ func (s *Server) Bundle(ctx context.Context, dir string, run int64, max int, pro
 			})
 			body = getForm.ReplaceAll(body, []byte(`<p class="note">Search, filters and the page jump need the live viewer: <code>fallacylab view</code>.</p>`))
 			body = withCSP(body)
-			res.Pages++
+			written++
 		}
 		if err := write(name, body); err != nil {
-			return res, fmt.Errorf("bundle: %w", err)
+			return 0, fmt.Errorf("bundle: %w", err)
 		}
 	}
 	missing := fmt.Sprintf(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>not in this bundle — fallacylab</title><link rel="stylesheet" href="static/app.css"></head>
 <body><h1>Not in this bundle</h1><p>This bundle holds run %d's pages as static files. Other runs, searches, sorts and exports need the live viewer: <code>fallacylab view</code>.</p><p><a href="index.html">← run %d</a></p></body></html>
 `, run, run)
 	if err := write("not-in-bundle.html", withCSP([]byte(missing))); err != nil {
-		return res, fmt.Errorf("bundle: %w", err)
+		return 0, fmt.Errorf("bundle: %w", err)
 	}
 	os.Remove(dir) // an empty folder named for it
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return res, fmt.Errorf("bundle: %w", err)
+		return 0, fmt.Errorf("bundle: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return res, fmt.Errorf("bundle: %w", err)
+		return 0, fmt.Errorf("bundle: %w", err)
 	}
 	done = true
-	return res, nil
+	return written, nil
 }
 
 // BundleCSP is the Content-Security-Policy a bundle's pages carry
