@@ -133,6 +133,13 @@ func TestFullDiskThenKill(t *testing.T) {
 			<-hold // in flight when the process is killed
 			return llmtest.Reply{Text: "too late"}
 		}
+		// The two paid answers come back only once a third call is in
+		// flight: the first refused write stops the sending, and a run with
+		// nothing in flight would end before the kill (a busy machine can
+		// otherwise answer the first call before the second is sent).
+		for wait := time.Now().Add(30 * time.Second); arrived.Load() < 3 && time.Now().Before(wait); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		mu.Lock()
 		paid[c.Prompt] = true
 		mu.Unlock()
