@@ -513,7 +513,7 @@ func (e *Engine) account(r Result) {
 	switch {
 	case r.Cached:
 		e.prog.Cached++
-	case errors.Is(r.Err, ErrBudget):
+	case errors.Is(r.Err, ErrBudget) || errors.Is(r.Err, ErrBudgetWait):
 		e.prog.Skipped++
 	case r.Err != nil:
 		e.prog.Failed++
@@ -678,7 +678,7 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		return res, true
 	}
 	res.Err = a.err
-	if errors.Is(a.err, ErrBudget) {
+	if errors.Is(a.err, ErrBudget) || errors.Is(a.err, ErrBudgetWait) {
 		e.release(claims, key)
 		return res, true
 	}

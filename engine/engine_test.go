@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -317,5 +318,60 @@ func TestDuplicateJobsInFlightShareOneCall(t *testing.T) {
 	sum, texts := collect(t, engine.New(fastOpts(openStore(t), srv)), engine.SlicePlan("dup", jobs))
 	if len(srv.Ledger()) != 1 || sum.Done != 50 || sum.Cached != 49 || len(texts) != 1 {
 		t.Fatalf("50 identical concurrent jobs: %d calls, %+v", len(srv.Ledger()), sum.Progress)
+	}
+}
+
+// busyBudget is a shared budget booked by others for good: every Reserve
+// says to wait.
+type busyBudget struct{ asked atomic.Int64 }
+
+func (b *busyBudget) Reserve(context.Context, engine.Booking) (bool, error) {
+	b.asked.Add(1)
+	return false, engine.ErrBudgetWait
+}
+func (b *busyBudget) Settle(context.Context, engine.Booking, float64) error { return nil }
+
+// A job whose shared budget stays booked by others ends with
+// ErrBudgetWait after a while, unsent and with nothing stored (#42): a
+// worker hands it back, so that its place can make the calls — a dead
+// worker's, made again — that the budget waits for. Before, it waited in
+// its place for ever.
+func TestSharedBudgetWaitEnds(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	st := openStore(t)
+	opts := fastOpts(st, srv)
+	b := &busyBudget{}
+	opts.SharedBudget, opts.Prices = b, llm.Prices{"openai:m": {Input: 1, Output: 1}}
+	p := plan(4, "openai")
+	var jobs []engine.Job
+	for j := range p.Jobs {
+		j.Budget = "run:1"
+		jobs = append(jobs, j)
+	}
+	var errs []error
+	var mu sync.Mutex
+	sum, err := engine.New(opts).Run(context.Background(), engine.SlicePlan("b", jobs), func(r engine.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, r.Err)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range errs {
+		if !errors.Is(e, engine.ErrBudgetWait) {
+			t.Fatalf("a job the budget had no room for: %v", e)
+		}
+	}
+	if len(errs) != 4 || sum.Failed != 0 || len(srv.Ledger()) != 0 || b.asked.Load() < 8 {
+		t.Fatalf("%d results, %d failed, %d sent, asked %d times", len(errs), sum.Failed, len(srv.Ledger()), b.asked.Load())
+	}
+	if keys, err := st.OKKeys(context.Background()); err != nil || len(keys) != 0 {
+		t.Fatalf("stored %d answers (%v)", len(keys), err)
+	}
+	var n int
+	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM calls`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d calls stored for jobs never sent (%v)", n, err)
 	}
 }

@@ -24,10 +24,26 @@ type SharedLimits interface {
 // Reserve's false means the budget would be passed: the job is not sent
 // (ErrBudget), and no later job of the scope is.
 type SharedBudget interface {
-	Reserve(ctx context.Context, scope string, usd float64) (bool, error)
-	Settle(ctx context.Context, scope string, reserved, actual float64) error
+	Reserve(ctx context.Context, b Booking) (bool, error)
+	Settle(ctx context.Context, b Booking, actual float64) error
+}
+
+// Booking is one call's booking against a shared budget.
+type Booking struct {
+	// Scope names the budget (Job.Budget).
+	Scope string
+	// Holder is the booking process (Engine.Proc), so that a dead one's
+	// bookings can be told apart and released.
+	Holder string
+	// Key is the call's cache key: a call a dead process had sent takes
+	// that process's booking over when it is made again.
+	Key string
+	// USD is the call's worst-case cost.
+	USD float64
 }
 
 // ErrBudgetWait is a SharedBudget's "not now": the call does not fit while
-// other calls are booked; it is asked for again once they settle.
+// other calls are booked; it is asked for again once they settle. A call
+// told to wait for longer than budgetPatience ends with it (a worker hands
+// the job back, so that its place can make the calls being waited for).
 var ErrBudgetWait = errors.New("the budget is booked by calls in flight")

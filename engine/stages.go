@@ -124,6 +124,10 @@ func (e *Engine) marked(next stage) stage {
 	}
 }
 
+// budgetPatience is how long a call waits for others to settle the shared
+// budget before it ends with ErrBudgetWait (unsent, to be made later).
+const budgetPatience = time.Second
+
 // sharedBudget books the call's estimated cost against the budget the job
 // names, held in the store for every worker, and settles the actual cost.
 func (e *Engine) sharedBudget(ctx, callCtx context.Context, l *lane, j Job, in, out int64, next stage) (llm.Response, *float64, error) {
@@ -131,16 +135,21 @@ func (e *Engine) sharedBudget(ctx, callCtx context.Context, l *lane, j Job, in, 
 	if !ok {
 		return llm.Response{}, nil, fmt.Errorf("the run that queued this job has a budget, but this worker does not know the price of %s: add it under prices: in its config", j.Spec)
 	}
-	booked, err := e.opt.SharedBudget.Reserve(ctx, j.Budget, est)
-	for wait := 20 * time.Millisecond; errors.Is(err, ErrBudgetWait); wait = min(2*wait, 500*time.Millisecond) {
+	b := Booking{Scope: j.Budget, Holder: e.proc, Key: j.Key(), USD: est}
+	booked, err := e.opt.SharedBudget.Reserve(ctx, b)
+	for wait, waited := 20*time.Millisecond, time.Duration(0); errors.Is(err, ErrBudgetWait); wait = min(2*wait, 500*time.Millisecond) {
 		// Others' calls hold the rest of the budget: wait for them to
 		// settle rather than stop the run at a fraction of it.
+		if waited >= budgetPatience {
+			return llm.Response{}, nil, err
+		}
 		select {
 		case <-ctx.Done():
 			return llm.Response{}, nil, ctx.Err()
 		case <-time.After(wait):
 		}
-		booked, err = e.opt.SharedBudget.Reserve(ctx, j.Budget, est)
+		waited += wait
+		booked, err = e.opt.SharedBudget.Reserve(ctx, b)
 	}
 	if err != nil {
 		return llm.Response{}, nil, err
@@ -155,7 +164,7 @@ func (e *Engine) sharedBudget(ctx, callCtx context.Context, l *lane, j Job, in, 
 	}
 	// A failed settle leaves the estimate booked (the budget stays on the
 	// safe side); the answer, paid for, is kept either way.
-	if serr := e.opt.SharedBudget.Settle(context.WithoutCancel(ctx), j.Budget, est, actual); serr != nil && e.opt.Log != nil {
+	if serr := e.opt.SharedBudget.Settle(context.WithoutCancel(ctx), b, actual); serr != nil && e.opt.Log != nil {
 		e.opt.Log.Warn("shared budget not settled", "job", j.ID, "err", serr)
 	}
 	return resp, cost, err
@@ -280,7 +289,7 @@ func (e *Engine) retried(next stage) func(ctx, callCtx context.Context, l *lane,
 			switch {
 			case err == nil:
 				return attempts{resp: resp, cost: cost, n: n}
-			case errors.Is(err, ErrBudget):
+			case errors.Is(err, ErrBudget) || errors.Is(err, ErrBudgetWait):
 				return attempts{n: n, err: err}
 			case ctx.Err() != nil && !llm.IsRetryable(err) && errors.Is(err, context.Canceled):
 				return attempts{n: n, abandoned: true}

@@ -96,7 +96,7 @@ func (w *workerLoop) answers() {
 func (w *workerLoop) run(ctx context.Context) error {
 	w.waits, w.decided, w.infos = map[string]chan engine.Result{}, map[string]bool{}, map[string]postgres.QueueInfo{}
 	w.feed, w.ended = make(chan engine.Job), make(chan struct{})
-	wk, err := w.pg.NewWorker(postgres.WorkerConfig{ID: w.name, Label: w.label, Proc: w.eng.Proc(), MaxWorkers: w.take, Retention: queueRetention, Work: w.work})
+	wk, err := w.pg.NewWorker(postgres.WorkerConfig{ID: w.name, Label: w.label, Proc: w.eng.Proc(), Lease: w.lease, MaxWorkers: w.take, Retention: queueRetention, Work: w.work})
 	if err != nil {
 		return err
 	}
@@ -411,6 +411,11 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 		return postgres.HandBack(2 * time.Second)
 	case errors.Is(r.Err, context.Canceled) || ctx.Err() != nil:
 		return r.Err // River gives it to a worker later
+	case errors.Is(r.Err, engine.ErrBudgetWait):
+		// The run's budget is booked by calls in flight, or by calls a
+		// dead worker sent that are to be made again: the job goes back,
+		// and its place takes one of those.
+		return postgres.HandBack(250 * time.Millisecond)
 	case llm.FailScope(r.Err) == llm.ScopeEndpoint:
 		// The provider refused this worker's key: a reason of its own,
 		// not the call's. The job goes back for a worker it accepts.

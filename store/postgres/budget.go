@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/fallacylab/fallacylab/engine"
 )
 
@@ -34,7 +36,10 @@ func runOf(scope string) (int64, error) {
 // yet, not stopped), as a local run's budget holds for one invocation.
 func (s *Store) SetBudget(ctx context.Context, runID int64, usd float64) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO run_budgets (run_id, budget) VALUES (?, ?)
-		ON CONFLICT (run_id) DO UPDATE SET budget = excluded.budget, spent = 0, reserved = 0, stopped = false`, runID, usd)
+		ON CONFLICT (run_id) DO UPDATE SET budget = excluded.budget, spent = 0, stopped = false`, runID, usd)
+	if err == nil {
+		_, err = s.db.ExecContext(ctx, `DELETE FROM budget_holds WHERE run_id = ?`, runID)
+	}
 	if err != nil {
 		return fmt.Errorf("budget of run %d: %w", runID, err)
 	}
@@ -45,6 +50,9 @@ func (s *Store) SetBudget(ctx context.Context, runID int64, usd float64) error {
 // --budget after one with it: its jobs are no longer held to the old one).
 func (s *Store) ClearBudget(ctx context.Context, runID int64) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM run_budgets WHERE run_id = ?`, runID); err != nil {
+		return fmt.Errorf("budget of run %d: %w", runID, err)
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM budget_holds WHERE run_id = ?`, runID); err != nil {
 		return fmt.Errorf("budget of run %d: %w", runID, err)
 	}
 	return nil
@@ -60,53 +68,92 @@ func (s *Store) Budget(ctx context.Context, runID int64) (budget, spent float64,
 	return budget, spent, stopped, err == nil, err
 }
 
-// Reserve books usd against the scope's budget. It does not fit while
-// other calls are booked: engine.ErrBudgetWait, and the worker asks again
-// when they have settled — most cost far less than the worst case booked —
-// so the run is stopped (false, and every later call refused) only when
-// the budget, less what was paid, cannot pay for this call with nothing
-// else in flight. A run without a budget books anything.
-func (b *SharedBudget) Reserve(ctx context.Context, scope string, usd float64) (bool, error) {
-	id, err := runOf(scope)
+// Reserve books the call's worst case against the scope's budget for its
+// holder (a worker's engine). It does not fit while other calls are
+// booked: engine.ErrBudgetWait, and the worker asks again when they have
+// settled — most cost far less than the worst case booked — so the run is
+// stopped (false, and every later call refused) only when the budget, less
+// what was paid, cannot pay for this call with nothing else in flight. A
+// run without a budget books anything.
+//
+// A worker silent past its lease (killed) loses its bookings; the calls it
+// had sent (its sent_calls marks) stay booked at their worst case — they
+// were most likely paid for — until they are made again: the call made
+// again takes its dead attempts' booking over, and its settled cost counts
+// them (at its own cost, as the run's spend does). Calls that do not fit
+// because of a dead worker's calls wait for those to be made again.
+func (b *SharedBudget) Reserve(ctx context.Context, bk engine.Booking) (bool, error) {
+	id, err := runOf(bk.Scope)
 	if err != nil {
 		return false, err
 	}
-	res, err := b.st.db.ExecContext(ctx, `UPDATE run_budgets SET reserved = reserved + ? WHERE run_id = ? AND NOT stopped AND spent + reserved + ? <= budget + 1e-9`, usd, id, usd) // a nano-dollar for float sums
-	if err != nil {
+	var booked bool
+	err = pgx.BeginTxFunc(ctx, b.st.pg, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		booked, err = reserve(ctx, tx, id, bk)
+		return err
+	})
+	if err != nil && !errors.Is(err, engine.ErrBudgetWait) {
 		return false, fmt.Errorf("budget of run %d: %w", id, err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
-		return err == nil, err
-	}
-	// Stopped only if it would not fit with nothing in flight.
-	res, err = b.st.db.ExecContext(ctx, `UPDATE run_budgets SET stopped = true WHERE run_id = ? AND (stopped OR spent + ? > budget + 1e-9)`, id, usd)
-	if err != nil {
-		return false, fmt.Errorf("budget of run %d: %w", id, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, err
-	}
-	if n == 1 {
-		return false, nil
-	}
-	var exists bool
-	if err := b.st.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM run_budgets WHERE run_id = ?)`, id).Scan(&exists); err != nil {
-		return false, fmt.Errorf("budget of run %d: %w", id, err)
-	}
-	if !exists {
+	return booked, err
+}
+
+// reserve is Reserve's transaction: the run's budget row is locked, so
+// the workers book one at a time.
+func reserve(ctx context.Context, tx pgx.Tx, id int64, bk engine.Booking) (bool, error) {
+	var budget, spent float64
+	var stopped bool
+	err := tx.QueryRow(ctx, `SELECT budget, spent, stopped FROM run_budgets WHERE run_id = $1 FOR UPDATE`, id).Scan(&budget, &spent, &stopped)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return true, nil // the run has no budget (any more)
+	}
+	if err != nil || stopped {
+		return false, err
+	}
+	// A holder is alive while its worker beats within its lease.
+	if _, err := tx.Exec(ctx, `DELETE FROM budget_holds h WHERE h.run_id = $1 AND h.holder <> $2 AND NOT EXISTS (
+		SELECT 1 FROM workers w WHERE w.proc = h.holder AND w.heartbeat_at >= now() - w.lease_ms * interval '1 millisecond')`, id, bk.Holder); err != nil {
+		return false, err
+	}
+	// Held: the live workers' bookings; orphaned: the worst case of the
+	// calls sent by processes that hold nothing (dead), other than this
+	// one, not yet made again.
+	var held, orphaned float64
+	if err := tx.QueryRow(ctx, `SELECT
+		COALESCE((SELECT SUM(usd) FROM budget_holds WHERE run_id = $1), 0),
+		COALESCE((SELECT SUM(s.usd) FROM sent_calls s WHERE s.run_id = $1 AND s.key <> $2 AND NOT EXISTS (
+			SELECT 1 FROM budget_holds h WHERE h.run_id = $1 AND h.holder = s.owner)), 0)`, id, bk.Key).Scan(&held, &orphaned); err != nil {
+		return false, err
+	}
+	const slack = 1e-9 // a nano-dollar for float sums
+	switch {
+	case spent+held+orphaned+bk.USD <= budget+slack:
+		_, err := tx.Exec(ctx, `INSERT INTO budget_holds (run_id, holder, usd) VALUES ($1, $2, $3)
+			ON CONFLICT (run_id, holder) DO UPDATE SET usd = budget_holds.usd + excluded.usd`, id, bk.Holder, bk.USD)
+		return err == nil, err
+	case spent+bk.USD > budget+slack:
+		// It would not fit with nothing in flight: the run stops.
+		_, err := tx.Exec(ctx, `UPDATE run_budgets SET stopped = true WHERE run_id = $1`, id)
+		return false, err
 	}
 	return false, engine.ErrBudgetWait
 }
 
-// Settle replaces a reservation by the actual cost.
-func (b *SharedBudget) Settle(ctx context.Context, scope string, reserved, actual float64) error {
-	id, err := runOf(scope)
+// Settle replaces the booking by the call's actual cost.
+func (b *SharedBudget) Settle(ctx context.Context, bk engine.Booking, actual float64) error {
+	id, err := runOf(bk.Scope)
 	if err != nil {
 		return err
 	}
-	if _, err := b.st.db.ExecContext(ctx, `UPDATE run_budgets SET reserved = GREATEST(reserved - ?, 0), spent = spent + ? WHERE run_id = ?`, reserved, actual, id); err != nil {
+	err = pgx.BeginTxFunc(ctx, b.st.pg, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		// The budget's row first, as Reserve locks it: no deadlock.
+		if _, err := tx.Exec(ctx, `UPDATE run_budgets SET spent = spent + $1 WHERE run_id = $2`, actual, id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE budget_holds SET usd = GREATEST(usd - $1, 0) WHERE run_id = $2 AND holder = $3`, bk.USD, id, bk.Holder)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("budget of run %d: %w", id, err)
 	}
 	return nil

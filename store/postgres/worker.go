@@ -19,6 +19,10 @@ type WorkerConfig struct {
 	// Proc is the worker's engine name (engine.Engine.Proc), the owner of
 	// its call claims.
 	Proc string
+	// Lease is how long the worker may be silent (no heartbeat) before it
+	// counts as dead: its jobs are rescued, its call claims taken over and
+	// its budget bookings released.
+	Lease time.Duration
 	// MaxWorkers is how many jobs of one queue it works at a time.
 	MaxWorkers int
 	// Retention is how long finished jobs are kept (River's job cleaner).
@@ -135,9 +139,9 @@ func (w *Worker) Beat(ctx context.Context, serves string) error {
 		ids = append(ids, id)
 	}
 	w.mu.Unlock()
-	if _, err := w.st.pg.Exec(ctx, `INSERT INTO workers (id, label, serves, working, proc) VALUES ($1, $2, $3, $4, $5)
+	if _, err := w.st.pg.Exec(ctx, `INSERT INTO workers (id, label, serves, working, proc, lease_ms) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (id) DO UPDATE SET serves = excluded.serves, working = excluded.working, heartbeat_at = now()`,
-		w.cfg.ID, w.cfg.Label, serves, len(ids), w.cfg.Proc); err != nil {
+		w.cfg.ID, w.cfg.Label, serves, len(ids), w.cfg.Proc, w.lease().Milliseconds()); err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	if len(ids) > 0 {
@@ -146,6 +150,14 @@ func (w *Worker) Beat(ctx context.Context, serves string) error {
 		}
 	}
 	return nil
+}
+
+// lease is the worker's Lease (default 10 s, as the worker's --lease).
+func (w *Worker) lease() time.Duration {
+	if w.cfg.Lease <= 0 {
+		return 10 * time.Second
+	}
+	return w.cfg.Lease
 }
 
 // Rescue returns to their queues, at once, the running jobs without a
@@ -157,10 +169,13 @@ func (w *Worker) Beat(ctx context.Context, serves string) error {
 // (rescueBackstop). It also forgets workers silent for an hour.
 func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, error) {
 	// A job whose cancel was asked for (River's cancel_attempted_at) ends
-	// cancelled, as River ends one when its worker hands it back.
+	// cancelled, as River ends one when its worker hands it back. The
+	// others keep their scheduled time, so they are taken before the jobs
+	// queued or handed back since (a call the dead worker sent is made
+	// again before the calls of the run's budget that wait for it).
 	res, err := w.st.pg.Exec(ctx, `UPDATE river_job SET
 		state = CASE WHEN metadata ? 'cancel_attempted_at' THEN 'cancelled'::river_job_state ELSE 'available'::river_job_state END,
-		finalized_at = CASE WHEN metadata ? 'cancel_attempted_at' THEN now() END, scheduled_at = now(), `+appendError(`$2::text`)+`
+		finalized_at = CASE WHEN metadata ? 'cancel_attempted_at' THEN now() END, `+appendError(`$2::text`)+`
 		WHERE kind = 'fallacylab_call' AND state = 'running' AND attempted_at < now() - $1 * interval '1 millisecond'`,
 		silence.Milliseconds(), fmt.Sprintf("its worker was silent for %s: rescued by worker %s", silence, w.cfg.Label))
 	if err != nil {

@@ -525,31 +525,75 @@ func refusedShare(srv *llmtest.Server) (float64, int) {
 // are 300, $0.0005): three workers spend the budget to within one call's
 // worst case, never past it. Stopping at the first call that did not fit
 // while others were booked spent 9 % of it.
-func TestWorkersSpendTheBudget(t *testing.T) {
+func TestWorkersSpendTheBudget(t *testing.T) { spendTheBudget(t, 0) }
+
+// TestWorkersSpendTheBudgetThroughKills (#42): two of the three workers
+// are killed (kill -9) with calls booked and in flight, and not started
+// again: the last one still spends the budget to within one call's worst
+// case, never past it, counting what the dead had sent. Before, a killed
+// worker's bookings held the budget for ever and the run never ended.
+func TestWorkersSpendTheBudgetThroughKills(t *testing.T) { spendTheBudget(t, 2) }
+
+// spendTheBudget runs 400 prompts with --budget 0.05 on three workers,
+// killing kills of them along the way once the run has spent a share of
+// its budget and while they have calls booked.
+func spendTheBudget(t *testing.T, kills int) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
 	pg := pgStore(t)
 	dir := t.TempDir()
 	srv := clitest.Server(t, dir, llmtest.Options{
-		Latency: func(r *rand.Rand) time.Duration { return time.Duration(20+r.IntN(20)) * time.Millisecond },
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(40+r.IntN(80)) * time.Millisecond },
 		Respond: func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "a short answer", OutputTokens: 300} }})
 	const n, budget, worst = 400, 0.05, 0.0132
 	promptFile(t, dir, "plan.jsonl", n, "budget spend prompt")
 	r := newRig(t, pg, dir)
 	coord := r.queue("--budget", fmt.Sprint(budget), "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	r.work(nil)
-	err := coord.Wait()
+	start := time.Now()
+	workers := r.workers(3, nil, "--lease", "1s")
+	spentNow := func() float64 {
+		var usd float64
+		r.db.QueryRow(`SELECT COALESCE(SUM(spent), 0) FROM run_budgets`).Scan(&usd)
+		return usd
+	}
+	for k := range kills {
+		share := budget * float64(k+1) / float64(kills+2)
+		r.waitFor(fmt.Sprintf("$%.3f spent before kill %d", share, k+1), func() bool { return spentNow() >= share })
+		// A worker with calls booked (most are, most of the time).
+		r.waitFor(fmt.Sprintf("worker %d to have calls booked", k), func() bool {
+			return r.count(fmt.Sprintf(`SELECT COUNT(*) FROM budget_holds h JOIN workers w ON w.proc = h.holder WHERE h.usd > 0 AND w.label = 'w%d'`, k)) > 0
+		})
+		workers[k].Process.Signal(syscall.SIGKILL)
+		workers[k].Wait()
+		t.Logf("worker %d killed at $%.4f spent, %s", k, spentNow(), time.Since(start).Round(time.Millisecond))
+	}
+	done := make(chan error, 1)
+	go func() { done <- coord.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(3 * time.Minute): // a hang guard
+		t.Fatalf("the run never ended ($%.4f spent):\n%s", spentNow(), tail(r.log("worker2.log"), 3000))
+	}
+	r.wait(workers[kills:])
 	var spent float64
 	if err := r.db.QueryRow(`SELECT COALESCE(SUM(cost), 0) FROM calls WHERE status = 'ok'`).Scan(&spent); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d calls of %d paid, $%.4f of $%.2f (%v)", len(srv.Ledger()), n, spent, budget, err)
+	t.Logf("%d requests for %d prompts, $%.4f of $%.2f (%v), %s", len(srv.Ledger()), n, spent, budget, err, time.Since(start).Round(time.Millisecond))
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != lifecycle.ExitBudget {
 		t.Fatalf("the run at its budget: %v (want exit %d)\n%s", err, lifecycle.ExitBudget, r.log("coordinator.log"))
 	}
 	if spent > budget+1e-9 || spent < budget-worst {
 		t.Fatalf("the workers spent $%.4f of a $%.2f budget: want between $%.4f and the budget", spent, budget, budget-worst)
+	}
+	// Every request sent is in the spend: those the dead sent count in
+	// the calls made again after them.
+	var attempts int
+	r.db.QueryRow(`SELECT COALESCE(SUM(attempts), 0) FROM calls WHERE status = 'ok'`).Scan(&attempts)
+	if sent := len(srv.Ledger()); attempts+r.count(`SELECT COALESCE(SUM(attempts), 0) FROM sent_calls`) < sent {
+		t.Fatalf("%d requests sent, %d counted", sent, attempts)
 	}
 }
