@@ -1,0 +1,69 @@
+package mafalda_test
+
+import (
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/web"
+	"github.com/fallacylab/fallacylab/web/webtest"
+)
+
+// TestViewerPages: two runs of three texts, one whose model answers with
+// markup, on the viewer: the run page has the report and links the texts
+// list; a text's page marks its gold spans and shows each sentence's
+// answer, escaped; the two runs compare text by text.
+func TestViewerPages(t *testing.T) {
+	released(t) // the shared data
+	_, dir := clitest.Env(t, func(c llmtest.Call) llmtest.Reply {
+		if strings.Contains(c.Prompt, "appeal to positive emotion") && strings.Contains(c.Prompt, "TITLE: Endless") {
+			return llmtest.Reply{Text: "<script>alert(1)</script> slippery slope"}
+		}
+		return llmtest.Reply{Text: "No, it is not."}
+	})
+	db := filepath.Join(dir, "f.db")
+	for _, level := range []string{"2", "1"} {
+		if _, stderr, err := clitest.RunIn(t, dir, db, "--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "3", "--level", level); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr)
+		}
+	}
+	st, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := webtest.Visitor(v.Handler())
+	page := func(path string, want ...string) string {
+		t.Helper()
+		rec := get(http.MethodGet, path, nil)
+		body := rec.Body.String()
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d\n%s", path, rec.Code, body)
+		}
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Fatalf("%s lacks %q:\n%s", path, w, body)
+			}
+		}
+		return body
+	}
+	page("/runs/1", "span F1", "/runs/1/texts")
+	page("/runs/1/texts", `href="/runs/1/texts/0"`, "slippery slope")
+	body := page("/runs/1/texts/0", "<mark title=", "&lt;script&gt;alert(1)&lt;/script&gt; slippery slope", "read as")
+	if strings.Contains(body, "<script>alert") {
+		t.Fatal("a model's answer reached the page unescaped")
+	}
+	page("/runs/2/texts/2", "span P / R / F1 (level 1)")
+	if rec := get(http.MethodGet, "/runs/1/texts/99", nil); rec.Code != http.StatusNotFound {
+		t.Fatalf("a text the run lacks: %d", rec.Code)
+	}
+	page("/compare?a=1&b=2&all=1", "TITLE: Endless", "span F1 of 0.5 or more", "mean span F1")
+}
