@@ -13,6 +13,22 @@ type Answer struct {
 // sentence's characters and one between sentences, as upstream does (the
 // sentences joined by spaces, not their places in the text).
 func PredSpans(answers []Answer) []PredSpan {
+	var out []PredSpan
+	for _, s := range sentenceSpans(answers) {
+		out = append(out, s.PredSpan)
+	}
+	return out
+}
+
+// sentenceSpan is a predicted span and the sentences it joins
+// (answers[From:To]).
+type sentenceSpan struct {
+	PredSpan
+	From, To int
+}
+
+// sentenceSpans are PredSpans with the sentences each joins.
+func sentenceSpans(answers []Answer) []sentenceSpan {
 	left := make([]map[int]bool, len(answers))
 	for i, a := range answers {
 		left[i] = map[int]bool{}
@@ -20,19 +36,19 @@ func PredSpans(answers []Answer) []PredSpan {
 			left[i][l] = true
 		}
 	}
-	var out []PredSpan
+	var out []sentenceSpan
 	begin := 0
 	for i, a := range answers {
 		for _, l := range a.Labels {
 			if !left[i][l] {
 				continue // a span of an earlier sentence took it
 			}
-			end := begin + utf8.RuneCountInString(a.Sentence)
-			for j := i + 1; j < len(answers) && left[j][l]; j++ {
+			end, j := begin+utf8.RuneCountInString(a.Sentence), i+1
+			for ; j < len(answers) && left[j][l]; j++ {
 				end += 1 + utf8.RuneCountInString(answers[j].Sentence)
 				delete(left[j], l)
 			}
-			out = append(out, PredSpan{Label: l, Start: begin, End: end})
+			out = append(out, sentenceSpan{PredSpan{Label: l, Start: begin, End: end}, i, j})
 		}
 		begin += utf8.RuneCountInString(a.Sentence) + 1
 	}
