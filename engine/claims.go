@@ -12,35 +12,9 @@ import (
 	"github.com/fallacylab/fallacylab/store"
 )
 
-// Claimer is a store shared by processes that claims a call key before the
-// call is paid for (store/sqlstore's claims): two processes running the
-// same command on one store pay for each call once — the second waits for
-// the first one's answer, or takes the claim over once its lease has run
-// out (the first process died).
-type Claimer interface {
-	// ClaimCall claims key for owner for lease: false while another
-	// owner's claim is live.
-	ClaimCall(ctx context.Context, key, owner string, lease time.Duration) (bool, error)
-	// RenewClaims extends every claim of owner by lease.
-	RenewClaims(ctx context.Context, owner string, lease time.Duration) error
-	// ReleaseClaim gives up owner's claim on key.
-	ReleaseClaim(ctx context.Context, key, owner string) error
-	// ClaimOwner is the owner of key's claim ("": none).
-	ClaimOwner(ctx context.Context, key string) (string, error)
-	// TakeClaim takes key's claim over from from, an owner known to be
-	// dead: false when from no longer holds it.
-	TakeClaim(ctx context.Context, key, from, owner string, lease time.Duration) (bool, error)
-	// PutAnswer stores a call's outcome, ends any claim on its key and
-	// returns what the cache holds for the key afterwards (an answer stored
-	// first is kept).
-	PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
-	// MarkSent records that owner is about to send key's call for run
-	// runID, at most usd: kept until the call's outcome is stored.
-	MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
-	// SentByOthers is how many attempts at key other owners sent and
-	// never stored the outcome of (they died with the call in flight).
-	SentByOthers(ctx context.Context, key, owner string) (int, error)
-}
+// Claimer is a store shared by processes that claims a call key before
+// the call is paid for (store.Claims).
+type Claimer = store.Claims
 
 // claimLease is how long a claim holds without renewal; claims are renewed
 // every claimLease/3 while their calls are in flight, so a claim outlives

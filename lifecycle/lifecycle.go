@@ -22,15 +22,8 @@ import (
 	"github.com/fallacylab/fallacylab/store"
 )
 
-// Store is what the lifecycle needs of a store.
-type Store interface {
-	StartRun(ctx context.Context, r store.Run) (int64, error)
-	ResumeRun(ctx context.Context, id int64, pid int, host string) error
-	Heartbeat(ctx context.Context, id int64) error
-	EndRun(ctx context.Context, id int64, status, reason string) error
-	RunByFingerprint(ctx context.Context, fingerprint string) (store.Run, bool, error)
-	PutPhases(ctx context.Context, runID int64, counts []store.PhaseCount) error
-}
+// Store is what the lifecycle needs of a store (store.Lifecycle).
+type Store = store.Lifecycle
 
 // Spec describes a run to start.
 type Spec struct {

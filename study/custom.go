@@ -190,7 +190,7 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 		}
 		if c.When != nil {
 			i := slices.IndexFunc(out.Questions, func(o Question) bool { return o.ID == c.When.Question })
-			if i < 0 || !out.Questions[i].has(c.When.Is) || out.Questions[i].Type == FreeText {
+			if i < 0 || !out.Questions[i].Has(c.When.Is) || out.Questions[i].Type == FreeText {
 				return Custom{}, bad("when: name an earlier choice question and one of its choices")
 			}
 		}

@@ -43,39 +43,3 @@ func ParseKind(s string) (Kind, error) {
 	}
 	return "", fmt.Errorf("study kind %q: use %s", s, kindList())
 }
-
-// Normalize maps what a person wrote in a sheet onto a choice key: the key
-// or the label in any case ("n", "Valid"), and for a yes / no question
-// also true / false, as the papers' sheets write them. Anything else is
-// returned as written, for Validate to refuse.
-func (q Question) Normalize(v string) string {
-	v = strings.TrimSpace(v)
-	if q.Type == Multi && v != "" {
-		// A sheet's cell lists the picks by key or label, split by
-		// commas, semicolons or bars, in any order.
-		one := q
-		one.Type = ""
-		var keys []string
-		for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' || r == '|' }) {
-			keys = append(keys, one.Normalize(p))
-		}
-		if j := q.Joined(keys); j != "" {
-			return j
-		}
-		return v
-	}
-	for _, c := range q.Choices {
-		if strings.EqualFold(v, c.Key) || strings.EqualFold(v, c.Label) {
-			return c.Key
-		}
-	}
-	if q.Positive == "1" {
-		switch strings.ToLower(v) {
-		case "true", "y":
-			return "1"
-		case "false", "n":
-			return "0"
-		}
-	}
-	return v
-}

@@ -5,60 +5,22 @@ package backend
 
 import (
 	"context"
-	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/fallacylab/fallacylab/store/sqlite"
-	"github.com/fallacylab/fallacylab/study"
 )
 
 // Store is the one store contract: everything the engine, the lifecycle,
 // the records, the studies, the commands and the viewer use of a store,
 // which SQLite and PostgreSQL both keep (store/storetest checks it of both).
-type Store interface {
-	engine.Store
-	engine.Claimer
-	lifecycle.Store
-	study.Store
-	Run(ctx context.Context, id int64) (store.Run, bool, error)
-	Runs(ctx context.Context) ([]store.Run, error)
-	DeleteRun(ctx context.Context, id int64, withStudies bool) (store.Deleted, error)
-	DeleteStudy(ctx context.Context, id int64) (answers int, err error)
-	ReplaceStudy(ctx context.Context, st study.Study) error
-	ReplaceStudyIf(ctx context.Context, prev, next study.Study) (bool, error)
-	RunBudget(ctx context.Context, runID int64) (usd float64, ok bool, err error)
-	SetRunBudget(ctx context.Context, runID int64, usd float64) error
-	RunSpend(ctx context.Context, runID int64) (float64, error)
-	FinishRun(ctx context.Context, id int64, status string) error
-	Phases(ctx context.Context, runID int64) ([]store.PhaseCount, error)
-	RunCalls(ctx context.Context, id int64, fn func(store.RunCall) error) error
-	RunModelStats(ctx context.Context, id int64) ([]store.ModelStats, error)
-	Stats(ctx context.Context) ([]store.ModelStats, error)
-	CountRecords(ctx context.Context, runID int64) (int, error)
-	PutRecords(ctx context.Context, runID int64, kind string, recs []store.Record) error
-	PutRecordKinds(ctx context.Context, runID int64, kinds []string, recs []store.Record) error
-	Records(ctx context.Context, runID int64, kind string, fn func(store.Record) error) error
-	PutRecordSet(ctx context.Context, runID int64, set store.RecordSet) error
-	RecordsByKey(ctx context.Context, runID int64, kind string, keys []string, fn func(store.Record) error) error
-	Snapshot(ctx context.Context, runID int64, kind string, format int) (data []byte, ok bool, err error)
-	Snapshots(ctx context.Context, runID int64, fn func(kind string, format int, data []byte) error) error
-	ImportCalls(ctx context.Context, calls []store.Call) (int, error)
-	CountCallsFor(ctx context.Context, sel store.CallSelection) (n int, bytes int64, kept int, err error)
-	DeleteCalls(ctx context.Context, sel store.CallSelection) (int, error)
-	Calls(ctx context.Context, fn func(store.Call) error) error
-	CopyCalls(ctx context.Context, calls []store.Call) (added int, err error)
-	ImportRun(ctx context.Context, r store.Run) (int64, error)
-	// Path names the store: its file, or its URL with the password masked.
-	Path() string
-	ReadOnly() bool
-	Close() error
-}
+type Store = store.Store
 
 // Team is the capability of a store a team shares (PostgreSQL): what it
 // holds for every process using it — configured rate limits, budgets and

@@ -9,11 +9,10 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/study"
 )
 
 // PutStudy stores a new study of a run and returns its id.
-func (s *Store) PutStudy(ctx context.Context, st study.Study) (int64, error) {
+func (s *Store) PutStudy(ctx context.Context, st store.Study) (int64, error) {
 	st.ID = 0
 	spec, err := json.Marshal(st)
 	if err != nil {
@@ -38,7 +37,7 @@ func (s *Store) PutStudy(ctx context.Context, st study.Study) (int64, error) {
 }
 
 // Studies lists the studies of a run (runID 0: of every run), oldest first.
-func (s *Store) Studies(ctx context.Context, runID int64) ([]study.Study, error) {
+func (s *Store) Studies(ctx context.Context, runID int64) ([]store.Study, error) {
 	q, args := `SELECT id, spec FROM studies ORDER BY id`, []any{}
 	if runID != 0 {
 		q, args = `SELECT id, spec FROM studies WHERE run_id = ? ORDER BY id`, []any{runID}
@@ -48,14 +47,14 @@ func (s *Store) Studies(ctx context.Context, runID int64) ([]study.Study, error)
 		return nil, fmt.Errorf("studies: %w", err)
 	}
 	defer rows.Close()
-	var out []study.Study
+	var out []store.Study
 	for rows.Next() {
 		var id int64
 		var spec string
 		if err := rows.Scan(&id, &spec); err != nil {
 			return nil, fmt.Errorf("studies: %w", err)
 		}
-		var st study.Study
+		var st store.Study
 		if err := json.Unmarshal([]byte(spec), &st); err != nil {
 			return nil, fmt.Errorf("study %d: %w", id, err)
 		}
@@ -66,16 +65,16 @@ func (s *Store) Studies(ctx context.Context, runID int64) ([]study.Study, error)
 }
 
 // Study reads one study; ok is false when there is none with that id.
-func (s *Store) Study(ctx context.Context, id int64) (study.Study, bool, error) {
+func (s *Store) Study(ctx context.Context, id int64) (store.Study, bool, error) {
 	var spec string
 	err := s.db.QueryRowContext(ctx, `SELECT spec FROM studies WHERE id = ?`, id).Scan(&spec)
 	if err == sql.ErrNoRows {
-		return study.Study{}, false, nil
+		return store.Study{}, false, nil
 	}
 	if err != nil {
-		return study.Study{}, false, fmt.Errorf("study %d: %w", id, err)
+		return store.Study{}, false, fmt.Errorf("study %d: %w", id, err)
 	}
-	var st study.Study
+	var st store.Study
 	if err := json.Unmarshal([]byte(spec), &st); err != nil {
 		return st, false, fmt.Errorf("study %d: %w", id, err)
 	}
@@ -109,7 +108,7 @@ func (s *Store) DeleteStudy(ctx context.Context, id int64) (answers int, err err
 
 // PutAnnotations stores annotators' answers, each in place of that
 // annotator's earlier answer to the item, in one transaction.
-func (s *Store) PutAnnotations(ctx context.Context, anns []study.Annotation) error {
+func (s *Store) PutAnnotations(ctx context.Context, anns []store.Annotation) error {
 	return s.write(context.WithoutCancel(ctx), func(tx Tx) error {
 		st, err := tx.Prepare(`INSERT INTO annotations (study_id, annotator, item, answers, comment, skipped, at) VALUES (?,?,?,?,?,?,?)
 			ON CONFLICT (study_id, annotator, item) DO UPDATE SET answers = excluded.answers, comment = excluded.comment, skipped = excluded.skipped, at = excluded.at`)
@@ -135,15 +134,15 @@ func (s *Store) PutAnnotations(ctx context.Context, anns []study.Annotation) err
 }
 
 // Annotations reads every answer of a study.
-func (s *Store) Annotations(ctx context.Context, studyID int64) ([]study.Annotation, error) {
+func (s *Store) Annotations(ctx context.Context, studyID int64) ([]store.Annotation, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT annotator, item, answers, comment, skipped, at FROM annotations WHERE study_id = ? ORDER BY annotator, item`, studyID)
 	if err != nil {
 		return nil, fmt.Errorf("annotations of study %d: %w", studyID, err)
 	}
 	defer rows.Close()
-	var out []study.Annotation
+	var out []store.Annotation
 	for rows.Next() {
-		a := study.Annotation{StudyID: studyID}
+		a := store.Annotation{StudyID: studyID}
 		var answers, at string
 		if err := rows.Scan(&a.Annotator, &a.Item, &answers, &a.Comment, &a.Skipped, &at); err != nil {
 			return nil, fmt.Errorf("annotations of study %d: %w", studyID, err)
@@ -162,7 +161,7 @@ func (s *Store) Annotations(ctx context.Context, studyID int64) ([]study.Annotat
 // ReplaceStudy stores a study's new design in place of its old one — an
 // annotator added, replaced or given a new token — keeping its id, run and
 // answers (store.ErrNotFound when there is no such study).
-func (s *Store) ReplaceStudy(ctx context.Context, st study.Study) error {
+func (s *Store) ReplaceStudy(ctx context.Context, st store.Study) error {
 	spec, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("replace study %d: %w", st.ID, err)
@@ -184,7 +183,7 @@ func (s *Store) ReplaceStudy(ctx context.Context, st study.Study) error {
 // another viewer on the same store, or another request — so that the caller
 // reads it again and decides anew (two participants are never given one
 // annotator's place).
-func (s *Store) ReplaceStudyIf(ctx context.Context, prev, next study.Study) (bool, error) {
+func (s *Store) ReplaceStudyIf(ctx context.Context, prev, next store.Study) (bool, error) {
 	want, err := json.Marshal(prev)
 	if err != nil {
 		return false, fmt.Errorf("replace study %d: %w", prev.ID, err)
@@ -203,7 +202,7 @@ func (s *Store) ReplaceStudyIf(ctx context.Context, prev, next study.Study) (boo
 			}
 			return fmt.Errorf("replace study %d: %w", prev.ID, err)
 		}
-		var cur study.Study
+		var cur store.Study
 		if err := json.Unmarshal([]byte(raw), &cur); err != nil {
 			return fmt.Errorf("replace study %d: %w", prev.ID, err)
 		}

@@ -19,15 +19,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/study"
 )
 
 // Store is the store contract the suite checks: the one every command and
-// the viewer use (backend.Store), so the two cannot drift apart.
-type Store = backend.Store
+// the viewer use (store.Store), so the two cannot drift apart.
+type Store = store.Store
 
 // Run runs the suite; open returns a fresh, empty store (closed by the suite).
 func Run(t *testing.T, open func(t *testing.T) Store) {
@@ -270,10 +268,10 @@ func testStudies(t *testing.T, st Store) {
 	ctx := context.Background()
 	runID, err := st.StartRun(ctx, store.Run{Name: "r", Benchmark: "any", Version: "test"})
 	must(t, err)
-	s := study.Study{RunID: runID, Kind: study.Kind("some-kind"), Name: "pilot", Seed: 3, Overlap: 1, Created: time.Unix(1700000000, 0).UTC(),
-		Questions:  []study.Question{{ID: "refusal", Text: "refusal?", Positive: "1", Choices: []study.Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}},
-		Items:      []study.Item{{Key: "g1", Text: "answer <b>", Hidden: map[string]string{"model": "m"}}, {Key: "g2", Text: "no", Decoy: true, Known: map[string]string{"refusal": "1"}}},
-		Annotators: []study.Annotator{{Name: "ana", Token: "t1", Order: []string{"g2", "g1"}}}}
+	s := store.Study{RunID: runID, Kind: store.StudyKind("some-kind"), Name: "pilot", Seed: 3, Overlap: 1, Created: time.Unix(1700000000, 0).UTC(),
+		Questions:  []store.Question{{ID: "refusal", Text: "refusal?", Positive: "1", Choices: []store.Choice{{Key: "1", Label: "yes"}, {Key: "0", Label: "no"}}}},
+		Items:      []store.StudyItem{{Key: "g1", Text: "answer <b>", Hidden: map[string]string{"model": "m"}}, {Key: "g2", Text: "no", Decoy: true, Known: map[string]string{"refusal": "1"}}},
+		Annotators: []store.Annotator{{Name: "ana", Token: "t1", Order: []string{"g2", "g1"}}}}
 	id, err := st.PutStudy(ctx, s)
 	must(t, err)
 	got, ok, err := st.Study(ctx, id)
@@ -282,12 +280,12 @@ func testStudies(t *testing.T, st Store) {
 	if !ok || !reflect.DeepEqual(got, s) {
 		t.Fatalf("study round trip:\n got %+v\nwant %+v", got, s)
 	}
-	if _, err := st.PutStudy(ctx, study.Study{RunID: runID + 99, Kind: study.Kind("some-kind")}); err == nil {
+	if _, err := st.PutStudy(ctx, store.Study{RunID: runID + 99, Kind: store.StudyKind("some-kind")}); err == nil {
 		t.Fatal("a study of a missing run was stored")
 	}
 	t0 := time.Unix(1700000100, 0).UTC()
-	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: id, Annotator: "ana", Item: "g1", Answers: map[string]string{"refusal": "0"}, At: t0}}))
-	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: id, Annotator: "ana", Item: "g1", Answers: map[string]string{"refusal": "1"}, Comment: "changed my mind", At: t0.Add(time.Second)},
+	must(t, st.PutAnnotations(ctx, []store.Annotation{{StudyID: id, Annotator: "ana", Item: "g1", Answers: map[string]string{"refusal": "0"}, At: t0}}))
+	must(t, st.PutAnnotations(ctx, []store.Annotation{{StudyID: id, Annotator: "ana", Item: "g1", Answers: map[string]string{"refusal": "1"}, Comment: "changed my mind", At: t0.Add(time.Second)},
 		{StudyID: id, Annotator: "ana", Item: "g2", Skipped: true, At: t0}}))
 	anns, err := st.Annotations(ctx, id)
 	must(t, err)
@@ -314,12 +312,12 @@ func testStudies(t *testing.T, st Store) {
 		t.Fatalf("a refused delete left %d of 2 answers", len(anns))
 	}
 	// A study goes alone, with its answers counted.
-	other, err := st.PutStudy(ctx, study.Study{RunID: runID, Kind: study.Kind("some-kind"), Name: "second"})
+	other, err := st.PutStudy(ctx, store.Study{RunID: runID, Kind: store.StudyKind("some-kind"), Name: "second"})
 	must(t, err)
-	must(t, st.PutAnnotations(ctx, []study.Annotation{{StudyID: other, Annotator: "ana", Item: "x", Answers: map[string]string{"refusal": "0"}, At: t0}}))
+	must(t, st.PutAnnotations(ctx, []store.Annotation{{StudyID: other, Annotator: "ana", Item: "x", Answers: map[string]string{"refusal": "0"}, At: t0}}))
 	// A study's design is replaced in place: same id, answers kept.
 	changed, _, _ := st.Study(ctx, other)
-	changed.Annotators = append(changed.Annotators, study.Annotator{Name: "eli", Token: "eli-tok"})
+	changed.Annotators = append(changed.Annotators, store.Annotator{Name: "eli", Token: "eli-tok"})
 	must(t, st.ReplaceStudy(ctx, changed))
 	if got, ok, _ := st.Study(ctx, other); !ok || len(got.Annotators) != 1 || got.Annotators[0].Name != "eli" || got.Name != "second" {
 		t.Fatalf("the replaced study reads %+v", got)
@@ -327,15 +325,15 @@ func testStudies(t *testing.T, st Store) {
 	if anns, _ := st.Annotations(ctx, other); len(anns) != 1 {
 		t.Fatalf("replacing a study's design left %d of its 1 answer", len(anns))
 	}
-	if err := st.ReplaceStudy(ctx, study.Study{ID: other + 100, Name: "none"}); !errors.Is(err, store.ErrNotFound) {
+	if err := st.ReplaceStudy(ctx, store.Study{ID: other + 100, Name: "none"}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("replace a study that is not there: %v", err)
 	}
 	// A compare-and-swap: the study as read is replaced once; a second
 	// writer holding the same old read finds it changed.
 	read, _, _ := st.Study(ctx, other)
 	mine, theirs := read, read
-	mine.Annotators = []study.Annotator{{Name: "eli", Token: "eli-tok", Participant: "p1"}}
-	theirs.Annotators = []study.Annotator{{Name: "eli", Token: "eli-tok", Participant: "p2"}}
+	mine.Annotators = []store.Annotator{{Name: "eli", Token: "eli-tok", Participant: "p1"}}
+	theirs.Annotators = []store.Annotator{{Name: "eli", Token: "eli-tok", Participant: "p2"}}
 	if ok, err := st.ReplaceStudyIf(ctx, read, mine); !ok || err != nil {
 		t.Fatalf("swap of the study as read: %v %v", ok, err)
 	}
