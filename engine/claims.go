@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/procstate"
+	"github.com/fallacylab/fallacylab/procstate"
 	"github.com/fallacylab/fallacylab/store"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/procstate"
+	"github.com/fallacylab/fallacylab/procstate"
 	"github.com/fallacylab/fallacylab/store"
 )
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/cachedir"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/dlclark/regexp2"
 
-	"github.com/fallacylab/fallacylab/internal/pyre"
+	"github.com/fallacylab/fallacylab/pyre"
 )
 
 // Spacy is spaCy's rule-based Tokenizer (spacy/tokenizer.pyx, release

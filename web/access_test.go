@@ -3,12 +3,13 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
 
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/study"

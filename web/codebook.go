@@ -6,10 +6,11 @@ import (
 
 	"crypto/hmac"
 	"fmt"
-	"github.com/yuin/goldmark"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/yuin/goldmark"
 
 	"github.com/fallacylab/fallacylab/study"
 )

@@ -3,12 +3,13 @@ package web
 import (
 	"context"
 	"fmt"
-	"github.com/fallacylab/fallacylab/view"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/view"
 
 	"github.com/fallacylab/fallacylab/bench"
 )

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/cachedir"
 )
 
 // TestMain keeps the reports the tests analyse, and the stores' checks, out

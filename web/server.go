@@ -10,8 +10,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"github.com/fallacylab/fallacylab/study"
-	"github.com/fallacylab/fallacylab/view"
 	"html/template"
 	"net/http"
 	"slices"
@@ -21,10 +19,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fallacylab/fallacylab/study"
+	"github.com/fallacylab/fallacylab/view"
+
 	"github.com/spf13/pflag"
 
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 )

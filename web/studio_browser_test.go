@@ -3,12 +3,13 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench/deflect"
 	"math"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fallacylab/fallacylab/bench/deflect"
 
 	"github.com/chromedp/chromedp"
 	"github.com/fallacylab/fallacylab/bench/missci"

@@ -3,9 +3,10 @@ package web
 import (
 	"context"
 	"fmt"
-	"github.com/fallacylab/fallacylab/view"
 	"net/http"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/view"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/store"

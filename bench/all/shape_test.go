@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -143,4 +144,40 @@ func TestTheBinaryRegistersEveryBenchmark(t *testing.T) {
 		}
 	}
 	t.Fatal("cmd/fallacylab does not import bench/all: the binary's registry is not the whole one")
+}
+
+// TestStoreIsTheFloor (#43): the store's packages import nothing above the
+// store (no benchmark, study, runner, lifecycle, viewer), and internal/
+// holds the CLI only (internal/cli and its internal/config).
+func TestStoreIsTheFloor(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "./store/...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		rel, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			continue
+		}
+		for _, above := range []string{"bench", "study", "runner", "lifecycle", "view", "web", "internal"} {
+			if rel == above || strings.HasPrefix(rel, above+"/") {
+				t.Errorf("a store package depends on %s", rel)
+			}
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "internal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "cli" && e.Name() != "config" {
+			t.Errorf("internal/%s: internal/ holds the CLI only (cli, config)", e.Name())
+		}
+	}
 }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/bench/classify"
+	"github.com/fallacylab/fallacylab/cachedir"
 	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/cachedir"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/llm/openai"

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/internal/decode"
+	"github.com/fallacylab/fallacylab/decode"
 	"gopkg.in/yaml.v3"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/runner"
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/internal/outfile"
-	"github.com/fallacylab/fallacylab/internal/reportcache"
+	"github.com/fallacylab/fallacylab/outfile"
+	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
 )

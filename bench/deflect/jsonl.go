@@ -12,7 +12,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
-	"github.com/fallacylab/fallacylab/internal/decode"
+	"github.com/fallacylab/fallacylab/decode"
 	"github.com/fallacylab/fallacylab/judge"
 )
 

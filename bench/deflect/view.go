@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/view"
 )

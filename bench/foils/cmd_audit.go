@@ -10,7 +10,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/corpus"
-	"github.com/fallacylab/fallacylab/internal/outfile"
+	"github.com/fallacylab/fallacylab/outfile"
 	"github.com/fallacylab/fallacylab/runner"
 
 	"github.com/fallacylab/fallacylab/detect"

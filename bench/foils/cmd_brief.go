@@ -2,8 +2,9 @@ package foils
 
 import (
 	"fmt"
-	"github.com/fallacylab/fallacylab/internal/textwrap"
 	"io"
+
+	"github.com/fallacylab/fallacylab/textwrap"
 
 	"github.com/fallacylab/fallacylab/report"
 )

@@ -2,6 +2,7 @@ package foils
 
 import (
 	"fmt"
+
 	"github.com/fallacylab/fallacylab/bench"
 
 	"github.com/fallacylab/fallacylab/report"

@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/outfile"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"

@@ -2,10 +2,11 @@ package foils
 
 import (
 	"fmt"
-	"github.com/fallacylab/fallacylab/corpus"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/corpus"
 )
 
 // Foil conditions.

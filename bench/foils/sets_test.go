@@ -1,9 +1,10 @@
 package foils
 
 import (
-	"github.com/fallacylab/fallacylab/corpus"
 	"strings"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/corpus"
 )
 
 func TestEmbeddedSets(t *testing.T) {

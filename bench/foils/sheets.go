@@ -2,11 +2,12 @@ package foils
 
 import (
 	"fmt"
-	"github.com/fallacylab/fallacylab/corpus"
 	"io"
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/corpus"
 
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"

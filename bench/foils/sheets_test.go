@@ -1,10 +1,11 @@
 package foils
 
 import (
-	"github.com/fallacylab/fallacylab/corpus"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/corpus"
 )
 
 func TestSampleNoneStratified(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/dlclark/regexp2"
 
-	"github.com/fallacylab/fallacylab/internal/pyre"
+	"github.com/fallacylab/fallacylab/pyre"
 )
 
 // Text is one text of the gold standard (gold_standard_dataset.jsonl).

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/internal/pyre"
+	"github.com/fallacylab/fallacylab/pyre"
 )
 
 // Upstream's patterns (src/evaluate.py), read as Python reads them.

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench"
 	"os"
 	"strconv"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/internal/decode"
+	"github.com/fallacylab/fallacylab/bench"
+
+	"github.com/fallacylab/fallacylab/decode"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"

@@ -3,11 +3,12 @@ package missci
 import (
 	"context"
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/runner"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/runner"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"

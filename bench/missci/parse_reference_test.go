@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/pyre"
+	"github.com/fallacylab/fallacylab/pyre"
 )
 
 // The parsers extract what upstream's Python extracts, under Python's re

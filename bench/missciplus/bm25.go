@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/fallacylab/fallacylab/internal/pyre"
+	"github.com/fallacylab/fallacylab/pyre"
 	"github.com/fallacylab/fallacylab/tokenize"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"regexp"
 
-	"github.com/fallacylab/fallacylab/internal/pyre"
+	"github.com/fallacylab/fallacylab/pyre"
 )
 
 // The subtask 3 answer parser is upstream's ArgumentReconstructionParser
@@ -17,7 +17,7 @@ import (
 // "Fallacious Premise: …; Applied Fallacy Class: …" an answer gives (or
 // one of the looser shapes its patterns accept), its class normalised by
 // the mapper's word lists. The patterns are upstream's, compiled with
-// Python's re semantics (internal/pyre); the word lists are read from
+// Python's re semantics (package pyre); the word lists are read from
 // data/fallacy_mapper.json, written from upstream's module by
 // testdata/make_parser.py.
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/decode"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/llm"
 )
 

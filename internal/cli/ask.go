@@ -2,8 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"github.com/fallacylab/fallacylab/runner"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/runner"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"

@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/cachedir"
 	"github.com/fallacylab/fallacylab/internal/cli"
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
-	"github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

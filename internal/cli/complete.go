@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/spf13/cobra"

@@ -4,11 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/fallacylab/fallacylab/corpus"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fallacylab/fallacylab/corpus"
 
 	"github.com/spf13/cobra"
 )

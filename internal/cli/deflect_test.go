@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	"github.com/fallacylab/fallacylab/internal/reportcache"
+	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/stats"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/web"

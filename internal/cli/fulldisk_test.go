@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/cachedir"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store/sqlite"

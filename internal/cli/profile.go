@@ -4,10 +4,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"fmt"
-	"github.com/fallacylab/fallacylab/bench"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+
+	"github.com/fallacylab/fallacylab/bench"
 )
 
 // startCPUProfile writes a CPU profile of the whole command to path

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/internal/outfile"
+	"github.com/fallacylab/fallacylab/outfile"
 
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"

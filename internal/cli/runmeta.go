@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fallacylab/fallacylab/internal/backend"
-	"github.com/fallacylab/fallacylab/internal/outfile"
 	"io"
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"github.com/fallacylab/fallacylab/backend"
+	"github.com/fallacylab/fallacylab/outfile"
 
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"github.com/fallacylab/fallacylab/runner"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/fallacylab/fallacylab/runner"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/internal/config"

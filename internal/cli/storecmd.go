@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/spf13/cobra"
 )

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/fallacylab/fallacylab/internal/outfile"
+	"github.com/fallacylab/fallacylab/outfile"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/study"
 )

@@ -17,8 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fallacylab/fallacylab/internal/decode"
-	"github.com/fallacylab/fallacylab/internal/outfile"
+	"github.com/fallacylab/fallacylab/decode"
+	"github.com/fallacylab/fallacylab/outfile"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/study"
 )

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/internal/backend"
 	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )

@@ -17,7 +17,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/internal/decode"
+	"github.com/fallacylab/fallacylab/decode"
 	"github.com/fallacylab/fallacylab/llm"
 	"gopkg.in/yaml.v3"
 )

@@ -11,13 +11,14 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/fallacylab/fallacylab/engine"
 	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
 
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/cachedir"
 )
 
 // PRAGMA quick_check reads and verifies every page of the store: a tenth of

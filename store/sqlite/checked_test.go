@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/cachedir"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 

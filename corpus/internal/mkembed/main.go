@@ -9,8 +9,9 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"github.com/fallacylab/fallacylab/corpus"
 	"os"
+
+	"github.com/fallacylab/fallacylab/corpus"
 )
 
 func main() {

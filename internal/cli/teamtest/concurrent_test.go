@@ -16,7 +16,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
 
-	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store/sqlite"

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/cachedir"
+	"github.com/fallacylab/fallacylab/cachedir"
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/store"
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fallacylab/fallacylab/internal/procstate"
+	"github.com/fallacylab/fallacylab/procstate"
 )
 
 // Write writes an --out destination whole or not at all. "-" is

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/deflect"
-	. "github.com/fallacylab/fallacylab/internal/reportcache"
 	"github.com/fallacylab/fallacylab/report"
+	. "github.com/fallacylab/fallacylab/reportcache"
 )
 
 func render(t *testing.T, r *report.Report, f report.Format) []byte {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/backend"
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )

@@ -15,15 +15,15 @@ import (
 	"github.com/fallacylab/fallacylab/bench/foils"
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/bench/prompts"
+	"github.com/fallacylab/fallacylab/decode"
 	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/internal/config"
-	"github.com/fallacylab/fallacylab/internal/decode"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 )
 
-const schemas = "../../docs/schemas"
+const schemas = "../docs/schemas"
 
 func compile(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
@@ -136,20 +136,20 @@ func TestSchemas(t *testing.T) {
 		bad    []string
 	}{
 		{"claims.schema.json", decode.Fields(deflect.Claim{}, "json"),
-			append(jsonLines(t, "../../bench/deflect/data/claims.jsonl"), yamlList(t, "../../docs/examples/claims-de.yaml")...),
+			append(jsonLines(t, "../bench/deflect/data/claims.jsonl"), yamlList(t, "../docs/examples/claims-de.yaml")...),
 			[]string{`{"claim": "x"}`, `{"claim_id": "a", "level": "one", "text": "t"}`, `{"claim_id": "a", "level": 0, "text": "t"}`, `{"claim_id": "a", "level": 1}`}},
 		{"templates.schema.json", decode.Fields(deflect.Template{}, "json"),
-			append(jsonLines(t, "../../bench/deflect/data/templates.jsonl"), jsonLines(t, "../../docs/examples/templates-de.jsonl")...),
+			append(jsonLines(t, "../bench/deflect/data/templates.jsonl"), jsonLines(t, "../docs/examples/templates-de.jsonl")...),
 			[]string{`{"prompt_id": "p", "prompt_num": 1, "explicitness": "sometimes", "fallacy": "any", "template": "x"}`,
 				`{"prompt_id": "p", "prompt_num": 1, "explicitness": "explicit", "fallacy": "strawman", "template": "x"}`}},
 		{"missci-predictions.schema.json", decode.Fields(missci.PredictionLine{}, "json"),
-			jsonLines(t, "../../docs/examples/missci-predictions.jsonl"),
+			jsonLines(t, "../docs/examples/missci-predictions.jsonl"),
 			[]string{`{"id": "arg-70:1"}`, `{"id": "70", "answer": "x"}`, `{"id": "arg-70:1", "predictions": [{"premise": "p"}]}`, `{"id": "arg-70:1", "predictions": []}`}},
 		{"detector-predictions.schema.json", []string{"id", "label", "seed"},
-			csvRows(t, "../../docs/examples/detector-predictions.csv"),
+			csvRows(t, "../docs/examples/detector-predictions.csv"),
 			[]string{`{"id": "a"}`, `{"id": "", "label": "none"}`}},
 		{"config.schema.json", configFields(),
-			[]any{yamlDoc(t, "../../docs/examples/fallacylab.yaml")},
+			[]any{yamlDoc(t, "../docs/examples/fallacylab.yaml")},
 			[]string{`{"endpoint": {}}`, `{"endpoints": {"x": {"type": "grpc"}}}`, `{"limits": {"x": {"rpm": -1}}}`, `{"prices": {"gpt-4": {"input": 1, "output": 2}}}`,
 				`{"prices": {"openai:m": {"input": 1}}}`}},
 		{"prompts.schema.json", decode.Fields(prompts.Item{}, "json"),
@@ -187,7 +187,7 @@ func TestSchemas(t *testing.T) {
 // The docs' examples load with the real loaders too, and the config
 // schema's nested objects name the loader's fields.
 func TestExamplesLoad(t *testing.T) {
-	cfg, err := config.Load("../../docs/examples/fallacylab.yaml")
+	cfg, err := config.Load("../docs/examples/fallacylab.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestExamplesLoad(t *testing.T) {
 		t.Fatalf("config example: %+v", cfg)
 	}
 	for _, seed := range []string{"1", "2"} {
-		f, err := os.Open("../../docs/examples/detector-predictions.csv")
+		f, err := os.Open("../docs/examples/detector-predictions.csv")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func TestExamplesLoad(t *testing.T) {
 	}
 	// #41 item 20: the example speaks the detector protocol (its ids, its
 	// labels: docs/detector-protocol.md).
-	for _, row := range csvRows(t, "../../docs/examples/detector-predictions.csv") {
+	for _, row := range csvRows(t, "../docs/examples/detector-predictions.csv") {
 		r := row.(map[string]any)
 		id, label := r["id"].(string), r["label"].(string)
 		if !strings.HasPrefix(id, "T:") && !strings.HasPrefix(id, "M:") && !strings.HasPrefix(id, "W:") {
