@@ -292,20 +292,52 @@ func (g *gate) prune(now time.Time) {
 }
 
 // done records the answer to a call the gate let through: err is its
-// error (nil: answered), quota its rate-limit headers, if any.
+// error (nil: answered), quota its rate-limit headers, if any. It is
+// split by what the answer tells, each part in the order it must see the
+// gate: the call lands, an admitted call counts in the window, a refusal
+// sets the waits, the headers give the quota, the refusals are tracked,
+// the pace is adjusted.
 func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := time.Now()
+	a := g.land(t, err, hasQuota)
+	if a.admitted {
+		g.admit(t, now)
+	}
+	g.refusedWaits(t, a, now)
+	if hasQuota {
+		g.readQuota(t, quota, a.later, now)
+	}
+	g.trackRefusals(t, a)
+	g.prune(now)
+	g.adjust(t, a, now)
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// answer is what a call's outcome tells the gate.
+type answer struct {
+	le *llm.Error
+	// limited: a rate-limit refusal; hintless: one that said neither when
+	// to come back nor what the quota is; admitted: the provider counted
+	// the call (an answer, or an error it answered with).
+	limited, hintless, admitted bool
+	// later are the calls sent after this one and still in flight: not in
+	// its headers' count.
+	later int64
+}
+
+// land takes the call out of those in flight and reads its outcome.
+func (g *gate) land(t ticket, err error, hasQuota bool) answer {
 	g.inflight--
 	if i, ok := slices.BinarySearchFunc(g.flying, t.sent, func(a, b time.Time) int { return a.Compare(b) }); ok {
 		g.flying = slices.Delete(g.flying, i, i+1)
 	}
-	// Calls sent after this one are not in its headers' count.
-	later := int64(len(g.flying) - sort.Search(len(g.flying), func(i int) bool { return g.flying[i].After(t.sent) }))
-	var le *llm.Error
-	limited := errors.As(err, &le) && le.RateLimit
-	hintless := limited && !le.Hinted && !hasQuota
+	var a answer
+	a.later = int64(len(g.flying) - sort.Search(len(g.flying), func(i int) bool { return g.flying[i].After(t.sent) }))
+	a.limited = errors.As(err, &a.le) && a.le.RateLimit
+	a.hintless = a.limited && !a.le.Hinted && !hasQuota
 	if t.probe {
 		g.probing = false
 	}
@@ -315,99 +347,122 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 	if t.extra {
 		g.extras--
 	}
-	admitted := !limited && (err == nil || (le != nil && le.Status != 0))
-	if admitted {
-		i := sort.Search(len(g.admitted), func(i int) bool { return g.admitted[i].After(t.sent) })
-		g.admitted = slices.Insert(g.admitted, i, t.sent)
-		if t.probe && g.measuring && g.note != nil {
-			g.note("rate limit learned", "limit", g.limit, "window", t.sent.Sub(g.oldest).Round(time.Millisecond).String())
-		}
-		if t.probe && g.measuring {
-			// Not capped at a minute: a window measured at 60.5 s holds
-			// the calls of its first milliseconds, which the provider
-			// (counting arrivals, a trip later) still holds too.
-			g.window = min(2*maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
-			g.measuring = false
-			g.nextExtra = now.Add(g.window) // first a window at the limit measured
-			g.holdTogether()
-		}
-		if t.extra && g.learned {
-			g.limit = max(g.limit, len(g.admitted))
-			if g.extraRoom > 0 {
-				g.extraRoom++
-			}
+	a.admitted = !a.limited && (err == nil || (a.le != nil && a.le.Status != 0))
+	return a
+}
+
+// admit counts an admitted call in the window: a probe's admission
+// measures the window, an extra call's raises the limit.
+func (g *gate) admit(t ticket, now time.Time) {
+	i := sort.Search(len(g.admitted), func(i int) bool { return g.admitted[i].After(t.sent) })
+	g.admitted = slices.Insert(g.admitted, i, t.sent)
+	if t.probe && g.measuring && g.note != nil {
+		g.note("rate limit learned", "limit", g.limit, "window", t.sent.Sub(g.oldest).Round(time.Millisecond).String())
+	}
+	if t.probe && g.measuring {
+		// Not capped at a minute: a window measured at 60.5 s holds
+		// the calls of its first milliseconds, which the provider
+		// (counting arrivals, a trip later) still holds too.
+		g.window = min(2*maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
+		g.measuring = false
+		g.nextExtra = now.Add(g.window) // first a window at the limit measured
+		g.holdTogether()
+	}
+	if t.extra && g.learned {
+		g.limit = max(g.limit, len(g.admitted))
+		if g.extraRoom > 0 {
+			g.extraRoom++
 		}
 	}
-	if t.extra && limited && g.extraRoom > 0 {
+}
+
+// refusedWaits sets what a refusal makes wait: the next extra call, the
+// next probe, and everything until the provider's Retry-After.
+func (g *gate) refusedWaits(t ticket, a answer, now time.Time) {
+	if t.extra && a.limited && g.extraRoom > 0 {
 		if g.note != nil && g.limit > g.raisedAt {
 			g.note("room past the learned limit: limit raised", "from", g.raisedAt, "to", g.limit)
 		}
 		g.extraRoom, g.nextExtra = 0, now.Add(g.window/4)
 	}
-	if t.probe && limited {
+	if t.probe && a.limited {
 		g.nextTry = nextProbe(g.oldest, now)
 	}
-	if limited && le.RetryAfter > 0 {
-		if p := now.Add(le.RetryAfter); p.After(g.pause) {
+	if a.limited && a.le.RetryAfter > 0 {
+		if p := now.Add(a.le.RetryAfter); p.After(g.pause) {
 			g.pause = p
 		}
 	}
-	if hasQuota {
-		for _, x := range []struct {
-			q *headerQuota
-			a llm.Allowance
-		}{{&g.req, quota.Requests}, {&g.tok, quota.Tokens}} {
-			if x.a.Known() && !t.sent.Before(x.q.epoch) { // older calls tell of the last period
-				// The reset is a little after the one the headers
-				// give (they are rounded, the clocks differ by a trip).
-				remaining := x.a.Remaining - later
-				reset := now.Add(x.a.Reset + x.a.Reset/50 + 10*time.Millisecond)
-				if x.q.known && now.Before(x.q.reset) {
-					// Answers arrive out of order: an older one knows less.
-					remaining, reset = min(remaining, x.q.remaining), maxTime(reset, x.q.reset)
-				}
-				x.q.known, x.q.limit, x.q.remaining, x.q.reset, x.q.span = true, x.a.Limit, remaining, reset, x.a.Reset
+}
+
+// readQuota keeps the requests and tokens the answer's headers say are
+// left, and when they reset.
+func (g *gate) readQuota(t ticket, quota llm.Quota, later int64, now time.Time) {
+	for _, x := range []struct {
+		q *headerQuota
+		a llm.Allowance
+	}{{&g.req, quota.Requests}, {&g.tok, quota.Tokens}} {
+		if x.a.Known() && !t.sent.Before(x.q.epoch) { // older calls tell of the last period
+			// The reset is a little after the one the headers
+			// give (they are rounded, the clocks differ by a trip).
+			remaining := x.a.Remaining - later
+			reset := now.Add(x.a.Reset + x.a.Reset/50 + 10*time.Millisecond)
+			if x.q.known && now.Before(x.q.reset) {
+				// Answers arrive out of order: an older one knows less.
+				remaining, reset = min(remaining, x.q.remaining), maxTime(reset, x.q.reset)
 			}
+			x.q.known, x.q.limit, x.q.remaining, x.q.reset, x.q.span = true, x.a.Limit, remaining, reset, x.a.Reset
 		}
 	}
-	if admitted && t.sent.After(g.lastAdmit) {
-		// Calls overtake each other on the way (a new connection, a busy
-		// one): an admitted call clears only the refusals sent well before.
+}
+
+// trackRefusals keeps the hintless refusals not yet answered by a later
+// admission: calls overtake each other on the way (a new connection, a
+// busy one), so an admitted call clears only the refusals sent well
+// before it.
+func (g *gate) trackRefusals(t ticket, a answer) {
+	if a.admitted && t.sent.After(g.lastAdmit) {
 		g.lastAdmit = t.sent
 		cut := t.sent.Add(-reorder)
 		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(cut) })
 		g.refused = g.refused[i:]
 	}
-	if hintless && t.sent.After(g.lastAdmit.Add(-reorder)) {
+	if a.hintless && t.sent.After(g.lastAdmit.Add(-reorder)) {
 		i := sort.Search(len(g.refused), func(i int) bool { return g.refused[i].After(t.sent) })
 		g.refused = slices.Insert(g.refused, i, t.sent)
 		if !g.learned {
 			g.refusals++
 		}
 	}
-	g.prune(now)
-	if admitted {
+}
+
+// adjust paces the gate after the answer: quiet after a hintless refusal
+// of a learned limit, and the limit or window learned, lowered or
+// widened.
+func (g *gate) adjust(t ticket, a answer, now time.Time) {
+	if a.admitted {
 		g.quietFor = 0
 	}
-	if hintless && g.learned && !g.measuring && !t.probe && !t.extra {
+	steady := a.hintless && g.learned && !g.measuring && !t.probe // a refusal of a learned limit
+	if steady && !t.extra {
 		g.quietFor = min(g.window/2, max(g.window/16, 2*g.quietFor))
 		g.quiet = now.Add(g.quietFor)
 	}
 	switch {
-	case hintless && g.teamStreak():
+	case a.hintless && g.teamStreak():
 		g.learn(now)
-	case hintless && g.learned && !g.measuring && g.teamLimit > 0 && !t.probe:
+	case steady && g.teamLimit > 0:
 		g.lowerTeamLimit()
-	case hintless && g.learned && !g.measuring && !t.probe && !t.extra && len(g.admitted)+len(g.flying)-int(later) < g.limit:
+	case steady && !t.extra && len(g.admitted)+len(g.flying)-int(a.later) < g.limit:
 		// Refused below the limit: the provider counts calls this gate
 		// does not send (another model's on the same key, which now takes
 		// its share again). The limit is what this model has in the
 		// window; extra calls find any room that frees up.
-		g.limit = max(1, len(g.admitted)+len(g.flying)-int(later))
+		g.limit = max(1, len(g.admitted)+len(g.flying)-int(a.later))
 		if g.note != nil {
 			g.note("refused below the learned limit: limit lowered", "limit", g.limit, "window", g.window.Round(time.Millisecond).String())
 		}
-	case hintless && g.learned && !g.measuring && !t.probe && !t.extra && t.sent.After(g.widened):
+	case steady && !t.extra && t.sent.After(g.widened):
 		// Once for the calls in flight together: they were refused for
 		// one window too short.
 		g.widened = now
@@ -416,12 +471,10 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 			g.note("refused past the learned limit: window widened", "limit", g.limit, "admitted_in_window", len(g.admitted),
 				"in_flight", g.inflight, "window", g.window.Round(time.Millisecond).String(), "sent", now.Sub(t.sent).Round(time.Millisecond).String()+" ago")
 		}
-	case admitted && g.measuring && len(g.admitted) > g.limit:
+	case a.admitted && g.measuring && len(g.admitted) > g.limit:
 		// Answers admitted before the limit was learned arrive late.
 		g.limit, g.share = len(g.admitted), len(g.admitted)
 	}
-	close(g.changed)
-	g.changed = make(chan struct{})
 }
 
 // probeAges are the ages of the oldest admitted call at which the gate

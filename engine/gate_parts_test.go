@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/llm"
+)
+
+// The parts of gate.done, each by the kind of answer it handles, on fixed
+// times (no wall clock).
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// An admitted probe measures the window: the age of the oldest admitted
+// call when the probe was sent; the next extra call waits a window.
+func TestGateAdmittedProbeMeasuresTheWindow(t *testing.T) {
+	g := newGate(nil)
+	g.measuring, g.oldest, g.limit = true, t0, 7
+	now := t0.Add(3200 * time.Millisecond)
+	g.admit(ticket{sent: t0.Add(3110 * time.Millisecond), probe: true}, now)
+	if g.window != 3110*time.Millisecond || g.measuring || !g.nextExtra.Equal(now.Add(g.window)) || len(g.admitted) != 1 {
+		t.Fatalf("window %v, measuring %v, next extra %v", g.window, g.measuring, g.nextExtra)
+	}
+	// An admitted extra call of a learned limit raises it to what the
+	// window holds.
+	g.learned, g.extraRoom = true, 1
+	for i := range 8 {
+		g.admit(ticket{sent: now.Add(time.Duration(i) * time.Millisecond), extra: true}, now)
+	}
+	if g.limit != 9 || g.extraRoom != 9 {
+		t.Fatalf("limit %d, extra room %d", g.limit, g.extraRoom)
+	}
+}
+
+// A refusal with Retry-After pauses every call until then; a refused probe
+// waits for the next probe age; a refused extra call closes the extra room.
+func TestGateRefusalSetsTheWaits(t *testing.T) {
+	g := newGate(nil)
+	g.oldest, g.window, g.extraRoom = t0, 10*time.Second, 3
+	now := t0.Add(2 * time.Second)
+	g.refusedWaits(ticket{probe: true, extra: true}, answer{limited: true, le: &llm.Error{RateLimit: true, RetryAfter: 5 * time.Second}}, now)
+	if !g.pause.Equal(now.Add(5*time.Second)) || !g.nextTry.Equal(nextProbe(t0, now)) || g.extraRoom != 0 || !g.nextExtra.Equal(now.Add(2500*time.Millisecond)) {
+		t.Fatalf("pause %v, next probe %v, extra room %d, next extra %v", g.pause, g.nextTry, g.extraRoom, g.nextExtra)
+	}
+	// A shorter Retry-After later never shortens the pause.
+	g.refusedWaits(ticket{}, answer{limited: true, le: &llm.Error{RateLimit: true, RetryAfter: time.Second}}, now)
+	if !g.pause.Equal(now.Add(5 * time.Second)) {
+		t.Fatalf("pause shortened to %v", g.pause)
+	}
+}
+
+// Headers give the quota left, less the calls sent after this one; an
+// older answer never raises what a newer one said is left.
+func TestGateReadsTheQuota(t *testing.T) {
+	g := newGate(nil)
+	now := t0
+	q := llm.Quota{Requests: llm.Allowance{Limit: 100, Remaining: 40, Reset: 10 * time.Second}}
+	g.readQuota(ticket{sent: t0}, q, 3, now)
+	if !g.req.known || g.req.remaining != 37 || g.req.limit != 100 || !g.req.reset.Equal(now.Add(10*time.Second+200*time.Millisecond+10*time.Millisecond)) {
+		t.Fatalf("request quota %+v", g.req)
+	}
+	q.Requests.Remaining = 60
+	g.readQuota(ticket{sent: t0}, q, 0, now.Add(time.Second))
+	if g.req.remaining != 37 {
+		t.Fatalf("an older answer raised the quota left to %d", g.req.remaining)
+	}
+}
+
+// Hintless refusals are tracked in send order; an admitted call clears
+// those sent well before it (calls overtake each other on the way).
+func TestGateTracksRefusals(t *testing.T) {
+	g := newGate(nil)
+	for i := range 3 {
+		g.trackRefusals(ticket{sent: t0.Add(time.Duration(i) * time.Second)}, answer{hintless: true})
+	}
+	if len(g.refused) != 3 || g.refusals != 3 {
+		t.Fatalf("%d refused, %d counted", len(g.refused), g.refusals)
+	}
+	g.trackRefusals(ticket{sent: t0.Add(2*time.Second + reorder/2)}, answer{admitted: true})
+	if len(g.refused) != 1 || !g.lastAdmit.Equal(t0.Add(2*time.Second+reorder/2)) {
+		t.Fatalf("after an admission: %v", g.refused)
+	}
+}
+
+// A hintless refusal of a learned limit: below the limit, the limit is
+// lowered to what the window holds; at it, the window is widened once for
+// the calls in flight together; either way the gate keeps quiet a while.
+func TestGateAdjustsToARefusal(t *testing.T) {
+	g := newGate(nil)
+	g.learned, g.limit, g.window = true, 10, 8*time.Second
+	for i := range 6 {
+		g.admitted = append(g.admitted, t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	now := t0.Add(time.Second)
+	g.adjust(ticket{sent: t0.Add(500 * time.Millisecond)}, answer{hintless: true, limited: true}, now)
+	if g.limit != 6 || g.quietFor != time.Second/2 || !g.quiet.Equal(now.Add(time.Second/2)) {
+		t.Fatalf("below the limit: limit %d, quiet for %v", g.limit, g.quietFor)
+	}
+	g.adjust(ticket{sent: t0.Add(600 * time.Millisecond)}, answer{hintless: true, limited: true}, now)
+	if g.window != 8400*time.Millisecond || !g.widened.Equal(now) || g.quietFor != time.Second {
+		t.Fatalf("at the limit: window %v, quiet for %v", g.window, g.quietFor)
+	}
+	// Once for the calls in flight together.
+	g.adjust(ticket{sent: t0.Add(700 * time.Millisecond)}, answer{hintless: true, limited: true}, now)
+	if g.window != 8400*time.Millisecond {
+		t.Fatalf("widened twice: %v", g.window)
+	}
+	// An admission ends the quiet.
+	g.adjust(ticket{sent: now}, answer{admitted: true}, now)
+	if g.quietFor != 0 {
+		t.Fatalf("quiet for %v after an admission", g.quietFor)
+	}
+}
