@@ -119,116 +119,146 @@ func ParseCustom(data []byte, name string) (Custom, error) {
 	}
 	out := Custom{Show: f.Show}
 	for _, n := range f.Questions {
-		if n.Kind == yaml.MappingNode {
-			for i := 0; i < len(n.Content); i += 2 {
-				if k := n.Content[i]; !slices.Contains(customKeys, k.Value) {
-					return Custom{}, fmt.Errorf("%s line %d: field %s not found (a question has %s)", name, k.Line, k.Value, strings.Join(customKeys, ", "))
-				}
-			}
-		}
-		var c customQuestion
-		if err := n.Decode(&c); err != nil {
-			return Custom{}, fmt.Errorf("%s: %w", name, err)
-		}
-		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s line %d: question %q: %s", name, n.Line, c.ID, fmt.Sprintf(format, a...))
-		}
-		q := Question{ID: c.ID, Text: c.Text, Positive: c.Positive, Optional: c.Optional, When: c.When, Choices: c.Choices}
-		switch {
-		case c.ID == "" || strings.ContainsAny(c.ID, " ,\t\n"):
-			return Custom{}, bad("id: give one word")
-		case slices.ContainsFunc(out.Questions, func(o Question) bool { return o.ID == c.ID }):
-			return Custom{}, bad("id: asked twice")
-		case c.Text == "":
-			return Custom{}, bad("text: say what is asked")
-		}
-		switch c.Type {
-		case "", "choice":
-			if len(c.Choices) < 2 {
-				return Custom{}, bad("choices: give two or more")
-			}
-		case Likert:
-			if c.Scale < 2 || c.Scale > 11 || len(c.Choices) > 0 {
-				return Custom{}, bad("a likert question has a scale of 2 to 11 points and no choices")
-			}
-			q.Type, q.Choices = Likert, nil
-			for i := 1; i <= c.Scale; i++ {
-				label := strconv.Itoa(i)
-				switch {
-				case i == 1 && c.Low != "":
-					label += " — " + c.Low
-				case i == c.Scale && c.High != "":
-					label += " — " + c.High
-				}
-				q.Choices = append(q.Choices, Choice{Key: strconv.Itoa(i), Label: label})
-			}
-		case Multi:
-			if len(c.Choices) < 2 || c.Positive != "" {
-				return Custom{}, bad("a multi question has two or more choices and no positive one (each choice is counted as a yes / no of its own)")
-			}
-			if slices.ContainsFunc(c.Choices, func(ch Choice) bool { return strings.Contains(ch.Key, ",") }) {
-				return Custom{}, bad("choices: a multi question's keys hold no comma (its answers are keys joined by commas)")
-			}
-			q.Type = Multi
-		case FreeText:
-			if len(c.Choices) > 0 || c.Positive != "" {
-				return Custom{}, bad("a text question has no choices")
-			}
-			q.Type = FreeText
-		default:
-			return Custom{}, bad("type %q: want choice, multi, likert or text", c.Type)
-		}
-		keys := map[string]bool{}
-		for _, ch := range q.Choices {
-			if ch.Key == "" || ch.Label == "" || keys[ch.Key] {
-				return Custom{}, bad("choices: each needs a key of its own and a label")
-			}
-			keys[ch.Key] = true
-		}
-		if c.Positive != "" && !keys[c.Positive] {
-			return Custom{}, bad("positive %q is not one of its choices", c.Positive)
-		}
-		if c.When != nil {
-			i := slices.IndexFunc(out.Questions, func(o Question) bool { return o.ID == c.When.Question })
-			if i < 0 || !out.Questions[i].Has(c.When.Is) || out.Questions[i].Type == FreeText {
-				return Custom{}, bad("when: name an earlier choice question and one of its choices")
-			}
+		q, err := parseQuestion(n, name, out.Questions)
+		if err != nil {
+			return Custom{}, err
 		}
 		out.Questions = append(out.Questions, q)
 	}
 	for _, n := range f.Decoys {
-		var r DecoyRule
-		dec := func() error { // unknown fields refused, as the file's
-			var b bytes.Buffer
-			enc := yaml.NewEncoder(&b)
-			if err := enc.Encode(&n); err != nil {
-				return err
-			}
-			d := yaml.NewDecoder(&b)
-			d.KnownFields(true)
-			return d.Decode(&r)
-		}
-		if err := dec(); err != nil {
-			return Custom{}, fmt.Errorf("%s line %d: decoy: %w", name, n.Line, err)
-		}
-		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s line %d: decoy: %s", name, n.Line, fmt.Sprintf(format, a...))
-		}
-		if r.Column == "" || len(r.Known) == 0 || (r.Is == "") == (r.Like == "") {
-			return Custom{}, bad("give a column, the value it reads (is) or a pattern (like), and the known answers (known: {question: choice})")
-		}
-		if _, err := path.Match(r.Like, ""); err != nil {
-			return Custom{}, bad("like %q: %v", r.Like, err)
-		}
-		for qid, v := range r.Known {
-			i := slices.IndexFunc(out.Questions, func(o Question) bool { return o.ID == qid })
-			if i < 0 || !out.Questions[i].Coded() || !out.Questions[i].Accepts(v) {
-				return Custom{}, bad("known: %s=%q is not a choice of a question of the file", qid, v)
-			}
+		r, err := parseDecoyRule(n, name, out.Questions)
+		if err != nil {
+			return Custom{}, err
 		}
 		out.Decoys = append(out.Decoys, r)
 	}
 	return out, nil
+}
+
+// parseQuestion reads one question of the file; earlier are the questions
+// before it (a question's when names one of them).
+func parseQuestion(n yaml.Node, name string, earlier []Question) (Question, error) {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i < len(n.Content); i += 2 {
+			if k := n.Content[i]; !slices.Contains(customKeys, k.Value) {
+				return Question{}, fmt.Errorf("%s line %d: field %s not found (a question has %s)", name, k.Line, k.Value, strings.Join(customKeys, ", "))
+			}
+		}
+	}
+	var c customQuestion
+	if err := n.Decode(&c); err != nil {
+		return Question{}, fmt.Errorf("%s: %w", name, err)
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s line %d: question %q: %s", name, n.Line, c.ID, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case c.ID == "" || strings.ContainsAny(c.ID, " ,\t\n"):
+		return Question{}, bad("id: give one word")
+	case slices.ContainsFunc(earlier, func(o Question) bool { return o.ID == c.ID }):
+		return Question{}, bad("id: asked twice")
+	case c.Text == "":
+		return Question{}, bad("text: say what is asked")
+	}
+	q, why := c.typed()
+	if why != "" {
+		return Question{}, bad("%s", why)
+	}
+	keys := map[string]bool{}
+	for _, ch := range q.Choices {
+		if ch.Key == "" || ch.Label == "" || keys[ch.Key] {
+			return Question{}, bad("choices: each needs a key of its own and a label")
+		}
+		keys[ch.Key] = true
+	}
+	if c.Positive != "" && !keys[c.Positive] {
+		return Question{}, bad("positive %q is not one of its choices", c.Positive)
+	}
+	if c.When != nil {
+		i := slices.IndexFunc(earlier, func(o Question) bool { return o.ID == c.When.Question })
+		if i < 0 || !earlier[i].Has(c.When.Is) || earlier[i].Type == FreeText {
+			return Question{}, bad("when: name an earlier choice question and one of its choices")
+		}
+	}
+	return q, nil
+}
+
+// typed is the question its type makes (a likert question's choices are
+// its scale's points), or why the file's question is not one.
+func (c customQuestion) typed() (Question, string) {
+	q := Question{ID: c.ID, Text: c.Text, Positive: c.Positive, Optional: c.Optional, When: c.When, Choices: c.Choices}
+	switch c.Type {
+	case "", "choice":
+		if len(c.Choices) < 2 {
+			return q, "choices: give two or more"
+		}
+	case Likert:
+		if c.Scale < 2 || c.Scale > 11 || len(c.Choices) > 0 {
+			return q, "a likert question has a scale of 2 to 11 points and no choices"
+		}
+		q.Type, q.Choices = Likert, nil
+		for i := 1; i <= c.Scale; i++ {
+			label := strconv.Itoa(i)
+			switch {
+			case i == 1 && c.Low != "":
+				label += " — " + c.Low
+			case i == c.Scale && c.High != "":
+				label += " — " + c.High
+			}
+			q.Choices = append(q.Choices, Choice{Key: strconv.Itoa(i), Label: label})
+		}
+	case Multi:
+		if len(c.Choices) < 2 || c.Positive != "" {
+			return q, "a multi question has two or more choices and no positive one (each choice is counted as a yes / no of its own)"
+		}
+		if slices.ContainsFunc(c.Choices, func(ch Choice) bool { return strings.Contains(ch.Key, ",") }) {
+			return q, "choices: a multi question's keys hold no comma (its answers are keys joined by commas)"
+		}
+		q.Type = Multi
+	case FreeText:
+		if len(c.Choices) > 0 || c.Positive != "" {
+			return q, "a text question has no choices"
+		}
+		q.Type = FreeText
+	default:
+		return q, fmt.Sprintf("type %q: want choice, multi, likert or text", c.Type)
+	}
+	return q, ""
+}
+
+// parseDecoyRule reads one decoy rule of the file: its known answers must
+// be choices of the file's questions.
+func parseDecoyRule(n yaml.Node, name string, questions []Question) (DecoyRule, error) {
+	var r DecoyRule
+	dec := func() error { // unknown fields refused, as the file's
+		var b bytes.Buffer
+		enc := yaml.NewEncoder(&b)
+		if err := enc.Encode(&n); err != nil {
+			return err
+		}
+		d := yaml.NewDecoder(&b)
+		d.KnownFields(true)
+		return d.Decode(&r)
+	}
+	if err := dec(); err != nil {
+		return r, fmt.Errorf("%s line %d: decoy: %w", name, n.Line, err)
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s line %d: decoy: %s", name, n.Line, fmt.Sprintf(format, a...))
+	}
+	if r.Column == "" || len(r.Known) == 0 || (r.Is == "") == (r.Like == "") {
+		return r, bad("give a column, the value it reads (is) or a pattern (like), and the known answers (known: {question: choice})")
+	}
+	if _, err := path.Match(r.Like, ""); err != nil {
+		return r, bad("like %q: %v", r.Like, err)
+	}
+	for qid, v := range r.Known {
+		i := slices.IndexFunc(questions, func(o Question) bool { return o.ID == qid })
+		if i < 0 || !questions[i].Coded() || !questions[i].Accepts(v) {
+			return r, bad("known: %s=%q is not a choice of a question of the file", qid, v)
+		}
+	}
+	return r, nil
 }
 
 // RecordsStudy is the records kind: any Task's listed records, the YAML's
