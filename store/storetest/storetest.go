@@ -681,66 +681,14 @@ func testRunTotals(t *testing.T, st Store) {
 // an error answer replaced by a success, a cache clear and a run's deletion.
 func testRunModelTotals(t *testing.T, st Store) {
 	ctx := context.Background()
-	type link struct {
-		run    int64
-		key    string
-		cached bool
-	}
-	calls := map[string]store.Call{}
-	var links []link
+	m := &totalsModel{calls: map[string]store.Call{}}
 	put := func(c store.Call) {
 		must(t, st.PutCall(ctx, c))
-		calls[c.Key] = c
+		m.calls[c.Key] = c
 	}
 	linkTo := func(run int64, key string, cached bool) {
-		for _, l := range links {
-			if l.run == run && l.key == key {
-				must(t, st.LinkRun(ctx, run, key, key, cached)) // a repeat changes nothing
-				return
-			}
-		}
-		must(t, st.LinkRun(ctx, run, key, key, cached))
-		links = append(links, link{run, key, cached})
-	}
-	want := func(run int64) []store.ModelStats {
-		by := map[[2]string]*store.ModelStats{}
-		var order [][2]string
-		for _, l := range links {
-			c, ok := calls[l.key]
-			if l.run != run || !ok {
-				continue
-			}
-			k := [2]string{c.Provider, c.Model}
-			m := by[k]
-			if m == nil {
-				m = &store.ModelStats{Provider: c.Provider, Model: c.Model}
-				by[k] = m
-				order = append(order, k)
-			}
-			okc := c.Status == store.StatusOK
-			if okc {
-				m.Calls++
-				m.InputTokens += c.Usage.InputTokens
-				m.OutputTokens += c.Usage.OutputTokens
-			} else {
-				m.Errors++
-			}
-			if l.cached {
-				m.Hits++
-			} else if c.Cost != nil {
-				m.Cost += *c.Cost
-			} else if okc {
-				m.UnpricedCalls++
-			}
-		}
-		var out []store.ModelStats
-		for _, k := range order {
-			out = append(out, *by[k])
-		}
-		sort.Slice(out, func(i, j int) bool {
-			return out[i].Provider < out[j].Provider || (out[i].Provider == out[j].Provider && out[i].Model < out[j].Model)
-		})
-		return out
+		must(t, st.LinkRun(ctx, run, key, key, cached)) // a repeat changes nothing
+		m.link(run, key, cached)
 	}
 	var runs []int64
 	for i := range 3 {
@@ -750,67 +698,9 @@ func testRunModelTotals(t *testing.T, st Store) {
 	}
 	check := func(when string) {
 		t.Helper()
-		// The cache's own statistics: every stored call, and the cache hits
-		// of every run.
-		wantStats := map[[2]string]*store.ModelStats{}
-		for _, c := range calls {
-			k := [2]string{c.Provider, c.Model}
-			m := wantStats[k]
-			if m == nil {
-				m = &store.ModelStats{Provider: c.Provider, Model: c.Model}
-				wantStats[k] = m
-			}
-			if c.Status == store.StatusOK {
-				m.Calls++
-				m.InputTokens += c.Usage.InputTokens
-				m.OutputTokens += c.Usage.OutputTokens
-				if c.Cost == nil {
-					m.UnpricedCalls++
-				}
-			} else {
-				m.Errors++
-			}
-			if c.Cost != nil {
-				m.Cost += *c.Cost
-			}
-		}
-		for _, l := range links {
-			if c, ok := calls[l.key]; ok && l.cached {
-				wantStats[[2]string{c.Provider, c.Model}].Hits++
-			}
-		}
-		stats, err := st.Stats(ctx)
-		must(t, err)
-		if len(stats) != len(wantStats) {
-			t.Fatalf("%s: cache stats %+v, want %d models", when, stats, len(wantStats))
-		}
-		for _, g := range stats {
-			w := wantStats[[2]string{g.Provider, g.Model}]
-			if w == nil || math.Abs(g.Cost-w.Cost) > 1e-12 {
-				t.Fatalf("%s: cache stats %+v, want %+v", when, g, w)
-			}
-			g.Cost = w.Cost
-			if g != *w {
-				t.Fatalf("%s: cache stats %+v, want %+v", when, g, *w)
-			}
-		}
+		checkCacheTotals(t, st, m, when)
 		for _, id := range runs {
-			got, err := st.RunModelStats(ctx, id)
-			must(t, err)
-			w := want(id)
-			if len(got) != len(w) {
-				t.Fatalf("%s: run %d has stats %+v, want %+v", when, id, got, w)
-			}
-			for i := range w {
-				g := got[i]
-				if math.Abs(g.Cost-w[i].Cost) > 1e-12 {
-					t.Fatalf("%s: run %d %s cost %v, want %v", when, id, w[i].Model, g.Cost, w[i].Cost)
-				}
-				g.Cost = w[i].Cost
-				if g != w[i] {
-					t.Fatalf("%s: run %d has %+v, want %+v", when, id, g, w[i])
-				}
-			}
+			checkRunTotals(t, st, m, id, when)
 		}
 	}
 	price := func(v float64) *float64 { return &v }
@@ -842,28 +732,167 @@ func testRunModelTotals(t *testing.T, st Store) {
 	if _, err := st.DeleteCalls(ctx, store.CallSelection{Model: "n"}); err != nil {
 		t.Fatal(err)
 	}
-	for k, c := range calls {
+	for k, c := range m.calls {
 		if c.Model == "n" {
-			delete(calls, k)
+			delete(m.calls, k)
 		}
 	}
-	kept := links[:0]
-	for _, l := range links {
-		if _, ok := calls[l.key]; ok || !strings.HasPrefix(l.key, "c") {
-			kept = append(kept, l)
-		}
-	}
-	links = kept
+	m.keepLinks(func(l totalsLink) bool { _, ok := m.calls[l.key]; return ok || !strings.HasPrefix(l.key, "c") })
 	check("after a cache clear of one model")
 	if _, err := st.DeleteRun(ctx, runs[1], false); err != nil {
 		t.Fatal(err)
 	}
-	kept = links[:0]
-	for _, l := range links {
-		if l.run != runs[1] {
+	m.keepLinks(func(l totalsLink) bool { return l.run != runs[1] })
+	check("after deleting a run")
+}
+
+// totalsModel is what testRunModelTotals stored: the calls and the runs'
+// links to them, from which the totals the store reports are computed.
+type totalsModel struct {
+	calls map[string]store.Call
+	links []totalsLink
+}
+
+type totalsLink struct {
+	run    int64
+	key    string
+	cached bool
+}
+
+// link records a run's link to a call (a repeat changes nothing).
+func (m *totalsModel) link(run int64, key string, cached bool) {
+	for _, l := range m.links {
+		if l.run == run && l.key == key {
+			return
+		}
+	}
+	m.links = append(m.links, totalsLink{run, key, cached})
+}
+
+func (m *totalsModel) keepLinks(keep func(totalsLink) bool) {
+	kept := m.links[:0]
+	for _, l := range m.links {
+		if keep(l) {
 			kept = append(kept, l)
 		}
 	}
-	links = kept
-	check("after deleting a run")
+	m.links = kept
+}
+
+// runTotals are a run's per-model totals: its linked calls, the answered
+// ones' tokens, its own spend (cache hits cost it nothing).
+func (m *totalsModel) runTotals(run int64) []store.ModelStats {
+	by := map[[2]string]*store.ModelStats{}
+	var order [][2]string
+	for _, l := range m.links {
+		c, ok := m.calls[l.key]
+		if l.run != run || !ok {
+			continue
+		}
+		k := [2]string{c.Provider, c.Model}
+		s := by[k]
+		if s == nil {
+			s = &store.ModelStats{Provider: c.Provider, Model: c.Model}
+			by[k] = s
+			order = append(order, k)
+		}
+		okc := c.Status == store.StatusOK
+		countCall(s, c)
+		switch {
+		case l.cached:
+			s.Hits++
+		case c.Cost != nil:
+			s.Cost += *c.Cost
+		case okc:
+			s.UnpricedCalls++
+		}
+	}
+	var out []store.ModelStats
+	for _, k := range order {
+		out = append(out, *by[k])
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Provider < out[j].Provider || (out[i].Provider == out[j].Provider && out[i].Model < out[j].Model)
+	})
+	return out
+}
+
+// countCall counts a call: an answer with its tokens, or an error.
+func countCall(s *store.ModelStats, c store.Call) {
+	if c.Status == store.StatusOK {
+		s.Calls++
+		s.InputTokens += c.Usage.InputTokens
+		s.OutputTokens += c.Usage.OutputTokens
+	} else {
+		s.Errors++
+	}
+}
+
+// cacheTotals are the cache's own statistics: every stored call, and the
+// cache hits of every run.
+func (m *totalsModel) cacheTotals() map[[2]string]*store.ModelStats {
+	out := map[[2]string]*store.ModelStats{}
+	for _, c := range m.calls {
+		k := [2]string{c.Provider, c.Model}
+		s := out[k]
+		if s == nil {
+			s = &store.ModelStats{Provider: c.Provider, Model: c.Model}
+			out[k] = s
+		}
+		countCall(s, c)
+		if c.Status == store.StatusOK && c.Cost == nil {
+			s.UnpricedCalls++
+		}
+		if c.Cost != nil {
+			s.Cost += *c.Cost
+		}
+	}
+	for _, l := range m.links {
+		if c, ok := m.calls[l.key]; ok && l.cached {
+			out[[2]string{c.Provider, c.Model}].Hits++
+		}
+	}
+	return out
+}
+
+// checkCacheTotals compares the store's cache statistics with the model's.
+func checkCacheTotals(t *testing.T, st Store, m *totalsModel, when string) {
+	t.Helper()
+	want := m.cacheTotals()
+	stats, err := st.Stats(context.Background())
+	must(t, err)
+	if len(stats) != len(want) {
+		t.Fatalf("%s: cache stats %+v, want %d models", when, stats, len(want))
+	}
+	for _, g := range stats {
+		w := want[[2]string{g.Provider, g.Model}]
+		if w == nil || math.Abs(g.Cost-w.Cost) > 1e-12 {
+			t.Fatalf("%s: cache stats %+v, want %+v", when, g, w)
+		}
+		g.Cost = w.Cost
+		if g != *w {
+			t.Fatalf("%s: cache stats %+v, want %+v", when, g, *w)
+		}
+	}
+}
+
+// checkRunTotals compares a run's per-model totals with the model's.
+func checkRunTotals(t *testing.T, st Store, m *totalsModel, id int64, when string) {
+	t.Helper()
+	got, err := st.RunModelStats(context.Background(), id)
+	must(t, err)
+	w := m.runTotals(id)
+	if len(got) != len(w) {
+		t.Fatalf("%s: run %d has stats %+v, want %+v", when, id, got, w)
+	}
+	for i := range w {
+		g := got[i]
+		if math.Abs(g.Cost-w[i].Cost) > 1e-12 {
+			t.Fatalf("%s: run %d %s cost %v, want %v", when, id, w[i].Model, g.Cost, w[i].Cost)
+		}
+		g.Cost = w[i].Cost
+		if g != w[i] {
+			t.Fatalf("%s: run %d has %+v, want %+v", when, id, g, w[i])
+		}
+	}
 }
