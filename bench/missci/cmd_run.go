@@ -19,8 +19,7 @@ import (
 
 func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 	ctx := cmd.Context()
-	format := o.Format
-	if _, err := report.ParseFormat(format); err != nil {
+	if _, err := report.ParseFormat(o.Format); err != nil {
 		return err
 	}
 	spec, err := llm.ParseSpec(o.Model)
@@ -38,90 +37,17 @@ func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	split := data // the report of a limited run says how many of these it covers
-	if data, err = bench.Select(o.Select, "arguments", data, func(a Argument) string { return a.ID }); err != nil {
+	r := &missciRun{ctx: ctx, h: h, o: o, spec: spec, split: data} // the report of a limited run says how many of split it covers
+	if r.data, err = bench.Select(o.Select, "arguments", data, func(a Argument) string { return a.ID }); err != nil {
 		return err
 	}
-	s, err := h.Open(ctx, true)
-	if err != nil {
+	if r.s, err = h.Open(ctx, true); err != nil {
 		return err
 	}
-	defer s.Close()
-	var unknown []string
-	opts := ParseOptions{Strict: o.Strict, Unknown: &unknown}
-	rs := runner.Spec{Name: "missci " + o.Task + " " + o.Template, Benchmark: Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec},
+	defer r.s.Close()
+	r.opts = ParseOptions{Strict: o.Strict, Unknown: &r.unknown}
+	r.rs = runner.Spec{Name: "missci " + o.Task + " " + o.Template, Benchmark: Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec},
 		Identity: []any{o.Strict}} // and the plan's digest (fingerprint)
-	// reconstruct runs a gen_cls template and parses ranked predictions;
-	// keys are the calls each line's answer came from.
-	var keys map[string]string
-	// source != "" stores the predictions with the run, before it finishes.
-	reconstruct := func(template, source string) (Predictions, int64, error) {
-		plan, err := ReconstructionPlan(data, template, spec, nil, o.MaxTokens)
-		if err != nil {
-			return nil, 0, err
-		}
-		preds := Predictions{}
-		keys = map[string]string{}
-		var parseErr error
-		ph := Definition.Phase("reconstruction").Run(plan)
-		ph.Records = func(ctx context.Context, runID int64) error {
-			if parseErr != nil {
-				return parseErr // --strict: the run fails, as upstream aborts
-			}
-			if source == "" {
-				return nil
-			}
-			return storeMissci(ctx, s, runID, o.Split, source, unknown, preds, keys)
-		}
-		ph.OnResult = func(r engine.Result) {
-			id, ok := LineOf(r)
-			if !ok {
-				return
-			}
-			if r.Err != nil {
-				preds[id] = []Prediction{{Class: Other}}
-				return
-			}
-			p, err := ParseGenCls(r.Response.Text, opts)
-			if err != nil && parseErr == nil {
-				parseErr = fmt.Errorf("%s: %w", id, err)
-			}
-			preds[id], keys[id] = p, r.Key
-		}
-		sp := rs
-		sp.Phases = []runner.Phase{ph}
-		res, err := s.Run(ctx, sp)
-		return preds, res.RunID, err
-	}
-	classify := func(units []ClassifyUnit, template string) (map[string]string, error) {
-		plan, err := ClassifyPlan(data, units, template, spec, o.MaxTokens)
-		if err != nil {
-			return nil, err
-		}
-		out := map[string]string{}
-		var parseErr error
-		ph := Definition.Phase("classification").Run(plan)
-		ph.Records = func(context.Context, int64) error { return parseErr }
-		ph.OnResult = func(r engine.Result) {
-			u, ok := UnitOf(r)
-			if !ok {
-				return
-			}
-			if r.Err != nil {
-				out[u.ID] = Other
-				return
-			}
-			c, err := ParseClassify(r.Response.Text, opts)
-			if err != nil && parseErr == nil {
-				parseErr = fmt.Errorf("%s: %w", u.ID, err)
-			}
-			out[u.ID] = c
-		}
-		sp := rs
-		sp.Phases = []runner.Phase{ph}
-		_, err = s.Run(ctx, sp)
-		return out, err
-	}
 	templates, err := expandTemplates(o.Template, o.Task)
 	if err != nil {
 		return err
@@ -130,138 +56,253 @@ func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 		return fmt.Errorf("--task consistency takes one --template")
 	}
 	if len(templates) == 1 {
-		o.Template = templates[0]
-		rs.Name = "missci " + o.Task + " " + o.Template
+		r.o.Template = templates[0]
+		r.rs.Name = "missci " + o.Task + " " + r.o.Template
 	}
-	source := o.Model + " " + o.Template
 	switch o.Task {
 	case "reconstruct":
 		if len(templates) > 1 {
-			var all []Predictions
-			// A sweep run again after it was stopped part-way resumes:
-			// the templates whose runs finished then are not run again
-			// (their predictions are read back), the one that was cut
-			// off resumes, the rest start.
-			done := map[string]int64{}
-			if !h.Settings().DryRun {
-				var err error
-				if done, err = sweepDone(ctx, s, templates, func(t string) (runner.Spec, error) {
-					plan, err := ReconstructionPlan(data, t, spec, nil, o.MaxTokens)
-					sp := rs
-					sp.Name, sp.Phases = "missci reconstruct "+t, []runner.Phase{{Plan: plan}}
-					return sp, err
-				}); err != nil {
-					return err
-				}
-			}
-			for _, t := range templates {
-				unknown = unknown[:0]
-				rs.Name = "missci reconstruct " + t
-				if h.Settings().DryRun {
-					fmt.Fprintf(h.Settings().Stdout, "%s:\n", t)
-				}
-				if id, ok := done[t]; ok {
-					rec, err := LoadRecord(ctx, s.Env("").Records, id)
-					if err != nil {
-						return fmt.Errorf("template %s: %w", t, err)
-					}
-					fmt.Fprintf(h.Settings().Stderr, "template %s: run %d finished before; its predictions are used\n", t, id)
-					all = append(all, rec.Preds)
-					continue
-				}
-				preds, _, err := reconstruct(t, o.Model+" "+t)
-				if err != nil {
-					return fmt.Errorf("template %s: %w", t, err)
-				}
-				all = append(all, preds)
-			}
-			if h.Settings().DryRun {
-				return nil
-			}
-			x, err := scorers(ctx, s, o.Embedder, o.Scorer)
-			if err != nil {
-				return err
-			}
-			rep, err := SweepReport(data, templates, all, o.Split, o.Model, x)
-			if err != nil {
-				return err
-			}
-			return h.WriteReport(rep, format, o.Out)
+			return r.reconstructSweep(templates)
 		}
-		preds, runID, err := reconstruct(o.Template, source)
-		if err != nil || h.Settings().DryRun {
-			return err
-		}
-		x, err := scorers(ctx, s, o.Embedder, o.Scorer)
-		if err != nil {
-			return err
-		}
-		rep, err := ReconstructionReport(split, preds, 1, o.Split, source, unknown, x)
-		if err != nil {
-			return err
-		}
-		if err := s.Annotate(ctx, runID, rep); err != nil {
-			return err
-		}
-		return h.WriteReport(rep, format, o.Out)
+		return r.reconstructOne()
 	case "classify-gold", "classify-only":
-		units := GoldPremiseUnits(data)
-		if o.Task == "classify-only" {
-			units = LineUnits(data)
-		}
-		if len(templates) > 1 {
-			var rows []ClassifyRow
-			for _, tpl := range templates {
-				rs.Name = "missci " + o.Task + " " + tpl
-				if h.Settings().DryRun {
-					fmt.Fprintf(h.Settings().Stdout, "%s:\n", tpl)
-				}
-				got, err := classify(units, tpl)
-				if err != nil {
-					return fmt.Errorf("template %s: %w", tpl, err)
-				}
-				if h.Settings().DryRun {
-					continue
-				}
-				res, err := evaluateClassification(o.Task, data, units, got)
-				if err != nil {
-					return err
-				}
-				rows = append(rows, ClassifyRow{Template: tpl, Result: res})
-			}
-			if h.Settings().DryRun {
-				return nil
-			}
-			return h.WriteReport(ClassificationReport(o.Task, o.Split, o.Model, rows), format, o.Out)
-		}
-		got, err := classify(units, o.Template)
-		if err != nil || h.Settings().DryRun {
-			return err
-		}
-		res, err := evaluateClassification(o.Task, data, units, got)
-		if err != nil {
-			return err
-		}
-		rep := ClassificationReport(o.Task, o.Split, source, []ClassifyRow{{Result: res}})
-		return h.WriteReport(rep, format, o.Out)
+		return r.classifyTask(templates)
 	case "consistency":
-		preds, _, err := reconstruct(o.FromTemplate, "")
-		if err != nil || h.Settings().DryRun {
-			return err
-		}
-		units := ConsistencyUnits(data, SingleFallacy(data, preds, 1))
-		got, err := classify(units, o.Template)
-		if err != nil {
-			return err
-		}
-		c, err := EvaluateConsistency(units, got, o.Strict)
-		if err != nil {
-			return err
-		}
-		rep := ConsistencyReport(o.Split, o.Model+" "+o.FromTemplate+" → "+o.Template, c)
-		return h.WriteReport(rep, format, o.Out)
+		return r.consistency()
 	}
 	return nil
+}
+
+// missciRun is one `missci run`: its options, data, session and the runner
+// spec each of its runs starts from.
+type missciRun struct {
+	ctx         context.Context
+	h           bench.Host
+	o           runOptions
+	spec        llm.Spec
+	data, split []Argument
+	s           bench.Session
+	rs          runner.Spec
+	opts        ParseOptions
+	unknown     []string
+	// keys are the calls each line's answer came from (reconstruct).
+	keys map[string]string
+}
+
+// dry says the command is a dry run.
+func (r *missciRun) dry() bool { return r.h.Settings().DryRun }
+
+// source names the run's model and template in its records and reports.
+func (r *missciRun) source() string { return r.o.Model + " " + r.o.Template }
+
+// reconstruct runs a gen_cls template and parses ranked predictions;
+// source != "" stores the predictions with the run, before it finishes.
+func (r *missciRun) reconstruct(template, source string) (Predictions, int64, error) {
+	plan, err := ReconstructionPlan(r.data, template, r.spec, nil, r.o.MaxTokens)
+	if err != nil {
+		return nil, 0, err
+	}
+	preds := Predictions{}
+	r.keys = map[string]string{}
+	keys := r.keys
+	var parseErr error
+	ph := Definition.Phase("reconstruction").Run(plan)
+	ph.Records = func(ctx context.Context, runID int64) error {
+		if parseErr != nil {
+			return parseErr // --strict: the run fails, as upstream aborts
+		}
+		if source == "" {
+			return nil
+		}
+		return storeMissci(ctx, r.s, runID, r.o.Split, source, r.unknown, preds, keys)
+	}
+	ph.OnResult = func(res engine.Result) {
+		id, ok := LineOf(res)
+		if !ok {
+			return
+		}
+		if res.Err != nil {
+			preds[id] = []Prediction{{Class: Other}}
+			return
+		}
+		p, err := ParseGenCls(res.Response.Text, r.opts)
+		if err != nil && parseErr == nil {
+			parseErr = fmt.Errorf("%s: %w", id, err)
+		}
+		preds[id], keys[id] = p, res.Key
+	}
+	sp := r.rs
+	sp.Phases = []runner.Phase{ph}
+	res, err := r.s.Run(r.ctx, sp)
+	return preds, res.RunID, err
+}
+
+// classify runs a classification template on units.
+func (r *missciRun) classify(units []ClassifyUnit, template string) (map[string]string, error) {
+	plan, err := ClassifyPlan(r.data, units, template, r.spec, r.o.MaxTokens)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	var parseErr error
+	ph := Definition.Phase("classification").Run(plan)
+	ph.Records = func(context.Context, int64) error { return parseErr }
+	ph.OnResult = func(res engine.Result) {
+		u, ok := UnitOf(res)
+		if !ok {
+			return
+		}
+		if res.Err != nil {
+			out[u.ID] = Other
+			return
+		}
+		c, err := ParseClassify(res.Response.Text, r.opts)
+		if err != nil && parseErr == nil {
+			parseErr = fmt.Errorf("%s: %w", u.ID, err)
+		}
+		out[u.ID] = c
+	}
+	sp := r.rs
+	sp.Phases = []runner.Phase{ph}
+	_, err = r.s.Run(r.ctx, sp)
+	return out, err
+}
+
+// reconstructSweep runs several templates, one run each, and reports them
+// in one table. A sweep run again after it was stopped part-way resumes:
+// the templates whose runs finished then are not run again (their
+// predictions are read back), the one that was cut off resumes, the rest
+// start.
+func (r *missciRun) reconstructSweep(templates []string) error {
+	var all []Predictions
+	done := map[string]int64{}
+	if !r.dry() {
+		var err error
+		if done, err = sweepDone(r.ctx, r.s, templates, func(t string) (runner.Spec, error) {
+			plan, err := ReconstructionPlan(r.data, t, r.spec, nil, r.o.MaxTokens)
+			sp := r.rs
+			sp.Name, sp.Phases = "missci reconstruct "+t, []runner.Phase{{Plan: plan}}
+			return sp, err
+		}); err != nil {
+			return err
+		}
+	}
+	for _, t := range templates {
+		r.unknown = r.unknown[:0]
+		r.rs.Name = "missci reconstruct " + t
+		if r.dry() {
+			fmt.Fprintf(r.h.Settings().Stdout, "%s:\n", t)
+		}
+		if id, ok := done[t]; ok {
+			rec, err := LoadRecord(r.ctx, r.s.Env("").Records, id)
+			if err != nil {
+				return fmt.Errorf("template %s: %w", t, err)
+			}
+			fmt.Fprintf(r.h.Settings().Stderr, "template %s: run %d finished before; its predictions are used\n", t, id)
+			all = append(all, rec.Preds)
+			continue
+		}
+		preds, _, err := r.reconstruct(t, r.o.Model+" "+t)
+		if err != nil {
+			return fmt.Errorf("template %s: %w", t, err)
+		}
+		all = append(all, preds)
+	}
+	if r.dry() {
+		return nil
+	}
+	x, err := scorers(r.ctx, r.s, r.o.Embedder, r.o.Scorer)
+	if err != nil {
+		return err
+	}
+	rep, err := SweepReport(r.data, templates, all, r.o.Split, r.o.Model, x)
+	if err != nil {
+		return err
+	}
+	return r.h.WriteReport(rep, r.o.Format, r.o.Out)
+}
+
+// reconstructOne runs one template, stores its predictions with the run
+// and reports them.
+func (r *missciRun) reconstructOne() error {
+	preds, runID, err := r.reconstruct(r.o.Template, r.source())
+	if err != nil || r.dry() {
+		return err
+	}
+	x, err := scorers(r.ctx, r.s, r.o.Embedder, r.o.Scorer)
+	if err != nil {
+		return err
+	}
+	rep, err := ReconstructionReport(r.split, preds, 1, r.o.Split, r.source(), r.unknown, x)
+	if err != nil {
+		return err
+	}
+	if err := r.s.Annotate(r.ctx, runID, rep); err != nil {
+		return err
+	}
+	return r.h.WriteReport(rep, r.o.Format, r.o.Out)
+}
+
+// classifyTask runs classify-gold or classify-only with each template,
+// one table row each.
+func (r *missciRun) classifyTask(templates []string) error {
+	units := GoldPremiseUnits(r.data)
+	if r.o.Task == "classify-only" {
+		units = LineUnits(r.data)
+	}
+	if len(templates) == 1 {
+		got, err := r.classify(units, r.o.Template)
+		if err != nil || r.dry() {
+			return err
+		}
+		res, err := evaluateClassification(r.o.Task, r.data, units, got)
+		if err != nil {
+			return err
+		}
+		return r.h.WriteReport(ClassificationReport(r.o.Task, r.o.Split, r.source(), []ClassifyRow{{Result: res}}), r.o.Format, r.o.Out)
+	}
+	var rows []ClassifyRow
+	for _, tpl := range templates {
+		r.rs.Name = "missci " + r.o.Task + " " + tpl
+		if r.dry() {
+			fmt.Fprintf(r.h.Settings().Stdout, "%s:\n", tpl)
+		}
+		got, err := r.classify(units, tpl)
+		if err != nil {
+			return fmt.Errorf("template %s: %w", tpl, err)
+		}
+		if r.dry() {
+			continue
+		}
+		res, err := evaluateClassification(r.o.Task, r.data, units, got)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, ClassifyRow{Template: tpl, Result: res})
+	}
+	if r.dry() {
+		return nil
+	}
+	return r.h.WriteReport(ClassificationReport(r.o.Task, r.o.Split, r.o.Model, rows), r.o.Format, r.o.Out)
+}
+
+// consistency reconstructs with --from-template, then classifies the
+// single-fallacy predictions with --template.
+func (r *missciRun) consistency() error {
+	preds, _, err := r.reconstruct(r.o.FromTemplate, "")
+	if err != nil || r.dry() {
+		return err
+	}
+	units := ConsistencyUnits(r.data, SingleFallacy(r.data, preds, 1))
+	got, err := r.classify(units, r.o.Template)
+	if err != nil {
+		return err
+	}
+	c, err := EvaluateConsistency(units, got, r.o.Strict)
+	if err != nil {
+		return err
+	}
+	return r.h.WriteReport(ConsistencyReport(r.o.Split, r.o.Model+" "+r.o.FromTemplate+" → "+r.o.Template, c), r.o.Format, r.o.Out)
 }
 
 // evaluateClassification scores classify-gold (with the gold premise) or
