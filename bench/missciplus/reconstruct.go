@@ -101,32 +101,8 @@ func (o ReconstructOptions) Prompts(args []Argument, keep map[string]bool) ([]re
 	for i := 1; i <= 6; i++ {
 		p0Template = p0Template || strings.HasPrefix(base, fmt.Sprintf("p%d-", i))
 	}
-	switch {
-	case o.Layout == PassageWise && !strings.HasPrefix(o.Template, "reconstruct-passage/"):
-		return nil, fmt.Errorf("--layout passage-wise takes a reconstruct-passage/ template")
-	case o.Layout == Concat && !strings.HasPrefix(o.Template, "reconstruct-concat/"):
-		return nil, fmt.Errorf("--layout concat takes a reconstruct-concat/ template")
-	case o.Layout != PassageWise && o.Layout != Concat:
-		return nil, fmt.Errorf("--layout %q: want passage-wise or concat", o.Layout)
-	case o.Layout == Concat && p0Template && o.Order != "p0-ordered" && o.Order != "p0-random":
-		return nil, fmt.Errorf("template %s puts p0 apart: --order p0-ordered or p0-random", o.Template)
-	case o.Layout == Concat && !slices.Contains([]string{"ordered", "p0-ordered", "random", "p0-random"}, o.Order):
-		return nil, fmt.Errorf("--order %q: want ordered, p0-ordered, random or p0-random", o.Order)
-	}
-	fill := func(claim, p0, context string) (string, error) {
-		for _, k := range []string{"@@claim@@", "@@context@@"} {
-			if !strings.Contains(tpl, k) {
-				return "", fmt.Errorf("template %s has no %s", o.Template, k)
-			}
-		}
-		s := strings.ReplaceAll(tpl, "@@claim@@", claim)
-		s = strings.ReplaceAll(s, "@@context@@", context)
-		s = strings.ReplaceAll(s, "@@p0@@", p0)
-		s = strings.ReplaceAll(s, "@@system_prompt@@", "")
-		if strings.Contains(s, "@@") {
-			return "", fmt.Errorf("template %s: a field is left unfilled", o.Template)
-		}
-		return s, nil
+	if err := o.checkLayout(p0Template); err != nil {
+		return nil, err
 	}
 	r := missci.NewPyRandom(o.Seed)
 	var out []reconstructPrompt
@@ -134,72 +110,121 @@ func (o ReconstructOptions) Prompts(args []Argument, keep map[string]bool) ([]re
 		p0s := o.p0Passages(a)
 		pyShuffle(r, p0s)
 		p0 := p0s[0]
+		var ps []reconstructPrompt
 		if o.Layout == PassageWise {
-			for _, id := range a.Passages(false) {
-				if id == p0.id {
-					continue
-				}
-				p, _ := a.Study.Selected.Get(id)
-				s, err := fill(a.Claim(), p0.text, p.Text(o.AddSection))
-				if err != nil {
-					return nil, err
-				}
-				if keep == nil || keep[a.ID] {
-					out = append(out, reconstructPrompt{i, s, []string{p0.id, id}})
-				}
-			}
-			s, err := fill(a.Claim(), p0.text, "")
-			if err != nil {
-				return nil, err
-			}
-			if keep == nil || keep[a.ID] {
-				out = append(out, reconstructPrompt{i, s, []string{p0.id}})
-			}
-			continue
+			ps, err = o.passageWise(tpl, i, a, p0)
+		} else {
+			ps, err = o.concat(tpl, r, i, a, p0, p0Template)
 		}
-		relevant := a.selectedFallacyPassages()
-		var others []promptPassage
-		for _, id := range a.Passages(false) {
-			if (o.AllPassages || relevant[id]) && id != p0.id {
-				p, _ := a.Study.Selected.Get(id)
-				others = append(others, promptPassage{p.Text(o.AddSection), id})
-			}
-		}
-		var ps []promptPassage
-		switch o.Order {
-		case "ordered":
-			if p0.id != "accurate_premise" {
-				ps = append(others, p0)
-				sort.SliceStable(ps, func(x, y int) bool { return numOf(ps[x].id) < numOf(ps[y].id) })
-			} else {
-				ps = append([]promptPassage{p0}, others...)
-			}
-		case "p0-ordered":
-			ps = append([]promptPassage{p0}, others...)
-		case "random":
-			ps = append(others, p0)
-			pyShuffle(r, ps)
-		case "p0-random":
-			pyShuffle(r, others)
-			ps = append([]promptPassage{p0}, others...)
-		}
-		var texts, from []string
-		for _, p := range ps {
-			texts, from = append(texts, p.text), append(from, p.id)
-		}
-		ctx := strings.Join(texts, "\n\n")
-		if p0Template {
-			ctx = strings.Join(texts[1:], "\n\n")
-		}
-		s, err := fill(a.Claim(), ps[0].text, ctx)
 		if err != nil {
 			return nil, err
 		}
 		if keep == nil || keep[a.ID] {
-			out = append(out, reconstructPrompt{i, s, from})
+			out = append(out, ps...)
 		}
 	}
 	return out, nil
+}
+
+// checkLayout refuses a layout, template and order that do not go
+// together.
+func (o ReconstructOptions) checkLayout(p0Template bool) error {
+	switch {
+	case o.Layout == PassageWise && !strings.HasPrefix(o.Template, "reconstruct-passage/"):
+		return fmt.Errorf("--layout passage-wise takes a reconstruct-passage/ template")
+	case o.Layout == Concat && !strings.HasPrefix(o.Template, "reconstruct-concat/"):
+		return fmt.Errorf("--layout concat takes a reconstruct-concat/ template")
+	case o.Layout != PassageWise && o.Layout != Concat:
+		return fmt.Errorf("--layout %q: want passage-wise or concat", o.Layout)
+	case o.Layout == Concat && p0Template && o.Order != "p0-ordered" && o.Order != "p0-random":
+		return fmt.Errorf("template %s puts p0 apart: --order p0-ordered or p0-random", o.Template)
+	case o.Layout == Concat && !slices.Contains([]string{"ordered", "p0-ordered", "random", "p0-random"}, o.Order):
+		return fmt.Errorf("--order %q: want ordered, p0-ordered, random or p0-random", o.Order)
+	}
+	return nil
+}
+
+// fill fills the template tpl with an argument's claim, p0 and context.
+func (o ReconstructOptions) fill(tpl, claim, p0, context string) (string, error) {
+	for _, k := range []string{"@@claim@@", "@@context@@"} {
+		if !strings.Contains(tpl, k) {
+			return "", fmt.Errorf("template %s has no %s", o.Template, k)
+		}
+	}
+	s := strings.ReplaceAll(tpl, "@@claim@@", claim)
+	s = strings.ReplaceAll(s, "@@context@@", context)
+	s = strings.ReplaceAll(s, "@@p0@@", p0)
+	s = strings.ReplaceAll(s, "@@system_prompt@@", "")
+	if strings.Contains(s, "@@") {
+		return "", fmt.Errorf("template %s: a field is left unfilled", o.Template)
+	}
+	return s, nil
+}
+
+// passageWise are argument i's passage-wise prompts: one per selected
+// passage besides p0's, then one with p0 alone.
+func (o ReconstructOptions) passageWise(tpl string, i int, a Argument, p0 promptPassage) ([]reconstructPrompt, error) {
+	var out []reconstructPrompt
+	for _, id := range a.Passages(false) {
+		if id == p0.id {
+			continue
+		}
+		p, _ := a.Study.Selected.Get(id)
+		s, err := o.fill(tpl, a.Claim(), p0.text, p.Text(o.AddSection))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, reconstructPrompt{i, s, []string{p0.id, id}})
+	}
+	s, err := o.fill(tpl, a.Claim(), p0.text, "")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, reconstructPrompt{i, s, []string{p0.id}}), nil
+}
+
+// concat is argument i's one prompt of the concatenated passages, in the
+// order --order asks (random orders draw from r).
+func (o ReconstructOptions) concat(tpl string, r *missci.PyRandom, i int, a Argument, p0 promptPassage, p0Template bool) ([]reconstructPrompt, error) {
+	relevant := a.selectedFallacyPassages()
+	var others []promptPassage
+	for _, id := range a.Passages(false) {
+		if (o.AllPassages || relevant[id]) && id != p0.id {
+			p, _ := a.Study.Selected.Get(id)
+			others = append(others, promptPassage{p.Text(o.AddSection), id})
+		}
+	}
+	var ps []promptPassage
+	switch o.Order {
+	case "ordered":
+		if p0.id != "accurate_premise" {
+			ps = append(others, p0)
+			sort.SliceStable(ps, func(x, y int) bool { return numOf(ps[x].id) < numOf(ps[y].id) })
+		} else {
+			ps = append([]promptPassage{p0}, others...)
+		}
+	case "p0-ordered":
+		ps = append([]promptPassage{p0}, others...)
+	case "random":
+		ps = append(others, p0)
+		pyShuffle(r, ps)
+	case "p0-random":
+		pyShuffle(r, others)
+		ps = append([]promptPassage{p0}, others...)
+	}
+	var texts, from []string
+	for _, p := range ps {
+		texts, from = append(texts, p.text), append(from, p.id)
+	}
+	ctx := strings.Join(texts, "\n\n")
+	if p0Template {
+		ctx = strings.Join(texts[1:], "\n\n")
+	}
+	s, err := o.fill(tpl, a.Claim(), ps[0].text, ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []reconstructPrompt{{i, s, from}}, nil
 }
 
 // promptMeta ties a reconstruction call to its prompt.
