@@ -38,44 +38,9 @@ func newViewCmd(g *Global) *cobra.Command {
 			if (bundle != "") != (bundleRun > 0) {
 				return fmt.Errorf("--bundle DIR and --run N go together: fallacylab view --bundle DIR --run N")
 			}
-			host, _, err := net.SplitHostPort(addr)
+			access, err := viewAccess(addr, hosts, remote, queue)
 			if err != nil {
-				return fmt.Errorf("--addr %q: %w", addr, err)
-			}
-			ip := net.ParseIP(host)
-			loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
-			if !loopback && !remote {
-				return fmt.Errorf("--addr %s is not a loopback address: the viewer shows every model output in the store; pass --allow-remote to serve it anyway", addr)
-			}
-			if queue && !loopback {
-				return fmt.Errorf("--queue: the River UI cancels, retries and deletes jobs: it is served on a loopback --addr only")
-			}
-			access := web.Access{}
-			if remote {
-				// Beyond this machine: the names it may be reached by, and a
-				// token (FALLACYLAB_VIEW_TOKEN, or a new random one).
-				for _, h := range strings.Split(hosts, ",") {
-					if h = strings.TrimSpace(h); h != "" {
-						access.Hosts = append(access.Hosts, h)
-					}
-				}
-				if !loopback && ip == nil && host != "" {
-					access.Hosts = append(access.Hosts, host)
-				}
-				if ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
-					access.Hosts = append(access.Hosts, host)
-				}
-				access.Token = os.Getenv("FALLACYLAB_VIEW_TOKEN")
-				if n := len(access.Token); n > 0 && n < minViewToken {
-					return fmt.Errorf("FALLACYLAB_VIEW_TOKEN has %d characters: a token that guards a viewer open to the network needs at least %d (e.g. openssl rand -hex 16), or leave it unset for a random one", n, minViewToken)
-				}
-				if access.Token == "" {
-					b := make([]byte, 16)
-					if _, err := rand.Read(b); err != nil {
-						return err
-					}
-					access.Token = hex.EncodeToString(b)
-				}
+				return err
 			}
 			// Writable where it can be, so that annotators' answers are
 			// saved; a store this user cannot write is browsed read-only.
@@ -101,23 +66,7 @@ func newViewCmd(g *Global) *cobra.Command {
 				}
 			}
 			if bundle != "" {
-				var progress func(int, int)
-				if !g.Quiet {
-					progress = func(rendered, left int) {
-						if left == 0 {
-							fmt.Fprintf(g.Stderr, "%s bundle: %d pages rendered; writing them\n", time.Now().Format("15:04:05"), rendered)
-							return
-						}
-						fmt.Fprintf(g.Stderr, "%s bundle: %d pages rendered, %d more found so far\n", time.Now().Format("15:04:05"), rendered, left)
-					}
-				}
-				res, err := v.Bundle(cmd.Context(), bundle, bundleRun, 0, progress)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(g.Stdout, "wrote run %d's %d pages to %s: open %s (no server needed); %d links lead to pages a bundle leaves out (other runs, searches, sorts, exports)\n",
-					bundleRun, res.Pages, bundle, filepath.Join(bundle, "index.html"), res.Skipped)
-				return nil
+				return writeViewBundle(cmd.Context(), g, v, bundle, bundleRun)
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -155,4 +104,71 @@ func newViewCmd(g *Global) *cobra.Command {
 	cmd.Flags().BoolVar(&queue, "queue", false, "a postgres:// store: serve the work queue's River UI under /queue/ (jobs by state and queue; cancel, retry, delete); loopback only")
 	cmd.Flags().StringVar(&hosts, "allow-host", "", "with --allow-remote: host names the viewer may be reached by, comma-separated (requests naming other hosts are refused)")
 	return cmd
+}
+
+// viewAccess is who may reach a viewer on addr: on a loopback address,
+// this machine; beyond it (--allow-remote), the host names it may be
+// reached by and a token (FALLACYLAB_VIEW_TOKEN, or a new random one).
+func viewAccess(addr, hosts string, remote, queue bool) (web.Access, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return web.Access{}, fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loopback && !remote {
+		return web.Access{}, fmt.Errorf("--addr %s is not a loopback address: the viewer shows every model output in the store; pass --allow-remote to serve it anyway", addr)
+	}
+	if queue && !loopback {
+		return web.Access{}, fmt.Errorf("--queue: the River UI cancels, retries and deletes jobs: it is served on a loopback --addr only")
+	}
+	access := web.Access{}
+	if !remote {
+		return access, nil
+	}
+	for _, h := range strings.Split(hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			access.Hosts = append(access.Hosts, h)
+		}
+	}
+	if !loopback && ip == nil && host != "" {
+		access.Hosts = append(access.Hosts, host)
+	}
+	if ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
+		access.Hosts = append(access.Hosts, host)
+	}
+	access.Token = os.Getenv("FALLACYLAB_VIEW_TOKEN")
+	if n := len(access.Token); n > 0 && n < minViewToken {
+		return web.Access{}, fmt.Errorf("FALLACYLAB_VIEW_TOKEN has %d characters: a token that guards a viewer open to the network needs at least %d (e.g. openssl rand -hex 16), or leave it unset for a random one", n, minViewToken)
+	}
+	if access.Token == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return web.Access{}, err
+		}
+		access.Token = hex.EncodeToString(b)
+	}
+	return access, nil
+}
+
+// writeViewBundle writes run's pages into dir as static files, saying how
+// far it is unless --quiet.
+func writeViewBundle(ctx context.Context, g *Global, v *web.Server, dir string, run int64) error {
+	var progress func(int, int)
+	if !g.Quiet {
+		progress = func(rendered, left int) {
+			if left == 0 {
+				fmt.Fprintf(g.Stderr, "%s bundle: %d pages rendered; writing them\n", time.Now().Format("15:04:05"), rendered)
+				return
+			}
+			fmt.Fprintf(g.Stderr, "%s bundle: %d pages rendered, %d more found so far\n", time.Now().Format("15:04:05"), rendered, left)
+		}
+	}
+	res, err := v.Bundle(ctx, dir, run, 0, progress)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stdout, "wrote run %d's %d pages to %s: open %s (no server needed); %d links lead to pages a bundle leaves out (other runs, searches, sorts, exports)\n",
+		run, res.Pages, dir, filepath.Join(dir, "index.html"), res.Skipped)
+	return nil
 }
