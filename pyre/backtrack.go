@@ -61,39 +61,11 @@ func TranslateBacktracking(pattern string) (string, error) {
 			if i+1 >= len(p) {
 				return "", fmt.Errorf("pyre: trailing backslash in %q", pattern)
 			}
-			e := p[i+1]
-			i++
-			switch {
-			case netEscapes[e] != "":
-				if inClass {
-					b.WriteString(netEscapes[e])
-				} else {
-					b.WriteString("[" + netEscapes[e] + "]")
-				}
-			case e == 'D' && inClass:
-				b.WriteString(`\P{Nd}`)
-			case (e == 'D' || e == 'S' || e == 'W') && !inClass:
-				b.WriteString("[^" + netEscapes[e|0x20] + "]")
-			case e == 'U':
-				if i+8 >= len(p) {
-					return "", fmt.Errorf("pyre: short \\U escape in %q", pattern)
-				}
-				v, err := strconv.ParseUint(p[i+1:i+9], 16, 32)
-				if err != nil || v > utf8.MaxRune {
-					return "", fmt.Errorf("pyre: bad \\U escape in %q", pattern)
-				}
-				if v < 0x10000 {
-					fmt.Fprintf(&b, `\u%04X`, v)
-				} else {
-					b.WriteRune(rune(v)) // above the BMP nothing is special
-				}
-				i += 8
-			case strings.IndexByte("uxntrfv", e) >= 0 || !isLetter(e):
-				b.WriteByte('\\')
-				b.WriteByte(e)
-			default:
-				return "", fmt.Errorf("pyre: \\%c of %q has no translation", e, pattern)
+			n, err := writeNetEscape(&b, p, i+1, inClass, pattern)
+			if err != nil {
+				return "", err
 			}
+			i += n
 		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?P"):
 			return "", fmt.Errorf("pyre: (?P…) of %q has no translation", pattern)
 		case c == '[' && !inClass:
@@ -112,6 +84,44 @@ func TranslateBacktracking(pattern string) (string, error) {
 		return "", fmt.Errorf("pyre: unclosed class in %q", pattern)
 	}
 	return b.String(), nil
+}
+
+// writeNetEscape writes the escape whose letter is p[i] in .NET syntax
+// and returns how many bytes it read.
+func writeNetEscape(b *strings.Builder, p string, i int, inClass bool, pattern string) (int, error) {
+	e := p[i]
+	switch {
+	case netEscapes[e] != "":
+		if inClass {
+			b.WriteString(netEscapes[e])
+		} else {
+			b.WriteString("[" + netEscapes[e] + "]")
+		}
+	case e == 'D' && inClass:
+		b.WriteString(`\P{Nd}`)
+	case (e == 'D' || e == 'S' || e == 'W') && !inClass:
+		b.WriteString("[^" + netEscapes[e|0x20] + "]")
+	case e == 'U':
+		if i+8 >= len(p) {
+			return 0, fmt.Errorf("pyre: short \\U escape in %q", pattern)
+		}
+		v, err := strconv.ParseUint(p[i+1:i+9], 16, 32)
+		if err != nil || v > utf8.MaxRune {
+			return 0, fmt.Errorf("pyre: bad \\U escape in %q", pattern)
+		}
+		if v < 0x10000 {
+			fmt.Fprintf(b, `\u%04X`, v)
+		} else {
+			b.WriteRune(rune(v)) // above the BMP nothing is special
+		}
+		return 9, nil
+	case strings.IndexByte("uxntrfv", e) >= 0 || !isLetter(e):
+		b.WriteByte('\\')
+		b.WriteByte(e)
+	default:
+		return 0, fmt.Errorf("pyre: \\%c of %q has no translation", e, pattern)
+	}
+	return 1, nil
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

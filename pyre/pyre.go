@@ -50,25 +50,9 @@ func Compile(pattern string) (*regexp.Regexp, error) {
 // Translate rewrites a Python pattern into Go syntax.
 func Translate(pattern string) (string, error) {
 	var b strings.Builder
-	p := pattern
-	fold := false
-	if strings.HasPrefix(p, "(?") && len(p) > 2 && p[2] != ':' && p[2] != 'P' && p[2] != '=' && p[2] != '!' && p[2] != '<' {
-		end := strings.IndexByte(p, ')')
-		if end < 0 {
-			return "", fmt.Errorf("pyre: unclosed flags in %q", pattern)
-		}
-		flags := p[2:end]
-		for _, f := range flags {
-			switch f {
-			case 'i':
-				fold = true
-			case 'm', 's':
-			default:
-				return "", fmt.Errorf("pyre: flag %q of %q has no translation", f, pattern)
-			}
-		}
-		b.WriteString(p[:end+1])
-		p = p[end+1:]
+	p, fold, err := leadingFlags(&b, pattern)
+	if err != nil {
+		return "", err
 	}
 	inClass := false
 	for i := 0; i < len(p); i++ {
@@ -78,29 +62,10 @@ func Translate(pattern string) (string, error) {
 			if i+1 >= len(p) {
 				return "", fmt.Errorf("pyre: trailing backslash in %q", pattern)
 			}
-			e := p[i+1]
 			i++
-			if cls, ok := escapes[e]; ok {
-				if inClass {
-					b.WriteString(cls)
-				} else {
-					b.WriteString("[" + cls + "]")
-				}
-				continue
+			if err := writeEscape(&b, p[i], inClass, pattern); err != nil {
+				return "", err
 			}
-			if up := e | 0x20; escapes[up] != "" && e != up { // \D \S \W
-				if inClass && e == 'D' {
-					b.WriteString(`\P{Nd}`) // not a decimal digit: RE2 takes a negated Unicode class inside a class
-					continue
-				}
-				if inClass {
-					return "", fmt.Errorf("pyre: \\%c inside a class of %q has no translation", e, pattern)
-				}
-				b.WriteString("[^" + escapes[up] + "]")
-				continue
-			}
-			b.WriteByte('\\')
-			b.WriteByte(e)
 		case c == '[' && !inClass:
 			inClass = true
 			i = openClass(&b, p, i)
@@ -121,6 +86,57 @@ func Translate(pattern string) (string, error) {
 		return "", fmt.Errorf("pyre: unclosed class in %q", pattern)
 	}
 	return b.String(), nil
+}
+
+// leadingFlags copies a pattern's leading inline flags ((?i), (?m), (?s))
+// to b and returns the rest of the pattern and whether it ignores case.
+func leadingFlags(b *strings.Builder, pattern string) (rest string, fold bool, err error) {
+	p := pattern
+	if !strings.HasPrefix(p, "(?") || len(p) <= 2 || strings.IndexByte(":P=!<", p[2]) >= 0 {
+		return p, false, nil
+	}
+	end := strings.IndexByte(p, ')')
+	if end < 0 {
+		return "", false, fmt.Errorf("pyre: unclosed flags in %q", pattern)
+	}
+	for _, f := range p[2:end] {
+		switch f {
+		case 'i':
+			fold = true
+		case 'm', 's':
+		default:
+			return "", false, fmt.Errorf("pyre: flag %q of %q has no translation", f, pattern)
+		}
+	}
+	b.WriteString(p[:end+1])
+	return p[end+1:], fold, nil
+}
+
+// writeEscape writes the escape \e: \d, \s and \w as the Unicode classes
+// Python means, their negations likewise, anything else as written.
+func writeEscape(b *strings.Builder, e byte, inClass bool, pattern string) error {
+	if cls, ok := escapes[e]; ok {
+		if inClass {
+			b.WriteString(cls)
+		} else {
+			b.WriteString("[" + cls + "]")
+		}
+		return nil
+	}
+	if up := e | 0x20; escapes[up] != "" && e != up { // \D \S \W
+		if inClass && e == 'D' {
+			b.WriteString(`\P{Nd}`) // not a decimal digit: RE2 takes a negated Unicode class inside a class
+			return nil
+		}
+		if inClass {
+			return fmt.Errorf("pyre: \\%c inside a class of %q has no translation", e, pattern)
+		}
+		b.WriteString("[^" + escapes[up] + "]")
+		return nil
+	}
+	b.WriteByte('\\')
+	b.WriteByte(e)
+	return nil
 }
 
 // openClass writes the '[' at p[i], and a '^' and a first ']' (literal in
