@@ -247,6 +247,12 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 	if o.Embedder != "" {
 		return runner.Spec{}, fmt.Errorf("--embedder: the %s ranker embeds nothing (--ranker embedding does)", o.Ranker)
 	}
+	return o.localSpec(env, args, full)
+}
+
+// localSpec is a run of a ranker that calls no model (ordered, random,
+// bm25): the rankings are made and stored in one phase.
+func (o Options) localSpec(env bench.Env, args []Argument, full bool) (runner.Spec, error) {
 	seeds, err := o.seeds()
 	if err != nil {
 		return runner.Spec{}, err
@@ -277,27 +283,9 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		},
 		Do: func(ctx context.Context, a *runner.Active) error {
 			lp := a.Phase(p.Name, p.Hint)
-			body, err := json.Marshal(setup)
+			recs, err := rankingRecords(setup, all, keep, func() { lp.Count(o.Ranker, true, "") })
 			if err != nil {
 				return err
-			}
-			recs := []store.Record{{Kind: KindSetup, Key: "setup", Body: body}}
-			for i, rk := range all {
-				var seed uint64
-				if len(seeds) > 0 {
-					seed = seeds[i]
-				}
-				for _, r := range rk {
-					if !keep[r.ID] {
-						continue
-					}
-					b, err := json.Marshal(stored{Ranking: r, Seed: seed})
-					if err != nil {
-						return err
-					}
-					lp.Count(o.Ranker, true, "")
-					recs = append(recs, store.Record{Kind: KindRanking, Key: fmt.Sprintf("%s/s%d", r.ID, seed), Body: b})
-				}
 			}
 			if err := lp.End(ctx, engine.Summary{}); err != nil {
 				return err
@@ -310,6 +298,34 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		name += " fullstudy"
 	}
 	return runner.Spec{Name: name, Options: o, Phases: []runner.Phase{ph}}, nil
+}
+
+// rankingRecords are the setup's record and the kept arguments' rankings
+// of each seed (all: by seed, in the setup's order), each counted.
+func rankingRecords(setup Setup, all [][]Ranking, keep map[string]bool, count func()) ([]store.Record, error) {
+	body, err := json.Marshal(setup)
+	if err != nil {
+		return nil, err
+	}
+	recs := []store.Record{{Kind: KindSetup, Key: "setup", Body: body}}
+	for i, rk := range all {
+		var seed uint64
+		if len(setup.Seeds) > 0 {
+			seed = setup.Seeds[i]
+		}
+		for _, r := range rk {
+			if !keep[r.ID] {
+				continue
+			}
+			b, err := json.Marshal(stored{Ranking: r, Seed: seed})
+			if err != nil {
+				return nil, err
+			}
+			count()
+			recs = append(recs, store.Record{Kind: KindRanking, Key: fmt.Sprintf("%s/s%d", r.ID, seed), Body: b})
+		}
+	}
+	return recs, nil
 }
 
 // LoadRun reads a run's setup and its rankings, by seed (in the setup's
