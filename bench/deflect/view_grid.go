@@ -34,40 +34,41 @@ type gridRow struct {
 	Differ      bool // the models' most frequent outcomes differ
 }
 
-// grid is the output grid (as promptfoo's): rows are claims, columns are
-// models, each cell the claim's answers by exclusive outcome, coloured by
-// the most frequent, with an answer on hover, linking to the answers;
-// filters on frame, claim level and outcome, and ?differ=1 for the claims
-// where the models part.
-func (v *runView) grid(k view.Kit, w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	frame, level, outcome, differ := q.Get("frame"), q.Get("level"), q.Get("outcome"), q.Get("differ") == "1"
-	var models, frames, levels []string
-	cells := map[[2]string]*gridCell{}
-	var claims []string
-	texts := map[string]string{}
+// gridData are the output grid's cells by claim and model, with the
+// models, frames, levels and claims that make its axes and filters.
+type gridData struct {
+	models, frames, levels, claims []string
+	texts                          map[string]string
+	cells                          map[[2]string]*gridCell
+}
+
+// gridCells counts the answers of the frame and level asked for (""
+// : all) by claim and model, by exclusive outcome; each cell links to its
+// answers.
+func (v *runView) gridCells(r *http.Request, frame, level string) gridData {
+	d := gridData{texts: map[string]string{}, cells: map[[2]string]*gridCell{}}
 	for _, row := range v.rows {
 		g := row.Gen
 		f, l := FrameLabel(g), strconv.Itoa(g.Level)
-		if !slices.Contains(frames, f) {
-			frames = append(frames, f)
+		if !slices.Contains(d.frames, f) {
+			d.frames = append(d.frames, f)
 		}
-		if !slices.Contains(levels, l) {
-			levels = append(levels, l)
+		if !slices.Contains(d.levels, l) {
+			d.levels = append(d.levels, l)
 		}
 		if (frame != "" && f != frame) || (level != "" && l != level) {
 			continue
 		}
-		if !slices.Contains(models, g.Model) {
-			models = append(models, g.Model)
+		if !slices.Contains(d.models, g.Model) {
+			d.models = append(d.models, g.Model)
 		}
-		if _, ok := texts[g.ClaimID]; !ok {
-			claims, texts[g.ClaimID] = append(claims, g.ClaimID), g.ClaimText
+		if _, ok := d.texts[g.ClaimID]; !ok {
+			d.claims, d.texts[g.ClaimID] = append(d.claims, g.ClaimID), g.ClaimText
 		}
-		c := cells[[2]string{g.ClaimID, g.Model}]
+		c := d.cells[[2]string{g.ClaimID, g.Model}]
 		if c == nil {
 			c = &gridCell{Counts: make([]int, len(gridOutcomes))}
-			cells[[2]string{g.ClaimID, g.Model}] = c
+			d.cells[[2]string{g.ClaimID, g.Model}] = c
 			lq := r.URL.Query()
 			lq.Del("differ")
 			lq.Del("outcome")
@@ -87,17 +88,24 @@ func (v *runView) grid(k view.Kit, w http.ResponseWriter, r *http.Request) {
 			c.Preview = g.Response
 		}
 	}
-	slices.Sort(models)
-	slices.Sort(frames)
-	slices.SortFunc(levels, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
-	slices.Sort(claims)
+	slices.Sort(d.models)
+	slices.Sort(d.frames)
+	slices.SortFunc(d.levels, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
+	slices.Sort(d.claims)
+	return d
+}
+
+// rows are the grid's rows: each claim's cells with their most frequent
+// outcome, those with an answer of outcome ("" : any) and, with differ,
+// only the claims where the models part.
+func (d gridData) rows(outcome string, differ bool) []gridRow {
 	var rows []gridRow
-	for _, cl := range claims {
-		gr := gridRow{Claim: cl, Text: texts[cl]}
+	for _, cl := range d.claims {
+		gr := gridRow{Claim: cl, Text: d.texts[cl]}
 		tops := map[string]bool{}
 		has := outcome == ""
-		for _, m := range models {
-			c := cells[[2]string{cl, m}]
+		for _, m := range d.models {
+			c := d.cells[[2]string{cl, m}]
 			if c != nil {
 				best := 0
 				for i, n := range c.Counts {
@@ -119,6 +127,20 @@ func (v *runView) grid(k view.Kit, w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, gr)
 	}
+	return rows
+}
+
+// grid is the output grid (as promptfoo's): rows are claims, columns are
+// models, each cell the claim's answers by exclusive outcome, coloured by
+// the most frequent, with an answer on hover, linking to the answers;
+// filters on frame, claim level and outcome, and ?differ=1 for the claims
+// where the models part.
+func (v *runView) grid(k view.Kit, w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	frame, level, outcome, differ := q.Get("frame"), q.Get("level"), q.Get("outcome"), q.Get("differ") == "1"
+	d := v.gridCells(r, frame, level)
+	models, frames, levels := d.models, d.frames, d.levels
+	rows := d.rows(outcome, differ)
 	header := []string{"claim_id", "claim"}
 	for _, m := range models {
 		for _, o := range gridOutcomes {
