@@ -44,6 +44,46 @@ type TrainOptions struct {
 // machine epsilon), which sklearn leaves as it is.
 const scipyFtol = 2.220446049250313e-09
 
+// softmaxLoss is one row's multinomial log loss under the parameters x
+// (K weight vectors of D, then K intercepts), adding its gradient to grad
+// unless grad is nil; scores is scratch of K.
+func softmaxLoss(x []float64, row Sparse, yi, K, D int, scores, grad []float64) float64 {
+	mx := math.Inf(-1)
+	for k := range K {
+		s := x[K*D+k]
+		wk := x[k*D : (k+1)*D]
+		for j, idx := range row.Idx {
+			s += wk[idx] * row.Val[j]
+		}
+		scores[k] = s
+		mx = math.Max(mx, s)
+	}
+	sum := 0.0
+	for k := range K {
+		scores[k] = math.Exp(scores[k] - mx)
+		sum += scores[k]
+	}
+	loss := -(math.Log(scores[yi] / sum))
+	if grad == nil {
+		return loss
+	}
+	for k := range K {
+		g := scores[k] / sum
+		if k == yi {
+			g--
+		}
+		if g == 0 {
+			continue
+		}
+		gk := grad[k*D : (k+1)*D]
+		for j, idx := range row.Idx {
+			gk[idx] += g * row.Val[j]
+		}
+		grad[K*D+k] += g
+	}
+	return loss
+}
+
 // TrainLogReg fits the model. y holds class indices into classes.
 func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (*LogReg, error) {
 	if len(X) == 0 || len(X) != len(y) {
@@ -87,40 +127,11 @@ func TrainLogReg(X []Sparse, y []int, classes []string, D int, o TrainOptions) (
 				}
 				scores := make([]float64, K)
 				for i := w * chunk; i < min(len(X), (w+1)*chunk); i++ {
-					row := X[i]
-					mx := math.Inf(-1)
-					for k := range K {
-						s := x[K*D+k]
-						wk := x[k*D : (k+1)*D]
-						for j, idx := range row.Idx {
-							s += wk[idx] * row.Val[j]
-						}
-						scores[k] = s
-						mx = math.Max(mx, s)
-					}
-					sum := 0.0
-					for k := range K {
-						scores[k] = math.Exp(scores[k] - mx)
-						sum += scores[k]
-					}
-					p.f += -(math.Log(scores[y[i]] / sum))
+					pg := p.grad
 					if grad == nil {
-						continue
+						pg = nil
 					}
-					for k := range K {
-						g := scores[k] / sum
-						if k == y[i] {
-							g--
-						}
-						if g == 0 {
-							continue
-						}
-						gk := p.grad[k*D : (k+1)*D]
-						for j, idx := range row.Idx {
-							gk[idx] += g * row.Val[j]
-						}
-						p.grad[K*D+k] += g
-					}
+					p.f += softmaxLoss(x, X[i], y[i], K, D, scores, pg)
 				}
 			}(w)
 		}
