@@ -182,9 +182,8 @@ func all(n int) []int {
 	return idx
 }
 
-// Audit computes the Scheme Foils measurements (SPEC C.3–C.7) for one set of
-// predictions and returns the report and its headline numbers.
-func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
+// defaults fills in the options left unset.
+func (o *AuditOptions) defaults() {
 	if o.Resamples <= 0 {
 		o.Resamples = 10000
 	}
@@ -197,14 +196,25 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	if o.Readability == nil {
 		o.Readability = textmetric.FleschReadingEase
 	}
+}
+
+// check refuses an input whose predictions and items differ in number, or
+// that lacks matched or wrong-scheme items.
+func (in AuditInput) check() error {
 	if len(in.NativePred) != len(in.Native) || len(in.MatchedPred) != len(in.Matched) || len(in.WrongPred) != len(in.Wrong) || len(in.TestPred) != len(in.Test) {
-		return nil, Summary{}, fmt.Errorf("audit: predictions and items differ in number")
+		return fmt.Errorf("audit: predictions and items differ in number")
 	}
 	if len(in.Matched) == 0 || len(in.Wrong) == 0 {
-		return nil, Summary{}, fmt.Errorf("audit: needs matched and wrong-scheme items")
+		return fmt.Errorf("audit: needs matched and wrong-scheme items")
 	}
-	var sum Summary
-	// Native N.
+	return nil
+}
+
+// conditions are the parsed predictions of each condition: the native
+// none items' flags and the matched and wrong-scheme conditions; the
+// unparsed ones are counted in sum, and a condition left with nothing to
+// analyse is refused.
+func (in AuditInput) conditions(sum *Summary) ([]float64, cond, cond, error) {
 	var nat []float64
 	for i := range in.Native {
 		p := in.NativePred[i]
@@ -223,10 +233,25 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	}{{"native none", len(nat), len(in.Native)}, {"matched", len(M.flag), len(in.Matched)}, {"wrong-scheme", len(W.flag), len(in.Wrong)}} {
 		switch {
 		case c.of == 0:
-			return nil, sum, fmt.Errorf("audit: nothing to analyse: there are no %s items", c.name)
+			return nil, M, W, fmt.Errorf("audit: nothing to analyse: there are no %s items", c.name)
 		case c.n == 0:
-			return nil, sum, fmt.Errorf("audit: nothing to analyse: all %d %s predictions of %s are unparsed (%d unparsed in all)", c.of, c.name, in.Detector, sum.Unparsed)
+			return nil, M, W, fmt.Errorf("audit: nothing to analyse: all %d %s predictions of %s are unparsed (%d unparsed in all)", c.of, c.name, in.Detector, sum.Unparsed)
 		}
+	}
+	return nat, M, W, nil
+}
+
+// Audit computes the Scheme Foils measurements (SPEC C.3–C.7) for one set of
+// predictions and returns the report and its headline numbers.
+func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
+	o.defaults()
+	if err := in.check(); err != nil {
+		return nil, Summary{}, err
+	}
+	var sum Summary
+	nat, M, W, err := in.conditions(&sum)
+	if err != nil {
+		return nil, sum, err
 	}
 	prop := func(x []float64) stats.Proportion {
 		p, _ := stats.Prop(int(sumOf(x)), len(x), o.Level, stats.Wilson)
