@@ -162,11 +162,19 @@ func testRuns(t *testing.T, st Store) {
 	if r.Status != store.RunRunning || r.Reason != "" || !r.Ended.IsZero() || r.PID != 7 || r.Host != "h2" {
 		t.Fatalf("resumed run: %+v", r)
 	}
+	testRunLinks(t, st, id1)
+}
+
+// testRunLinks: a run's links to its calls — idempotent, run 0 none, a
+// put with a run links in the same write — and its calls and model
+// totals read through them.
+func testRunLinks(t *testing.T, st Store, id1 int64) {
+	ctx := context.Background()
 	must(t, st.PutCall(ctx, okCall("k1", "x", 1)))
 	must(t, st.LinkRun(ctx, id1, "k1", "job-1", false))
 	must(t, st.LinkRun(ctx, id1, "k1", "job-1", true)) // idempotent: the first link stays
 	must(t, st.LinkRun(ctx, 0, "k1", "job-1", true))   // run 0: not linked
-	r, _, _ = st.Run(ctx, id1)
+	r, _, _ := st.Run(ctx, id1)
 	if r.Calls != 1 || r.Cached != 0 {
 		t.Fatalf("linked calls %d (%d cached), want 1 (0)", r.Calls, r.Cached)
 	}
@@ -311,6 +319,23 @@ func testStudies(t *testing.T, st Store) {
 	if anns, _ := st.Annotations(ctx, id); len(anns) != 2 {
 		t.Fatalf("a refused delete left %d of 2 answers", len(anns))
 	}
+	testStudyDesign(t, st, runID, t0)
+	if d, err := st.DeleteRun(ctx, runID, true); err != nil || d != (store.Deleted{Studies: 1, Annotations: 2}) {
+		t.Fatalf("delete a run with its studies: %+v %v", d, err)
+	}
+	if _, ok, _ := st.Study(ctx, id); ok {
+		t.Fatal("the run's study outlived the run")
+	}
+	if anns, _ := st.Annotations(ctx, id); len(anns) != 0 {
+		t.Fatal("the study's annotations outlived the run")
+	}
+}
+
+// testStudyDesign: a second study of the run is replaced in place (same
+// id, answers kept), swapped only if unchanged since it was read, and
+// deleted alone with its answers counted.
+func testStudyDesign(t *testing.T, st Store, runID int64, t0 time.Time) {
+	ctx := context.Background()
 	// A study goes alone, with its answers counted.
 	other, err := st.PutStudy(ctx, store.Study{RunID: runID, Kind: store.StudyKind("some-kind"), Name: "second"})
 	must(t, err)
@@ -351,15 +376,6 @@ func testStudies(t *testing.T, st Store) {
 	}
 	if _, err := st.DeleteStudy(ctx, other); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("delete a study twice: %v", err)
-	}
-	if d, err := st.DeleteRun(ctx, runID, true); err != nil || d != (store.Deleted{Studies: 1, Annotations: 2}) {
-		t.Fatalf("delete a run with its studies: %+v %v", d, err)
-	}
-	if _, ok, _ := st.Study(ctx, id); ok {
-		t.Fatal("the run's study outlived the run")
-	}
-	if anns, _ := st.Annotations(ctx, id); len(anns) != 0 {
-		t.Fatal("the study's annotations outlived the run")
 	}
 }
 
