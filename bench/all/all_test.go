@@ -37,3 +37,26 @@ func TestEveryBenchmarkIsRegistered(t *testing.T) {
 		t.Fatal("Title")
 	}
 }
+
+// TestTasksDoWhatTheyMeanTo: every registered Task can be run (Runs, or
+// commands of its own) and shown (Lists or Views), and one that runs
+// through the runner reports through it too.
+func TestTasksDoWhatTheyMeanTo(t *testing.T) {
+	for _, task := range bench.Tasks() {
+		name := task.Definition().Name
+		_, runs := task.(bench.Runs)
+		_, reports := task.(bench.Reports)
+		_, commands := task.(bench.Commands)
+		_, lists := task.(bench.Lists)
+		_, views := task.(bench.Views)
+		_, ownInput := task.(bench.OwnInput)
+		switch {
+		case !runs && !commands:
+			t.Errorf("%s: neither Runs nor Commands: it cannot be run", name)
+		case !lists && !views:
+			t.Errorf("%s: neither Lists nor Views: the viewer cannot show its records", name)
+		case runs && !reports && !ownInput:
+			t.Errorf("%s: Runs without Reports", name)
+		}
+	}
+}

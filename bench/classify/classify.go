@@ -44,4 +44,12 @@ type Task struct{}
 // Definition implements bench.Task.
 func (Task) Definition() *bench.Benchmark { return Definition }
 
+// What the Task implements, checked by the compiler (Caddy's interface
+// guards).
+var (
+	_ bench.Runs    = Task{}
+	_ bench.Reports = Task{}
+	_ bench.Lists   = Task{}
+)
+
 var _ = bench.RegisterTask(Task{})

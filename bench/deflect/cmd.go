@@ -23,6 +23,14 @@ type Task struct{}
 // Definition implements bench.Task.
 func (Task) Definition() *bench.Benchmark { return Definition }
 
+// What the Task implements, checked by the compiler (Caddy's interface
+// guards).
+var (
+	_ bench.Commands = Task{}
+	_ bench.Views    = Task{}
+	_ bench.Previews = Task{}
+)
+
 var _ = bench.RegisterTask(Task{})
 
 // Commands implements bench.Commands: DeflectBench's run (generation then

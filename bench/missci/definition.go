@@ -28,4 +28,11 @@ type Task struct{}
 // Definition implements bench.Task.
 func (Task) Definition() *bench.Benchmark { return Definition }
 
+// What the Task implements, checked by the compiler (Caddy's interface
+// guards).
+var (
+	_ bench.Commands = Task{}
+	_ bench.Views    = Task{}
+)
+
 var _ = bench.RegisterTask(Task{})

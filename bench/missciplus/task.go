@@ -46,6 +46,18 @@ type Task struct{}
 // Definition implements bench.Task.
 func (Task) Definition() *bench.Benchmark { return Definition }
 
+// What the Task implements, checked by the compiler (Caddy's interface
+// guards).
+var (
+	_ bench.Runs     = Task{}
+	_ bench.Reports  = Task{}
+	_ bench.Commands = Task{}
+	_ bench.Helps    = Task{}
+	_ bench.Lists    = Task{}
+	_ bench.OwnInput = Task{}
+	_ bench.Views    = Task{}
+)
+
 var _ = bench.RegisterTask(Task{})
 
 // Options are a run's options, as its flags set them.

@@ -51,6 +51,16 @@ type Task struct{}
 // Definition implements bench.Task.
 func (Task) Definition() *bench.Benchmark { return Definition }
 
+// What the Task implements, checked by the compiler (Caddy's interface
+// guards).
+var (
+	_ bench.Runs      = Task{}
+	_ bench.TakesArgs = Task{}
+	_ bench.Helps     = Task{}
+	_ bench.Lists     = Task{}
+	_ bench.OwnInput  = Task{}
+)
+
 var _ = bench.RegisterTask(Task{})
 
 // RunArgs implements bench.TakesArgs: the prompts file.
