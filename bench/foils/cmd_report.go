@@ -53,7 +53,6 @@ func newFoilsReportCmd(h bench.Host) *cobra.Command {
 	}
 	cmd.Flags().Int64Var(&run, "run", 0, "run id (default: the latest Scheme Foils audit)")
 	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "report a run that did not finish")
-	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	cmd.Flags().StringVar(&out, "out", "", "output file (default stdout)")
+	bench.AddReportFlags(cmd.Flags(), &format, &out, "")
 	return cmd
 }

@@ -96,8 +96,7 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 			return h.WriteReport(SheetReport(items), format, rout)
 		},
 	}
-	imp.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	imp.Flags().StringVar(&rout, "out", "", "output file (default stdout)")
+	bench.AddReportFlags(imp.Flags(), &format, &rout, "")
 	cmd.AddCommand(export, imp)
 	return cmd
 }

@@ -70,8 +70,7 @@ func newBaselineCmd(h bench.Host) *cobra.Command {
 	cmd.Flags().StringVar(&split, "split", "test", "dev or test")
 	cmd.Flags().StringVar(&premise, "premise", "claim", "claim or p0")
 	cmd.Flags().StringVar(&seeds, "seeds", "1,2,3,4,5", "seeds")
-	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	cmd.Flags().StringVar(&out, "out", "", "output file")
+	bench.AddReportFlags(cmd.Flags(), &format, &out, "output file")
 	return cmd
 }
 
@@ -190,8 +189,7 @@ func newEvalCmd(h bench.Host) *cobra.Command {
 	cmd.Flags().StringVar(&file, "predictions", "", "predictions JSONL")
 	cmd.Flags().StringVar(&ks, "k", "1", "cut-off: 1…6 or all")
 	cmd.Flags().BoolVar(&strict, "strict", false, "abort on an unknown class name, as upstream does (default: Other, counted)")
-	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	cmd.Flags().StringVar(&out, "out", "", "output file")
+	bench.AddReportFlags(cmd.Flags(), &format, &out, "output file")
 	cmd.MarkFlagRequired("predictions")
 	return cmd
 }

@@ -367,8 +367,7 @@ func newHumanEvalCmd(h bench.Host) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&file, "csv", "", "human-evaluation CSV (default: the embedded human-analysis/human-eval.csv)")
 	cmd.Flags().StringVar(&pAt1, "p-at-1", "", "P@1 per model/prompt for the Table 4 approximation, e.g. \"GPT 4/definition=0.317\"")
-	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	cmd.Flags().StringVar(&out, "out", "", "output file")
+	bench.AddReportFlags(cmd.Flags(), &format, &out, "output file")
 	return cmd
 }
 
@@ -407,8 +406,7 @@ reconstruction answers from the cache without paying for them again.`,
 	f.StringVar(&o.Split, "split", "test", "dev or test")
 	f.IntVar(&o.MaxTokens, "max-tokens", 1000, "output token limit (upstream GPT-4: 1000)")
 	f.BoolVar(&o.Strict, "strict", false, "abort on an unknown class name or a self-naming premise, as upstream does")
-	f.StringVar(&o.Format, "format", "md", "md, csv, json, tex or html")
-	f.StringVar(&o.Out, "out", "", "output file")
+	bench.AddReportFlags(f, &o.Format, &o.Out, "output file")
 	f.StringVar(&o.Embedder, "embedder", "", "embeddings model provider:model for pairing premises without a class match")
 	f.StringVar(&o.Scorer, "scorer", "", "URL of a BERTScore/NLI scorer (docs/scorer-protocol.md)")
 	o.Select.Flags(f, "arguments")
@@ -478,8 +476,7 @@ func newReportCmd(h bench.Host) *cobra.Command {
 	cmd.Flags().Int64Var(&run, "run", 0, "run id (default: the latest Missci reconstruction run)")
 	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "report a run that did not finish from the predictions it has")
 	cmd.Flags().StringVar(&ks, "k", "1", "cut-off: 1…6 or all (1 reports every cut-off)")
-	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	cmd.Flags().StringVar(&out, "out", "", "output file")
+	bench.AddReportFlags(cmd.Flags(), &format, &out, "output file")
 	cmd.Flags().StringVar(&embedder, "embedder", "", "embeddings model for premise pairing")
 	cmd.Flags().StringVar(&scorer, "scorer", "", "BERTScore/NLI scorer URL")
 	return cmd

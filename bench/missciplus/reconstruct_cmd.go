@@ -71,8 +71,7 @@ predictions from the passages the fallacies rest on (and p0's) count.`,
 	f.BoolVar(&o.OnlyMappedContext, "only-mapped-context", false, "the context layouts: keep only the contexts mapped to passages")
 	f.IntVar(&ro.Resamples, "resamples", ro.Resamples, "bootstrap resamples of the arguments")
 	f.Uint64Var(&ro.Seed, "seed", ro.Seed, "bootstrap seed")
-	f.StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	f.StringVar(&out, "out", "", "write the report to this file (default: stdout)")
+	bench.AddReportFlags(f, &format, &out, "write the report to this file (default: stdout)")
 	return cmd
 }
 

@@ -422,8 +422,7 @@ func newStudyReportCmd(g *Global) *cobra.Command {
 			return writeReport(g, rep, f, out)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	cmd.Flags().StringVar(&out, "out", "", "output file (default stdout)")
+	bench.AddReportFlags(cmd.Flags(), &format, &out, "")
 	cmd.Flags().IntVar(&o.Resamples, "resamples", 1000, "item bootstrap resamples")
 	cmd.Flags().Float64Var(&o.DecoyBar, "decoy-bar", 0.8, "decoy accuracy below which an annotator is flagged and left out of the figures")
 	cmd.Flags().BoolVar(&o.KeepFlagged, "keep-flagged", false, "count the annotators below the decoy bar in every figure (by default they are left out, and the report also gives the figures with them)")

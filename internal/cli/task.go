@@ -114,8 +114,7 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 	f := cmd.Flags()
 	f.Int64Var(&runID, "run", 0, "run id (default: the latest "+def.Title+" run)")
 	f.BoolVar(&allowIncomplete, "allow-incomplete", false, "report a run that did not finish, from the records it has")
-	f.StringVar(&format, "format", "md", "md, csv, json, tex or html")
-	f.StringVar(&out, "out", "", "output file (default stdout)")
+	bench.AddReportFlags(f, &format, &out, "")
 	f.StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
