@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/fallacylab/fallacylab/compare"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
@@ -208,4 +209,21 @@ func Choices(f *pflag.FlagSet, name string, values ...string) {
 	if err := f.SetAnnotation(name, ChoicesKey, values); err != nil {
 		panic("bench: Choices for an undeclared flag --" + name) // a programming error
 	}
+}
+
+// Compares is a Task whose runs compare item by item (fallacylab compare):
+// a stored run's arms — one per model it called, or the run's one — with
+// each item's outcome on the benchmark's headline metrics and the cluster
+// unit its items are resampled by. The paired statistics are generic
+// (package compare).
+type Compares interface {
+	Task
+	Arms(ctx context.Context, env Env, run store.Run) ([]Arm, error)
+}
+
+// Arm is one arm of a run: the model ("" : the run's only arm) and its
+// metrics, item by item.
+type Arm struct {
+	Model   string
+	Metrics []compare.Metric
 }

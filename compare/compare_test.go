@@ -1,0 +1,118 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/stats"
+)
+
+// binaryArm is an arm whose items 0..n-1 are right where right(i).
+func binaryArm(label string, n int, right func(int) bool) Arm {
+	m := Metric{Name: "accuracy", Binary: true, Unit: "text"}
+	for i := range n {
+		v := 0.0
+		if right(i) {
+			v = 1
+		}
+		m.Items = append(m.Items, Item{ID: fmt.Sprint(i), Cluster: fmt.Sprint(i), Value: v})
+	}
+	return Arm{Label: label, Metrics: []Metric{m}}
+}
+
+// Two arms on one item each per cluster: McNemar's exact test on the
+// discordant items, Cohen's h on the two rates, the difference of the
+// rates with an interval around it; only the shared items count.
+func TestPairBinary(t *testing.T) {
+	a := binaryArm("A", 100, func(i int) bool { return i%3 != 0 })
+	b := binaryArm("B", 90, func(i int) bool { return i%2 == 0 })
+	ps, err := Compare([]Arm{a, b}, Options{Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ps[0]
+	var ka, kb, onlyA, onlyB int
+	for i := range 90 {
+		x, y := i%3 != 0, i%2 == 0
+		ka, kb = ka+b2i(x), kb+b2i(y)
+		if x && !y {
+			onlyA++
+		}
+		if y && !x {
+			onlyB++
+		}
+	}
+	m, _ := stats.McNemar(onlyA, onlyB, true, false)
+	if p.Shared != 90 || p.NA != 100 || p.NB != 90 || p.Discordant != [2]int{onlyA, onlyB} || p.P != m.P || p.MidP != stats.McNemarMidP(onlyA, onlyB) {
+		t.Fatalf("%+v", p)
+	}
+	if math.Abs(p.EstA-float64(ka)/90) > 1e-12 || math.Abs(p.Diff-float64(ka-kb)/90) > 1e-12 || !(p.DiffLo < p.Diff && p.Diff < p.DiffHi) {
+		t.Fatalf("estimates %+v", p)
+	}
+	if math.Abs(p.H-stats.CohensH(p.EstA, p.EstB)) > 1e-12 || p.Test != "McNemar exact" || p.Family != 1 || p.PHolm != p.P {
+		t.Fatalf("%+v", p)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Items clustered (samples of a claim): the test is the sign-flip over
+// the clusters' mean differences, exact for few clusters.
+func TestPairClustered(t *testing.T) {
+	mk := func(label string, shift float64) Arm {
+		m := Metric{Name: "F1", Unit: "claim"}
+		for c := range 6 {
+			for s := range 3 {
+				m.Items = append(m.Items, Item{ID: fmt.Sprintf("%d/%d", c, s), Cluster: fmt.Sprint(c), Value: float64(c%3)/4 + shift + float64(s)/100})
+			}
+		}
+		return Arm{Label: label, Metrics: []Metric{m}}
+	}
+	ps, err := Compare([]Arm{mk("A", 0.2), mk("B", 0)}, Options{Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ps[0]
+	// Every cluster's difference is +0.2: of the 64 flips only the
+	// identity and its mirror reach |0.2|.
+	if p.Clusters != 6 || p.Shared != 18 || math.Abs(p.Diff-0.2) > 1e-12 || math.Abs(p.P-2.0/64) > 1e-12 || p.Test != "sign-flip over claims" || !math.IsNaN(p.H) {
+		t.Fatalf("%+v", p)
+	}
+}
+
+// Three arms: every pair, Holm and BH over the three, a verdict each; arms
+// that share nothing are refused.
+func TestThreeArmsAndNoSharedItems(t *testing.T) {
+	a := binaryArm("A", 200, func(i int) bool { return i%10 != 0 })
+	b := binaryArm("B", 200, func(i int) bool { return i%2 == 0 })
+	c := binaryArm("C", 200, func(i int) bool { return i%2 == 1 })
+	ps, err := Compare([]Arm{a, b, c}, Options{Resamples: 100})
+	if err != nil || len(ps) != 3 {
+		t.Fatalf("%v %d", err, len(ps))
+	}
+	raw := []float64{ps[0].P, ps[1].P, ps[2].P}
+	holm, bh := stats.Holm(raw), stats.BenjaminiHochberg(raw)
+	for i, p := range ps {
+		if p.Family != 3 || p.PHolm != holm[i] || p.PBH != bh[i] || p.Verdict == "" {
+			t.Fatalf("pair %d: %+v", i, p)
+		}
+	}
+	if !strings.HasPrefix(ps[0].Verdict, "A is higher than B") || !strings.HasPrefix(ps[2].Verdict, "no difference shown") {
+		t.Fatalf("verdicts: %q / %q", ps[0].Verdict, ps[2].Verdict)
+	}
+	d := binaryArm("D", 5, func(int) bool { return true })
+	for i := range d.Metrics[0].Items {
+		d.Metrics[0].Items[i].ID = "other-" + d.Metrics[0].Items[i].ID
+	}
+	if _, err := Compare([]Arm{a, d}, Options{}); !errors.Is(err, ErrNoSharedItems) {
+		t.Fatalf("no shared items: %v", err)
+	}
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/compare"
+	"github.com/fallacylab/fallacylab/report"
+)
+
+// newCompareCmd is `fallacylab compare A B [C…]`: paired comparisons of
+// arms of one benchmark on their shared items.
+func newCompareCmd(g *Global) *cobra.Command {
+	var o compare.Options
+	var format, out, dir string
+	cmd := &cobra.Command{
+		Use:   "compare ARM ARM [ARM…]",
+		Short: "Compare runs (or models inside runs) of one benchmark item by item: paired differences, tests and verdicts",
+		Long: `Compare two or more arms of one benchmark on the items they share. An arm is a run
+(RUN: its id) or one model inside a run (RUN:MODEL, e.g. 12:openai:gpt-4.1).
+
+For each headline metric of the benchmark: each arm's estimate and the paired difference
+on the shared items, with percentile intervals from a bootstrap over the benchmark's
+cluster unit (a text, an argument, a claim); McNemar's exact test and its mid-p for a
+binary outcome per item, a sign-flip permutation test over clusters otherwise; Cohen's h
+for rates. With three or more arms every pair is compared, and Holm and
+Benjamini–Hochberg adjust the p-values over the pairs of each metric; each pair gets a
+verdict at --alpha.`,
+		Example: `  fallacylab compare 12 13                           # two runs
+  fallacylab compare 12 13 14 --alpha 0.01 --format html --out compare.html
+  fallacylab compare 7:openai:gpt-4.1 7:anthropic:claude-haiku-4-5   # two models of one run`,
+		Args: cobra.MinimumNArgs(2),
+	}
+	f := cmd.Flags()
+	f.Float64Var(&o.Alpha, "alpha", 0.05, "the level of the verdicts (two-sided)")
+	f.IntVar(&o.Resamples, "resamples", 2000, "cluster bootstrap resamples for the intervals")
+	f.Uint64Var(&o.Seed, "seed", 20260101, "bootstrap and permutation seed")
+	bench.AddReportFlags(f, &format, &out, "")
+	f.StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		rf, err := report.ParseFormat(format)
+		if err != nil {
+			return err
+		}
+		s, err := openBrowse(g)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		var arms []compare.Arm
+		seen := map[string]bool{}
+		benchmark := ""
+		for _, a := range args {
+			idText, model, _ := strings.Cut(a, ":")
+			id, err := strconv.ParseInt(idText, 10, 64)
+			if err != nil || id <= 0 {
+				return fmt.Errorf("arm %q: name a run (its id) or a model inside a run (RUN:MODEL, e.g. 12:openai:gpt-4.1)", a)
+			}
+			key := fmt.Sprintf("%d:%s", id, model)
+			if seen[key] {
+				return fmt.Errorf("arm %q is named twice: a comparison of an arm with itself says nothing", a)
+			}
+			seen[key] = true
+			r, ok, err := s.st.Run(ctx, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("arm %q: the store has no run %d (fallacylab runs lists them)", a, id)
+			}
+			if benchmark != "" && r.Benchmark != benchmark {
+				return fmt.Errorf("arm %q is a run of %s, the others of %s: arms of two benchmarks do not compare", a, bench.Title(r.Benchmark), bench.Title(benchmark))
+			}
+			benchmark = r.Benchmark
+			t, ok := bench.TaskOf(r.Benchmark)
+			c, can := t.(bench.Compares)
+			if !ok || !can {
+				return fmt.Errorf("arm %q: runs of %s do not compare item by item yet", a, bench.Title(r.Benchmark))
+			}
+			runArms, err := c.Arms(ctx, s.taskEnv(dir), r)
+			if err != nil {
+				return fmt.Errorf("run %d: %w", id, err)
+			}
+			arm, err := pickArm(runArms, id, model)
+			if err != nil {
+				return fmt.Errorf("arm %q: %w", a, err)
+			}
+			arms = append(arms, arm)
+		}
+		pairs, err := compare.Compare(arms, o)
+		if err != nil {
+			return err
+		}
+		rep := compare.Report(bench.Title(benchmark)+": paired comparison", benchmark, pairs, o)
+		return writeReport(g, rep, rf, out)
+	}
+	return cmd
+}
+
+// pickArm is the arm of run id a comparison names: the model's, or the
+// run's only one.
+func pickArm(arms []bench.Arm, id int64, model string) (compare.Arm, error) {
+	var names []string
+	for _, a := range arms {
+		names = append(names, a.Model)
+		if a.Model == model || (model == "" && len(arms) == 1) {
+			label := fmt.Sprintf("run %d", id)
+			switch {
+			case model != "":
+				label += ":" + a.Model
+			case a.Model != "":
+				label += " (" + a.Model + ")"
+			}
+			return compare.Arm{Label: label, Metrics: a.Metrics}, nil
+		}
+	}
+	if model == "" {
+		return compare.Arm{}, fmt.Errorf("run %d has %d models (%s): name one as %d:MODEL", id, len(arms), strings.Join(names, ", "), id)
+	}
+	return compare.Arm{}, fmt.Errorf("run %d has no model %s (it has %s)", id, model, strings.Join(names, ", "))
+}

@@ -1,0 +1,95 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/classify"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+)
+
+// TestCompareRuns (#44): two classify runs of one split by two models,
+// compared item by item: each arm's accuracy on the shared texts, the
+// paired difference, McNemar's exact test on the texts only one got right
+// (as statsmodels computes it: stats.McNemar), in every format; a third
+// arm brings Holm and BH over the three pairs; an arm named twice, a
+// missing run and arms of two benchmarks are refused.
+func TestCompareRuns(t *testing.T) {
+	answers := map[string]string{"gpt-4.1-mini": "appeal to authority", "gpt-4.1": "none", "gpt-4.1-nano": "appeal to authority"}
+	_, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: answers[c.Model]} })
+	for _, m := range []string{"gpt-4.1-mini", "gpt-4.1", "gpt-4.1-nano"} {
+		if _, stderr, err := runCLI(t, dir, "--max-unusable", "1", "classify", "run", "--model", "openai:"+m, "--limit", "80"); err != nil {
+			t.Fatalf("%s: %v\n%s", m, err, stderr)
+		}
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := func(run int64) map[string]bool {
+		_, preds, err := classify.Load(t.Context(), st, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, p := range preds {
+			out[p.ID] = p.Pred != "" && p.Pred == p.Gold
+		}
+		return out
+	}
+	a, b := right(1), right(2)
+	st.Close()
+	var onlyA, onlyB int
+	for id, x := range a {
+		if x && !b[id] {
+			onlyA++
+		}
+		if b[id] && !x {
+			onlyB++
+		}
+	}
+	want, _ := stats.McNemar(onlyA, onlyB, true, false)
+	if onlyA+onlyB == 0 {
+		t.Fatal("the two models never differ: the test cannot tell")
+	}
+	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "200")
+	row := rep.Table("pairs").Rows[0]
+	if row[0].Text != "accuracy" || row[1].Text != "run 1 (openai:gpt-4.1-mini)" || row[9].Text != "McNemar exact" || row[10].Value != want.P || row[11].Value != stats.McNemarMidP(onlyA, onlyB) {
+		t.Fatalf("pair row %+v, want McNemar p %v on %d / %d discordant", row, want.P, onlyA, onlyB)
+	}
+	for _, f := range []string{"md", "csv", "tex", "html"} {
+		out, stderr, err := runCLI(t, dir, "compare", "1", "2", "--format", f, "--resamples", "50")
+		if err != nil || !strings.Contains(out, "McNemar") {
+			t.Fatalf("--format %s: %v\n%s\n%s", f, err, stderr, out)
+		}
+	}
+	rep, _ = jsonReport(t, dir, "compare", "1", "2", "3", "--format", "json", "--resamples", "50")
+	pairs := rep.Table("pairs").Rows
+	if len(pairs) != 3 {
+		t.Fatalf("%d pairs of three arms", len(pairs))
+	}
+	ps := []float64{pairs[0][10].Value, pairs[1][10].Value, pairs[2][10].Value}
+	holm := stats.Holm(ps)
+	for i := range pairs {
+		if pairs[i][12].Value != holm[i] || pairs[i][14].Text == "" {
+			t.Fatalf("pair %d: Holm %v, want %v (%q)", i, pairs[i][12].Value, holm[i], pairs[i][14].Text)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"1", "1"}, "named twice"},
+		{[]string{"1", "9"}, "no run 9"},
+		{[]string{"1", "x"}, "name a run"},
+		{[]string{"1", "2:openai:gpt-9"}, "has no model openai:gpt-9"},
+	} {
+		_, stderr, err := runCLI(t, dir, append([]string{"compare"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error()+stderr, c.want) {
+			t.Fatalf("compare %v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
