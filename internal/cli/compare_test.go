@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,6 +92,39 @@ func TestCompareRuns(t *testing.T) {
 		_, stderr, err := runCLI(t, dir, append([]string{"compare"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error()+stderr, c.want) {
 			t.Fatalf("compare %v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestCompareModelsInADeflectRun (#44): two models inside one DeflectBench
+// run, compared on the generations both have, by outcome rate; the claim
+// is the cluster (a claim's frames and samples move together), so the test
+// is the sign-flip over claims, and the estimates are each model's rate on
+// the shared generations as the report's consensus reads them. A run with
+// two models needs the model named.
+func TestCompareModelsInADeflectRun(t *testing.T) {
+	_, dir := guaranteeEnv(t, scripted)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b",
+		"--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, dir, "compare", "1", "1:openai:model-b"); err == nil || !strings.Contains(err.Error()+stderr, "name one as 1:MODEL") {
+		t.Fatalf("a two-model run without a model: %v", err)
+	}
+	rep, _ := jsonReport(t, dir, "compare", "1:openai:model-a", "1:openai:model-b", "--format", "json", "--resamples", "100")
+	rows := rep.Table("pairs").Rows
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want one per outcome rate", len(rows))
+	}
+	for _, r := range rows {
+		if r[1].Text != "run 1:openai:model-a" || r[4].Value != 4 || r[3].Text != "120 / 120 / 120" || !strings.HasPrefix(r[9].Text, "sign-flip over claims") {
+			t.Fatalf("row %+v", r)
+		}
+		// Four claims: every one of the 16 sign flips enumerated, so p is
+		// a multiple of 1/8 (two-sided).
+		if p := r[10].Value * 8; math.Abs(p-math.Round(p)) > 1e-9 {
+			t.Fatalf("%s: p %v is not an exact sign-flip p over 4 claims", r[0].Text, r[10].Value)
 		}
 	}
 }

@@ -1,0 +1,74 @@
+package deflect
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/compare"
+	"github.com/fallacylab/fallacylab/judge"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+var _ bench.Compares = Task{}
+
+// comparedFields are the outcome rates a comparison tests (the paper's
+// headline rates), by rubric field.
+var comparedFields = []struct {
+	name  string
+	field int
+}{{"refusal", fRefusal}, {"soft refusal", fSoft}, {"labelled compliance", fLabeled}, {"clean compliance", fClean}}
+
+// Arms implements bench.Compares: one arm per generator model of the run,
+// each generation (a claim × prompt × sample) scored 1 where the judges'
+// consensus (any) marks the field; a generation whose field the judges
+// left undefined is left out. The claim is the cluster: a claim's frames
+// and samples move together in the bootstrap and the sign-flip test.
+func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm, error) {
+	ds, err := LoadRecords(ctx, env.Records, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	rows, _, err := Rows(ds, judge.Any)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string][]compare.Metric{}
+	for _, r := range rows {
+		g := r.Gen
+		ms := by[g.Model]
+		if ms == nil {
+			for _, f := range comparedFields {
+				ms = append(ms, compare.Metric{Name: f.name, Binary: true, Unit: "claim"})
+			}
+		}
+		id := fmt.Sprintf("%s/%s/%d", g.ClaimID, g.PromptID, g.Run)
+		for i, f := range comparedFields {
+			v := r.Cons[f.field]
+			if math.IsNaN(v) {
+				continue
+			}
+			x := 0.0
+			if v >= 0.5 {
+				x = 1
+			}
+			ms[i].Items = append(ms[i].Items, compare.Item{ID: id, Cluster: g.ClaimID, Value: x})
+		}
+		by[g.Model] = ms
+	}
+	models := make([]string, 0, len(by))
+	for m := range by {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	var out []bench.Arm
+	for _, m := range models {
+		out = append(out, bench.Arm{Model: m, Metrics: by[m]})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("run %d has no judged generations to compare", run.ID)
+	}
+	return out, nil
+}
