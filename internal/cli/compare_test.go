@@ -128,3 +128,34 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareFoilsAudits (#44): two Scheme Foils audits (the built-in
+// detector, and an LLM detector that calls everything a fallacy) compared
+// item by item: McNemar's test on each rate, every item a cluster; a
+// Foils run against a classify run is refused.
+func TestCompareFoilsAudits(t *testing.T) {
+	_, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "slippery slope"} })
+	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "40", "--resamples", "50", "--permutations", "50"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "40", "--detector", "llm:openai:detector-model:typed", "--resamples", "50", "--permutations", "50"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "50")
+	rows := rep.Table("pairs").Rows
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		// The LLM detector flags every item: B's rate is 1.
+		if r[9].Text != "McNemar exact" || r[6].Value != 1 || !strings.HasPrefix(r[2].Text, "run 2 (llm:openai:detector-model:typed") {
+			t.Fatalf("row %+v", r)
+		}
+	}
+	if _, stderr, err := runCLI(t, dir, "--max-unusable", "1", "classify", "run", "--model", "openai:gpt-4.1-mini", "--limit", "5"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, dir, "compare", "1", "3"); err == nil || !strings.Contains(err.Error()+stderr, "do not compare") {
+		t.Fatalf("arms of two benchmarks: %v", err)
+	}
+}
