@@ -159,3 +159,26 @@ func TestCompareFoilsAudits(t *testing.T) {
 		t.Fatalf("arms of two benchmarks: %v", err)
 	}
 }
+
+// TestCompareMissciRuns (#44): two Missci reconstruction runs compared:
+// P@1 line by line, clustered by argument (a sign-flip over arguments),
+// and Arg@1 argument by argument (McNemar).
+func TestCompareMissciRuns(t *testing.T) {
+	class := map[string]string{"gpt-4.1": "Hasty Generalization", "gpt-4.1-mini": "Causal Oversimplification"}
+	_, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: "Fallacious Premise: the study proves it for everyone; Applied Fallacy Class: " + class[c.Model]}
+	})
+	for _, m := range []string{"openai:gpt-4.1", "openai:gpt-4.1-mini"} {
+		if _, stderr, err := runCLI(t, dir, "missci", "run", "--model", m, "--split", "dev", "--max-unusable", "0.6"); err != nil {
+			t.Fatalf("%s: %v\n%s", m, err, stderr)
+		}
+	}
+	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "50")
+	rows := rep.Table("pairs").Rows
+	if len(rows) != 2 || rows[0][0].Text != "P@1" || !strings.HasPrefix(rows[0][9].Text, "sign-flip over arguments") || rows[1][0].Text != "Arg@1" || rows[1][9].Text != "McNemar exact" {
+		t.Fatalf("rows %+v", rows)
+	}
+	if !strings.Contains(rows[0][1].Text, "openai:gpt-4.1 ") || rows[0][4].Value < 20 {
+		t.Fatalf("arm %q, %v clusters", rows[0][1].Text, rows[0][4].Value)
+	}
+}
