@@ -246,9 +246,9 @@ func verdict(p Pair, alpha float64) string {
 		padj, how = p.PHolm, "Holm-adjusted "
 	}
 	if padj >= alpha {
-		return fmt.Sprintf("no difference shown at α = %g (%sp = %.3g): the data fit %s and %s being equal", alpha, how, padj, p.A, p.B)
+		return fmt.Sprintf("no difference shown at α = %g (%sp = %.3g)", alpha, how, padj)
 	}
-	hi, lo := p.A, p.B
+	hi, lo := "A", "B"
 	if p.Diff < 0 {
 		hi, lo = lo, hi
 	}

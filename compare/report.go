@@ -10,7 +10,7 @@ import (
 // metric, and the family each adjustment corrects over.
 func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 	o.defaults()
-	rep := &report.Report{Title: title, Benchmark: benchmark, Headline: "pairs", Meta: [][2]string{
+	rep := &report.Report{Title: title, Benchmark: benchmark, Headline: "paired", Meta: [][2]string{
 		{"intervals", fmt.Sprintf("%.0f%% percentile cluster bootstrap over the shared items' clusters, %d resamples, seed %d", 100*o.Level, o.Resamples, o.Seed)},
 		{"tests", fmt.Sprintf("McNemar's exact test (and mid-p) for a binary outcome with one item per cluster; a sign-flip permutation test of the mean paired difference over clusters otherwise (every flip up to %d clusters, else %d random flips)", o.ExactClusters, o.Flips)},
 		{"level", fmt.Sprintf("α = %g, two-sided", o.Alpha)},
@@ -22,8 +22,8 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 			rep.Meta = append(rep.Meta, [2]string{"family: " + p.Metric, fmt.Sprintf("the %d pairs of arms on %s (Holm and Benjamini–Hochberg adjust over them)", p.Family, p.Metric)})
 		}
 	}
-	t := &report.Table{ID: "pairs", Title: "Paired comparisons on the shared items",
-		Columns: report.Cols("metric", "A", "B", "items (A / B / shared)", "clusters", "A", "B", "A − B", "Cohen's h", "test", "p", "mid-p", "p (Holm)", "p (BH)", "verdict")}
+	t := &report.Table{ID: "paired", Title: "Paired comparisons on the shared items",
+		Columns: report.Cols("metric", "arm A", "arm B", "items (A / B / shared)", "clusters", "A", "B", "A − B", "Cohen's h", "test", "p", "mid-p", "p (Holm)", "p (BH)", "verdict")}
 	for _, p := range pairs {
 		h := report.NA("not a rate")
 		if p.Binary {

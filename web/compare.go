@@ -3,12 +3,15 @@ package web
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/fallacylab/fallacylab/compare"
+	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/view"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -56,8 +59,9 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	pg := view.Paginate(r, len(differ))
+	paired, note := s.paired(r.Context(), ds)
 	s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Shared": shared, "Summary": sum,
-		"Rows": differ[pg.From:pg.To], "Pager": pg, "All": q.Get("all") == "1", "Differ": len(differ)})
+		"Rows": differ[pg.From:pg.To], "Pager": pg, "All": q.Get("all") == "1", "Differ": len(differ), "Paired": paired, "PairedNote": note})
 }
 
 // exportPairs answers ?export=csv|jsonl with every shared item of the
@@ -158,4 +162,58 @@ func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listin
 		sum.A, sum.B = fmt.Sprintf("%d right", right[0]), fmt.Sprintf("%d right", right[1])
 	}
 	return rows, []view.PairSummary{sum}, nil
+}
+
+// paired is the paired comparison of the two runs (bench.Compares, as
+// `fallacylab compare` makes it): their one arm each, or each model both
+// runs have; note says why there is none.
+func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, string) {
+	t, ok := bench.TaskOf(ds[0].run.Benchmark)
+	c, can := t.(bench.Compares)
+	if !ok || !can {
+		return "", fmt.Sprintf("%s runs have no paired comparison yet", bench.Title(ds[0].run.Benchmark))
+	}
+	var arms [2][]bench.Arm
+	for i, d := range ds {
+		a, err := c.Arms(ctx, s.taskEnv(), d.run)
+		if err != nil {
+			return "", fmt.Sprintf("run %d: %v", d.run.ID, err)
+		}
+		arms[i] = a
+	}
+	var pairs []compare.Pair
+	o := compare.Options{Resamples: 1000, Seed: 20260101}
+	if s.Resamples > 0 {
+		o.Resamples = s.Resamples
+	}
+	label := func(id int64, a bench.Arm, several bool) string {
+		if several {
+			return fmt.Sprintf("run %d:%s", id, a.Model)
+		}
+		if a.Model != "" {
+			return fmt.Sprintf("run %d (%s)", id, a.Model)
+		}
+		return fmt.Sprintf("run %d", id)
+	}
+	several := len(arms[0]) > 1 || len(arms[1]) > 1
+	for _, a := range arms[0] {
+		for _, b := range arms[1] {
+			if several && a.Model != b.Model {
+				continue
+			}
+			ps, err := compare.Compare([]compare.Arm{{Label: label(ds[0].run.ID, a, several), Metrics: a.Metrics}, {Label: label(ds[1].run.ID, b, several), Metrics: b.Metrics}}, o)
+			if err != nil {
+				return "", err.Error()
+			}
+			pairs = append(pairs, ps...)
+		}
+	}
+	if len(pairs) == 0 {
+		return "", "the two runs share no model: compare two models with fallacylab compare A:MODEL B:MODEL"
+	}
+	h, err := report.SectionsHTML(compare.Report("", ds[0].run.Benchmark, pairs, o), nil)
+	if err != nil {
+		return "", err.Error()
+	}
+	return h, ""
 }

@@ -65,5 +65,5 @@ func TestViewerPages(t *testing.T) {
 	if rec := get(http.MethodGet, "/runs/1/texts/99", nil); rec.Code != http.StatusNotFound {
 		t.Fatalf("a text the run lacks: %d", rec.Code)
 	}
-	page("/compare?a=1&b=2&all=1", "TITLE: Endless", "span F1 of 0.5 or more", "mean span F1")
+	page("/compare?a=1&b=2&all=1", "TITLE: Endless", "span F1 of 0.5 or more", "mean span F1", "Paired comparisons on the shared items", "span F1, level 1", "sign-flip over texts")
 }

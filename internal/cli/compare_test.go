@@ -58,7 +58,7 @@ func TestCompareRuns(t *testing.T) {
 		t.Fatal("the two models never differ: the test cannot tell")
 	}
 	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "200")
-	row := rep.Table("pairs").Rows[0]
+	row := rep.Table("paired").Rows[0]
 	if row[0].Text != "accuracy" || row[1].Text != "run 1 (openai:gpt-4.1-mini)" || row[9].Text != "McNemar exact" || row[10].Value != want.P || row[11].Value != stats.McNemarMidP(onlyA, onlyB) {
 		t.Fatalf("pair row %+v, want McNemar p %v on %d / %d discordant", row, want.P, onlyA, onlyB)
 	}
@@ -69,7 +69,7 @@ func TestCompareRuns(t *testing.T) {
 		}
 	}
 	rep, _ = jsonReport(t, dir, "compare", "1", "2", "3", "--format", "json", "--resamples", "50")
-	pairs := rep.Table("pairs").Rows
+	pairs := rep.Table("paired").Rows
 	if len(pairs) != 3 {
 		t.Fatalf("%d pairs of three arms", len(pairs))
 	}
@@ -113,7 +113,7 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 		t.Fatalf("a two-model run without a model: %v", err)
 	}
 	rep, _ := jsonReport(t, dir, "compare", "1:openai:model-a", "1:openai:model-b", "--format", "json", "--resamples", "100")
-	rows := rep.Table("pairs").Rows
+	rows := rep.Table("paired").Rows
 	if len(rows) != 4 {
 		t.Fatalf("%d rows, want one per outcome rate", len(rows))
 	}
@@ -142,7 +142,7 @@ func TestCompareFoilsAudits(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "50")
-	rows := rep.Table("pairs").Rows
+	rows := rep.Table("paired").Rows
 	if len(rows) != 3 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -174,7 +174,7 @@ func TestCompareMissciRuns(t *testing.T) {
 		}
 	}
 	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "50")
-	rows := rep.Table("pairs").Rows
+	rows := rep.Table("paired").Rows
 	if len(rows) != 2 || rows[0][0].Text != "P@1" || !strings.HasPrefix(rows[0][9].Text, "sign-flip over arguments") || rows[1][0].Text != "Arg@1" || rows[1][9].Text != "McNemar exact" {
 		t.Fatalf("rows %+v", rows)
 	}
