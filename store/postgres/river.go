@@ -317,6 +317,15 @@ const liveRunAge = 45 * time.Second
 // worker waiting for the work it can serve to end waits for the next phase
 // too. A run whose open jobs are all in queues a worker does not serve has
 // nothing for it.
+//
+// Why not River's InsertTx in the transaction that stores a phase's last
+// answer (#42): the next phase's jobs are not known there. They are built
+// by the run's own process from the answers (a judge prompt quotes the
+// generation; a ranking's next window depends on the last), by its Task's
+// code, which a worker — serving every run and knowing no benchmark — does
+// not have. So the coordinator queues each phase (River's InsertMany, in
+// one transaction per batch), and a worker waiting for work to end reads
+// this count rather than a job that would hand the phase over.
 func (s *Store) BetweenPhases(ctx context.Context) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs r WHERE r.status = 'running'
