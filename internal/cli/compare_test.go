@@ -182,3 +182,41 @@ func TestCompareMissciRuns(t *testing.T) {
 		t.Fatalf("arm %q, %v clusters", rows[0][1].Text, rows[0][4].Value)
 	}
 }
+
+// TestPlanFromADeflectPilot (#44 item 2): a DeflectBench run as the pilot
+// of one model: its refusal rate, the claims' intra-cluster correlation
+// (by one-way ANOVA) and its spend give the items per arm, the
+// observations and the price; the pilot's own minimum detectable effect
+// is printed; stated rates plan without a pilot, and no price is made up.
+func TestPlanFromADeflectPilot(t *testing.T) {
+	_, dir := guaranteeEnv(t, scripted)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b",
+		"--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rep, _ := jsonReport(t, dir, "plan", "--pilot", "1:openai:model-a", "--metric", "refusal", "--delta", "0.1", "--format", "json")
+	row := rep.Table("plan").Rows[0]
+	rate, m := row[0].Value, row[4].Value
+	if m != 30 || rate <= 0 || rate >= 1 {
+		t.Fatalf("plan row %+v", row)
+	}
+	mde := rep.Table("mde").Rows[0]
+	if mde[0].Value != 4 || mde[1].Value != 30 {
+		t.Fatalf("mde row %+v", mde)
+	}
+	// The items per arm follow from the printed figures.
+	h := 2*math.Asin(math.Sqrt(math.Min(1, rate+0.1))) - 2*math.Asin(math.Sqrt(rate))
+	n, _ := stats.SampleSize(h, 0.05, 0.8)
+	if int(math.Ceil(n)) != int(row[3].Value) {
+		t.Fatalf("observations per arm %v, want ⌈%v⌉", row[3].Value, n)
+	}
+	rep, _ = jsonReport(t, dir, "plan", "--rate", "0.3", "--delta", "0.05", "--samples", "75", "--icc", "0.2", "--format", "json")
+	row = rep.Table("plan").Rows[0]
+	if row[5].Value != 290 || row[6].Value != 290*75 || row[7].Kind != "empty" {
+		t.Fatalf("stated plan %+v", row)
+	}
+	if _, _, err := runCLI(t, dir, "plan", "--rate", "1.2"); err == nil {
+		t.Fatal("a rate above 1 was planned for")
+	}
+}

@@ -128,7 +128,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
-		newSelftestCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g), newQueueCmd(g), newCompareCmd(g))
+		newSelftestCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g), newQueueCmd(g), newCompareCmd(g), newPlanCmd(g))
 	root.AddCommand(taskCmds(g, root)...)
 	strictGroups(root)
 	helpWithoutEngineFlags(root)
