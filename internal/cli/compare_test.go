@@ -1,15 +1,18 @@
 package cli_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fallacylab/fallacylab/bench/classify"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
@@ -218,5 +221,86 @@ func TestPlanFromADeflectPilot(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, dir, "plan", "--rate", "1.2"); err == nil {
 		t.Fatal("a rate above 1 was planned for")
+	}
+}
+
+// TestStudyCorrectsTheRunsRates (#44 item 3): a DeflectBench run and a
+// deflect-rubric study of it whose people disagree with the judges'
+// consensus on every fourth item: the study's report gives each field's
+// judged rate over the whole run, the consensus's sensitivity and
+// specificity against the people's majority, and the Rogan–Gladen
+// corrected rate, (p + Sp − 1)/(Se + Sp − 1).
+func TestStudyCorrectsTheRunsRates(t *testing.T) {
+	_, dir := guaranteeEnv(t, scripted)
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
+		"--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "deflect-rubric", "--fields", "refusal", "--annotators", "ana,ben", "--decoys", "0", "--n", "60", "--seed", "3"); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := st.Study(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var anns []store.Annotation
+	tp, fn, tn, fp := 0, 0, 0, 0
+	for i, it := range s.Items {
+		c := ""
+		for k, v := range it.Hidden {
+			if strings.HasPrefix(k, "judge:") && strings.HasSuffix(k, ":refusal") && (v == "0" || v == "1") && (c == "" || v == "1") {
+				c = v
+			}
+		}
+		h := c
+		if it.Decoy {
+			h = it.Known["refusal"]
+		} else if i%4 == 0 {
+			h = map[string]string{"1": "0", "0": "1"}[c]
+		}
+		if !it.Decoy && c != "" {
+			switch {
+			case h == "1" && c == "1":
+				tp++
+			case h == "1":
+				fn++
+			case c == "1":
+				fp++
+			default:
+				tn++
+			}
+		}
+		for _, who := range []string{"ana", "ben"} {
+			anns = append(anns, store.Annotation{StudyID: 1, Annotator: who, Item: it.Key, Answers: map[string]string{"refusal": h}, At: time.Unix(1700000000, 0)})
+		}
+	}
+	if err := st.PutAnnotations(t.Context(), anns); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	rep, _ := jsonReport(t, dir, "study", "report", "1", "--format", "json", "--resamples", "50")
+	tab := rep.Table("corrected_rates")
+	if tab == nil || len(tab.Rows) != 1 {
+		t.Fatalf("no corrected rates: %+v", tab)
+	}
+	row := tab.Rows[0]
+	se, sp := float64(tp)/float64(tp+fn), float64(tn)/float64(tn+fp)
+	p := row[2].Value
+	if math.Abs(row[3].Value-se) > 1e-12 || math.Abs(row[4].Value-sp) > 1e-12 || row[5].Text != fmt.Sprintf("%d / %d", tp+fn, tn+fp) || row[1].Value != 120 {
+		t.Fatalf("row %+v, want Se %v Sp %v", row, se, sp)
+	}
+	t.Logf("refusal: judged %.3f over %v generations, Se %.3f Sp %.3f (%s), corrected %v", p, row[1].Value, se, sp, row[5].Text, row[6].Value)
+	if j := se + sp - 1; j > 0 {
+		want := math.Min(1, math.Max(0, (p+sp-1)/j))
+		if math.Abs(row[6].Value-want) > 1e-12 {
+			t.Fatalf("corrected %v, want %v", row[6].Value, want)
+		}
+	} else if row[6].Kind != "empty" {
+		t.Fatalf("Se + Sp ≤ 1, yet a corrected rate: %+v", row[6])
 	}
 }
