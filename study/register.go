@@ -42,6 +42,10 @@ type KindSpec struct {
 	// Report adds sections that read the studied run's records too (the
 	// run's audit made again on the items people confirmed; nil: none).
 	Report func(ctx context.Context, rs Records, rep *report.Report, s Study, anns []Annotation) error
+	// Corrects adds to the studied run's own report what the study's
+	// answers correct in it (its judged rates, bias-corrected; nil:
+	// nothing). It is called only for a study with answers.
+	Corrects func(ctx context.Context, rs Records, rep *report.Report, s Study, anns []Annotation) error
 }
 
 // Draw is what a kind draws a study's items from.

@@ -39,7 +39,8 @@ var RubricStudy = study.RegisterKind(study.KindSpec{
 	Analyze: func(rep *report.Report, s study.Study, anns []study.Annotation, o study.AnalyzeOptions) error {
 		return analyzeRubric(rep, s, study.Index(anns), o)
 	},
-	Report: addCorrectedRates,
+	Report:   addCorrectedRates,
+	Corrects: addCorrectedRates,
 })
 
 // rubricQuestions are the questions of the rubric fields asked (--fields).

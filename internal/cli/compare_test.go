@@ -303,4 +303,10 @@ func TestStudyCorrectsTheRunsRates(t *testing.T) {
 	} else if row[6].Kind != "empty" {
 		t.Fatalf("Se + Sp ≤ 1, yet a corrected rate: %+v", row[6])
 	}
+	// The run's own report gives the same, beside its raw rates.
+	runRep, _ := jsonReport(t, dir, "deflect", "report", "--run", "1", "--format", "json", "--resamples", "50")
+	own := runRep.Table("corrected_rates")
+	if own == nil || len(own.Rows) != 1 || own.Rows[0][6].Value != row[6].Value || own.Rows[0][3].Value != row[3].Value {
+		t.Fatalf("the run's report: %+v, want the study's %+v", own, row)
+	}
 }

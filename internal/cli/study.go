@@ -225,7 +225,7 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 
 // addStudies ends a run's report with its human validation studies, when
 // it has any: each with its kind, size and the command that reports it.
-func addStudies(ctx context.Context, st study.Store, runID int64, rep *report.Report) error {
+func addStudies(ctx context.Context, st study.ReportStore, runID int64, rep *report.Report) error {
 	list, err := st.Studies(ctx, runID)
 	if err != nil || len(list) == 0 {
 		return err
@@ -239,6 +239,24 @@ func addStudies(ctx context.Context, st study.Store, runID int64, rep *report.Re
 		}
 		t.Rows = append(t.Rows, []report.Cell{report.I(int(x.ID)), report.T(x.Name), report.T(string(x.Kind)), report.I(len(x.Items)),
 			report.I(len(x.Annotators)), report.I(len(anns)), report.T(fmt.Sprintf("fallacylab study report %d", x.ID))})
+	}
+	// What the studies correct in the run: its judged rates beside their
+	// corrected values (a study with answers whose kind corrects).
+	for _, x := range list {
+		spec, ok := study.SpecOf(x.Kind)
+		if !ok || spec.Corrects == nil {
+			continue
+		}
+		anns, err := st.Annotations(ctx, x.ID)
+		if err != nil {
+			return err
+		}
+		if len(anns) == 0 {
+			continue
+		}
+		if err := spec.Corrects(ctx, st, rep, x, anns); err != nil {
+			return fmt.Errorf("study %d: %w", x.ID, err)
+		}
 	}
 	return nil
 }
