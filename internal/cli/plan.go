@@ -40,7 +40,7 @@ price of an item come from its records and spend; else give --rate, --samples an
 pilot's own minimum detectable effect is printed too: what a finished run of its size can show.
 Arms that share items (one plan, two models) need fewer: the figure is the independent
 arms' bound. The formulas are in docs/planning.md.`,
-		Example: `  fallacylab plan --pilot 7:openai:gpt-4.1 --delta 0.05       # from a DeflectBench pilot
+		Example: `  fallacylab plan --pilot 7:openai:gpt-4.1 --delta 0.05       # from a pilot run of one model
   fallacylab plan --rate 0.30 --delta 0.05 --samples 75 --icc 0.2
   fallacylab plan --pilot 12 --metric accuracy --delta 0.03 --power 0.9`,
 		Args: cobra.NoArgs,
