@@ -144,9 +144,23 @@ func (r *missciRun) classify(units []ClassifyUnit, template string) (map[string]
 		return nil, err
 	}
 	out := map[string]string{}
+	keys := map[string]string{}
 	var parseErr error
 	ph := Definition.Phase("classification").Run(plan)
-	ph.Records = func(context.Context, int64) error { return parseErr }
+	ph.Records = func(ctx context.Context, runID int64) error {
+		if parseErr != nil || r.o.Task == "consistency" || runID == 0 {
+			return parseErr
+		}
+		// classify-gold and classify-only store their units, to report
+		// and show later.
+		rec := ClassifyRecord{Task: r.o.Task, Template: template, Split: r.o.Split, Source: r.o.Model + " " + template}
+		for _, u := range units {
+			if p, ok := out[u.ID]; ok {
+				rec.Units = append(rec.Units, ClassifiedUnit{ID: u.ID, LineID: u.LineID, Gold: u.Gold, Pred: p, CallKey: keys[u.ID]})
+			}
+		}
+		return SaveClassification(ctx, r.s.Env("").Records, runID, rec)
+	}
 	ph.OnResult = func(res engine.Result) {
 		u, ok := UnitOf(res)
 		if !ok {
@@ -160,7 +174,7 @@ func (r *missciRun) classify(units []ClassifyUnit, template string) (map[string]
 		if err != nil && parseErr == nil {
 			parseErr = fmt.Errorf("%s: %w", u.ID, err)
 		}
-		out[u.ID] = c
+		out[u.ID], keys[u.ID] = c, res.Key
 	}
 	sp := r.rs
 	sp.Phases = []runner.Phase{ph}
@@ -423,7 +437,7 @@ func newReportCmd(h bench.Host) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:         "report",
 		Annotations: bench.CallsModels(),
-		Short:       "Report a stored reconstruction run (default: the latest) at any cut-off",
+		Short:       "Report a stored run (default: the latest): a reconstruction at any cut-off, or a classification",
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -442,14 +456,25 @@ func newReportCmd(h bench.Host) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			r, err := s.Pick(ctx, run, allowIncomplete, Definition.Title+" reconstruction", func(r store.Run) bool {
+			r, err := s.Pick(ctx, run, allowIncomplete, Definition.Title, func(r store.Run) bool {
 				_, err := LoadRecord(ctx, s.Env("").Records, r.ID)
-				return err == nil
+				_, cls, _ := LoadClassification(ctx, s.Env("").Records, r.ID)
+				return err == nil || cls
 			}, "fallacylab missci run")
 			if err != nil {
 				return err
 			}
 			run = r.ID
+			if c, ok, err := LoadClassification(ctx, s.Env("").Records, run); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				rep, err := c.Report()
+				if err != nil {
+					return fmt.Errorf("run %d: %w", run, err)
+				}
+				return h.WriteReport(rep, format, out)
+			}
 			m, err := LoadRecord(ctx, s.Env("").Records, run)
 			if err != nil {
 				return err

@@ -41,6 +41,17 @@ type runView struct {
 // nothing), its arguments and their pages, and its comparison with
 // another reconstruction run.
 func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, error) {
+	// A classification run's page is its report.
+	if c, ok, err := LoadClassification(ctx, env.Records, run.ID); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		rep, err := c.Report()
+		if err != nil {
+			return nil, err
+		}
+		return &view.Run{Report: rep}, nil
+	}
 	m, err := LoadRecord(ctx, env.Records, run.ID)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 	"github.com/fallacylab/fallacylab/stats"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/web"
+	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // TestCompareRuns (#44): two classify runs of one split by two models,
@@ -308,5 +310,33 @@ func TestStudyCorrectsTheRunsRates(t *testing.T) {
 	own := runRep.Table("corrected_rates")
 	if own == nil || len(own.Rows) != 1 || own.Rows[0][6].Value != row[6].Value || own.Rows[0][3].Value != row[3].Value {
 		t.Fatalf("the run's report: %+v, want the study's %+v", own, row)
+	}
+}
+
+// TestMissciClassificationRunsReportLater (#43): a Missci classify-gold
+// and a classify-only run store their units: `missci report --run N` gives
+// the report the run printed, and the viewer's run page shows it.
+func TestMissciClassificationRunsReportLater(t *testing.T) {
+	_, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "Hasty Generalization"} })
+	for i, task := range []string{"classify-gold", "classify-only"} {
+		printed, _ := jsonReport(t, dir, "missci", "run", "--task", task, "--model", "openai:gpt-4.1", "--split", "dev", "--max-unusable", "1", "--format", "json")
+		later, _ := jsonReport(t, dir, "missci", "report", "--run", fmt.Sprint(i+1), "--format", "json")
+		a, b := printed.Table("classification"), later.Table("classification")
+		if a == nil || b == nil || fmt.Sprint(a.Rows) != fmt.Sprint(b.Rows) || len(a.Rows) == 0 { // NaN fields print alike
+			t.Fatalf("%s: the report later differs from the run's:\n%+v\n%+v", task, a, b)
+		}
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := webtest.Visitor(v.Handler())("GET", "/runs/2", nil)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "Accuracy and macro-F1") {
+		t.Fatalf("the run page: %d\n%s", rec.Code, rec.Body.String())
 	}
 }
