@@ -15,11 +15,7 @@ var _ bench.Compares = Task{}
 // and label F1 at each level the run has (upstream's released metric);
 // the text is the unit.
 func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm, error) {
-	setup, recs, err := LoadRun(ctx, env.Records, run.ID)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := Score(setup, recs, Current)
+	setup, recs, sc, err := loadScored(ctx, env.Records, run.ID)
 	if err != nil {
 		return nil, err
 	}

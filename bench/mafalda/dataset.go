@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+
+	"github.com/fallacylab/fallacylab/decode"
 )
 
 // GoldFile is the gold standard's path in the data folder (the corpus
@@ -28,7 +30,7 @@ func Load(data fs.FS) ([]Text, error) {
 	err = jsonLines(f, func(line int, b []byte) error {
 		var t Text
 		if err := json.Unmarshal(b, &t); err != nil {
-			return err
+			return decode.Explain(err, t)
 		}
 		if _, err := GoldSpans(t); err != nil {
 			return err
@@ -48,6 +50,9 @@ func jsonLines(r io.Reader, fn func(line int, b []byte) error) error {
 	sc.Buffer(nil, 1<<26)
 	for n := 1; sc.Scan(); n++ {
 		b := bytes.TrimSpace(sc.Bytes())
+		if n == 1 {
+			b = decode.StripBOM(b)
+		}
 		if len(b) == 0 {
 			continue
 		}
@@ -79,7 +84,7 @@ func ReadPredictions(r io.Reader) ([]Prediction, error) {
 			Prediction json.RawMessage `json:"prediction"`
 		}
 		if err := json.Unmarshal(b, &p); err != nil {
-			return err
+			return decode.Explain(err, p)
 		}
 		answers, err := orderedStrings(p.Prediction)
 		if err != nil {

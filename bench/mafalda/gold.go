@@ -3,6 +3,7 @@ package mafalda
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -29,7 +30,7 @@ type SpanLabel struct {
 // UnmarshalJSON reads [start, end, "label"].
 func (s *SpanLabel) UnmarshalJSON(b []byte) error {
 	var raw []any
-	if err := jsonUnmarshal(b, &raw); err != nil {
+	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	if len(raw) != 3 {
@@ -47,7 +48,7 @@ func (s *SpanLabel) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes [start, end, "label"].
 func (s SpanLabel) MarshalJSON() ([]byte, error) {
-	return jsonMarshal([]any{s.Start, s.End, s.Label})
+	return json.Marshal([]any{s.Start, s.End, s.Label})
 }
 
 // skipped is upstream's test for the spans its evaluator skips.
@@ -73,7 +74,7 @@ func GoldSpans(t Text) ([]GoldSpan, error) {
 		if _, seen := labels[k]; !seen {
 			order = append(order, k)
 		}
-		if !has(labels[k], id) {
+		if !slices.Contains(labels[k], id) {
 			labels[k] = append(labels[k], id)
 		}
 	}
@@ -212,8 +213,3 @@ func stableSortByStart(ls []SpanLabel) {
 func stableSort[T any](xs []T, by func(T) int) {
 	sort.SliceStable(xs, func(i, k int) bool { return by(xs[i]) < by(xs[k]) })
 }
-
-var (
-	jsonUnmarshal = json.Unmarshal
-	jsonMarshal   = json.Marshal
-)

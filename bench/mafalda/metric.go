@@ -1,6 +1,9 @@
 package mafalda
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // None is the label of a gold span no annotator marked (upstream's None):
 // text between the labelled spans.
@@ -88,15 +91,6 @@ func f1(p, r float64) float64 {
 	return 2 * (p * r) / (p + r)
 }
 
-func has(labels []int, l int) bool {
-	for _, x := range labels {
-		if x == l {
-			return true
-		}
-	}
-	return false
-}
-
 // overlap is the length of [a,b) ∩ [c,d).
 func overlap(a, b, c, d int) int { return max(0, min(b, d)-max(a, c)) }
 
@@ -112,7 +106,7 @@ func spanPrecision(pred []PredSpan, gold []GoldSpan, v Variant) float64 {
 		best := 0.0
 		if p.Label != Nothing || v == Published {
 			for _, g := range gold {
-				if has(g.Labels, p.Label) {
+				if slices.Contains(g.Labels, p.Label) {
 					best = max(best, share(overlap(p.Start, p.End, g.Start, g.End), p.End-p.Start))
 				}
 			}
@@ -137,13 +131,13 @@ func share(n, of int) float64 {
 func spanRecall(pred []PredSpan, gold []GoldSpan) float64 {
 	sum, n := 0.0, 0
 	for _, g := range gold {
-		if has(g.Labels, Nothing) {
+		if slices.Contains(g.Labels, Nothing) {
 			continue
 		}
 		n++
 		best := 0.0
 		for _, p := range pred {
-			if has(g.Labels, p.Label) {
+			if slices.Contains(g.Labels, p.Label) {
 				best = max(best, share(overlap(p.Start, p.End, g.Start, g.End), g.End-g.Start))
 			}
 		}

@@ -53,6 +53,17 @@ func LoadRun(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, []
 	return setup, recs, err
 }
 
+// loadScored reads a run and scores its texts with upstream's released
+// metric (the viewer's pages and comparisons).
+func loadScored(ctx context.Context, rs bench.RecordReader, runID int64) (Setup, []Record, Scored, error) {
+	setup, recs, err := LoadRun(ctx, rs, runID)
+	if err != nil {
+		return setup, nil, Scored{}, err
+	}
+	sc, err := Score(setup, recs, Current)
+	return setup, recs, sc, err
+}
+
 // variantOf reads --metric.
 func variantOf(s string) (Variant, error) {
 	switch s {

@@ -1,6 +1,9 @@
 package mafalda
 
-import "unicode/utf8"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // Answer is one sentence a model was asked about and its labels (Labels).
 type Answer struct {
@@ -96,7 +99,7 @@ func Evaluate(answers []Answer, gold []GoldSpan, level int, v Variant) Result {
 				case 0:
 					m = toLevel0Gold(l)
 				}
-				if !has(g[i].Labels, m) {
+				if !slices.Contains(g[i].Labels, m) {
 					g[i].Labels = append(g[i].Labels, m)
 				}
 			}

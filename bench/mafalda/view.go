@@ -36,11 +36,7 @@ type runView struct {
 // each of its sentences. Model answers are untrusted text: the templates
 // escape them.
 func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, error) {
-	setup, recs, err := LoadRun(ctx, env.Records, run.ID)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := Score(setup, recs, Current)
+	setup, recs, sc, err := loadScored(ctx, env.Records, run.ID)
 	if err != nil {
 		return nil, err
 	}

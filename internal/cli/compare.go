@@ -56,10 +56,9 @@ verdict at --alpha.`,
 		seen := map[string]bool{}
 		benchmark := ""
 		for _, a := range args {
-			idText, model, _ := strings.Cut(a, ":")
-			id, err := strconv.ParseInt(idText, 10, 64)
-			if err != nil || id <= 0 {
-				return fmt.Errorf("arm %q: name a run (its id) or a model inside a run (RUN:MODEL, e.g. 12:openai:gpt-4.1)", a)
+			id, model, err := parseArm(a)
+			if err != nil {
+				return fmt.Errorf("arm %w", err)
 			}
 			key := fmt.Sprintf("%d:%s", id, model)
 			if seen[key] {
@@ -100,6 +99,17 @@ verdict at --alpha.`,
 		return writeReport(g, rep, rf, out)
 	}
 	return cmd
+}
+
+// parseArm reads an arm's name: RUN, or RUN:MODEL (the model's own colons
+// kept: 12:openai:gpt-4.1).
+func parseArm(a string) (id int64, model string, err error) {
+	idText, model, _ := strings.Cut(a, ":")
+	id, err = strconv.ParseInt(idText, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, "", fmt.Errorf("%q: name a run (its id) or a model inside a run (RUN:MODEL, e.g. 12:openai:gpt-4.1)", a)
+	}
+	return id, model, nil
 }
 
 // pickArm is the arm of run id a comparison names: the model's, or the

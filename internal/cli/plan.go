@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -96,10 +94,9 @@ func pilotInput(cmd *cobra.Command, g *Global, o planOptions) (planInput, error)
 		return planInput{}, err
 	}
 	defer s.Close()
-	idText, model, _ := strings.Cut(o.pilot, ":")
-	id, err := strconv.ParseInt(idText, 10, 64)
-	if err != nil || id <= 0 {
-		return planInput{}, fmt.Errorf("--pilot %q: name a run (its id) or a model inside one (RUN:MODEL)", o.pilot)
+	id, model, err := parseArm(o.pilot)
+	if err != nil {
+		return planInput{}, fmt.Errorf("--pilot %w", err)
 	}
 	r, ok, err := s.st.Run(ctx, id)
 	if err != nil || !ok {
