@@ -88,9 +88,6 @@ type Session interface {
 	// it: partial when it did not finish, its unusable answers per phase
 	// and model.
 	Annotate(ctx context.Context, runID int64, rep *report.Report) error
-	// Partial marks the report of a run that did not finish: it covers the
-	// records the run holds (none for a finished run).
-	Partial(run store.Run, rep *report.Report)
 	// Provenance ends a report's header as every report of a stored run
 	// does: the build, the run and where it is stored, its unusable
 	// answers.

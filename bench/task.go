@@ -66,7 +66,12 @@ type OwnInput interface {
 
 // Help is a command's help beyond what the Task's Definition says: its
 // one-line summary, its long text and its examples ("": the default).
-type Help struct{ Short, Long, Example string }
+type Help struct {
+	Short, Long, Example string
+	// Makes is, in a report's help, the command that makes the runs it
+	// reports ("": `fallacylab <name> run`), named when there is none yet.
+	Makes string
+}
 
 // Helps is a Task that writes its commands' help, by verb ("run",
 // "report").

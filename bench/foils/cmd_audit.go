@@ -36,11 +36,11 @@ type foilsOptions struct {
 	Brief bool
 }
 
-// Commands implements bench.Commands: the audit, its report of a stored
-// run, the built-in detector's training, the generation of new negatives
-// and the native-class sheets.
+// Commands implements bench.Commands: the audit, the built-in detector's
+// training, the generation of new negatives and the native-class sheets
+// (the report of a stored audit is the Task's BindReport).
 func (Task) Commands(h bench.Host) []*cobra.Command {
-	return []*cobra.Command{newFoilsAuditCmd(h), newFoilsReportCmd(h), newFoilsTrainCmd(h), newFoilsGenerateCmd(h), newFoilsSheetCmd(h)}
+	return []*cobra.Command{newFoilsAuditCmd(h), newFoilsTrainCmd(h), newFoilsGenerateCmd(h), newFoilsSheetCmd(h)}
 }
 
 // LoadCorpus returns a corpus' items (corpus.Load) from the data folder

@@ -295,6 +295,3 @@ func (s taskSession) WriteStudySheet(ctx context.Context, id int64, w io.Writer)
 	}
 	return writeSheet(st, anns, st.Annotators, w)
 }
-
-// Partial implements bench.Session.
-func (taskSession) Partial(r store.Run, rep *report.Report) { addPartial(r, rep) }

@@ -127,7 +127,11 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 			return err
 		}
 		defer s.Close()
-		r, err := pick(ctx, s.st, def, def.Title, runID, allowIncomplete, nil, "fallacylab "+def.Name+" run")
+		makes := "fallacylab " + def.Name + " run"
+		if h, ok := t.(bench.Helps); ok && h.Help("report").Makes != "" {
+			makes = h.Help("report").Makes
+		}
+		r, err := pick(ctx, s.st, def, def.Title, runID, allowIncomplete, nil, makes)
 		if err != nil {
 			return err
 		}
@@ -137,6 +141,9 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 		}
 		addPartial(r, rep)
 		if err := provenance(ctx, s, r.ID, rep); err != nil {
+			return err
+		}
+		if err := addStudies(ctx, s.st, r.ID, rep); err != nil {
 			return err
 		}
 		return writeReport(g, rep, rf, out)
