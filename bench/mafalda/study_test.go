@@ -18,7 +18,8 @@ import (
 // mafalda-span study's items (in their text, stratified by the gold's
 // credit), with decoys of the gold's own spans; annotations that accept
 // every other span give the report's precision and recall of the gold's
-// credit against people. A level-1 run is refused.
+// credit against people. A level-1 run is refused. The run's own report
+// lists its study.
 func TestSpanStudy(t *testing.T) {
 	released(t) // the shared data
 	_, dir := clitest.Env(t, func(c llmtest.Call) llmtest.Reply {
@@ -93,5 +94,15 @@ func TestSpanStudy(t *testing.T) {
 	p, r := float64(both)/float64(both+onlyGold), float64(both)/float64(both+onlyPeople)
 	if math.Abs(row[1].Value-p) > 1e-12 || math.Abs(row[2].Value-r) > 1e-12 || row[5].Value != float64(onlyPeople) {
 		t.Fatalf("precision %v recall %v accepted-only %v, want %v %v %d", row[1].Value, row[2].Value, row[5].Value, p, r, onlyPeople)
+	}
+	js, stderr, err = clitest.RunIn(t, dir, db, "mafalda", "report", "--run", "1", "--format", "json")
+	if err != nil {
+		t.Fatalf("run report: %v\n%s", err, stderr)
+	}
+	if rep, err = report.FromJSON([]byte(js)); err != nil {
+		t.Fatal(err)
+	}
+	if tb := rep.Table("studies"); tb == nil || len(tb.Rows) != 1 || tb.Rows[0][2].Text != "mafalda-span" {
+		t.Fatalf("the run's report does not list its study: %+v", tb)
 	}
 }
