@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"sort"
@@ -231,4 +232,30 @@ type Compares interface {
 type Arm struct {
 	Model   string
 	Metrics []compare.Metric
+	// Calls names, by item id, the calls whose answers the item's outcomes
+	// score, in the order they were made (a MAFALDA text's sentences):
+	// what an exported sample shows of its messages, answer and tokens.
+	// An item without one (a detector that calls no model) exports its
+	// outcomes alone.
+	Calls map[string][]string
+	// Judges are the models whose verdicts make the outcomes (DeflectBench's
+	// judge panel; none: the outcomes are parsed from the answers).
+	Judges []string
+}
+
+// CallsOf maps the run's records of kind, by key, to the call each names
+// (records without one are left out): an Arm's Calls where its items are
+// the Task's records.
+func CallsOf(ctx context.Context, r RecordReader, runID int64, kind string) (map[string][]string, error) {
+	out := map[string][]string{}
+	err := r.Records(ctx, runID, kind, func(rec store.Record) error {
+		if rec.CallKey != "" {
+			out[rec.Key] = append(out[rec.Key], rec.CallKey)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run %d: the calls of its %s records: %w", runID, kind, err)
+	}
+	return out, nil
 }

@@ -35,6 +35,10 @@ type Metric struct {
 	// permutation test.
 	Unit  string
 	Items []Item
+	// LowerIsBetter: a smaller value is the better one (a false-positive
+	// rate). False also where neither is (a refusal rate): what an export
+	// says of the metric.
+	LowerIsBetter bool
 }
 
 // Item is one item's outcome: its id (the same item in every arm), its

@@ -26,5 +26,9 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		}
 		m.Items = append(m.Items, compare.Item{ID: p.ID, Cluster: p.ID, Value: v})
 	}
-	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}}}, nil
+	calls, err := bench.CallsOf(ctx, env.Records, run.ID, KindPrediction)
+	if err != nil {
+		return nil, err
+	}
+	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}, Calls: calls}}, nil
 }

@@ -36,6 +36,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		return nil, err
 	}
 	by := map[string][]compare.Metric{}
+	calls := map[string]map[string][]string{}
 	for _, r := range rows {
 		g := r.Gen
 		ms := by[g.Model]
@@ -45,6 +46,12 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 			}
 		}
 		id := fmt.Sprintf("%s/%s/%d", g.ClaimID, g.PromptID, g.Run)
+		if g.CallKey != "" {
+			if calls[g.Model] == nil {
+				calls[g.Model] = map[string][]string{}
+			}
+			calls[g.Model][id] = []string{g.CallKey}
+		}
 		for i, f := range comparedFields {
 			v := r.Cons[f.field]
 			if math.IsNaN(v) {
@@ -58,6 +65,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		}
 		by[g.Model] = ms
 	}
+	judges := judgeModels(ds)
 	models := make([]string, 0, len(by))
 	for m := range by {
 		models = append(models, m)
@@ -65,10 +73,25 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	sort.Strings(models)
 	var out []bench.Arm
 	for _, m := range models {
-		out = append(out, bench.Arm{Model: m, Metrics: by[m]})
+		out = append(out, bench.Arm{Model: m, Metrics: by[m], Calls: calls[m], Judges: judges})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("run %d has no judged generations to compare", run.ID)
 	}
 	return out, nil
+}
+
+// judgeModels are the judges whose verdicts the run's consensus is made
+// of, sorted.
+func judgeModels(ds Dataset) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range ds.Evals {
+		if !seen[e.JudgeModel] {
+			seen[e.JudgeModel] = true
+			out = append(out, e.JudgeModel)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -26,10 +26,11 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	names := map[string]string{Native: "native FPR", Matched: "matched FPR", WrongScheme: "wrong-scheme flag rate"}
 	var out []bench.Arm
 	for _, a := range audits {
+		calls := map[string][]string{}
 		by := map[string]*compare.Metric{}
 		var metrics []compare.Metric
 		for _, c := range []string{Native, Matched, WrongScheme} {
-			metrics = append(metrics, compare.Metric{Name: names[c], Binary: true, Unit: "item"})
+			metrics = append(metrics, compare.Metric{Name: names[c], Binary: true, Unit: "item", LowerIsBetter: c != WrongScheme})
 		}
 		for i, c := range []string{Native, Matched, WrongScheme} {
 			by[c] = &metrics[i]
@@ -44,12 +45,15 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 				v = 1
 			}
 			m.Items = append(m.Items, compare.Item{ID: d.ID, Cluster: d.ID, Value: v})
+			if d.CallKey != "" {
+				calls[d.ID] = []string{d.CallKey}
+			}
 		}
 		model := a.Detector
 		if a.SeedLabel != "" {
 			model += " " + a.SeedLabel
 		}
-		out = append(out, bench.Arm{Model: model, Metrics: metrics})
+		out = append(out, bench.Arm{Model: model, Metrics: metrics, Calls: calls})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("run %d holds no audit", run.ID)

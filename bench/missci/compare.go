@@ -26,6 +26,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	}
 	p1 := compare.Metric{Name: "P@1", Binary: true, Unit: "argument"}
 	arg1 := compare.Metric{Name: "Arg@1", Binary: true, Unit: "argument"}
+	calls := map[string][]string{}
 	for _, a := range args {
 		hit, seen := 0.0, false
 		for _, l := range a.Lines {
@@ -39,10 +40,14 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 				v, hit = 1, 1
 			}
 			p1.Items = append(p1.Items, compare.Item{ID: l.ID, Cluster: a.ID, Value: v})
+			if k := rec.CallKeys[l.ID]; k != "" {
+				calls[l.ID] = []string{k}
+				calls[a.ID] = append(calls[a.ID], k)
+			}
 		}
 		if seen {
 			arg1.Items = append(arg1.Items, compare.Item{ID: a.ID, Cluster: a.ID, Value: hit})
 		}
 	}
-	return []bench.Arm{{Model: rec.Source, Metrics: []compare.Metric{p1, arg1}}}, nil
+	return []bench.Arm{{Model: rec.Source, Metrics: []compare.Metric{p1, arg1}, Calls: calls}}, nil
 }

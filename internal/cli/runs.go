@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/backend"
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/compare"
+	"github.com/fallacylab/fallacylab/export"
 	"github.com/fallacylab/fallacylab/outfile"
 
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -228,14 +232,26 @@ type exportedCall struct {
 }
 
 func newRunsExportCmd(g *Global) *cobra.Command {
-	var out string
+	var out, format, outDir, org string
+	var o compare.Options
 	cmd := &cobra.Command{
 		Use:   "export RUN",
-		Short: "Write every call a run used (request, response, usage, cost) as JSONL, for archiving or sharing",
-		Long: `Each line is one call: job (the plan's id), key (the cache key), cached, namespace, provider,
-model, request (canonical JSON), response (null on error), status, error, attempts, usage,
-cost_usd (null when the price is unknown), latency_ms, batch_id, created_at. API keys are never
-stored, so never exported. With --out the file is written whole or not at all.`,
+		Short: "Write a run for other tools: its calls as JSONL, or its results as Every Eval Ever files",
+		Long: `--format calls (the default): each line is one call: job (the plan's id), key (the cache key),
+cached, namespace, provider, model, request (canonical JSON), response (null on error), status,
+error, attempts, usage, cost_usd (null when the price is unknown), latency_ms, batch_id,
+created_at. API keys are never stored, so never exported. With --out the file is written whole
+or not at all.
+
+--format eee: the run's results in the Every Eval Ever schema (evaleval/every_eval_ever, schema
+0.3.0), one model at a time, under --out-dir as that project lays them out:
+data/<benchmark>/<developer>/<model>/<uuid>.json, the aggregate (each headline metric's mean,
+its percentile cluster bootstrap interval and standard error, the judge panel of judged
+metrics), and <uuid>_samples.jsonl beside it, one line per item and metric (the messages of
+the item's calls, the answer, the outcome, the tokens). Any benchmark whose runs compare item
+by item (fallacylab compare) exports; the same run exports to the same files every time.`,
+		Example: `  fallacylab runs export 12 --out calls.jsonl
+  fallacylab runs export 12 --format eee --out-dir eee/ --organization "My lab"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, r, err := openRun(g, cmd, args[0])
@@ -243,33 +259,63 @@ stored, so never exported. With --out the file is written whole or not at all.`,
 				return err
 			}
 			defer s.Close()
-			fill := func(w io.Writer) error {
-				bw := bufio.NewWriter(w)
-				enc := json.NewEncoder(bw)
-				enc.SetEscapeHTML(false)
-				err := s.st.RunCalls(cmd.Context(), r.ID, func(c store.RunCall) error {
-					return enc.Encode(exportedCall{Job: c.Job, Key: c.Key, Cached: c.Cached, Namespace: c.Namespace,
-						Provider: c.Provider, Model: c.Model, Request: c.Request, Response: c.Response, Status: c.Status,
-						Error: c.Error, Attempts: c.Attempts, Usage: c.Usage, Cost: c.Cost, LatencyMS: c.Latency.Milliseconds(),
-						BatchID: c.BatchID, CreatedAt: c.CreatedAt})
-				})
+			switch format {
+			case "calls":
+				return exportCalls(cmd.Context(), g, s, r, out)
+			case "eee":
+				if outDir == "" {
+					return fmt.Errorf("--format eee writes several files: name their folder with --out-dir")
+				}
+				x, err := exportRun(cmd.Context(), s, r, o)
 				if err != nil {
 					return err
 				}
-				return bw.Flush()
+				files, err := export.EEE(x, export.EEEOptions{Organization: org})
+				if err != nil {
+					return err
+				}
+				return writeFiles(g, outDir, files)
 			}
-			if out == "" || out == "-" {
-				return fill(g.Stdout)
-			}
-			if err := outfile.Write(g.Stdout, out, fill); err != nil {
-				return err
-			}
-			fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", r.Calls, r.ID, out)
-			return nil
+			return fmt.Errorf("--format %q: use calls or eee", format)
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "file to write (default: standard output)")
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "calls", "calls (JSONL of the run's calls) or eee (Every Eval Ever results)")
+	bench.Choices(f, "format", "calls", "eee")
+	f.StringVar(&out, "out", "", "--format calls: file to write (default: standard output)")
+	f.StringVar(&outDir, "out-dir", "", "--format eee: the folder the files go under")
+	f.StringVar(&org, "organization", "", "--format eee: who ran the evaluation (source_organization_name; default unknown)")
+	f.IntVar(&o.Resamples, "resamples", 2000, "cluster bootstrap resamples for the intervals (--format eee)")
+	f.Uint64Var(&o.Seed, "seed", 20260101, "bootstrap seed (--format eee)")
 	return cmd
+}
+
+// exportCalls writes every call of a run as JSONL (runs export's --format
+// calls).
+func exportCalls(ctx context.Context, g *Global, s *session, r store.Run, out string) error {
+	fill := func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		err := s.st.RunCalls(ctx, r.ID, func(c store.RunCall) error {
+			return enc.Encode(exportedCall{Job: c.Job, Key: c.Key, Cached: c.Cached, Namespace: c.Namespace,
+				Provider: c.Provider, Model: c.Model, Request: c.Request, Response: c.Response, Status: c.Status,
+				Error: c.Error, Attempts: c.Attempts, Usage: c.Usage, Cost: c.Cost, LatencyMS: c.Latency.Milliseconds(),
+				BatchID: c.BatchID, CreatedAt: c.CreatedAt})
+		})
+		if err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	if out == "" || out == "-" {
+		return fill(g.Stdout)
+	}
+	if err := outfile.Write(g.Stdout, out, fill); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", r.Calls, r.ID, out)
+	return nil
 }
 
 func newRunsRmCmd(g *Global) *cobra.Command {

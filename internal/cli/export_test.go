@@ -1,0 +1,272 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+)
+
+// eeeSchemas compiles the pinned Every Eval Ever schemas (aggregate,
+// instance).
+func eeeSchemas(t *testing.T) (agg, inst *jsonschema.Schema) {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	for _, name := range []string{"eval.schema.json", "instance_level_eval.schema.json"} {
+		f, err := os.Open(filepath.Join("..", "..", "export", "testdata", "eee", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource(name, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agg, err := c.Compile("eval.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err = c.Compile("instance_level_eval.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agg, inst
+}
+
+// eeeFile is one exported aggregate with its instance lines.
+type eeeFile struct {
+	agg   map[string]any
+	lines []map[string]any
+}
+
+// exportEEE exports run id as Every Eval Ever files, validates every file
+// against the pinned schemas, checks each aggregate's checksum and row
+// count against its instance file, and returns them by model id.
+func exportEEE(t *testing.T, dir, id string) map[string]eeeFile {
+	t.Helper()
+	aggS, instS := eeeSchemas(t)
+	out := filepath.Join(dir, "eee-"+id)
+	if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "eee", "--out-dir", out, "--resamples", "200"); err != nil {
+		t.Fatalf("export of run %s: %v\n%s", id, err, stderr)
+	}
+	files := map[string]eeeFile{}
+	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return err
+		}
+		if err := aggS.Validate(doc); err != nil {
+			t.Fatalf("%s does not validate:\n%v", p, err)
+		}
+		var f eeeFile
+		if err := json.Unmarshal(raw, &f.agg); err != nil {
+			return err
+		}
+		detail := f.agg["detailed_evaluation_results"].(map[string]any)
+		rel, err := filepath.Rel(out, strings.TrimSuffix(p, ".json")+"_samples.jsonl")
+		if err != nil || filepath.ToSlash(rel) != detail["file_path"] {
+			t.Fatalf("%s names its instances %v, they are at %s", p, detail["file_path"], rel)
+		}
+		jl, err := os.ReadFile(strings.TrimSuffix(p, ".json") + "_samples.jsonl")
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(bytes.NewReader(jl))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(sc.Bytes()))
+			if err != nil {
+				return err
+			}
+			if err := instS.Validate(doc); err != nil {
+				t.Fatalf("%s line %d does not validate:\n%v\n%s", p, len(f.lines)+1, err, sc.Text())
+			}
+			var line map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+				return err
+			}
+			f.lines = append(f.lines, line)
+		}
+		if float64(len(f.lines)) != detail["total_rows"] {
+			t.Fatalf("%s: %v rows said, %d written", p, detail["total_rows"], len(f.lines))
+		}
+		files[f.agg["model_info"].(map[string]any)["id"].(string)] = f
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("run %s exported no file", id)
+	}
+	return files
+}
+
+// meanOf is the mean of the instance lines' scores of one result, and how
+// many there are.
+func meanOf(lines []map[string]any, result string) (float64, int) {
+	var s float64
+	n := 0
+	for _, l := range lines {
+		if l["evaluation_result_id"] == result {
+			s += l["evaluation"].(map[string]any)["score"].(float64)
+			n++
+		}
+	}
+	return s / float64(n), n
+}
+
+// resultOf is the aggregate's result of that id.
+func resultOf(t *testing.T, agg map[string]any, id string) map[string]any {
+	t.Helper()
+	for _, r := range agg["evaluation_results"].([]any) {
+		if m := r.(map[string]any); m["evaluation_result_id"] == id {
+			return m
+		}
+	}
+	t.Fatalf("no result %s in %v", id, agg["evaluation_results"])
+	return nil
+}
+
+// TestExportEEE (#45 item 2): runs of every benchmark that compares item
+// by item export as Every Eval Ever files that validate against the
+// pinned schema; each aggregate score is the mean of its instance lines,
+// inside its interval; an instance's messages are what the provider was
+// sent and what it answered; a DeflectBench run's judged metrics name its
+// judge panel; a detector that calls no model exports outcomes alone.
+func TestExportEEE(t *testing.T) {
+	srv, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply {
+		switch {
+		case strings.HasPrefix(c.Model, "judge"), strings.HasPrefix(c.Model, "model-"):
+			return scripted(c)
+		case strings.Contains(c.Prompt, "Fallacious Premise"):
+			return llmtest.Reply{Text: "Fallacious Premise: the study proves it for everyone; Applied Fallacy Class: Hasty Generalization"}
+		}
+		return llmtest.Reply{Text: "appeal to authority"}
+	})
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	runs := [][]string{
+		{"--max-unusable", "1", "classify", "run", "--model", "openai:gpt-4.1-mini", "--limit", "40"},
+		{"deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b", "--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")},
+		{"foils", "audit", "--limit", "20", "--resamples", "50", "--permutations", "50"},
+		{"foils", "audit", "--limit", "20", "--detector", "llm:openai:detector-model:typed", "--resamples", "50", "--permutations", "50"},
+		{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--max-unusable", "0.6"},
+		{"missciplus", "run", "--subtask", "2", "--ranker", "random", "--seeds", "1"},
+	}
+	for _, r := range runs {
+		if _, stderr, err := runCLI(t, dir, r...); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(r, " "), err, stderr)
+		}
+	}
+	asked := map[string]bool{}
+	for _, e := range srv.Ledger() {
+		asked[e.Call.Prompt] = true
+	}
+
+	// classify: one text per line, its prompt and answer as sent.
+	f := exportEEE(t, dir, "1")["openai/gpt-4.1-mini"]
+	mean, n := meanOf(f.lines, "accuracy")
+	res := resultOf(t, f.agg, "accuracy")
+	sd := res["score_details"].(map[string]any)
+	ci := sd["uncertainty"].(map[string]any)["confidence_interval"].(map[string]any)
+	if n != 40 || math.Abs(sd["score"].(float64)-mean) > 1e-12 || ci["lower"].(float64) > mean || ci["upper"].(float64) < mean {
+		t.Fatalf("classify: %d lines of mean %v; aggregate %v", n, mean, sd)
+	}
+	for _, l := range f.lines {
+		in, out := l["input"].(map[string]any)["raw"].(string), l["output"].(map[string]any)["raw"].([]any)
+		if !asked[in] || len(out) != 1 || out[0] != "appeal to authority" {
+			t.Fatalf("classify line: input %q (sent: %v), output %v", in, asked[in], out)
+		}
+	}
+
+	// DeflectBench: one file per generator model, the judges named.
+	d := exportEEE(t, dir, "2")
+	if len(d) != 2 {
+		t.Fatalf("deflect: %d files, want one per model", len(d))
+	}
+	for id, f := range d {
+		res := resultOf(t, f.agg, "refusal")
+		judges := res["metric_config"].(map[string]any)["llm_scoring"].(map[string]any)["judges"].([]any)
+		var names []string
+		for _, j := range judges {
+			names = append(names, j.(map[string]any)["model_info"].(map[string]any)["id"].(string))
+		}
+		if strings.Join(names, ",") != "anthropic/judge-a,gemini/judge-b" {
+			t.Fatalf("deflect %s: judges %v", id, names)
+		}
+		mean, n := meanOf(f.lines, "refusal")
+		if n != 4*15*2 || math.Abs(res["score_details"].(map[string]any)["score"].(float64)-mean) > 1e-12 {
+			t.Fatalf("deflect %s: %d refusal lines of mean %v; aggregate %v", id, n, mean, res["score_details"])
+		}
+	}
+
+	// Foils: the TF-IDF detector calls no model; the LLM detector's lines
+	// carry its calls.
+	for id, wantCalls := range map[string]bool{"3": false, "4": true} {
+		for _, f := range exportEEE(t, dir, id) {
+			for _, l := range f.lines {
+				has := l["input"].(map[string]any)["raw"] != ""
+				if has != wantCalls {
+					t.Fatalf("foils run %s: a line with calls %v, want %v: %v", id, has, wantCalls, l)
+				}
+			}
+			if lib := resultOf(t, f.agg, "native_FPR")["metric_config"].(map[string]any); lib["lower_is_better"] != true {
+				t.Fatalf("foils: a false-positive rate is lower-is-better: %v", lib)
+			}
+		}
+	}
+
+	// Missci and MissciPlus export too.
+	for _, id := range []string{"5", "6"} {
+		for _, f := range exportEEE(t, dir, id) {
+			if len(f.lines) == 0 {
+				t.Fatalf("run %s: no instance", id)
+			}
+		}
+	}
+	// The same run exports to the same bytes.
+	a, _ := os.ReadFile(firstJSON(t, filepath.Join(dir, "eee-1")))
+	os.RemoveAll(filepath.Join(dir, "eee-1"))
+	exportEEE(t, dir, "1")
+	if b, _ := os.ReadFile(firstJSON(t, filepath.Join(dir, "eee-1"))); !bytes.Equal(a, b) {
+		t.Fatal("a second export of the same run differs")
+	}
+	// A format it does not know, and eee without a folder, are refused.
+	if _, _, err := runCLI(t, dir, "runs", "export", "1", "--format", "eee"); err == nil || !strings.Contains(err.Error(), "--out-dir") {
+		t.Fatalf("eee without --out-dir: %v", err)
+	}
+}
+
+// firstJSON is the first aggregate file under dir.
+func firstJSON(t *testing.T, dir string) string {
+	var out string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && out == "" && strings.HasSuffix(p, ".json") {
+			out = p
+		}
+		return err
+	})
+	if out == "" {
+		t.Fatalf("no aggregate under %s", dir)
+	}
+	return out
+}

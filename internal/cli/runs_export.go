@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/compare"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/export"
+	"github.com/fallacylab/fallacylab/outfile"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// exportRun gathers a stored run for the export formats: its arms
+// (bench.Compares) with each metric's estimate, and the calls behind its
+// items.
+func exportRun(ctx context.Context, s *session, r store.Run, o compare.Options) (export.Run, error) {
+	t, ok := bench.TaskOf(r.Benchmark)
+	c, can := t.(bench.Compares)
+	if !ok || !can {
+		return export.Run{}, fmt.Errorf("run %d is a run of %s, whose runs do not say their outcomes item by item: it exports only its calls (--format calls)", r.ID, bench.Title(r.Benchmark))
+	}
+	arms, err := c.Arms(ctx, s.taskEnv(""), r)
+	if err != nil {
+		return export.Run{}, fmt.Errorf("run %d: %w", r.ID, err)
+	}
+	var cfg struct {
+		Args []string `json:"args"`
+	}
+	_ = json.Unmarshal(r.Config, &cfg) // a config without args exports none
+	out := export.Run{ID: r.ID, Benchmark: r.Benchmark, Title: bench.Title(r.Benchmark), Name: r.Name, Status: r.Status, Reason: r.Reason,
+		Started: r.Started, Ended: r.Ended, Command: cfg.Args, Options: r.Config, Version: r.Version, Exporter: Version()}
+	want := map[string]bool{}
+	for _, a := range arms {
+		for _, keys := range a.Calls {
+			for _, k := range keys {
+				want[k] = true
+			}
+		}
+	}
+	calls := map[string]export.Call{}
+	if len(want) > 0 {
+		err := s.st.RunCalls(ctx, r.ID, func(c store.RunCall) error {
+			if !want[c.Key] {
+				return nil
+			}
+			j, err := engine.JobFromCanonical(c.Request)
+			if err != nil {
+				return fmt.Errorf("call %s: its stored request: %w", c.Key, err)
+			}
+			x := export.Call{Key: c.Key, Provider: c.Provider, Model: c.Model, Request: j.Request, Sample: j.Sample, Error: c.Error, Usage: c.Usage, Latency: c.Latency, Made: c.CreatedAt}
+			if c.Response != nil {
+				x.Answer = c.Response.Text
+			}
+			calls[c.Key] = x
+			return nil
+		})
+		if err != nil {
+			return export.Run{}, fmt.Errorf("run %d: its calls: %w", r.ID, err)
+		}
+	}
+	for _, a := range arms {
+		x := export.Arm{Model: a.Model, Metrics: a.Metrics, Judges: a.Judges, Calls: map[string][]export.Call{}}
+		if x.Model == "" {
+			x.Model = r.Name
+		}
+		for _, m := range a.Metrics {
+			if len(m.Items) == 0 {
+				continue
+			}
+			e, err := compare.EstimateOf(m, o)
+			if err != nil {
+				return export.Run{}, fmt.Errorf("run %d, %s: %w", r.ID, a.Model, err)
+			}
+			x.Estimates = append(x.Estimates, e)
+		}
+		x.Metrics = nonEmpty(a.Metrics)
+		for id, keys := range a.Calls {
+			for _, k := range keys {
+				if c, ok := calls[k]; ok {
+					x.Calls[id] = append(x.Calls[id], c)
+				}
+			}
+		}
+		out.Arms = append(out.Arms, x)
+	}
+	return out, nil
+}
+
+// nonEmpty are the metrics with items (an estimate needs one).
+func nonEmpty(ms []compare.Metric) []compare.Metric {
+	var out []compare.Metric
+	for _, m := range ms {
+		if len(m.Items) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// writeFiles writes an export's files under dir, each whole or not at
+// all, and says where.
+func writeFiles(g *Global, dir string, files []export.File) error {
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := outfile.Write(g.Stdout, p, func(w io.Writer) error { _, err := w.Write(f.Data); return err }); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.Stderr, "wrote %s\n", p)
+	}
+	return nil
+}
