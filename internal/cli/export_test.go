@@ -250,7 +250,16 @@ func TestExportEEE(t *testing.T) {
 	if b, _ := os.ReadFile(firstJSON(t, filepath.Join(dir, "eee-1"))); !bytes.Equal(a, b) {
 		t.Fatal("a second export of the same run differs")
 	}
-	// A format it does not know, and eee without a folder, are refused.
+	// The schema has teeth: a line without its evaluation fails.
+	_, instS := eeeSchemas(t)
+	line := f.lines[0]
+	delete(line, "evaluation")
+	raw, _ := json.Marshal(line)
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if instS.Validate(doc) == nil {
+		t.Fatal("an instance line without its evaluation validates")
+	}
+	// eee without a folder is refused.
 	if _, _, err := runCLI(t, dir, "runs", "export", "1", "--format", "eee"); err == nil || !strings.Contains(err.Error(), "--out-dir") {
 		t.Fatalf("eee without --out-dir: %v", err)
 	}
@@ -269,4 +278,127 @@ func firstJSON(t *testing.T, dir string) string {
 		t.Fatalf("no aggregate under %s", dir)
 	}
 	return out
+}
+
+// inspectSchema compiles inspect_ai's EvalLog schema from its pinned
+// OpenAPI document.
+func inspectSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "export", "testdata", "inspect", "inspect-openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("inspect-openapi.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("inspect-openapi.json#/components/schemas/EvalLog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// exportInspect exports run id as inspect logs, validates each against
+// inspect's schema and returns them by model.
+func exportInspect(t *testing.T, dir, id string) map[string]map[string]any {
+	t.Helper()
+	s := inspectSchema(t)
+	out := filepath.Join(dir, "inspect-"+id)
+	if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--out-dir", out, "--resamples", "200"); err != nil {
+		t.Fatalf("export of run %s: %v\n%s", id, err, stderr)
+	}
+	logs := map[string]map[string]any{}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(doc); err != nil {
+			t.Fatalf("%s does not validate against inspect's EvalLog:\n%v", e.Name(), err)
+		}
+		var log map[string]any
+		if err := json.Unmarshal(raw, &log); err != nil {
+			t.Fatal(err)
+		}
+		logs[log["eval"].(map[string]any)["model"].(string)] = log
+	}
+	return logs
+}
+
+// TestExportInspect (#45 item 1): a classify, a DeflectBench and a
+// MissciPlus run export as inspect_ai eval logs that validate against
+// inspect's own schema (pinned); a sample's input and messages are what
+// the provider was sent and answered, its scores are the item's
+// outcomes, and the results' mean is their mean.
+func TestExportInspect(t *testing.T) {
+	srv, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply {
+		if strings.HasPrefix(c.Model, "judge") || strings.HasPrefix(c.Model, "model-") {
+			return scripted(c)
+		}
+		return llmtest.Reply{Text: "appeal to authority"}
+	})
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	for _, r := range [][]string{
+		{"--max-unusable", "1", "classify", "run", "--model", "openai:gpt-4.1-mini", "--limit", "30"},
+		{"deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b", "--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")},
+		{"missciplus", "run", "--subtask", "2", "--ranker", "random", "--seeds", "1"},
+	} {
+		if _, stderr, err := runCLI(t, dir, r...); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(r, " "), err, stderr)
+		}
+	}
+	asked := map[string]bool{}
+	for _, e := range srv.Ledger() {
+		asked[e.Call.Prompt] = true
+	}
+	log := exportInspect(t, dir, "1")["openai/gpt-4.1-mini"]
+	samples := log["samples"].([]any)
+	var sum float64
+	for _, x := range samples {
+		s := x.(map[string]any)
+		msgs := s["messages"].([]any)
+		user, answer := msgs[0].(map[string]any), msgs[len(msgs)-1].(map[string]any)
+		if !asked[user["content"].(string)] || answer["content"] != "appeal to authority" || len(s["events"].([]any)) != 1 {
+			t.Fatalf("sample %v: messages %v", s["id"], msgs)
+		}
+		sum += s["scores"].(map[string]any)["accuracy"].(map[string]any)["value"].(float64)
+	}
+	score := log["results"].(map[string]any)["scores"].([]any)[0].(map[string]any)
+	mean := score["metrics"].(map[string]any)["mean"].(map[string]any)["value"].(float64)
+	if len(samples) != 30 || math.Abs(mean-sum/30) > 1e-12 || log["status"] != "success" {
+		t.Fatalf("%d samples, mean %v of %v; status %v", len(samples), mean, sum/30, log["status"])
+	}
+	d := exportInspect(t, dir, "2")
+	if len(d) != 2 || d["openai/model-a"] == nil {
+		t.Fatalf("deflect logs: %v", len(d))
+	}
+	for _, l := range d {
+		if n := len(l["samples"].([]any)); n != 4*15*2 {
+			t.Fatalf("deflect: %d samples", n)
+		}
+	}
+	exportInspect(t, dir, "3")
+	// The schema has teeth: a log whose sample lacks its messages fails.
+	bad := d["openai/model-a"]
+	delete(bad["samples"].([]any)[0].(map[string]any), "messages")
+	raw, _ := json.Marshal(bad)
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if inspectSchema(t).Validate(doc) == nil {
+		t.Fatal("a sample without messages validates")
+	}
 }

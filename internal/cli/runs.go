@@ -236,7 +236,7 @@ func newRunsExportCmd(g *Global) *cobra.Command {
 	var o compare.Options
 	cmd := &cobra.Command{
 		Use:   "export RUN",
-		Short: "Write a run for other tools: its calls as JSONL, or its results as Every Eval Ever files",
+		Short: "Write a run for other tools: its calls as JSONL, its results as Every Eval Ever files or inspect_ai logs",
 		Long: `--format calls (the default): each line is one call: job (the plan's id), key (the cache key),
 cached, namespace, provider, model, request (canonical JSON), response (null on error), status,
 error, attempts, usage, cost_usd (null when the price is unknown), latency_ms, batch_id,
@@ -249,9 +249,17 @@ data/<benchmark>/<developer>/<model>/<uuid>.json, the aggregate (each headline m
 its percentile cluster bootstrap interval and standard error, the judge panel of judged
 metrics), and <uuid>_samples.jsonl beside it, one line per item and metric (the messages of
 the item's calls, the answer, the outcome, the tokens). Any benchmark whose runs compare item
-by item (fallacylab compare) exports; the same run exports to the same files every time.`,
+by item (fallacylab compare) exports; the same run exports to the same files every time.
+
+--format inspect: the run as inspect_ai eval logs (log format version 2, the JSON form), one
+per model under --out-dir: the benchmark as the task (fallacylab/<name>) and its options as
+the task's args; each item a sample with the messages sent, the answer, a score per headline
+metric and a model event per call; each metric's mean and bootstrap standard error in the
+results (its interval in the score's metadata); the run's status, times and tokens. inspect
+view and inspect's dataframes read them.`,
 		Example: `  fallacylab runs export 12 --out calls.jsonl
-  fallacylab runs export 12 --format eee --out-dir eee/ --organization "My lab"`,
+  fallacylab runs export 12 --format eee --out-dir eee/ --organization "My lab"
+  fallacylab runs export 12 --format inspect --out-dir logs/ && inspect view --log-dir logs/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, r, err := openRun(g, cmd, args[0])
@@ -262,31 +270,36 @@ by item (fallacylab compare) exports; the same run exports to the same files eve
 			switch format {
 			case "calls":
 				return exportCalls(cmd.Context(), g, s, r, out)
-			case "eee":
+			case "eee", "inspect":
 				if outDir == "" {
-					return fmt.Errorf("--format eee writes several files: name their folder with --out-dir")
+					return fmt.Errorf("--format %s writes a file per model: name their folder with --out-dir", format)
 				}
 				x, err := exportRun(cmd.Context(), s, r, o)
 				if err != nil {
 					return err
 				}
-				files, err := export.EEE(x, export.EEEOptions{Organization: org})
+				var files []export.File
+				if format == "eee" {
+					files, err = export.EEE(x, export.EEEOptions{Organization: org})
+				} else {
+					files, err = export.Inspect(x)
+				}
 				if err != nil {
 					return err
 				}
 				return writeFiles(g, outDir, files)
 			}
-			return fmt.Errorf("--format %q: use calls or eee", format)
+			return fmt.Errorf("--format %q: use calls, eee or inspect", format)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "calls", "calls (JSONL of the run's calls) or eee (Every Eval Ever results)")
-	bench.Choices(f, "format", "calls", "eee")
+	f.StringVar(&format, "format", "calls", "calls (JSONL of the run's calls), eee (Every Eval Ever results) or inspect (inspect_ai eval logs)")
+	bench.Choices(f, "format", "calls", "eee", "inspect")
 	f.StringVar(&out, "out", "", "--format calls: file to write (default: standard output)")
-	f.StringVar(&outDir, "out-dir", "", "--format eee: the folder the files go under")
+	f.StringVar(&outDir, "out-dir", "", "--format eee or inspect: the folder the files go under")
 	f.StringVar(&org, "organization", "", "--format eee: who ran the evaluation (source_organization_name; default unknown)")
-	f.IntVar(&o.Resamples, "resamples", 2000, "cluster bootstrap resamples for the intervals (--format eee)")
-	f.Uint64Var(&o.Seed, "seed", 20260101, "bootstrap seed (--format eee)")
+	f.IntVar(&o.Resamples, "resamples", 2000, "cluster bootstrap resamples for the intervals (--format eee, inspect)")
+	f.Uint64Var(&o.Seed, "seed", 20260101, "bootstrap seed (--format eee, inspect)")
 	return cmd
 }
 
