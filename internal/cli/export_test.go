@@ -346,26 +346,7 @@ func exportInspect(t *testing.T, dir, id string) map[string]map[string]any {
 // the provider was sent and answered, its scores are the item's
 // outcomes, and the results' mean is their mean.
 func TestExportInspect(t *testing.T) {
-	srv, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply {
-		if strings.HasPrefix(c.Model, "judge") || strings.HasPrefix(c.Model, "model-") {
-			return scripted(c)
-		}
-		return llmtest.Reply{Text: "appeal to authority"}
-	})
-	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
-	for _, r := range [][]string{
-		{"--max-unusable", "1", "classify", "run", "--model", "openai:gpt-4.1-mini", "--limit", "30"},
-		{"deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b", "--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")},
-		{"missciplus", "run", "--subtask", "2", "--ranker", "random", "--seeds", "1"},
-	} {
-		if _, stderr, err := runCLI(t, dir, r...); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(r, " "), err, stderr)
-		}
-	}
-	asked := map[string]bool{}
-	for _, e := range srv.Ledger() {
-		asked[e.Call.Prompt] = true
-	}
+	dir, asked := exportRuns(t)
 	log := exportInspect(t, dir, "1")["openai/gpt-4.1-mini"]
 	samples := log["samples"].([]any)
 	var sum float64
@@ -401,4 +382,31 @@ func TestExportInspect(t *testing.T) {
 	if inspectSchema(t).Validate(doc) == nil {
 		t.Fatal("a sample without messages validates")
 	}
+}
+
+// exportRuns makes runs 1 (classify, 30 texts), 2 (DeflectBench, two
+// models, two judges) and 3 (MissciPlus subtask 2, random ranker) and
+// returns their folder and the prompts the provider was sent.
+func exportRuns(t *testing.T) (string, map[string]bool) {
+	srv, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply {
+		if strings.HasPrefix(c.Model, "judge") || strings.HasPrefix(c.Model, "model-") {
+			return scripted(c)
+		}
+		return llmtest.Reply{Text: "appeal to authority"}
+	})
+	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	for _, r := range [][]string{
+		{"--max-unusable", "1", "classify", "run", "--model", "openai:gpt-4.1-mini", "--limit", "30"},
+		{"deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b", "--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")},
+		{"missciplus", "run", "--subtask", "2", "--ranker", "random", "--seeds", "1"},
+	} {
+		if _, stderr, err := runCLI(t, dir, r...); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(r, " "), err, stderr)
+		}
+	}
+	asked := map[string]bool{}
+	for _, e := range srv.Ledger() {
+		asked[e.Call.Prompt] = true
+	}
+	return dir, asked
 }
