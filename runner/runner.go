@@ -58,6 +58,12 @@ type Env struct {
 	Summarize func(sum engine.Summary, counts []store.PhaseCount)
 	// Estimate prints a dry run's estimate of a plan.
 	Estimate func(est engine.Estimate)
+	// SkipDone: a run whose command already made a run that is done is
+	// not run again (a sweep run a second time resumes only what did not
+	// finish); Ran is told the run's id once it started, resumed or was
+	// found done.
+	SkipDone bool
+	Ran      func(runID int64)
 }
 
 // Spec is a run: what identifies it, the models it calls and its phases.
@@ -187,9 +193,25 @@ func (rn *Runner) Run(ctx context.Context, spec Spec) (Result, error) {
 	if rn.DryRun {
 		return Result{}, rn.dryRun(ctx, spec)
 	}
+	if rn.SkipDone {
+		prev, ok, err := rn.Previous(ctx, spec)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok && prev.Status == store.RunDone {
+			fmt.Fprintf(rn.Stderr, "run %d, made by the same command, is done: not run again\n", prev.ID)
+			if rn.Ran != nil {
+				rn.Ran(prev.ID)
+			}
+			return Result{RunID: prev.ID}, nil
+		}
+	}
 	run, err := rn.start(ctx, spec)
 	if err != nil {
 		return Result{}, err
+	}
+	if rn.Ran != nil {
+		rn.Ran(run.ID)
 	}
 	res := Result{RunID: run.ID}
 	err = rn.phases(ctx, run, spec, &res)

@@ -221,7 +221,7 @@ func foilsAudit(ctx context.Context, h bench.Host, o foilsOptions) error {
 		},
 		Dry: func(context.Context) (engine.Plan, string, error) { return foilsDryPlan(s, o, sets) },
 	}
-	_, err = s.Run(ctx, runner.Spec{Name: "foils audit " + o.Corpus, Benchmark: Definition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
+	_, err = s.Run(ctx, runner.Spec{Name: "foils audit " + o.Corpus, Benchmark: Definition.Name, Options: o, Identity: []any{id},
 		Phases: []runner.Phase{detection},
 		Complete: func(ctx context.Context, runID int64) (err error) {
 			for _, n := range notes {

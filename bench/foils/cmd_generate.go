@@ -135,7 +135,7 @@ func foilsGenerate(ctx context.Context, h bench.Host, o foilsGenOptions) error {
 	judging.Dry = func(context.Context) (engine.Plan, string, error) {
 		return engine.Plan{}, fmt.Sprintf("judging: about %d more calls (7 per source item)", 7*len(as)), nil
 	}
-	_, err = s.Run(ctx, runner.Spec{Name: "foils generate " + o.Corpus, Benchmark: GenerateDefinition.Name, Args: os.Args[1:], Options: o, Identity: []any{id},
+	_, err = s.Run(ctx, runner.Spec{Name: "foils generate " + o.Corpus, Benchmark: GenerateDefinition.Name, Options: o, Identity: []any{id},
 		Specs: []llm.Spec{gen, judge}, Phases: []runner.Phase{generation, judging},
 		Complete: func(context.Context, int64) error { return writeFoils(h, o, Filter(cands, v)) }})
 	return err

@@ -46,7 +46,7 @@ func run(cmd *cobra.Command, h bench.Host, o runOptions) error {
 	}
 	defer r.s.Close()
 	r.opts = ParseOptions{Strict: o.Strict, Unknown: &r.unknown}
-	r.rs = runner.Spec{Name: "missci " + o.Task + " " + o.Template, Benchmark: Definition.Name, Args: os.Args[1:], Options: o, Specs: []llm.Spec{spec},
+	r.rs = runner.Spec{Name: "missci " + o.Task + " " + o.Template, Benchmark: Definition.Name, Options: o, Specs: []llm.Spec{spec},
 		Identity: []any{o.Strict}} // and the plan's digest (fingerprint)
 	templates, err := expandTemplates(o.Template, o.Task)
 	if err != nil {

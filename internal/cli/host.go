@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -69,7 +68,7 @@ func (s taskSession) Run(ctx context.Context, spec runner.Spec) (runner.Result, 
 		spec.Benchmark = s.def.Name
 	}
 	if spec.Args == nil {
-		spec.Args = os.Args[1:]
+		spec.Args = s.g.commandLine()
 	}
 	return s.runner().Run(ctx, spec)
 }
@@ -80,7 +79,7 @@ func (s taskSession) Start(ctx context.Context, spec runner.Spec) (*lifecycle.Ru
 		spec.Benchmark = s.def.Name
 	}
 	if spec.Args == nil {
-		spec.Args = os.Args[1:]
+		spec.Args = s.g.commandLine()
 	}
 	return s.runner().Start(ctx, spec)
 }

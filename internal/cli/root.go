@@ -62,6 +62,18 @@ type Global struct {
 	// terminal): a redrawn progress line must fit in it, or each redraw
 	// leaves its wrapped end behind ("answere" / "d").
 	termWidth func() int
+	// sweep is set on the commands a plan file runs (fallacylab run
+	// FILE.yaml): each run's command line, and what the sweep is told.
+	sweep *sweepHooks
+}
+
+// commandLine is the command line stored with a run: the process's, or
+// the plan file's line for this run.
+func (g *Global) commandLine() []string {
+	if g.sweep != nil {
+		return g.sweep.args
+	}
+	return os.Args[1:]
 }
 
 // NewRoot builds the command tree writing to the given streams.
@@ -80,6 +92,13 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	if f, ok := stdout.(*os.File); ok {
 		g.StdoutTTY = term.IsTerminal(int(f.Fd()))
 	}
+	return newRoot(g)
+}
+
+// newRoot builds the command tree of g (a plan file's runs each get their
+// own, with g's streams).
+func newRoot(g *Global) *cobra.Command {
+	stdout, stderr := g.Stdout, g.Stderr
 	root := &cobra.Command{
 		Use:   "fallacylab",
 		Short: "Run LLM fallacy benchmarks end to end: prompts, model calls, judges, statistics, reports",
@@ -128,7 +147,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.Float64Var(&g.MaxUnusable, "max-unusable", lifecycle.DefaultMaxUnusable, "share of a phase's answers per model that may be unparsable before the run fails (exit 4); negative: no limit")
 
 	root.AddCommand(newVersionCmd(g), newModelsCmd(g), newAskCmd(g), newCacheCmd(g), newRunsCmd(g),
-		newSelftestCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g), newQueueCmd(g), newCompareCmd(g), newPlanCmd(g))
+		newSelftestCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g), newQueueCmd(g), newCompareCmd(g), newPlanCmd(g), newRunPlanCmd(g))
 	root.AddCommand(taskCmds(g, root)...)
 	strictGroups(root)
 	helpWithoutEngineFlags(root)

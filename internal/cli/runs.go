@@ -133,7 +133,7 @@ func openRun(g *Global, cmd *cobra.Command, arg string) (*session, store.Run, er
 }
 
 func newRunsShowCmd(g *Global) *cobra.Command {
-	var asJSON bool
+	var asJSON, asPlan bool
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "A run's status, version, per-model calls, cache hits, tokens and spend, and its config snapshot",
@@ -144,6 +144,14 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 				return err
 			}
 			defer s.Close()
+			if asPlan {
+				b, err := planOf(g, r)
+				if err != nil {
+					return err
+				}
+				_, err = g.Stdout.Write(b)
+				return err
+			}
 			stats, err := s.st.RunModelStats(cmd.Context(), r.ID)
 			if err != nil {
 				return err
@@ -207,6 +215,7 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as JSON (docs/cli-json.md)")
+	cmd.Flags().BoolVar(&asPlan, "as-plan", false, "print the plan file that reproduces the run (fallacylab run FILE.yaml; docs/plan-file.md)")
 	return cmd
 }
 

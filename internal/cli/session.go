@@ -295,6 +295,9 @@ func (s *session) snapshot(args []string, extra any) json.RawMessage {
 		"options":   extra,
 		"base_urls": s.baseURLs(),
 	}
+	if s.g.sweep != nil {
+		doc["plan"] = s.g.sweep.plan
+	}
 	b, _ := json.Marshal(doc)
 	return b
 }
@@ -325,7 +328,18 @@ func (s *session) runner() *runner.Runner {
 			printSummary(s.g, sum)
 			printPhaseCounts(s.g, counts)
 		},
-		Estimate: func(est engine.Estimate) { printEstimate(s.g.Stdout, est) },
+		Estimate: func(est engine.Estimate) {
+			printEstimate(s.g.Stdout, est)
+			if s.g.sweep != nil {
+				s.g.sweep.estimates = append(s.g.sweep.estimates, est)
+			}
+		},
+		SkipDone: s.g.sweep != nil,
+		Ran: func(id int64) {
+			if s.g.sweep != nil {
+				s.g.sweep.runID = id
+			}
+		},
 	})
 }
 

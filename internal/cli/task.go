@@ -78,7 +78,7 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 		}
 		spec.Benchmark = def.Name
 		if spec.Args == nil {
-			spec.Args = os.Args[1:]
+			spec.Args = g.commandLine()
 		}
 		if spec.Name == "" {
 			spec.Name = def.Name
