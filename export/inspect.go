@@ -1,8 +1,12 @@
 package export
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"path"
 	"slices"
 	"strconv"
@@ -240,4 +244,92 @@ func generateConfig(r llm.Request) obj {
 		o["stop_seqs"] = r.Stop
 	}
 	return o
+}
+
+// InspectEval writes each arm of the run as an inspect_ai log in its .eval
+// form (<benchmark>_<model>_<run>.eval), the ZIP container inspect writes
+// and its viewer reads by HTTP range requests: _journal/start.json (the
+// log's version, eval and plan), samples/<id>_epoch_<n>.json one per
+// sample, summaries.json (each sample's summary) and header.json (the
+// log without its samples).
+func InspectEval(r Run) ([]File, error) {
+	var out []File
+	for _, a := range r.Arms {
+		log := inspectLog(r, a)
+		data, err := evalZip(log)
+		if err != nil {
+			return nil, fmt.Errorf("run %d, %s: %w", r.ID, a.Model, err)
+		}
+		name := fmt.Sprintf("%s_%s_run%d.eval", slug(r.Benchmark), slug(a.Model), r.ID)
+		out = append(out, File{Path: name, Data: data})
+	}
+	return out, nil
+}
+
+// evalZip is the .eval container of a log.
+func evalZip(log obj) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	// Each member is deflated here and written raw, its sizes and CRC in
+	// its local header: the viewer reads a member from its local header
+	// (by range requests), and a streamed member's header says 0 bytes.
+	put := func(name string, v any) error {
+		body, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		var z bytes.Buffer
+		fw, err := flate.NewWriter(&z, flate.DefaultCompression)
+		if err != nil {
+			return err
+		}
+		if _, err := fw.Write(body); err != nil {
+			return err
+		}
+		if err := fw.Close(); err != nil {
+			return err
+		}
+		fh := &zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Unix(0, 0).UTC(),
+			CRC32: crc32.ChecksumIEEE(body), CompressedSize64: uint64(z.Len()), UncompressedSize64: uint64(len(body))}
+		w, err := zw.CreateRaw(fh)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(z.Bytes())
+		return err
+	}
+	samples, _ := log["samples"].([]obj)
+	header := obj{}
+	for k, v := range log {
+		if k != "samples" {
+			header[k] = v
+		}
+	}
+	start := obj{"version": log["version"], "eval": log["eval"], "plan": log["plan"]}
+	if err := put("_journal/start.json", start); err != nil {
+		return nil, err
+	}
+	var summaries []obj
+	for _, s := range samples {
+		if err := put(fmt.Sprintf("samples/%s_epoch_%d.json", s["id"], s["epoch"]), s); err != nil {
+			return nil, err
+		}
+		sum := obj{"id": s["id"], "epoch": s["epoch"], "input": s["input"], "target": s["target"], "metadata": s["metadata"],
+			"model_usage": s["model_usage"], "role_usage": s["role_usage"], "scores": s["scores"], "completed": true,
+			"message_count": len(s["messages"].([]obj))}
+		summaries = append(summaries, sum)
+	}
+	if summaries == nil {
+		summaries = []obj{}
+	}
+	if err := put("summaries.json", summaries); err != nil {
+		return nil, err
+	}
+	if err := put("header.json", header); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -1,7 +1,10 @@
 package cli_test
 
 import (
+	"archive/zip"
 	"bufio"
+	"fmt"
+	"reflect"
 	"bytes"
 	"encoding/json"
 	"math"
@@ -311,7 +314,7 @@ func exportInspect(t *testing.T, dir, id string) map[string]map[string]any {
 	t.Helper()
 	s := inspectSchema(t)
 	out := filepath.Join(dir, "inspect-"+id)
-	if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--out-dir", out, "--resamples", "200"); err != nil {
+	if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--log-format", "json", "--out-dir", out, "--resamples", "200"); err != nil {
 		t.Fatalf("export of run %s: %v\n%s", id, err, stderr)
 	}
 	logs := map[string]map[string]any{}
@@ -374,6 +377,7 @@ func TestExportInspect(t *testing.T) {
 		}
 	}
 	exportInspect(t, dir, "3")
+	checkEvalForm(t, dir, "2", d)
 	// The schema has teeth: a log whose sample lacks its messages fails.
 	bad := d["openai/model-a"]
 	delete(bad["samples"].([]any)[0].(map[string]any), "messages")
@@ -409,4 +413,105 @@ func exportRuns(t *testing.T) (string, map[string]bool) {
 		asked[e.Call.Prompt] = true
 	}
 	return dir, asked
+}
+
+// checkEvalForm exports run id in inspect's .eval form and checks each
+// container against the JSON form of the same log (json, by model): its
+// header is the log without samples and validates as an EvalLog, each
+// sample is the JSON form's and validates as an EvalSample, and the
+// summaries name every sample (byModel: the JSON form's logs).
+func checkEvalForm(t *testing.T, dir, id string, byModel map[string]map[string]any) {
+	t.Helper()
+	out := filepath.Join(dir, "eval-"+id)
+	if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--out-dir", out, "--resamples", "200"); err != nil {
+		t.Fatalf("export of run %s: %v\n%s", id, err, stderr)
+	}
+	f, err := os.Open(filepath.Join("..", "..", "export", "testdata", "inspect", "inspect-openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AddResource("inspect-openapi.json", doc)
+	schema := func(name string) *jsonschema.Schema {
+		s, err := c.Compile("inspect-openapi.json#/components/schemas/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	logS, sampleS, summaryS := schema("EvalLog"), schema("EvalSample"), schema("EvalSampleSummary")
+	entries, _ := os.ReadDir(out)
+	if len(entries) != len(byModel) {
+		t.Fatalf("%d .eval files for %d models", len(entries), len(byModel))
+	}
+	for _, e := range entries {
+		zr, err := zip.OpenReader(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		members := map[string]any{}
+		for _, m := range zr.File {
+			r, err := m.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := jsonschema.UnmarshalJSON(r)
+			r.Close()
+			if err != nil {
+				t.Fatalf("%s %s: %v", e.Name(), m.Name, err)
+			}
+			members[m.Name] = v
+		}
+		zr.Close()
+		header, ok := members["header.json"].(map[string]any)
+		if !ok || members["_journal/start.json"] == nil {
+			t.Fatalf("%s: no header.json or _journal/start.json", e.Name())
+		}
+		if err := logS.Validate(header); err != nil {
+			t.Fatalf("%s header.json: %v", e.Name(), err)
+		}
+		whole := byModel[header["eval"].(map[string]any)["model"].(string)]
+		samples := whole["samples"].([]any)
+		for _, x := range samples {
+			s := x.(map[string]any)
+			m := members[fmt.Sprintf("samples/%s_epoch_1.json", s["id"])]
+			if m == nil {
+				t.Fatalf("%s: no member for sample %v", e.Name(), s["id"])
+			}
+			if err := sampleS.Validate(m); err != nil {
+				t.Fatalf("%s sample %v: %v", e.Name(), s["id"], err)
+			}
+			if !reflect.DeepEqual(normal(t, m), normal(t, s)) {
+				t.Fatalf("%s: sample %v differs from the JSON form's", e.Name(), s["id"])
+			}
+		}
+		sums, _ := members["summaries.json"].([]any)
+		if len(sums) != len(samples) {
+			t.Fatalf("%s: %d summaries, %d samples", e.Name(), len(sums), len(samples))
+		}
+		for _, x := range sums {
+			if err := summaryS.Validate(x); err != nil {
+				t.Fatalf("%s summary: %v", e.Name(), err)
+			}
+		}
+	}
+}
+
+// normal is v as encoding/json reads it back (numbers as float64).
+func normal(t *testing.T, v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -19,7 +19,8 @@ import (
 // TestInspectViewerOpensExports (#45 item 1): inspect_ai's own log viewer
 // (the pinned npm package, bundled by .ci/run into
 // $FALLACYLAB_INSPECT_VIEWER) opens the logs a classify, a DeflectBench
-// and a MissciPlus run export: its sample list counts every sample, the
+// and a MissciPlus run export (DeflectBench's in the .eval form, which the
+// viewer reads by HTTP range requests): its sample list counts every sample, the
 // scorers show, and a sample opened shows its messages. Screenshots land
 // in $FALLACYLAB_ARTIFACTS.
 func TestInspectViewerOpensExports(t *testing.T) {
@@ -40,10 +41,15 @@ func TestInspectViewerOpensExports(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(www, f), b, 0o644)
 	}
-	logs := filepath.Join(www, "logs")
+	// DeflectBench's logs in the .eval form (read by range requests),
+	// the others in the JSON form; every log's JSON form says what to see.
+	logs, expect := filepath.Join(www, "logs"), t.TempDir()
 	for _, id := range []string{"1", "2", "3"} {
-		if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--out-dir", logs, "--resamples", "50"); err != nil {
-			t.Fatalf("export %s: %v\n%s", id, err, stderr)
+		form := map[bool]string{true: "eval", false: "json"}[id == "2"]
+		for _, x := range [][]string{{logs, form}, {expect, "json"}} {
+			if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--log-format", x[1], "--out-dir", x[0], "--resamples", "50"); err != nil {
+				t.Fatalf("export %s: %v\n%s", id, err, stderr)
+			}
 		}
 	}
 	srv := httptest.NewServer(http.FileServer(http.Dir(www))) // honours Range, as the viewer's .eval reader needs
@@ -65,7 +71,7 @@ func TestInspectViewerOpensExports(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		raw, err := os.ReadFile(filepath.Join(logs, e.Name()))
+		raw, err := os.ReadFile(filepath.Join(expect, strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".eval"), ".json")+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +108,7 @@ func TestInspectViewerOpensExports(t *testing.T) {
 			}
 		}
 		if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-			saveArtifact(t, "inspect-"+strings.TrimSuffix(e.Name(), ".json")+".png", shot)
+			saveArtifact(t, "inspect-"+e.Name()+".png", shot)
 		}
 		// Open the first sample: its messages show.
 		first := log.Samples[0]
@@ -121,7 +127,7 @@ func TestInspectViewerOpensExports(t *testing.T) {
 				t.Fatalf("%s: sample %s opened, but its message %q does not show: %v\n%.3000s", e.Name(), first.ID, words, err, text)
 			}
 			if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-				saveArtifact(t, "inspect-"+strings.TrimSuffix(e.Name(), ".json")+"-sample.png", shot)
+				saveArtifact(t, "inspect-"+e.Name()+"-sample.png", shot)
 			}
 		}
 		cancel()

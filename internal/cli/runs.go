@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -241,7 +243,7 @@ type exportedCall struct {
 }
 
 func newRunsExportCmd(g *Global) *cobra.Command {
-	var out, format, outDir, org string
+	var out, format, outDir, org, logForm string
 	var o compare.Options
 	cmd := &cobra.Command{
 		Use:   "export RUN",
@@ -260,8 +262,9 @@ metrics), and <uuid>_samples.jsonl beside it, one line per item and metric (the 
 the item's calls, the answer, the outcome, the tokens). Any benchmark whose runs compare item
 by item (fallacylab compare) exports; the same run exports to the same files every time.
 
---format inspect: the run as inspect_ai eval logs (log format version 2, the JSON form), one
-per model under --out-dir: the benchmark as the task (fallacylab/<name>) and its options as
+--format inspect: the run as inspect_ai eval logs (log format version 2), one per model under
+--out-dir (or --out FILE.eval|FILE.json for a run of one model), in inspect's .eval ZIP
+container (--log-format eval, the default, as inspect writes them) or its JSON form: the benchmark as the task (fallacylab/<name>) and its options as
 the task's args; each item a sample with the messages sent, the answer, a score per headline
 metric and a model event per call; each metric's mean and bootstrap standard error in the
 results (its interval in the score's metadata); the run's status, times and tokens. inspect
@@ -280,7 +283,14 @@ view and inspect's dataframes read them.`,
 			case "calls":
 				return exportCalls(cmd.Context(), g, s, r, out)
 			case "eee", "inspect":
-				if outDir == "" {
+				form := logForm
+				if format == "inspect" && out != "" {
+					form = strings.TrimPrefix(filepath.Ext(out), ".")
+					if form != "eval" && form != "json" {
+						return fmt.Errorf("--out %s: an inspect log is a .eval or a .json file", out)
+					}
+				}
+				if out == "" && outDir == "" || format == "eee" && outDir == "" {
 					return fmt.Errorf("--format %s writes a file per model: name their folder with --out-dir", format)
 				}
 				x, err := exportRun(cmd.Context(), s, r, o)
@@ -288,13 +298,24 @@ view and inspect's dataframes read them.`,
 					return err
 				}
 				var files []export.File
-				if format == "eee" {
+				switch {
+				case format == "eee":
 					files, err = export.EEE(x, export.EEEOptions{Organization: org})
-				} else {
+				case form == "json":
 					files, err = export.Inspect(x)
+				case form == "eval":
+					files, err = export.InspectEval(x)
+				default:
+					return fmt.Errorf("--log-format %q: use eval or json", logForm)
 				}
 				if err != nil {
 					return err
+				}
+				if out != "" {
+					if len(files) != 1 {
+						return fmt.Errorf("run %d has %d models, a log each: name their folder with --out-dir", r.ID, len(files))
+					}
+					files[0].Path, outDir = filepath.Base(out), filepath.Dir(out)
 				}
 				return writeFiles(g, outDir, files)
 			}
@@ -304,7 +325,9 @@ view and inspect's dataframes read them.`,
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "calls", "calls (JSONL of the run's calls), eee (Every Eval Ever results) or inspect (inspect_ai eval logs)")
 	bench.Choices(f, "format", "calls", "eee", "inspect")
-	f.StringVar(&out, "out", "", "--format calls: file to write (default: standard output)")
+	f.StringVar(&out, "out", "", "--format calls: file to write (default: standard output); --format inspect: the log of a run of one model, FILE.eval or FILE.json")
+	f.StringVar(&logForm, "log-format", "eval", "--format inspect with --out-dir: eval (inspect's ZIP container) or json")
+	bench.Choices(f, "log-format", "eval", "json")
 	f.StringVar(&outDir, "out-dir", "", "--format eee or inspect: the folder the files go under")
 	f.StringVar(&org, "organization", "", "--format eee: who ran the evaluation (source_organization_name; default unknown)")
 	f.IntVar(&o.Resamples, "resamples", 2000, "cluster bootstrap resamples for the intervals (--format eee, inspect)")
