@@ -227,6 +227,19 @@ type Compares interface {
 	Arms(ctx context.Context, env Env, run store.Run) ([]Arm, error)
 }
 
+// Imports is a Task whose runs are made from files other tools wrote
+// (fallacylab runs import --format F FILE): the run holds what the file
+// says, as records, and calls no model.
+type Imports interface {
+	Task
+	// ImportFormat is the format it reads ("inspect").
+	ImportFormat() string
+	// Import reads the file and returns the run that holds it: a Spec
+	// with no phase whose Complete stores the records (the runner starts
+	// and finishes it like any run).
+	Import(ctx context.Context, env Env, file string) (runner.Spec, error)
+}
+
 // Arm is one arm of a run: the model ("" : the run's only arm) and its
 // metrics, item by item.
 type Arm struct {

@@ -38,8 +38,8 @@ func TestEveryBenchmarkIsRegistered(t *testing.T) {
 	}
 }
 
-// TestTasksDoWhatTheyMeanTo: every registered Task can be run (Runs, or
-// commands of its own) and shown (Lists or Views), and one that runs
+// TestTasksDoWhatTheyMeanTo: every registered Task can be run (Runs,
+// commands of its own, or runs imported from files) and shown (Lists or Views), and one that runs
 // through the runner reports through it too.
 func TestTasksDoWhatTheyMeanTo(t *testing.T) {
 	for _, task := range bench.Tasks() {
@@ -50,8 +50,9 @@ func TestTasksDoWhatTheyMeanTo(t *testing.T) {
 		_, lists := task.(bench.Lists)
 		_, views := task.(bench.Views)
 		_, ownInput := task.(bench.OwnInput)
+		_, imports := task.(bench.Imports)
 		switch {
-		case !runs && !commands:
+		case !runs && !commands && !imports:
 			t.Errorf("%s: neither Runs nor Commands: it cannot be run", name)
 		case !lists && !views:
 			t.Errorf("%s: neither Lists nor Views: the viewer cannot show its records", name)

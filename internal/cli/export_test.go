@@ -16,6 +16,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/web"
+	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // eeeSchemas compiles the pinned Every Eval Ever schemas (aggregate,
@@ -514,4 +517,69 @@ func normal(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestImportInspectLogs (#45 item 1): two classify runs exported as
+// inspect logs (one .eval, one .json) and imported back are runs whose
+// paired comparison equals the originals' (the same items, outcomes and
+// clusters: the same estimates, McNemar p and intervals); the viewer lists
+// an imported run's samples; its report gives each scorer's mean; the
+// same file imported again is the same run; a file that is no inspect log
+// is refused with its name.
+func TestImportInspectLogs(t *testing.T) {
+	answers := map[string]string{"gpt-4.1-mini": "appeal to authority", "gpt-4.1": "none"}
+	_, dir := guaranteeEnv(t, func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: answers[c.Model]} })
+	for _, m := range []string{"gpt-4.1-mini", "gpt-4.1"} {
+		if _, stderr, err := runCLI(t, dir, "--max-unusable", "1", "classify", "run", "--model", "openai:"+m, "--limit", "60"); err != nil {
+			t.Fatalf("%s: %v\n%s", m, err, stderr)
+		}
+	}
+	a, b := filepath.Join(dir, "a.eval"), filepath.Join(dir, "b.json")
+	for id, out := range map[string]string{"1": a, "2": b} {
+		if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--out", out); err != nil {
+			t.Fatalf("export %s: %v\n%s", id, err, stderr)
+		}
+	}
+	for _, f := range []string{a, b} {
+		if _, stderr, err := runCLI(t, dir, "runs", "import", "--format", "inspect", f); err != nil {
+			t.Fatalf("import %s: %v\n%s", f, err, stderr)
+		}
+	}
+	orig, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "300")
+	imp, _ := jsonReport(t, dir, "compare", "3", "4", "--format", "json", "--resamples", "300")
+	o, i := orig.Table("paired").Rows[0], imp.Table("paired").Rows[0]
+	if len(o) != len(i) || o[0].Text != i[0].Text {
+		t.Fatalf("imported %+v, original %+v", i, o)
+	}
+	for k := 3; k < len(o); k++ { // the arms' labels (columns 1–2) name other runs
+		if fmt.Sprint(o[k]) != fmt.Sprint(i[k]) {
+			t.Fatalf("column %d: imported %+v, original %+v", k, i[k], o[k])
+		}
+	}
+	// The same file again is the same run; the report and the list.
+	if out, stderr, err := runCLI(t, dir, "runs", "import", "--format", "inspect", a); err != nil || !strings.Contains(stderr, "run 3, made by the same command, is done") || !strings.HasPrefix(out, "run 3:") {
+		t.Fatalf("a second import of the same file: %v\n%s\n%s", err, out, stderr)
+	}
+	rep, _ := jsonReport(t, dir, "inspect-log", "report", "--run", "3", "--format", "json", "--resamples", "100")
+	if row := rep.Table("scores").Rows[0]; row[0].Text != "accuracy" || row[1].Value != 60 {
+		t.Fatalf("the imported run's report: %+v", row)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := webtest.Visitor(v.Handler())("GET", "/runs/3/records", nil)
+	if page.Code != 200 || !strings.Contains(page.Body.String(), "appeal to authority") || strings.Count(page.Body.String(), "<tr") < 21 {
+		t.Fatalf("the viewer's list of the imported samples: %d\n%.2000s", page.Code, page.Body.String())
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"version": 2}`), 0o644)
+	if _, _, err := runCLI(t, dir, "runs", "import", "--format", "inspect", bad); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Fatalf("a file that is no inspect log: %v", err)
+	}
 }

@@ -14,7 +14,7 @@ var formatOfExt = map[string]string{".md": "md", ".markdown": "md", ".csv": "csv
 // writesAs are the formats of an export that are written as another
 // format's file ("long csv": study export --format long writes CSV), which
 // an --out of that extension does not contradict.
-var writesAs = map[string]bool{"long csv": true, "sheet csv": true, "label-studio json": true, "argilla json": true}
+var writesAs = map[string]bool{"long csv": true, "sheet csv": true, "label-studio json": true, "argilla json": true, "inspect json": true, "calls json": true}
 
 // formatFromOut makes a report command's --out and --format agree, for
 // every command that has both: without --format, the format is the one

@@ -74,7 +74,7 @@ func newRunsCmd(g *Global) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as JSON (docs/cli-json.md)")
-	cmd.AddCommand(newRunsShowCmd(g), newRunsExportCmd(g), newRunsRmCmd(g))
+	cmd.AddCommand(newRunsShowCmd(g), newRunsExportCmd(g), newRunsImportCmd(g), newRunsRmCmd(g))
 	return cmd
 }
 

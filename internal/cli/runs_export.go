@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/compare"
@@ -14,6 +15,7 @@ import (
 	"github.com/fallacylab/fallacylab/export"
 	"github.com/fallacylab/fallacylab/outfile"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/spf13/cobra"
 )
 
 // exportRun gathers a stored run for the export formats: its arms
@@ -117,4 +119,61 @@ func writeFiles(g *Global, dir string, files []export.File) error {
 		fmt.Fprintf(g.Stderr, "wrote %s\n", p)
 	}
 	return nil
+}
+
+// newRunsImportCmd is `fallacylab runs import --format F FILE`: a file
+// another tool wrote, made a run by the Task that reads that format.
+func newRunsImportCmd(g *Global) *cobra.Command {
+	var format string
+	var formats []string
+	for _, t := range bench.Tasks() {
+		if im, ok := t.(bench.Imports); ok {
+			formats = append(formats, im.ImportFormat())
+		}
+	}
+	cmd := &cobra.Command{
+		Use:   "import --format FORMAT FILE",
+		Short: "Make a run of a file another tool wrote (an inspect_ai eval log), to list, report and compare",
+		Long: `--format inspect: an inspect_ai eval log (.eval or .json) becomes a run of its samples — each
+one's id, epoch, input, target, answer and scores (C, I, P and N as 1, 0, 0.5 and 0) — which the
+viewer lists, its report reports and ` + "`fallacylab compare`" + ` compares item by item with
+another imported log. Not carried: the samples' events (model calls, the transcript), tools,
+sandboxes, attachments, and scores whose values are not numbers, booleans or C/I/P/N; the
+import names what it left out. The same file imported again is the same run.`,
+		Example: `  fallacylab runs import --format inspect logs/2026-01-05_mytask_abc.eval
+  fallacylab compare 7 8`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var im bench.Imports
+			for _, t := range bench.Tasks() {
+				if x, ok := t.(bench.Imports); ok && x.ImportFormat() == format {
+					im = x
+				}
+			}
+			if im == nil {
+				return fmt.Errorf("--format %q: fallacylab imports %s", format, strings.Join(formats, ", "))
+			}
+			s, err := openSession(g)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			spec, err := im.Import(cmd.Context(), s.taskEnv(""), args[0])
+			if err != nil {
+				return err
+			}
+			spec.Benchmark = im.Definition().Name
+			spec.Args = g.commandLine()
+			rn := s.runner()
+			rn.SkipDone = true // the same file again is the run it made
+			res, err := rn.Run(cmd.Context(), spec)
+			if err == nil {
+				fmt.Fprintf(g.Stdout, "run %d: fallacylab %s report --run %d, fallacylab runs show %d\n", res.RunID, spec.Benchmark, res.RunID, res.RunID)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "inspect", "the file's format: "+strings.Join(formats, ", "))
+	bench.Choices(cmd.Flags(), "format", formats...)
+	return cmd
 }

@@ -1,0 +1,270 @@
+package inspectlog
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// rawLog is what the import reads of an inspect EvalLog.
+type rawLog struct {
+	Status string `json:"status"`
+	Eval   struct {
+		Task    string `json:"task"`
+		Model   string `json:"model"`
+		Created string `json:"created"`
+		Scorers []struct {
+			Name string `json:"name"`
+		} `json:"scorers"`
+	} `json:"eval"`
+	Samples []rawSample `json:"samples"`
+}
+
+// rawSample is what the import reads of an inspect EvalSample.
+type rawSample struct {
+	ID     json.RawMessage `json:"id"`
+	Epoch  int             `json:"epoch"`
+	Input  json.RawMessage `json:"input"`
+	Target json.RawMessage `json:"target"`
+	Output struct {
+		Completion string `json:"completion"`
+	} `json:"output"`
+	Scores map[string]struct {
+		Value json.RawMessage `json:"value"`
+	} `json:"scores"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	Events []json.RawMessage `json:"events"`
+}
+
+// Read reads an inspect log, in its JSON form or its .eval container
+// (name says which, and names the file in errors).
+func Read(name string, data []byte) (Header, []Sample, error) {
+	var log rawLog
+	var err error
+	if strings.HasSuffix(name, ".eval") {
+		log, err = readEval(name, data)
+	} else if err = json.Unmarshal(data, &log); err != nil {
+		err = fmt.Errorf("%s: not an inspect log in its JSON form: %w", name, err)
+	}
+	if err != nil {
+		return Header{}, nil, err
+	}
+	if log.Eval.Task == "" && log.Eval.Model == "" {
+		return Header{}, nil, fmt.Errorf("%s: no eval.task or eval.model: not an inspect log", name)
+	}
+	h := Header{File: path.Base(name), Task: log.Eval.Task, Model: log.Eval.Model, Status: log.Status, Created: log.Eval.Created}
+	for _, s := range log.Eval.Scorers {
+		h.Scorers = append(h.Scorers, s.Name)
+	}
+	var out []Sample
+	events := 0
+	dropped := map[string]bool{}
+	for i, r := range log.Samples {
+		s, err := sampleOf(r, dropped)
+		if err != nil {
+			return Header{}, nil, fmt.Errorf("%s: samples[%d]: %w", name, i, err)
+		}
+		events += len(r.Events)
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return Header{}, nil, fmt.Errorf("%s: the log has no samples: nothing to import", name)
+	}
+	for k := range dropped {
+		h.Dropped = append(h.Dropped, k)
+	}
+	if events > 0 {
+		h.Dropped = append(h.Dropped, fmt.Sprintf("%d events (model calls and the transcript)", events))
+	}
+	slices.Sort(h.Dropped)
+	h.Samples = len(out)
+	return h, out, nil
+}
+
+// readEval reads the .eval container: its header and its samples, in
+// the order of its summaries.
+func readEval(name string, data []byte) (rawLog, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return rawLog{}, fmt.Errorf("%s: not an inspect .eval container: %w", name, err)
+	}
+	member := func(n string, v any) (bool, error) {
+		f, err := zr.Open(n)
+		if err != nil {
+			return false, nil
+		}
+		defer f.Close()
+		if err := json.NewDecoder(f).Decode(v); err != nil {
+			return true, fmt.Errorf("%s: %s: %w", name, n, err)
+		}
+		return true, nil
+	}
+	var log rawLog
+	ok, err := member("header.json", &log)
+	if err == nil && !ok {
+		ok, err = member("_journal/start.json", &log) // a log still being written
+	}
+	if err != nil {
+		return rawLog{}, err
+	}
+	if !ok {
+		return rawLog{}, fmt.Errorf("%s: no header.json: not an inspect .eval container", name)
+	}
+	var names []string
+	for _, f := range zr.File {
+		if strings.HasPrefix(f.Name, "samples/") && strings.HasSuffix(f.Name, ".json") {
+			names = append(names, f.Name)
+		}
+	}
+	var sums []struct {
+		ID    json.RawMessage `json:"id"`
+		Epoch int             `json:"epoch"`
+	}
+	if ok, err := member("summaries.json", &sums); err != nil {
+		return rawLog{}, err
+	} else if ok {
+		order := map[string]int{}
+		for i, s := range sums {
+			order[fmt.Sprintf("samples/%s_epoch_%d.json", scalar(s.ID), s.Epoch)] = i
+		}
+		slices.SortStableFunc(names, func(a, b string) int { return order[a] - order[b] })
+	}
+	for _, n := range names {
+		var s rawSample
+		if _, err := member(n, &s); err != nil {
+			return rawLog{}, err
+		}
+		log.Samples = append(log.Samples, s)
+	}
+	return log, nil
+}
+
+// sampleOf is one sample as the run keeps it; what it cannot keep is
+// named in dropped.
+func sampleOf(r rawSample, dropped map[string]bool) (Sample, error) {
+	s := Sample{ID: scalar(r.ID), Epoch: max(r.Epoch, 1), Answer: r.Output.Completion, Scores: map[string]float64{}}
+	if s.ID == "" {
+		return s, fmt.Errorf("id: missing")
+	}
+	s.Input = textOf(r.Input)
+	s.Target = textOf(r.Target)
+	if r.Error != nil {
+		s.Error = r.Error.Message
+	}
+	for name, sc := range r.Scores {
+		v, raw, ok := scoreValue(sc.Value)
+		if !ok {
+			dropped[fmt.Sprintf("score %s: values that are not a number, a boolean or C/I/P/N (%s)", name, raw)] = true
+			continue
+		}
+		s.Scores[name] = v
+		if raw != strconv.FormatFloat(v, 'g', -1, 64) {
+			if s.Raw == nil {
+				s.Raw = map[string]string{}
+			}
+			s.Raw[name] = raw
+		}
+	}
+	return s, nil
+}
+
+// scoreValue reads a score's value as a number: inspect's CORRECT,
+// INCORRECT, PARTIAL and NOANSWER (C, I, P, N) as 1, 0, 0.5 and 0, a
+// boolean as 1 or 0.
+func scoreValue(v json.RawMessage) (float64, string, bool) {
+	raw := strings.TrimSpace(string(v))
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return 0, raw, false
+	}
+	switch t := x.(type) {
+	case float64:
+		return t, raw, true
+	case bool:
+		if t {
+			return 1, raw, true
+		}
+		return 0, raw, true
+	case string:
+		switch t {
+		case "C":
+			return 1, t, true
+		case "I", "N":
+			return 0, t, true
+		case "P":
+			return 0.5, t, true
+		}
+		if f, err := strconv.ParseFloat(t, 64); err == nil {
+			return f, t, true
+		}
+	}
+	return 0, raw, false
+}
+
+// scalar is a JSON string or number as text.
+func scalar(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return strings.TrimSpace(string(v))
+}
+
+// textOf is an input or target as text: a string as is, chat messages as
+// their contents (role: content), a list of strings joined by " | ".
+func textOf(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var list []string
+	if json.Unmarshal(v, &list) == nil {
+		return strings.Join(list, " | ")
+	}
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(v, &msgs) == nil {
+		var parts []string
+		for _, m := range msgs {
+			parts = append(parts, m.Role+": "+contentText(m.Content))
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	return string(v)
+}
+
+// contentText is a message's content as text: a string, or its text parts.
+func contentText(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(v, &parts) == nil {
+		var out []string
+		for _, p := range parts {
+			if p.Type == "text" {
+				out = append(out, p.Text)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	return string(v)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,225 @@
+package inspectlog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/compare"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/runner"
+	"github.com/fallacylab/fallacylab/store"
+)
+
+// ImportFormat implements bench.Imports.
+func (Task) ImportFormat() string { return "inspect" }
+
+// Import implements bench.Imports: the log's header and samples become
+// the run's records; the same file imported again is the same run.
+func (Task) Import(_ context.Context, env bench.Env, file string) (runner.Spec, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	h, samples, err := Read(file, data)
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	return runner.Spec{
+		Name:     "inspect log " + h.File,
+		Options:  map[string]string{"file": file, "sha256": digest},
+		Identity: []any{digest},
+		Complete: func(ctx context.Context, runID int64) error {
+			recs, err := records(h, samples)
+			if err != nil {
+				return err
+			}
+			kinds := []string{KindLog, KindSample}
+			if err := env.Records.PutRecordKinds(ctx, runID, kinds, recs); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stderr, "imported %d samples of %s (task %s, model %s) as run %d\n", len(samples), h.File, h.Task, h.Model, runID)
+			for _, d := range h.Dropped {
+				fmt.Fprintf(env.Stderr, "  not carried: %s\n", d)
+			}
+			return nil
+		},
+	}, nil
+}
+
+// records are the header and the samples as records.
+func records(h Header, samples []Sample) ([]store.Record, error) {
+	body, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	recs := []store.Record{{Kind: KindLog, Key: "log", Body: body}}
+	epochs := several(samples)
+	seen := map[string]bool{}
+	for _, s := range samples {
+		k := s.Key(epochs)
+		if seen[k] {
+			return nil, fmt.Errorf("sample %s (epoch %d) appears twice in the log", s.ID, s.Epoch)
+		}
+		seen[k] = true
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, store.Record{Kind: KindSample, Key: k, Body: b})
+	}
+	return recs, nil
+}
+
+// several reports whether the samples have more than one epoch.
+func several(samples []Sample) bool {
+	for _, s := range samples {
+		if s.Epoch > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// Load reads an imported run's header and samples.
+func Load(ctx context.Context, r bench.RecordReader, runID int64) (Header, []Sample, error) {
+	var h Header
+	var samples []Sample
+	found := false
+	err := r.Records(ctx, runID, "", func(rec store.Record) error {
+		switch rec.Kind {
+		case KindLog:
+			found = true
+			return json.Unmarshal(rec.Body, &h)
+		case KindSample:
+			var s Sample
+			if err := json.Unmarshal(rec.Body, &s); err != nil {
+				return fmt.Errorf("sample %s: %w", rec.Key, err)
+			}
+			samples = append(samples, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return h, nil, fmt.Errorf("run %d: %w", runID, err)
+	}
+	if !found {
+		return h, nil, fmt.Errorf("run %d holds no imported inspect log", runID)
+	}
+	return h, samples, nil
+}
+
+// Listing implements bench.Lists: the viewer lists the samples.
+func (Task) Listing() bench.Listing {
+	return bench.Listing{Kind: KindSample, Title: "samples", Columns: []string{"id", "epoch", "target", "answer", "scores", "input"}, Compared: "answer", Gold: "target",
+		Row: func(r store.Record) ([]string, error) {
+			var s Sample
+			if err := json.Unmarshal(r.Body, &s); err != nil {
+				return nil, err
+			}
+			return []string{s.ID, itoa(s.Epoch), s.Target, s.Answer, scoresText(s), s.Input}, nil
+		}}
+}
+
+// scoresText is a sample's scores as one cell: name=value, by name.
+func scoresText(s Sample) string {
+	names := make([]string, 0, len(s.Scores))
+	for n := range s.Scores {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var parts []string
+	for _, n := range names {
+		v := fmt.Sprint(s.Scores[n])
+		if raw, ok := s.Raw[n]; ok {
+			v = raw
+		}
+		parts = append(parts, n+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Arms implements bench.Compares: the log's model, each scorer a metric
+// over the samples (binary when every value is 0 or 1); a sample's epochs
+// move together (the sample id is the cluster).
+func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm, error) {
+	h, samples, err := Load(ctx, env.Records, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	return []bench.Arm{{Model: h.Model, Metrics: metrics(h, samples)}}, nil
+}
+
+// metrics are the samples' scores, a metric per scorer (the log's scorers
+// first, in their order).
+func metrics(h Header, samples []Sample) []compare.Metric {
+	names := slices.Clone(h.Scorers)
+	for _, s := range samples {
+		for n := range s.Scores {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	epochs := several(samples)
+	var out []compare.Metric
+	for _, n := range names {
+		m := compare.Metric{Name: n, Unit: "sample", Binary: true}
+		for _, s := range samples {
+			v, ok := s.Scores[n]
+			if !ok || math.IsNaN(v) {
+				continue
+			}
+			m.Binary = m.Binary && (v == 0 || v == 1)
+			m.Items = append(m.Items, compare.Item{ID: s.Key(epochs), Cluster: s.ID, Value: v})
+		}
+		if len(m.Items) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// BindReport implements bench.Reports: each scorer's mean over the
+// samples with its cluster bootstrap interval, and what was not carried.
+func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.Run) (*report.Report, error) {
+	o := compare.Options{Resamples: 2000, Seed: 20260101}
+	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples of the samples for the intervals")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	return func(ctx context.Context, env bench.Env, run store.Run) (*report.Report, error) {
+		h, samples, err := Load(ctx, env.Records, run.ID)
+		if err != nil {
+			return nil, err
+		}
+		rep := &report.Report{Title: "inspect log " + h.File, Benchmark: Name,
+			Meta: [][2]string{{"task", h.Task}, {"model", h.Model}, {"log status", h.Status}, {"created", h.Created}, {"samples", itoa(len(samples))}}}
+		for _, d := range h.Dropped {
+			rep.Meta = append(rep.Meta, [2]string{"not carried", d})
+		}
+		t := rep.AddSection("Scores", fmt.Sprintf("Each scorer's mean over the samples, with a 95 %% percentile bootstrap interval over sample ids (%d resamples, seed %d; a sample's epochs move together). C, I, P and N count as 1, 0, 0.5 and 0.", o.Resamples, o.Seed)).
+			Add(&report.Table{ID: "scores", Title: "Scores", Columns: report.Cols("scorer", "samples", "mean")})
+		for _, m := range metrics(h, samples) {
+			e, err := compare.EstimateOf(m, o)
+			if err != nil {
+				return nil, err
+			}
+			cell := report.NCI(e.Mean, e.Lo, e.Hi, 3)
+			if e.Binary {
+				cell = report.PCI(e.Mean, e.Lo, e.Hi, e.N)
+			}
+			t.Rows = append(t.Rows, []report.Cell{report.T(m.Name), report.I(e.N), cell})
+		}
+		return rep, nil
+	}
+}
