@@ -3,13 +3,13 @@ package cli_test
 import (
 	"archive/zip"
 	"bufio"
-	"fmt"
-	"reflect"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
