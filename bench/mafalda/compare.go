@@ -19,6 +19,15 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if err != nil {
 		return nil, err
 	}
+	calls := map[string][]string{}
+	for _, r := range recs {
+		id := fmt.Sprintf("t%03d", r.Index)
+		for _, a := range r.Answers {
+			if a.CallKey != "" {
+				calls[id] = append(calls[id], a.CallKey)
+			}
+		}
+	}
 	var metrics []compare.Metric
 	for lv := 2; lv >= 0; lv-- {
 		if len(sc.Results) == 0 || !sc.Results[0].Has[lv] {
@@ -33,5 +42,5 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		}
 		metrics = append(metrics, span, label)
 	}
-	return []bench.Arm{{Model: setup.Model, Metrics: metrics}}, nil
+	return []bench.Arm{{Model: setup.Model, Metrics: metrics, Calls: calls}}, nil
 }

@@ -54,6 +54,9 @@ type RecordAnswer struct {
 	Output   string `json:"output"`
 	Labels   []int  `json:"labels"`
 	Failed   string `json:"failed,omitempty"`
+	// CallKey is the call the answer came from (runs before it was kept:
+	// only the text's first sentence's, as the record's own call).
+	CallKey string `json:"call_key,omitempty"`
 }
 
 // meta ties a job to its text and sentence.
@@ -123,6 +126,7 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 			return
 		}
 		a := &recs[m.Text].Answers[m.Sentence]
+		a.CallKey = r.Key
 		if r.Err != nil {
 			a.Failed = r.Err.Error()
 		} else {

@@ -177,6 +177,7 @@ func TestExportEEE(t *testing.T) {
 		{"foils", "audit", "--limit", "20", "--detector", "llm:openai:detector-model:typed", "--resamples", "50", "--permutations", "50"},
 		{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--max-unusable", "0.6"},
 		{"missciplus", "run", "--subtask", "2", "--ranker", "random", "--seeds", "1"},
+		{"mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "3", "--data-dir", sharedDataDir(t)},
 	}
 	for _, r := range runs {
 		if _, stderr, err := runCLI(t, dir, r...); err != nil {
@@ -241,11 +242,28 @@ func TestExportEEE(t *testing.T) {
 		}
 	}
 
-	// Missci and MissciPlus export too.
-	for _, id := range []string{"5", "6"} {
+	// Missci, MissciPlus, MAFALDA and an imported inspect log export
+	// too; a MAFALDA text is asked sentence by sentence: its lines carry
+	// every sentence's call as turns.
+	if _, stderr, err := runCLI(t, dir, "runs", "export", "1", "--format", "inspect", "--out", filepath.Join(dir, "one.eval")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, dir, "runs", "import", "--format", "inspect", filepath.Join(dir, "one.eval")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, id := range []string{"5", "6", "7", "8"} {
 		for _, f := range exportEEE(t, dir, id) {
 			if len(f.lines) == 0 {
 				t.Fatalf("run %s: no instance", id)
+			}
+			if id != "7" {
+				continue
+			}
+			for _, l := range f.lines {
+				msgs, _ := l["messages"].([]any)
+				if l["interaction_type"] != "multi_turn" || len(msgs) < 4 || len(msgs)%2 != 0 || !asked[msgs[0].(map[string]any)["content"].(string)] {
+					t.Fatalf("MAFALDA line: %v", l)
+				}
 			}
 		}
 	}
@@ -269,6 +287,22 @@ func TestExportEEE(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "runs", "export", "1", "--format", "eee"); err == nil || !strings.Contains(err.Error(), "--out-dir") {
 		t.Fatalf("eee without --out-dir: %v", err)
 	}
+}
+
+// sharedDataDir is ../shared/data, where CI keeps the benchmarks' data
+// (the test is skipped without it outside CI).
+func sharedDataDir(t *testing.T) string {
+	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(d, "mafalda")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no MAFALDA data at %s", d)
+		}
+		t.Skip("no ../shared/data")
+	}
+	return d
 }
 
 // firstJSON is the first aggregate file under dir.
