@@ -254,6 +254,12 @@ type Arm struct {
 	// Judges are the models whose verdicts make the outcomes (DeflectBench's
 	// judge panel; none: the outcomes are parsed from the answers).
 	Judges []string
+	// Answers are, by item id, what the benchmark parsed from the item's
+	// answers (the label a classifier named), shown beside its outcomes.
+	Answers map[string]string
+	// Extra are, by item id, further scores by name beside the headline
+	// metrics (each judge's rubric fields).
+	Extra map[string]map[string]float64
 }
 
 // CallsOf maps the run's records of kind, by key, to the call each names

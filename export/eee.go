@@ -181,17 +181,24 @@ func eeeInstances(r Run, a Arm, evalID string) ([]byte, int, error) {
 func instance(a Arm, m compare.Metric, id, cluster string, v float64) map[string]any {
 	calls := a.Calls[id]
 	value := strconv.FormatFloat(v, 'g', -1, 64)
+	extracted, method := value, "the benchmark's own parser and scorer ("+m.Name+")"
+	if ans, ok := a.Answers[id]; ok {
+		extracted, method = ans, "the benchmark's own parser (its score: "+m.Name+" = "+value+")"
+	}
 	best := 1.0
 	if m.LowerIsBetter {
 		best = 0
 	}
 	line := map[string]any{
 		"sample_id": id,
-		"answer_attribution": []map[string]any{{"turn_idx": 0, "source": "fallacylab scorer", "extracted_value": value,
-			"extraction_method": "the benchmark's own parser and scorer (" + m.Name + ")", "is_terminal": true}},
+		"answer_attribution": []map[string]any{{"turn_idx": 0, "source": "fallacylab scorer", "extracted_value": extracted,
+			"extraction_method": method, "is_terminal": true}},
 		"evaluation": map[string]any{"score": v, "is_correct": v == best},
 		"metadata": map[string]string{"cluster": cluster, "is_correct": fmt.Sprintf("the outcome is %g, the metric's best", best),
 			"outcome": map[bool]string{true: "1 when the item shows the event, else 0", false: "the item's score"}[m.Binary]},
+	}
+	for name, x := range a.Extra[id] {
+		line["metadata"].(map[string]string)[name] = strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	var usage [3]int64
 	var latency time.Duration

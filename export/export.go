@@ -46,6 +46,10 @@ type Arm struct {
 	Judges []string
 	// Calls are each item's calls, in the order they were made.
 	Calls map[string][]Call
+	// Answers are each item's parsed answer; Extra its further scores
+	// by name (bench.Arm's).
+	Answers map[string]string
+	Extra   map[string]map[string]float64
 }
 
 // Call is one stored model call behind an item.

@@ -130,7 +130,16 @@ func inspectSamples(a Arm, model string) ([]obj, obj) {
 				order = append(order, it.ID)
 				cluster[it.ID] = it.Cluster
 			}
-			scores[it.ID][m.Name] = obj{"value": it.Value, "history": []obj{}}
+			sc := obj{"value": it.Value, "history": []obj{}}
+			if ans, ok := a.Answers[it.ID]; ok {
+				sc["answer"] = ans
+			}
+			scores[it.ID][m.Name] = sc
+		}
+	}
+	for _, id := range order {
+		for name, v := range a.Extra[id] {
+			scores[id][name] = obj{"value": v, "history": []obj{}}
 		}
 	}
 	total := map[string]*[3]int64{}

@@ -19,7 +19,14 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		return nil, err
 	}
 	m := compare.Metric{Name: "accuracy", Binary: true, Unit: "text"}
+	answers := map[string]string{}
 	for _, p := range preds {
+		answers[p.ID] = p.Pred
+		if p.Failed != "" {
+			answers[p.ID] = "(failed: " + p.Failed + ")"
+		} else if p.Pred == "" {
+			answers[p.ID] = NoLabel
+		}
 		v := 0.0
 		if p.Failed == "" && p.Pred != "" && p.Pred == p.Gold {
 			v = 1
@@ -30,5 +37,5 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if err != nil {
 		return nil, err
 	}
-	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}, Calls: calls}}, nil
+	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}, Calls: calls, Answers: answers}}, nil
 }

@@ -31,12 +31,13 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := Rows(ds, judge.Any)
+	rows, judgeNames, err := Rows(ds, judge.Any)
 	if err != nil {
 		return nil, err
 	}
 	by := map[string][]compare.Metric{}
 	calls := map[string]map[string][]string{}
+	extra := map[string]map[string]map[string]float64{}
 	for _, r := range rows {
 		g := r.Gen
 		ms := by[g.Model]
@@ -51,6 +52,12 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 				calls[g.Model] = map[string][]string{}
 			}
 			calls[g.Model][id] = []string{g.CallKey}
+		}
+		if x := judgeFields(r, judgeNames); len(x) > 0 {
+			if extra[g.Model] == nil {
+				extra[g.Model] = map[string]map[string]float64{}
+			}
+			extra[g.Model][id] = x
 		}
 		for i, f := range comparedFields {
 			v := r.Cons[f.field]
@@ -73,7 +80,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	sort.Strings(models)
 	var out []bench.Arm
 	for _, m := range models {
-		out = append(out, bench.Arm{Model: m, Metrics: by[m], Calls: calls[m], Judges: judges})
+		out = append(out, bench.Arm{Model: m, Metrics: by[m], Calls: calls[m], Judges: judges, Extra: extra[m]})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("run %d has no judged generations to compare", run.ID)
@@ -93,5 +100,22 @@ func judgeModels(ds Dataset) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// judgeFields are each judge's rubric fields of a generation, named
+// "<judge> <field>" (a field the judge left out is left out).
+func judgeFields(r *Row, judges []string) map[string]float64 {
+	out := map[string]float64{}
+	for j, sc := range r.scores {
+		if !sc.ok || j >= len(judges) {
+			continue
+		}
+		for i, f := range Fields {
+			if v := sc.v[i]; v != judge.Missing {
+				out[judges[j]+" "+f] = float64(v)
+			}
+		}
+	}
 	return out
 }

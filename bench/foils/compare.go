@@ -26,7 +26,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	names := map[string]string{Native: "native FPR", Matched: "matched FPR", WrongScheme: "wrong-scheme flag rate"}
 	var out []bench.Arm
 	for _, a := range audits {
-		calls := map[string][]string{}
+		calls, answers := map[string][]string{}, map[string]string{}
 		by := map[string]*compare.Metric{}
 		var metrics []compare.Metric
 		for _, c := range []string{Native, Matched, WrongScheme} {
@@ -48,12 +48,13 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 			if d.CallKey != "" {
 				calls[d.ID] = []string{d.CallKey}
 			}
+			answers[d.ID] = d.Pred
 		}
 		model := a.Detector
 		if a.SeedLabel != "" {
 			model += " " + a.SeedLabel
 		}
-		out = append(out, bench.Arm{Model: model, Metrics: metrics, Calls: calls})
+		out = append(out, bench.Arm{Model: model, Metrics: metrics, Calls: calls, Answers: answers})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("run %d holds no audit", run.ID)

@@ -26,7 +26,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	}
 	p1 := compare.Metric{Name: "P@1", Binary: true, Unit: "argument"}
 	arg1 := compare.Metric{Name: "Arg@1", Binary: true, Unit: "argument"}
-	calls := map[string][]string{}
+	calls, answers := map[string][]string{}, map[string]string{}
 	for _, a := range args {
 		hit, seen := 0.0, false
 		for _, l := range a.Lines {
@@ -36,8 +36,11 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 			}
 			seen = true
 			v := 0.0
-			if len(list) > 0 && contains(l.Classes(), list[0].Class) {
-				v, hit = 1, 1
+			if len(list) > 0 {
+				answers[l.ID] = list[0].Class
+				if contains(l.Classes(), list[0].Class) {
+					v, hit = 1, 1
+				}
 			}
 			p1.Items = append(p1.Items, compare.Item{ID: l.ID, Cluster: a.ID, Value: v})
 			if k := rec.CallKeys[l.ID]; k != "" {
@@ -49,5 +52,5 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 			arg1.Items = append(arg1.Items, compare.Item{ID: a.ID, Cluster: a.ID, Value: hit})
 		}
 	}
-	return []bench.Arm{{Model: rec.Source, Metrics: []compare.Metric{p1, arg1}, Calls: calls}}, nil
+	return []bench.Arm{{Model: rec.Source, Metrics: []compare.Metric{p1, arg1}, Calls: calls, Answers: answers}}, nil
 }

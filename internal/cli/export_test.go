@@ -200,7 +200,8 @@ func TestExportEEE(t *testing.T) {
 	}
 	for _, l := range f.lines {
 		in, out := l["input"].(map[string]any)["raw"].(string), l["output"].(map[string]any)["raw"].([]any)
-		if !asked[in] || len(out) != 1 || out[0] != "appeal to authority" {
+		extracted := l["answer_attribution"].([]any)[0].(map[string]any)["extracted_value"]
+		if !asked[in] || len(out) != 1 || out[0] != "appeal to authority" || extracted != "appeal to authority" {
 			t.Fatalf("classify line: input %q (sent: %v), output %v", in, asked[in], out)
 		}
 	}
@@ -397,7 +398,11 @@ func TestExportInspect(t *testing.T) {
 		if !asked[user["content"].(string)] || answer["content"] != "appeal to authority" || len(s["events"].([]any)) != 1 {
 			t.Fatalf("sample %v: messages %v", s["id"], msgs)
 		}
-		sum += s["scores"].(map[string]any)["accuracy"].(map[string]any)["value"].(float64)
+		acc := s["scores"].(map[string]any)["accuracy"].(map[string]any)
+		if acc["answer"] != "appeal to authority" {
+			t.Fatalf("sample %v: the accuracy score's answer is %v, not the parsed label", s["id"], acc["answer"])
+		}
+		sum += acc["value"].(float64)
 	}
 	score := log["results"].(map[string]any)["scores"].([]any)[0].(map[string]any)
 	mean := score["metrics"].(map[string]any)["mean"].(map[string]any)["value"].(float64)
@@ -411,6 +416,13 @@ func TestExportInspect(t *testing.T) {
 	for _, l := range d {
 		if n := len(l["samples"].([]any)); n != 4*15*2 {
 			t.Fatalf("deflect: %d samples", n)
+		}
+		// Each judge's rubric fields are scores beside the consensus.
+		scores := l["samples"].([]any)[0].(map[string]any)["scores"].(map[string]any)
+		for _, k := range []string{"refusal", "anthropic:judge-a refusal", "gemini:judge-b compliance_clean"} {
+			if scores[k] == nil {
+				t.Fatalf("deflect sample: no score %q in %v", k, scores)
+			}
 		}
 	}
 	exportInspect(t, dir, "3")
