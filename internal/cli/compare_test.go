@@ -196,6 +196,10 @@ func TestCompareMissciRuns(t *testing.T) {
 func TestPlanFromADeflectPilot(t *testing.T) {
 	_, dir := guaranteeEnv(t, scripted)
 	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
+	// Priced models: the plan prices the planned run from the pilot's spend.
+	cfg := filepath.Join(dir, "fallacylab.yaml")
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, append(b, []byte("  openai:model-a: {input: 300, output: 900}\n  openai:model-b: {input: 300, output: 900}\n  anthropic:judge-a: {input: 100, output: 400}\n  gemini:judge-b: {input: 100, output: 400}\n")...), 0o644)
 	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a,openai:model-b", "--judges", "anthropic:judge-a,gemini:judge-b",
 		"--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -215,6 +219,20 @@ func TestPlanFromADeflectPilot(t *testing.T) {
 	n, _ := stats.SampleSize(h, 0.05, 0.8)
 	if int(math.Ceil(n)) != int(row[3].Value) {
 		t.Fatalf("observations per arm %v, want ⌈%v⌉", row[3].Value, n)
+	}
+	// The price: the pilot's spend per observation (both models' 240
+	// generations, judges included) times the observations planned.
+	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spend, err := st.RunSpend(t.Context(), 1)
+	st.Close()
+	if err != nil || spend <= 0 {
+		t.Fatalf("the pilot's spend: %v, %v", spend, err)
+	}
+	if want := fmt.Sprintf("$%.2f", row[6].Value*spend/240); row[7].Text != want {
+		t.Fatalf("price per arm %+v, want %s (spend $%.4f over 240 observations, %v planned)", row[7], want, spend, row[6].Value)
 	}
 	rep, _ = jsonReport(t, dir, "plan", "--rate", "0.3", "--delta", "0.05", "--samples", "75", "--icc", "0.2", "--format", "json")
 	row = rep.Table("plan").Rows[0]
