@@ -257,6 +257,11 @@ func TestStudyCorrectsTheRunsRates(t *testing.T) {
 		"--samples", "2", "--claims", filepath.Join(dir, "claims.jsonl")); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
+	// Without a study the report says how to get the rates corrected.
+	hint := "fallacylab study create --run 1 --kind deflect-rubric"
+	if out, _, err := runCLI(t, dir, "deflect", "report", "--run", "1", "--resamples", "20"); err != nil || !strings.Contains(out, hint) {
+		t.Fatalf("the report of a run without a study does not say how to correct its rates: %v\n%.1500s", err, out)
+	}
 	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "deflect-rubric", "--fields", "refusal", "--annotators", "ana,ben", "--decoys", "0", "--n", "60", "--seed", "3"); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out, stderr)
 	}
@@ -328,6 +333,11 @@ func TestStudyCorrectsTheRunsRates(t *testing.T) {
 	own := runRep.Table("corrected_rates")
 	if own == nil || len(own.Rows) != 1 || own.Rows[0][6].Value != row[6].Value || own.Rows[0][3].Value != row[3].Value {
 		t.Fatalf("the run's report: %+v, want the study's %+v", own, row)
+	}
+	for _, m := range runRep.Meta {
+		if m[0] == "judge bias" {
+			t.Fatalf("a run with a study still says how to get one: %q", m[1])
+		}
 	}
 }
 

@@ -256,7 +256,7 @@ func (s taskSession) Provenance(ctx context.Context, runID int64, rep *report.Re
 
 // Studies implements bench.Session.
 func (s taskSession) Studies(ctx context.Context, runID int64, rep *report.Report) error {
-	return addStudies(ctx, s.st, runID, rep)
+	return addStudies(ctx, s.st, s.def.Name, runID, rep)
 }
 
 // Preflight implements bench.Session.

@@ -225,10 +225,20 @@ func studyItems(ctx context.Context, s *session, k study.Kind, run store.Run, qs
 
 // addStudies ends a run's report with its human validation studies, when
 // it has any: each with its kind, size and the command that reports it.
-func addStudies(ctx context.Context, st study.ReportStore, runID int64, rep *report.Report) error {
+// A run of a benchmark whose judged rates a study kind corrects, with no
+// such study, is told how to get them corrected.
+func addStudies(ctx context.Context, st study.ReportStore, benchmark string, runID int64, rep *report.Report) error {
 	list, err := st.Studies(ctx, runID)
-	if err != nil || len(list) == 0 {
+	if err != nil {
 		return err
+	}
+	if len(list) == 0 {
+		for _, k := range study.Registered() {
+			if k.Benchmark == benchmark && k.Corrects != nil {
+				rep.Meta = append(rep.Meta, [2]string{"judge bias", fmt.Sprintf("the judged rates are the judges' own, uncorrected: a %s study of this run (fallacylab study create --run %d --kind %s) measures the judges' errors against people, and this report then gives each rate corrected for them (Rogan–Gladen), with an interval", k.Kind, runID, k.Kind)})
+			}
+		}
+		return nil
 	}
 	sec := rep.AddSection("Human validation", fmt.Sprintf("Studies of run %d: people annotating a sample of its records blind (fallacylab study report ID).", runID))
 	t := sec.Add(&report.Table{ID: "studies", Title: "Studies of this run", Columns: report.Cols("study", "name", "kind", "items", "annotators", "answers", "report")})

@@ -143,7 +143,7 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 		if err := provenance(ctx, s, r.ID, rep); err != nil {
 			return err
 		}
-		if err := addStudies(ctx, s.st, r.ID, rep); err != nil {
+		if err := addStudies(ctx, s.st, def.Name, r.ID, rep); err != nil {
 			return err
 		}
 		return writeReport(g, rep, rf, out)
