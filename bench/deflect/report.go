@@ -652,6 +652,7 @@ func (p *prepared) framingContent(rep *report.Report) {
 		{report.T("(c) spread of the claim-level means (pp)"), report.F(100*spread(levels), 1)},
 	}
 	cand.Note = "η² = between-group sum of squares / total sum of squares of the 0/1 refusal consensus, one factor at a time; in the balanced grid the factors are orthogonal, so this equals the two-way decomposition refusal ~ claim + prompt."
+	sec.Add(p.varianceShares())
 }
 
 // etaSquared is SS_between/SS_total of refusal over groups.
