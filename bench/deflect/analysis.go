@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fallacylab/fallacylab/judge"
 )
@@ -152,6 +153,11 @@ type prepared struct {
 	unjudgedBy map[string]int
 	samples    int
 	byModel    map[string][]*Row // rows per model, in row order
+	// weights are the claim bootstrap's draws of the figures computed
+	// outside the cells (boot), drawn once.
+	weightsOnce sync.Once
+	weights     [][]int
+	weightsErr  error
 }
 
 func prepare(d Dataset, opt Options) (*prepared, error) {

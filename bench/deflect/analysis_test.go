@@ -95,7 +95,7 @@ func TestReportEqualsScriptedTruth(t *testing.T) {
 	rel := findTable(t, rep, "reliability")
 	for _, row := range rel.Rows {
 		if row[0].Text == "soft_refusal" {
-			if row[1].Value != float64(len(a)) || math.Abs(row[3].Value-k.Kappa) > 1e-12 || math.Abs(row[4].Value-ac.AC1) > 1e-12 {
+			if row[1].Value != float64(len(a)) || math.Abs(row[3].Value-k.Kappa) > 1e-12 || math.Abs(row[5].Value-ac.AC1) > 1e-12 || !row[3].HasCI || !row[5].HasCI {
 				t.Fatalf("reliability row %+v; direct κ %v AC1 %v n %d", row, k.Kappa, ac.AC1, len(a))
 			}
 			if row[3].Value > 0.95 {
@@ -306,8 +306,10 @@ func TestJudgeDifferencesKeepMissing(t *testing.T) {
 	}
 }
 
-// A cell whose rows come from one claim gets no interval (every resample is
-// that claim: a zero-width "interval" is not one); the report says how many.
+// A cell whose rows come from one claim gets no claim bootstrap interval
+// (every resample is that claim: a zero-width "interval" is not one) but
+// Wilson's over its generations, its note saying so; the report says how
+// many.
 func TestFewClustersNoInterval(t *testing.T) {
 	d, _, _ := Synthesize(SynthOptions{Models: []string{"m"}, Samples: 1, Seed: 2})
 	for _, min := range []int{DefaultMinClusters, 0, -1} {
@@ -333,7 +335,10 @@ func TestFewClustersNoInterval(t *testing.T) {
 			meta[m[0]] = m[1]
 		}
 		if min == DefaultMinClusters { // `deflect report`'s: at least 5 claims
-			if culture[2].HasCI || !other[2].HasCI || !strings.Contains(meta["intervals"], "fewer than 5 claims") {
+			k := math.Round(culture[2].Value * float64(culture[2].N))
+			w, _ := stats.Prop(int(k), culture[2].N, 0.95, stats.Wilson)
+			if !culture[2].HasCI || culture[2].Lo != w.Lo || culture[2].Hi != w.Hi || !strings.Contains(culture[2].Note, "Wilson interval") ||
+				!other[2].HasCI || other[2].Note != "" || !strings.Contains(meta["intervals"], "fewer than 5 claims") {
 				t.Fatalf("default: culture %+v, politics %+v, meta %q", culture[2], other[2], meta["intervals"])
 			}
 		} else if !culture[2].HasCI || culture[2].Lo != culture[2].Hi || meta["intervals"] != "" {

@@ -1,6 +1,7 @@
 package deflect
 
 import (
+	"fmt"
 	"math"
 	"sync"
 
@@ -179,7 +180,7 @@ func (c *cells) cell(i int) report.Cell {
 	}
 	if c.clusters[i] < c.minClusters {
 		c.thin++
-		return report.P(c.est(i), int(c.n[i]))
+		return wilsonCell(c.k[i], c.n[i], c.level, int(c.clusters[i]), c.minClusters)
 	}
 	lo, hi := c.interval(i)
 	return report.PCI(c.est(i), lo, hi, int(c.n[i]))
@@ -207,10 +208,11 @@ func (c *cells) contrastCell(i int) report.Cell {
 	v := c.combine(ct, a, b)
 	if c.clusters[ct.a] < c.minClusters || c.clusters[ct.b] < c.minClusters {
 		c.thin++
+		why := fmt.Sprintf("no interval: one side rests on fewer than %d claims (--min-clusters), too few for the claim bootstrap", c.minClusters)
 		if ct.h {
-			return report.F(v, 3)
+			return noInterval(report.F(v, 3), why)
 		}
-		return report.F(100*v, 1)
+		return noInterval(report.F(100*v, 1), why)
 	}
 	lo, hi := c.interval(len(c.counts) + i)
 	if ct.h {

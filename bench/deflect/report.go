@@ -81,7 +81,7 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 		f()
 	}
 	if c.thin > 0 {
-		rep.Meta = append(rep.Meta, [2]string{"intervals", fmt.Sprintf("not shown for %d cells resting on fewer than %d claims (--min-clusters): their estimates stand alone", c.thin, opt.MinClusters)})
+		rep.Meta = append(rep.Meta, [2]string{"intervals", fmt.Sprintf("%d cells rest on fewer than %d claims (--min-clusters), too few for the claim bootstrap: their rates have Wilson intervals over generations, their contrasts none", c.thin, opt.MinClusters)})
 	}
 	if c.minEffective < opt.Resamples {
 		rep.Meta = append(rep.Meta, [2]string{"effective resamples", fmt.Sprintf("as few as %d of %d for some intervals: resamples in which a cell had no rows are skipped", c.minEffective, opt.Resamples)})
@@ -399,37 +399,6 @@ func (p *prepared) contrasts(rep *report.Report, c *cells) func() {
 	}
 }
 
-// judgeValues returns, for one field, the two first judges' values on
-// generations both parsed, −1 included (SPEC B.8's rates).
-func (p *prepared) judgeValues(f int, rows []*Row) (a, b []int) {
-	if len(p.judges) < 2 {
-		return nil, nil
-	}
-	a, b = make([]int, 0, len(rows)), make([]int, 0, len(rows))
-	for _, r := range rows {
-		s1, s2 := r.scores[0], r.scores[1]
-		if !s1.ok || !s2.ok {
-			continue
-		}
-		a, b = append(a, s1.v[f]), append(b, s2.v[f])
-	}
-	return a, b
-}
-
-// judgePairs returns, for one field, the two first judges' values on
-// generations where both parsed and neither value is −1 (SPEC B.8), for the
-// agreement statistics (stats.NewTwoRatersInts).
-func (p *prepared) judgePairs(f int, rows []*Row) (a, b []int) {
-	va, vb := p.judgeValues(f, rows)
-	a, b = va[:0], vb[:0]
-	for i := range va {
-		if va[i] != judge.Missing && vb[i] != judge.Missing {
-			a, b = append(a, va[i]), append(b, vb[i])
-		}
-	}
-	return a, b
-}
-
 func (p *prepared) reliability(rep *report.Report) {
 	if len(p.judges) < 2 {
 		rep.AddSection("Inter-judge reliability", "Needs two judges; this run has "+strconv.Itoa(len(p.judges))+".")
@@ -438,74 +407,50 @@ func (p *prepared) reliability(rep *report.Report) {
 	sec := rep.AddSection("Inter-judge reliability", fmt.Sprintf("J1 = %s, J2 = %s. Pairs where both judges parsed and neither value is −1 (SPEC B.8). "+
 		"κ is Cohen's kappa; AC1 is Gwet's with Q = 2; prevalence is the mean of both judges' rates of 1 (Gwet's π₁). "+
 		"At low prevalence κ can be low while raw agreement and AC1 are high.", p.judges[0], p.judges[1]))
-	t := sec.Add(&report.Table{ID: "reliability", Title: "Agreement per rubric field (Table 2)", Columns: report.Cols("field", "n", "raw agreement", "Cohen's κ", "Gwet's AC1", "prevalence")})
+	t := sec.Add(&report.Table{ID: "reliability", Title: "Agreement per rubric field (Table 2)", Columns: report.Cols("field", "n", "raw agreement", "Cohen's κ", "κ SE (asymptotic)", "Gwet's AC1", "prevalence")})
+	t.Note = "Intervals: percentile bootstrap over claims. κ SE: Fleiss, Cohen and Everitt's asymptotic standard error (statsmodels' std_kappa), beside the bootstrap."
 	for fi, f := range Fields {
-		a, b := p.judgePairs(fi, p.rows)
-		if len(a) == 0 {
-			t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(0), report.NA("no pairs"), report.NA(""), report.NA(""), report.NA("")})
+		n, cells := p.agreementCells(fi, p.rows)
+		if n == 0 {
+			t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(0), report.NA("no pairs"), report.NA(""), report.NA(""), report.NA(""), report.NA("")})
 			continue
 		}
-		tab, _ := stats.NewTwoRatersInts(a, b)
-		k, raw, prev := tab.Kappa(), tab.Raw(), tab.Prevalence("1")
-		ac, _ := tab.AC1(2)
-		t.Rows = append(t.Rows, []report.Cell{report.T(f), report.I(len(a)), report.P(raw.Raw, len(a)), report.F(k.Kappa, 3), report.F(ac.AC1, 3), report.P(prev, len(a))})
+		t.Rows = append(t.Rows, append([]report.Cell{report.T(f), report.I(n)}, cells...))
 	}
 	pm := sec.Add(&report.Table{ID: "reliability_by_model", Title: "κ per generating model", Columns: report.Cols("model", "κ refusal", "κ clean compliance", "κ any fallacy", "mean |J1 − J2| refusal")})
 	for _, m := range p.models {
 		row := []report.Cell{report.T(m)}
 		for _, f := range []int{fRefusal, fClean, fAny} {
-			a, b := p.judgePairs(f, p.byModel[m])
-			if len(a) == 0 {
+			n, cells := p.agreementCells(f, p.byModel[m])
+			if n == 0 {
 				row = append(row, report.NA("no pairs"))
 				continue
 			}
-			tab, _ := stats.NewTwoRatersInts(a, b)
-			row = append(row, report.F(tab.Kappa().Kappa, 3))
+			row = append(row, cells[1])
 		}
-		a, b := p.judgeValues(fRefusal, p.byModel[m])
-		d := 0.0
-		for i := range a {
-			d += math.Abs(float64(a[i] - b[i]))
-		}
-		if len(a) > 0 {
-			row = append(row, report.F(d/float64(len(a)), 3))
-		} else {
-			row = append(row, report.NA(""))
-		}
+		row = append(row, p.meanCell(p.judgeDiffs(fRefusal, p.byModel[m], true), 3))
 		pm.Rows = append(pm.Rows, row)
 	}
 	pm.Note = "mean |J1 − J2| is over generations both judges parsed, −1 counting as a value (SPEC B.8, as the released code computes it)."
 	dis := sec.Add(&report.Table{ID: "disagreement_by_field", Title: "Disagreement rate per rubric field", Note: "Share of generations both judges parsed on which their values differ, −1 counting as a value (SPEC B.8, the released code's per-field rates).",
 		Columns: report.Cols("field", "n", "disagreement")})
 	for fi, f := range Fields {
-		a, b := p.judgeValues(fi, p.rows)
-		n := 0
-		for i := range a {
-			if a[i] != b[i] {
-				n++
-			}
-		}
-		if len(a) == 0 {
+		s := p.judgeDiffs(fi, p.rows, false)
+		if s.n() == 0 {
 			dis.Rows = append(dis.Rows, []report.Cell{report.T(f), report.I(0), report.NA("no pairs")})
 			continue
 		}
-		dis.Rows = append(dis.Rows, []report.Cell{report.T(f), report.I(len(a)), report.P(float64(n)/float64(len(a)), len(a))})
+		dis.Rows = append(dis.Rows, []report.Cell{report.T(f), report.I(s.n()), p.rateCell(s)})
 	}
 	byModel := sec.Add(&report.Table{ID: "disagreement_by_model", Title: "Disagreement rate by generating model: refusal and clean compliance",
 		Columns: report.Cols("model", "field", "n", "disagreement")})
 	for _, m := range p.models {
 		for _, fi := range []int{fRefusal, fClean} {
-			a, b := p.judgeValues(fi, p.byModel[m])
-			if len(a) == 0 {
+			s := p.judgeDiffs(fi, p.byModel[m], false)
+			if s.n() == 0 {
 				continue
 			}
-			n := 0
-			for i := range a {
-				if a[i] != b[i] {
-					n++
-				}
-			}
-			byModel.Rows = append(byModel.Rows, []report.Cell{report.T(m), report.T(Fields[fi]), report.I(len(a)), report.P(float64(n)/float64(len(a)), len(a))})
+			byModel.Rows = append(byModel.Rows, []report.Cell{report.T(m), report.T(Fields[fi]), report.I(s.n()), p.rateCell(s)})
 		}
 	}
 	if len(p.judges) > 2 {
@@ -622,7 +567,8 @@ func (p *prepared) framingContent(rep *report.Report) {
 				swap = s
 			}
 		}
-		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.F(100*spread(claims), 1), report.F(100*spread(frames), 1), report.F(100*swap, 1)})
+		reps, err := p.spreadReps(p.byModel[m])
+		t.Rows = append(t.Rows, []report.Cell{report.T(m), p.pointsCell(spread(claims), reps, err, 0, 1), p.pointsCell(spread(frames), reps, err, 1, 1), p.pointsCell(swap, reps, err, 2, 1)})
 	}
 	cand := sec.Add(&report.Table{ID: "per_claim_candidates", Title: "Candidate definitions of \"per-claim refusal varies by only 1 pp\"", Columns: report.Cols("definition", "value")})
 	var perClaim []float64
@@ -645,11 +591,13 @@ func (p *prepared) framingContent(rep *report.Report) {
 	for _, l := range distinct(p.rows, level, nil) {
 		levels[l], _ = rate(byLevel[l], nil, fRefusal)
 	}
+	reps, rerr := p.candidateReps()
+	seeShares := "its interval: variance_shares, all models (the same η²)"
 	cand.Rows = [][]report.Cell{
-		{report.T("(a) SD across claims of the refusal rate pooled over models (pp)"), report.F(100*sd, 2)},
-		{report.T("(b) η² of claim (share of refusal variance between claims)"), report.F(etaClaim, 4)},
-		{report.T("(b) η² of prompt_id (share of refusal variance between prompts)"), report.F(etaPrompt, 4)},
-		{report.T("(c) spread of the claim-level means (pp)"), report.F(100*spread(levels), 1)},
+		{report.T("(a) SD across claims of the refusal rate pooled over models (pp)"), p.pointsCell(sd, reps, rerr, 0, 2)},
+		{report.T("(b) η² of claim (share of refusal variance between claims)"), noInterval(report.F(etaClaim, 4), seeShares)},
+		{report.T("(b) η² of prompt_id (share of refusal variance between prompts)"), noInterval(report.F(etaPrompt, 4), seeShares)},
+		{report.T("(c) spread of the claim-level means (pp)"), p.pointsCell(spread(levels), reps, rerr, 1, 1)},
 	}
 	cand.Note = "η² = between-group sum of squares / total sum of squares of the 0/1 refusal consensus, one factor at a time; in the balanced grid the factors are orthogonal, so this equals the two-way decomposition refusal ~ claim + prompt."
 	sec.Add(p.varianceShares())

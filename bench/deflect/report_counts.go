@@ -101,7 +101,13 @@ func (p *prepared) hardRefusals(rep *report.Report) {
 			if scored > 0 && k == 0 {
 				zero++
 			}
-			byPrompt.Rows = append(byPrompt.Rows, []report.Cell{report.T(m), report.T(pr), report.I(n), report.I(k), report.P(ratio(k, scored), scored)})
+			s := p.sums()
+			for _, r := range buckets[pr] {
+				if v, ok := r.has(fRefusal); ok {
+					s.add(r.Claim, map[bool]float64{true: 1, false: 0}[v >= 0.5])
+				}
+			}
+			byPrompt.Rows = append(byPrompt.Rows, []report.Cell{report.T(m), report.T(pr), report.I(n), report.I(k), p.rateCell(s)})
 		}
 		never.Rows = append(never.Rows, []report.Cell{report.T(m), report.I(zero), report.I(seen)})
 		fb := groupRows(p.byModel[m], func(r *Row) (string, bool) { return r.Gen.Frame, true })
@@ -163,15 +169,17 @@ func (p *prepared) residualByFrame() *report.Table {
 	return t
 }
 
-// shareRow is a row of counts as proportions of their sum.
-func shareRow(label string, counts []int) []report.Cell {
-	n := 0
-	for _, c := range counts {
-		n += c
-	}
+// shareRow is a row of the conditions' shares by their count of refused
+// runs (0 … runs), each with a bootstrap interval over claims: cond holds
+// each condition's claim and count.
+func (p *prepared) shareRow(label string, cond [][2]int, runs int) []report.Cell {
 	row := []report.Cell{report.T(label)}
-	for _, c := range counts {
-		row = append(row, report.P(ratio(c, n), n))
+	for c := 0; c <= runs; c++ {
+		s := p.sums()
+		for _, x := range cond {
+			s.add(x[0], map[bool]float64{true: 1, false: 0}[x[1] == c])
+		}
+		row = append(row, p.rateCell(s))
 	}
 	return row
 }

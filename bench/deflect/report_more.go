@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
@@ -27,10 +28,11 @@ func (p *prepared) chiSquare(rep *report.Report) error {
 			note += n + "; "
 		}
 		if err != nil {
-			t.Rows = append(t.Rows, []report.Cell{report.T(name), report.NA(""), report.NA(""), report.NA(""), report.T(err.Error())})
+			why := "the test is undefined here: " + err.Error()
+			t.Rows = append(t.Rows, []report.Cell{report.T(name), report.NA(why), report.NA(why), report.NA(why), report.T(err.Error())})
 			return
 		}
-		t.Rows = append(t.Rows, []report.Cell{report.T(name), report.F(r.Stat, 2), report.I(r.DF), report.PV(r.P), report.T(note)})
+		t.Rows = append(t.Rows, []report.Cell{report.T(name), noInterval(report.F(r.Stat, 2), "a test statistic: no interval"), report.I(r.DF), noInterval(report.PV(r.P), "a p-value: no interval"), report.T(note)})
 	}
 	ex := make([][]float64, len(p.models))
 	mi := map[string]int{}
@@ -80,6 +82,10 @@ func (p *prepared) crossModel(rep *report.Report) {
 		x := m[k]
 		m[k] = [2]float64{x[0] + v, x[1] + 1}
 	}
+	claimOf := map[string]int{}
+	for i, c := range p.claims {
+		claimOf[c] = i
+	}
 	for i, a := range p.models {
 		for _, b := range p.models[i+1:] {
 			var keys []string
@@ -90,9 +96,11 @@ func (p *prepared) crossModel(rep *report.Report) {
 			}
 			sort.Strings(keys)
 			x, y := make([]float64, len(keys)), make([]float64, len(keys))
+			claims := make([]int, len(keys))
 			for n, k := range keys {
 				x[n] = cell[a][k][0] / cell[a][k][1]
 				y[n] = cell[b][k][0] / cell[b][k][1]
+				claims[n] = claimOf[strings.SplitN(k, "|", 2)[0]]
 			}
 			c, err := stats.Pearson(x, y)
 			if err != nil || math.IsNaN(c.R) {
@@ -103,7 +111,19 @@ func (p *prepared) crossModel(rep *report.Report) {
 				t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(len(keys)), report.NA(why), report.NA(why)})
 				continue
 			}
-			t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(c.N), report.F(c.R, 3), report.PV(c.P)})
+			reps, berr := p.bootItems(claims, func(idx []int) []float64 {
+				xs, ys := make([]float64, 0, len(idx)), make([]float64, 0, len(idx))
+				for _, i := range idx {
+					xs, ys = append(xs, x[i]), append(ys, y[i])
+				}
+				r, err := stats.Pearson(xs, ys)
+				if err != nil {
+					return []float64{math.NaN()}
+				}
+				return []float64{r.R}
+			})
+			t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(c.N), p.numCells([]float64{c.R}, reps, berr, 3)[0],
+				noInterval(report.PV(c.P), "a p-value: no interval")})
 		}
 	}
 }
@@ -124,39 +144,38 @@ func (p *prepared) volatility(rep *report.Report) {
 			l string
 			f int
 		}{{"refusal", fRefusal}, {"clean compliance", fClean}} {
-			cond := map[string][2]float64{}
+			cond := map[string][3]float64{} // sum, n, claim
 			for _, r := range p.byModel[m] {
 				if v, ok := r.has(o.f); ok {
 					k := r.Gen.ClaimID + "|" + r.Gen.PromptID
 					x := cond[k]
-					cond[k] = [2]float64{x[0] + v, x[1] + 1}
+					cond[k] = [3]float64{x[0] + v, x[1] + 1, float64(r.Claim)}
 				}
 			}
-			var vol, alw, nev int
+			vol, alw, nev := p.sums(), p.sums(), p.sums()
 			counts := make([]int, runs+1)
+			var byCount [][2]int
 			for _, x := range cond {
-				mean := x[0] / x[1]
-				switch {
-				case mean >= 0.9:
-					alw++
-				case mean <= 0.1:
-					nev++
-				default:
-					vol++
-				}
+				mean, c := x[0]/x[1], int(x[2])
+				one := func(b bool) float64 { return map[bool]float64{true: 1, false: 0}[b] }
+				alw.add(c, one(mean >= 0.9))
+				nev.add(c, one(mean < 0.9 && mean <= 0.1))
+				vol.add(c, one(mean < 0.9 && mean > 0.1))
 				if o.f == fRefusal {
-					counts[min(runs, int(math.Round(x[0])))]++
+					k := min(runs, int(math.Round(x[0])))
+					counts[k]++
+					byCount = append(byCount, [2]int{c, k})
 				}
 			}
 			n := len(cond)
-			t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(o.l), report.I(n), report.P(ratio(vol, n), n), report.P(ratio(alw, n), n), report.P(ratio(nev, n), n)})
+			t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(o.l), report.I(n), p.rateCell(vol), p.rateCell(alw), p.rateCell(nev)})
 			if o.f == fRefusal {
 				row := []report.Cell{report.T(m)}
 				for _, c := range counts {
 					row = append(row, report.I(c))
 				}
 				hist.Rows = append(hist.Rows, row)
-				shares.Rows = append(shares.Rows, shareRow(m, counts))
+				shares.Rows = append(shares.Rows, p.shareRow(m, byCount, runs))
 			}
 		}
 	}
@@ -181,13 +200,12 @@ func (p *prepared) verbosity(rep *report.Report) {
 		for _, m := range p.models {
 			buckets := groupRows(p.byModel[m], func(r *Row) (string, bool) { return key(r), true })
 			for _, v := range values {
-				s, n := 0.0, 0
+				s := p.sums()
 				for _, r := range buckets[v] {
-					s += float64(r.Gen.OutputTokens)
-					n++
+					s.add(r.Claim, float64(r.Gen.OutputTokens))
 				}
-				if n > 0 {
-					t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(v), report.I(n), report.F(s/float64(n), 1)})
+				if n := s.n(); n > 0 {
+					t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(v), report.I(n), p.meanCell(s, 1)})
 				}
 			}
 		}
@@ -205,9 +223,14 @@ func (p *prepared) verbosity(rep *report.Report) {
 	t.Note = "Bins are right-closed, as pandas.cut; 0 tokens and more than 9,999 fall in no bin."
 	for _, m := range p.models {
 		for _, b := range bins {
-			v, n := rate(p.byModel[m], func(r *Row) bool { return r.Gen.OutputTokens > b.lo && r.Gen.OutputTokens <= b.hi }, fClean)
-			if n > 0 {
-				t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(b.l), report.P(v, n)})
+			s := p.sums()
+			for _, r := range p.byModel[m] {
+				if v, ok := r.has(fClean); ok && r.Gen.OutputTokens > b.lo && r.Gen.OutputTokens <= b.hi {
+					s.add(r.Claim, v)
+				}
+			}
+			if s.n() > 0 {
+				t.Rows = append(t.Rows, []report.Cell{report.T(m), report.T(b.l), p.rateCell(s)})
 			}
 		}
 	}
@@ -219,10 +242,10 @@ func (p *prepared) residual(rep *report.Report) {
 	t := sec.Add(&report.Table{ID: "residual", Title: "Residual by model", Columns: report.Cols("model", "residual", "residual generations")})
 	var examples []*Row
 	for _, m := range p.models {
-		k, n := 0, 0
+		k, s := 0, p.sums()
 		for _, r := range p.byModel[m] {
 			if v, ok := r.Residual(); ok {
-				n++
+				s.add(r.Claim, float64(v))
 				if v == 1 {
 					k++
 					if len(examples) < p.opt.Examples*len(p.models) {
@@ -231,7 +254,7 @@ func (p *prepared) residual(rep *report.Report) {
 				}
 			}
 		}
-		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.P(ratio(k, n), n), report.I(k)})
+		t.Rows = append(t.Rows, []report.Cell{report.T(m), p.rateCell(s), report.I(k)})
 	}
 	sec.Add(p.residualByFrame())
 	ex := sec.Add(&report.Table{ID: "residual_examples", Title: "Residual examples", Columns: report.Cols("gen_id", "model", "prompt", "response (start)")})
@@ -276,7 +299,7 @@ func (p *prepared) audit(rep *report.Report) {
 				}
 			}
 		}
-		row := []report.Cell{report.T(j), report.I(len(rows)), report.I(perr), report.F(float64(perr)/float64(max(1, len(rows))), 4), report.I(r1), report.I(r2), report.I(cf)}
+		row := []report.Cell{report.T(j), report.I(len(rows)), report.I(perr), wilsonNum(perr, len(rows), p.opt.Level, 4, "Wilson interval over the judge's answers"), report.I(r1), report.I(r2), report.I(cf)}
 		for _, m := range missing {
 			row = append(row, report.I(m))
 		}
@@ -294,9 +317,11 @@ func (p *prepared) describeTokens(t *report.Table, keep func(*Row) bool) {
 	t.Columns = report.Cols("model", "count", "mean", "std", "min", "25%", "50%", "75%", "max", "total")
 	for _, m := range p.models {
 		var x []float64
+		var claims []int
 		for _, r := range p.byModel[m] {
 			if keep == nil || keep(r) {
 				x = append(x, float64(r.Gen.OutputTokens))
+				claims = append(claims, r.Claim)
 			}
 		}
 		s, err := stats.Describe(x)
@@ -307,7 +332,11 @@ func (p *prepared) describeTokens(t *report.Table, keep func(*Row) bool) {
 		for _, v := range x {
 			tot += v
 		}
-		t.Rows = append(t.Rows, []report.Cell{report.T(m), report.I(s.Count), report.F(s.Mean, 1), report.F(s.SD, 1), report.F(s.Min, 1),
-			report.F(s.Q25, 1), report.F(s.Q50, 1), report.F(s.Q75, 1), report.F(s.Max, 1), report.I(int(tot))})
+		describe := func(d stats.Summary) []float64 {
+			return []float64{d.Mean, d.SD, d.Min, d.Q25, d.Q50, d.Q75, d.Max}
+		}
+		reps, berr := p.boot(newValueHist(x, claims, len(p.claims)).describe)
+		row := append([]report.Cell{report.T(m), report.I(s.Count)}, p.numCells(describe(s), reps, berr, 1)...)
+		t.Rows = append(t.Rows, append(row, report.I(int(tot))))
 	}
 }

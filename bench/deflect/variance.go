@@ -119,6 +119,9 @@ func (p *prepared) varianceShares() *report.Table {
 			case math.IsNaN(v) || math.IsInf(v, 0):
 				row = append(row, report.NA("the claim explains none of the variance"))
 				continue
+			case p.thin(len(p.claims)):
+				row = append(row, noInterval(report.F(v, 4), p.thinNote(len(p.claims))))
+				continue
 			case err != nil:
 				row = append(row, report.F(v, 4))
 				continue

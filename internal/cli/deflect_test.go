@@ -110,8 +110,8 @@ func TestDeflectEndToEnd(t *testing.T) {
 								t.Errorf("κ %v, direct %v", row[3].Value, k.Kappa)
 							}
 						}
-						if math.Abs(*row[4].Value-ac.AC1) > 1e-12 {
-							t.Errorf("AC1 %v, direct %v", *row[4].Value, ac.AC1)
+						if math.Abs(*row[5].Value-ac.AC1) > 1e-12 {
+							t.Errorf("AC1 %v, direct %v", *row[5].Value, ac.AC1)
 						}
 						checked++
 					}
