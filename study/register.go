@@ -46,6 +46,10 @@ type KindSpec struct {
 	// answers correct in it (its judged rates, bias-corrected; nil:
 	// nothing). It is called only for a study with answers.
 	Corrects func(ctx context.Context, rs Records, rep *report.Report, s Study, anns []Annotation) error
+	// Judged reports whether a run has judged figures Corrects would
+	// correct (nil: every run of the benchmark has): a run without a
+	// study is told how to get them corrected only then.
+	Judged func(ctx context.Context, rs Records, runID int64) bool
 }
 
 // Draw is what a kind draws a study's items from.

@@ -27,9 +27,11 @@ var PremiseStudy = study.RegisterKind(study.KindSpec{
 		study.YesNo("grounded", "Grounded: does the premise rest on what the passages say (not on something they do not say)?"),
 		study.YesNo("matches", "Matches: does it express the same fallacious reasoning as one of the reference premises?"),
 	},
-	Strata:  []string{"aligned", "class"},
-	Items:   premiseItems,
-	Analyze: analyzeJudge,
+	Strata:   []string{"aligned", "class"},
+	Items:    premiseItems,
+	Analyze:  analyzeJudge,
+	Corrects: correctAlignment,
+	Judged:   isSubtask3,
 })
 
 // premiseItems are a subtask 3 run's counted predictions and the decoys.

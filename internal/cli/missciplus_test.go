@@ -436,7 +436,9 @@ func TestMissciPlusReconstructionAgainstUpstream(t *testing.T) {
 // premises go to people beside their passages and the reference premises,
 // with decoys of both answers (a reference premise beside its own passage,
 // another argument's beside this one's); the report checks the run's
-// premise judge against the people's majority.
+// premise judge against the people's majority, and the run's own report
+// gives its aligned share corrected for the judge's errors (#44 item 3;
+// before the study, it says how to get it).
 func TestMissciPlusPremiseStudy(t *testing.T) {
 	dir := t.TempDir()
 	answers := []string{"Fallacious Premise: the study proves it for everyone; Applied Fallacy Class: Hasty Generalization\nFallacious Premise: mice are people; Applied Fallacy Class: False Equivalence",
@@ -454,6 +456,9 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 	if out, stderr, err := runCLI(t, dir, "missciplus", "run", "--subtask", "3", "--split", "dev", "--limit", "6", "--model", "openai:gpt-4.1-mini"); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out, stderr)
 	}
+	if out, _, err := runCLI(t, dir, "missciplus", "report", "--run", "1"); err != nil || !strings.Contains(out, "--kind missciplus-premise") {
+		t.Fatalf("a subtask 3 run's report without a study does not say how to correct its judged share: %v\n%.2000s", err, out)
+	}
 	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "missciplus-premise", "--annotators", "ana,ben", "--decoys", "4", "--seed", "3"); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out, stderr)
 	}
@@ -468,7 +473,7 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 	}
 	known := map[string]int{}
 	var anns []study.Annotation
-	var tp, fp, fn int
+	var tp, fp, fn, tn int
 	at := time.Unix(1700000000, 0)
 	for i, it := range s.Items {
 		if it.Decoy {
@@ -490,6 +495,8 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 				fp++
 			case h == "1":
 				fn++
+			default:
+				tn++
 			}
 		}
 		for _, who := range []string{"ana", "ben"} {
@@ -509,6 +516,29 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 	}
 	if p, r := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn); math.Abs(row[1].Value-p) > 1e-12 || math.Abs(row[2].Value-r) > 1e-12 {
 		t.Fatalf("precision %v recall %v, want %v %v", row[1].Value, row[2].Value, p, r)
+	}
+	// The run's report: the judged share corrected by the study.
+	runRep, _ := jsonReport(t, dir, "missciplus", "report", "--run", "1", "--format", "json")
+	ct := runRep.Table("corrected_alignment")
+	if ct == nil || len(ct.Rows) != 1 {
+		t.Fatalf("no corrected aligned share in the run's report: %+v", ct)
+	}
+	c := ct.Rows[0]
+	se, sp, share := float64(tp)/float64(tp+fn), float64(tn)/float64(tn+fp), c[1].Value
+	if math.Abs(c[2].Value-se) > 1e-12 || math.Abs(c[3].Value-sp) > 1e-12 || c[4].Text != fmt.Sprintf("%d / %d", tp+fn, tn+fp) || share <= 0 || share >= 1 {
+		t.Fatalf("corrected row %+v, want Se %v Sp %v", c, se, sp)
+	}
+	if j := se + sp - 1; j > 0 {
+		if want := math.Min(1, math.Max(0, (share+sp-1)/j)); math.Abs(c[5].Value-want) > 1e-12 {
+			t.Fatalf("corrected %v, want %v", c[5].Value, want)
+		}
+	} else if c[5].Kind != "empty" {
+		t.Fatalf("Se + Sp ≤ 1, yet a corrected share: %+v", c[5])
+	}
+	for _, m := range runRep.Meta {
+		if m[0] == "judge bias" {
+			t.Fatalf("a run with a study still says how to get one: %q", m[1])
+		}
 	}
 }
 

@@ -234,7 +234,7 @@ func addStudies(ctx context.Context, st study.ReportStore, benchmark string, run
 	}
 	if len(list) == 0 {
 		for _, k := range study.Registered() {
-			if k.Benchmark == benchmark && k.Corrects != nil {
+			if k.Benchmark == benchmark && k.Corrects != nil && (k.Judged == nil || k.Judged(ctx, st, runID)) {
 				rep.Meta = append(rep.Meta, [2]string{"judge bias", fmt.Sprintf("the judged rates are the judges' own, uncorrected: a %s study of this run (fallacylab study create --run %d --kind %s) measures the judges' errors against people, and this report then gives each rate corrected for them (Rogan–Gladen), with an interval", k.Kind, runID, k.Kind)})
 			}
 		}
