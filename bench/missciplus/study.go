@@ -30,6 +30,7 @@ var PremiseStudy = study.RegisterKind(study.KindSpec{
 	Strata:   []string{"aligned", "class"},
 	Items:    premiseItems,
 	Analyze:  analyzeJudge,
+	Report:   correctAlignment,
 	Corrects: correctAlignment,
 	Judged:   isSubtask3,
 })

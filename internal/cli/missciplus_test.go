@@ -524,6 +524,9 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 		t.Fatalf("no corrected aligned share in the run's report: %+v", ct)
 	}
 	c := ct.Rows[0]
+	if st := rep.Table("corrected_alignment"); st == nil || fmt.Sprint(st.Rows) != fmt.Sprint(ct.Rows) {
+		t.Fatalf("the study's report does not give the run's corrected share: %+v", st)
+	}
 	se, sp, share := float64(tp)/float64(tp+fn), float64(tn)/float64(tn+fp), c[1].Value
 	if math.Abs(c[2].Value-se) > 1e-12 || math.Abs(c[3].Value-sp) > 1e-12 || c[4].Text != fmt.Sprintf("%d / %d", tp+fn, tn+fp) || share <= 0 || share >= 1 {
 		t.Fatalf("corrected row %+v, want Se %v Sp %v", c, se, sp)
