@@ -485,8 +485,9 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 		if i%3 == 0 {
 			h = map[string]string{"1": "0", "0": "1"}[h]
 		}
+		grounded := "1"
 		if it.Decoy {
-			h = it.Known["matches"]
+			h, grounded = it.Known["matches"], it.Known["grounded"]
 		} else {
 			switch j := it.Hidden["aligned"]; {
 			case j == "1" && h == "1":
@@ -500,7 +501,7 @@ func TestMissciPlusPremiseStudy(t *testing.T) {
 			}
 		}
 		for _, who := range []string{"ana", "ben"} {
-			anns = append(anns, study.Annotation{StudyID: 1, Annotator: who, Item: it.Key, Answers: map[string]string{"grounded": "1", "matches": h}, At: at})
+			anns = append(anns, study.Annotation{StudyID: 1, Annotator: who, Item: it.Key, Answers: map[string]string{"grounded": grounded, "matches": h}, At: at})
 		}
 	}
 	if known["1"] != 2 || known["0"] != 2 {

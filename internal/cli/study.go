@@ -264,7 +264,10 @@ func addStudies(ctx context.Context, st study.ReportStore, benchmark string, run
 		if len(anns) == 0 {
 			continue
 		}
-		if err := spec.Corrects(ctx, st, rep, x, anns); err != nil {
+		// The annotations the study's own figures count: annotators below
+		// the decoy bar are left out here too.
+		kept, keptAnns, _ := study.Counted(x, anns, study.AnalyzeOptions{})
+		if err := spec.Corrects(ctx, st, rep, kept, keptAnns); err != nil {
 			return fmt.Errorf("study %d: %w", x.ID, err)
 		}
 	}
