@@ -28,6 +28,10 @@ import (
 // analysis.py prints a counterpart, and the three columns added to existing
 // tables (any fallacy − clean, residual generations, parse error rate):
 // additions only, every line the earlier fixture had is otherwise unchanged.
+// #44 gave every figure of deflect-old.* an interval or a reason (κ's
+// asymptotic SE a column of its own), the variance-shares table and the
+// line on how to get the judged rates corrected: their values are the
+// ones the earlier fixture had, with the intervals added.
 func TestLegacyStore(t *testing.T) {
 	dir := t.TempDir()
 	in, err := os.Open(filepath.Join("testdata", "legacy", "legacy.db.gz"))
