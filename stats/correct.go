@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 )
 
 // Corrected is a rate corrected for a rater's known errors (RoganGladen).
@@ -37,4 +38,43 @@ func RoganGladen(p, varP, se float64, nPos int, sp float64, nNeg int, level floa
 	z := zFor(level)
 	clip := func(x float64) float64 { return math.Min(1, math.Max(0, x)) }
 	return Corrected{Rate: clip(pi), SE: s, Lo: clip(pi - z*s), Hi: clip(pi + z*s), Defined: true}
+}
+
+// RoganGladenBootstrap is the percentile interval of the Rogan–Gladen rate
+// from a bootstrap over both samples: pReps are the run's replicates of p
+// (its cluster bootstrap), and each is paired with a resample of the
+// validation sample — Se from tp of nPos validated positives, Sp from tn
+// of nNeg negatives, each redrawn with replacement. Replicates where
+// Se + Sp ≤ 1 are left out; ok is false when none is left.
+//
+// Written here because no Go library resamples a misclassification
+// correction; the delta-method interval (RoganGladen) is its check.
+func RoganGladenBootstrap(pReps []float64, tp, nPos, tn, nNeg int, seed uint64, level float64) (lo, hi float64, ok bool) {
+	if nPos <= 0 || nNeg <= 0 || len(pReps) == 0 {
+		return math.NaN(), math.NaN(), false
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	draw := func(k, n int) float64 {
+		hits := 0
+		for range n {
+			if rng.IntN(n) < k {
+				hits++
+			}
+		}
+		return float64(hits) / float64(n)
+	}
+	var out []float64
+	for _, p := range pReps {
+		se, sp := draw(tp, nPos), draw(tn, nNeg)
+		j := se + sp - 1
+		if math.IsNaN(p) || j <= 0 {
+			continue
+		}
+		out = append(out, math.Min(1, math.Max(0, (p+sp-1)/j)))
+	}
+	if len(out) == 0 {
+		return math.NaN(), math.NaN(), false
+	}
+	lo, hi = percentileInterval(out, level)
+	return lo, hi, true
 }

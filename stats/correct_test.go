@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"testing"
 )
@@ -50,4 +51,32 @@ func TestRoganGladen(t *testing.T) {
 	if undefined == 0 || len(refs) < 10 {
 		t.Fatalf("%d cases, %d undefined", len(refs), undefined)
 	}
+}
+
+// TestRoganGladenBootstrapAgreesWithTheDelta: with large samples the
+// bootstrap over both samples and the delta method give the same interval
+// within Monte-Carlo error (5 % of its width here, 4,000 resamples); it
+// is reproducible by its seed; Se + Sp ≤ 1 in every resample gives none.
+func TestRoganGladenBootstrapAgreesWithTheDelta(t *testing.T) {
+	p, sdP := 0.30, 0.02
+	tp, nPos, tn, nNeg := 800, 1000, 1800, 2000 // Se 0.8, Sp 0.9
+	rng := rand.New(rand.NewPCG(9, 9))
+	reps := make([]float64, 4000)
+	for i := range reps {
+		reps[i] = p + sdP*rng.NormFloat64()
+	}
+	lo, hi, ok := RoganGladenBootstrap(reps, tp, nPos, tn, nNeg, 3, 0.95)
+	d := RoganGladen(p, sdP*sdP, 0.8, nPos, 0.9, nNeg, 0.95)
+	width := d.Hi - d.Lo
+	if !ok || math.Abs(lo-d.Lo) > 0.05*width || math.Abs(hi-d.Hi) > 0.05*width {
+		t.Fatalf("bootstrap [%v, %v], delta [%v, %v]", lo, hi, d.Lo, d.Hi)
+	}
+	lo2, hi2, _ := RoganGladenBootstrap(reps, tp, nPos, tn, nNeg, 3, 0.95)
+	if lo2 != lo || hi2 != hi {
+		t.Fatal("the same seed gave another interval")
+	}
+	if _, _, ok := RoganGladenBootstrap(reps, 1, 10, 1, 10, 3, 0.95); ok {
+		t.Fatal("an interval where Se + Sp is near 0.2")
+	}
+	t.Logf("bootstrap [%.4f, %.4f], delta [%.4f, %.4f]", lo, hi, d.Lo, d.Hi)
 }

@@ -34,9 +34,9 @@ func addCorrectedRates(ctx context.Context, rs study.Records, rep *report.Report
 	}
 	ans := study.Index(anns)
 	sec := rep.AddSection(fmt.Sprintf("Run %d's rates, corrected by this study", s.RunID),
-		"Each field's rate as the judges' consensus (any) gives it over every generation of the run, and corrected for the consensus's errors measured here (Rogan–Gladen: (p + Sp − 1)/(Se + Sp − 1)); the interval carries both the run's uncertainty (a bootstrap over claims) and the validation sample's (delta method).")
+		"Each field's rate as the judges' consensus (any) gives it over every generation of the run, and corrected for the consensus's errors measured here (Rogan–Gladen: (p + Sp − 1)/(Se + Sp − 1)); both intervals carry the run's uncertainty (a bootstrap over claims) and the validation sample's: by the delta method, and by a percentile bootstrap over both samples.")
 	t := sec.Add(&report.Table{ID: "corrected_rates", Title: "Judged and corrected rates",
-		Columns: report.Cols("field", "generations", "judged rate", "sensitivity", "specificity", "validated (yes / no)", "corrected rate", "note")})
+		Columns: report.Cols("field", "generations", "judged rate", "sensitivity", "specificity", "validated (yes / no)", "corrected rate", "corrected, bootstrap over both", "note")})
 	for qi, q := range s.Questions {
 		f := slices.Index(RubricFields, q.ID)
 		if f < 0 {
@@ -63,13 +63,16 @@ func addCorrectedRates(ctx context.Context, rs study.Records, rep *report.Report
 				tn++
 			}
 		}
-		p, varP, n, err := judgedRate(rows, f, uint64(1000+qi))
+		p, varP, pReps, n, err := judgedRate(rows, f, uint64(1000+qi))
 		if err != nil {
 			return err
 		}
 		se, sp := ratio(tp, tp+fn), ratio(tn, tn+fp)
 		c := stats.RoganGladen(p, varP, se, tp+fn, sp, tn+fp, 0.95)
-		corrected, note := report.NA(c.Reason), ""
+		corrected, boot, note := report.NA(c.Reason), report.NA(c.Reason), ""
+		if lo, hi, ok := stats.RoganGladenBootstrap(pReps, tp, tp+fn, tn, tn+fp, uint64(2000+qi), 0.95); ok && c.Defined {
+			boot = report.NCI(c.Rate, lo, hi, 3)
+		}
 		if c.Defined {
 			corrected = report.NCI(c.Rate, c.Lo, c.Hi, 3)
 			if tp+fn < minValidated || tn+fp < minValidated {
@@ -77,7 +80,7 @@ func addCorrectedRates(ctx context.Context, rs study.Records, rep *report.Report
 			}
 		}
 		t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.I(n), report.NCI(p, p-1.96*math.Sqrt(varP), p+1.96*math.Sqrt(varP), 3),
-			report.F(se, 3), report.F(sp, 3), report.T(fmt.Sprintf("%d / %d", tp+fn, tn+fp)), corrected, report.T(note)})
+			report.F(se, 3), report.F(sp, 3), report.T(fmt.Sprintf("%d / %d", tp+fn, tn+fp)), corrected, boot, report.T(note)})
 	}
 	return nil
 }
@@ -97,8 +100,9 @@ func consensusOf(it study.Item, field string) string {
 }
 
 // judgedRate is the consensus rate of field f over the run's generations
-// with a defined value, and its variance by a bootstrap over claims.
-func judgedRate(rows []*Row, f int, seed uint64) (p, varP float64, n int, err error) {
+// with a defined value, and its variance by a bootstrap over claims (whose
+// replicates are reps).
+func judgedRate(rows []*Row, f int, seed uint64) (p, varP float64, reps []float64, n int, err error) {
 	claims := 0
 	for _, r := range rows {
 		claims = max(claims, r.Claim+1)
@@ -123,19 +127,19 @@ func judgedRate(rows []*Row, f int, seed uint64) (p, varP float64, n int, err er
 	}
 	k, m := count(nil)
 	if m == 0 {
-		return math.NaN(), math.NaN(), 0, nil
+		return math.NaN(), math.NaN(), nil, 0, nil
 	}
-	reps, err := stats.ClusterBootstrap(claims, 1000, seed, func(w []int) ([]float64, bool) {
+	rs, err := stats.ClusterBootstrap(claims, 1000, seed, func(w []int) ([]float64, bool) {
 		k, m := count(w)
 		return []float64{k / m}, m > 0
 	})
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, nil, 0, err
 	}
-	col := reps.Column(0)
+	col := rs.Column(0)
 	sd, err := stats.SD(col, 1)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, nil, 0, err
 	}
-	return k / m, sd * sd, int(m), nil
+	return k / m, sd * sd, col, int(m), nil
 }

@@ -102,7 +102,10 @@ func correctAlignment(ctx context.Context, rs study.Records, rep *report.Report,
 	}
 	se, sp := ratio(float64(tp), float64(tp+fn)), ratio(float64(tn), float64(tn+fp))
 	c := stats.RoganGladen(p, sd*sd, se, tp+fn, sp, tn+fp, 0.95)
-	corrected, note := report.NA(c.Reason), ""
+	corrected, boot, note := report.NA(c.Reason), report.NA(c.Reason), ""
+	if lo, hi, ok := stats.RoganGladenBootstrap(reps.Column(0), tp, tp+fn, tn, tn+fp, 2, 0.95); ok && c.Defined {
+		boot = report.NCI(c.Rate, lo, hi, 3)
+	}
 	if c.Defined {
 		corrected = report.NCI(c.Rate, c.Lo, c.Hi, 3)
 		if tp+fn < minValidated || tn+fp < minValidated {
@@ -110,10 +113,10 @@ func correctAlignment(ctx context.Context, rs study.Records, rep *report.Report,
 		}
 	}
 	sec := rep.AddSection(fmt.Sprintf("Run %d's aligned share, corrected by this study", s.RunID),
-		"The share of the run's counted premises the premise judge aligned to a reference premise, and that share corrected for the judge's errors measured here against the people's majority on \"matches\" (Rogan–Gladen: (p + Sp − 1)/(Se + Sp − 1)); the interval carries both the run's uncertainty (a bootstrap over arguments) and the validation sample's (delta method).")
+		"The share of the run's counted premises the premise judge aligned to a reference premise, and that share corrected for the judge's errors measured here against the people's majority on \"matches\" (Rogan–Gladen: (p + Sp − 1)/(Se + Sp − 1)); both intervals carry the run's uncertainty (a bootstrap over arguments) and the validation sample's: by the delta method, and by a percentile bootstrap over both samples.")
 	t := sec.Add(&report.Table{ID: "corrected_alignment", Title: "Judged and corrected aligned share",
-		Columns: report.Cols("premises", "judged share", "sensitivity", "specificity", "validated (yes / no)", "corrected share", "note")})
+		Columns: report.Cols("premises", "judged share", "sensitivity", "specificity", "validated (yes / no)", "corrected share", "corrected, bootstrap over both", "note")})
 	t.Rows = append(t.Rows, []report.Cell{report.I(int(total)), report.NCI(p, p-1.96*sd, p+1.96*sd, 3), report.F(se, 3), report.F(sp, 3),
-		report.T(fmt.Sprintf("%d / %d", tp+fn, tn+fp)), corrected, report.T(note)})
+		report.T(fmt.Sprintf("%d / %d", tp+fn, tn+fp)), corrected, boot, report.T(note)})
 	return nil
 }

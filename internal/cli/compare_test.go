@@ -325,6 +325,11 @@ func TestStudyCorrectsTheRunsRates(t *testing.T) {
 		if math.Abs(row[6].Value-want) > 1e-12 {
 			t.Fatalf("corrected %v, want %v", row[6].Value, want)
 		}
+		// The bootstrap over both samples brackets it, near the delta
+		// method's interval.
+		if b := row[7]; !b.HasCI || b.Lo > want || b.Hi < want || math.Abs((b.Hi-b.Lo)-(row[6].Hi-row[6].Lo)) > 0.5*(row[6].Hi-row[6].Lo) {
+			t.Fatalf("bootstrap %+v, delta %+v", b, row[6])
+		}
 	} else if row[6].Kind != "empty" {
 		t.Fatalf("Se + Sp ≤ 1, yet a corrected rate: %+v", row[6])
 	}
