@@ -12,10 +12,6 @@ import (
 	"github.com/fallacylab/fallacylab/study"
 )
 
-// minValidated is how many validated items each side (people's yes, and
-// no) needs before a corrected rate is given without a warning.
-const minValidated = 10
-
 // addCorrectedRates is a deflect-rubric study's correction of its run's
 // judged rates (#44): for each field asked, the judges' consensus rate over
 // every generation of the run, the consensus's sensitivity and
@@ -42,45 +38,23 @@ func addCorrectedRates(ctx context.Context, rs study.Records, rep *report.Report
 		if f < 0 {
 			continue
 		}
-		tp, fn, tn, fp := 0, 0, 0, 0
+		var conf study.Confusion
 		for _, it := range s.Items {
 			if it.Decoy {
 				continue
 			}
 			h, n := ans.Majority(it.Key, q.ID)
-			c := consensusOf(it, q.ID)
-			if n == 0 || h == "" || c == "" {
-				continue
-			}
-			switch {
-			case h == "1" && c == "1":
-				tp++
-			case h == "1":
-				fn++
-			case c == "1":
-				fp++
-			default:
-				tn++
+			if c := consensusOf(it, q.ID); n > 0 && h != "" && c != "" {
+				conf.Add(h, c)
 			}
 		}
 		p, varP, pReps, n, err := judgedRate(rows, f, uint64(1000+qi))
 		if err != nil {
 			return err
 		}
-		se, sp := ratio(tp, tp+fn), ratio(tn, tn+fp)
-		c := stats.RoganGladen(p, varP, se, tp+fn, sp, tn+fp, 0.95)
-		corrected, boot, note := report.NA(c.Reason), report.NA(c.Reason), ""
-		if lo, hi, ok := stats.RoganGladenBootstrap(pReps, tp, tp+fn, tn, tn+fp, uint64(2000+qi), 0.95); ok && c.Defined {
-			boot = report.NCI(c.Rate, lo, hi, 3)
-		}
-		if c.Defined {
-			corrected = report.NCI(c.Rate, c.Lo, c.Hi, 3)
-			if tp+fn < minValidated || tn+fp < minValidated {
-				note = fmt.Sprintf("rests on few validated items (fewer than %d on a side): treat it as indicative", minValidated)
-			}
-		}
+		c := study.Correct(p, varP, pReps, conf, uint64(2000+qi))
 		t.Rows = append(t.Rows, []report.Cell{report.T(q.ID), report.I(n), report.NCI(p, p-1.96*math.Sqrt(varP), p+1.96*math.Sqrt(varP), 3),
-			report.F(se, 3), report.F(sp, 3), report.T(fmt.Sprintf("%d / %d", tp+fn, tn+fp)), corrected, boot, report.T(note)})
+			report.F(c.Se, 3), report.F(c.Sp, 3), report.T(c.Validated), c.Rate, c.Bootstrap, report.T(c.Note)})
 	}
 	return nil
 }

@@ -9,10 +9,6 @@ import (
 	"github.com/fallacylab/fallacylab/study"
 )
 
-// minValidated is how many validated premises each side (people's yes,
-// and no) needs before a corrected rate is given without a warning.
-const minValidated = 10
-
 // isSubtask3 is PremiseStudy's Judged: only a subtask 3 run's premises
 // are aligned by the premise judge.
 func isSubtask3(ctx context.Context, rs study.Records, runID int64) bool {
@@ -83,40 +79,18 @@ func correctAlignment(ctx context.Context, rs study.Records, rep *report.Report,
 	}
 	// The judge against people, on the study's premises.
 	maj := study.Majorities(s, anns, "matches")
-	var tp, fn, tn, fp int
+	var conf study.Confusion
 	for _, it := range s.Items {
-		h, ok := maj[it.Key]
-		if it.Decoy || !ok || h == "" {
-			continue
-		}
-		switch j := it.Hidden["aligned"]; {
-		case h == "1" && j == "1":
-			tp++
-		case h == "1":
-			fn++
-		case j == "1":
-			fp++
-		default:
-			tn++
+		if h, ok := maj[it.Key]; !it.Decoy && ok && h != "" {
+			conf.Add(h, it.Hidden["aligned"])
 		}
 	}
-	se, sp := ratio(float64(tp), float64(tp+fn)), ratio(float64(tn), float64(tn+fp))
-	c := stats.RoganGladen(p, sd*sd, se, tp+fn, sp, tn+fp, 0.95)
-	corrected, boot, note := report.NA(c.Reason), report.NA(c.Reason), ""
-	if lo, hi, ok := stats.RoganGladenBootstrap(reps.Column(0), tp, tp+fn, tn, tn+fp, 2, 0.95); ok && c.Defined {
-		boot = report.NCI(c.Rate, lo, hi, 3)
-	}
-	if c.Defined {
-		corrected = report.NCI(c.Rate, c.Lo, c.Hi, 3)
-		if tp+fn < minValidated || tn+fp < minValidated {
-			note = fmt.Sprintf("rests on few validated premises (fewer than %d on a side): treat it as indicative", minValidated)
-		}
-	}
+	c := study.Correct(p, sd*sd, reps.Column(0), conf, 2)
 	sec := rep.AddSection(fmt.Sprintf("Run %d's aligned share, corrected by this study", s.RunID),
 		"The share of the run's counted premises the premise judge aligned to a reference premise, and that share corrected for the judge's errors measured here against the people's majority on \"matches\" (Rogan–Gladen: (p + Sp − 1)/(Se + Sp − 1)); both intervals carry the run's uncertainty (a bootstrap over arguments) and the validation sample's: by the delta method, and by a percentile bootstrap over both samples.")
 	t := sec.Add(&report.Table{ID: "corrected_alignment", Title: "Judged and corrected aligned share",
 		Columns: report.Cols("premises", "judged share", "sensitivity", "specificity", "validated (yes / no)", "corrected share", "corrected, bootstrap over both", "note")})
-	t.Rows = append(t.Rows, []report.Cell{report.I(int(total)), report.NCI(p, p-1.96*sd, p+1.96*sd, 3), report.F(se, 3), report.F(sp, 3),
-		report.T(fmt.Sprintf("%d / %d", tp+fn, tn+fp)), corrected, boot, report.T(note)})
+	t.Rows = append(t.Rows, []report.Cell{report.I(int(total)), report.NCI(p, p-1.96*sd, p+1.96*sd, 3), report.F(c.Se, 3), report.F(c.Sp, 3),
+		report.T(c.Validated), c.Rate, c.Bootstrap, report.T(c.Note)})
 	return nil
 }

@@ -323,7 +323,11 @@ func firstJSON(t *testing.T, dir string) string {
 
 // inspectSchema compiles inspect_ai's EvalLog schema from its pinned
 // OpenAPI document.
-func inspectSchema(t *testing.T) *jsonschema.Schema {
+func inspectSchema(t *testing.T) *jsonschema.Schema { return inspectSchemaNamed(t, "EvalLog") }
+
+// inspectSchemaNamed compiles one of the pinned OpenAPI document's
+// schemas (EvalLog, EvalSample, EvalSampleSummary).
+func inspectSchemaNamed(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "..", "export", "testdata", "inspect", "inspect-openapi.json"))
 	if err != nil {
@@ -339,7 +343,7 @@ func inspectSchema(t *testing.T) *jsonschema.Schema {
 	if err := c.AddResource("inspect-openapi.json", doc); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile("inspect-openapi.json#/components/schemas/EvalLog")
+	s, err := c.Compile("inspect-openapi.json#/components/schemas/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,25 +479,7 @@ func checkEvalForm(t *testing.T, dir, id string, byModel map[string]map[string]a
 	if _, stderr, err := runCLI(t, dir, "runs", "export", id, "--format", "inspect", "--out-dir", out, "--resamples", "200"); err != nil {
 		t.Fatalf("export of run %s: %v\n%s", id, err, stderr)
 	}
-	f, err := os.Open(filepath.Join("..", "..", "export", "testdata", "inspect", "inspect-openapi.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AddResource("inspect-openapi.json", doc)
-	schema := func(name string) *jsonschema.Schema {
-		s, err := c.Compile("inspect-openapi.json#/components/schemas/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	schema := func(name string) *jsonschema.Schema { return inspectSchemaNamed(t, name) }
 	logS, sampleS, summaryS := schema("EvalLog"), schema("EvalSample"), schema("EvalSampleSummary")
 	entries, _ := os.ReadDir(out)
 	if len(entries) != len(byModel) {
