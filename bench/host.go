@@ -88,15 +88,8 @@ type Session interface {
 	// it: partial when it did not finish, its unusable answers per phase
 	// and model.
 	Annotate(ctx context.Context, runID int64, rep *report.Report) error
-	// Provenance ends a report's header as every report of a stored run
-	// does: the build, the run and where it is stored, its unusable
-	// answers.
-	Provenance(ctx context.Context, runID int64, rep *report.Report) error
 	// Studies adds the run's human studies to its report (none: nothing).
 	Studies(ctx context.Context, runID int64, rep *report.Report) error
-	// Preflight checks models before anything is paid: their providers
-	// resolve, and with a budget, their prices are known.
-	Preflight(specs []llm.Spec) error
 	// Runs are the store's runs.
 	Runs(ctx context.Context) ([]store.Run, error)
 	// Where names the store, for messages.

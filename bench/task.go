@@ -58,6 +58,26 @@ type TakesArgs interface {
 	RunArgs() (usage string, n int)
 }
 
+// ShowsReport is a Runs whose run shows its whole report when it ends
+// (an audit's report is its result): the run command takes --format and
+// --out and writes the report there, or, at a terminal without them, its
+// Brief. Without it, a run at a terminal shows the report's headline and
+// says how to get the whole.
+type ShowsReport interface {
+	Runs
+	Reports
+	// Brief writes what a person at a terminal reads first of a run's
+	// report, ending with how to get the whole.
+	Brief(ctx context.Context, env Env, run store.Run, w io.Writer) error
+}
+
+// RunVerb is a Runs whose run command has a name of its own ("audit");
+// "run" stays its alias.
+type RunVerb interface {
+	Runs
+	RunVerb() string
+}
+
 // OwnInput is a Task whose runs read only their arguments (a prompt set's
 // file): its commands take no data folder (--data-dir).
 type OwnInput interface {

@@ -17,7 +17,6 @@ import (
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
-	"github.com/fallacylab/fallacylab/report"
 	"github.com/spf13/cobra"
 )
 
@@ -36,26 +35,32 @@ type foilsOptions struct {
 	Brief bool
 }
 
-// Commands implements bench.Commands: the audit, the built-in detector's
-// training, the generation of new negatives and the native-class sheets
-// (the report of a stored audit is the Task's BindReport).
+// Commands implements bench.Commands: the built-in detector's training,
+// the generation of new negatives and the native-class sheets (the audit
+// and its report are the Task's BindRun and BindReport).
 func (Task) Commands(h bench.Host) []*cobra.Command {
-	return []*cobra.Command{newFoilsAuditCmd(h), newFoilsTrainCmd(h), newFoilsGenerateCmd(h), newFoilsSheetCmd(h)}
+	return []*cobra.Command{newFoilsTrainCmd(h), newFoilsGenerateCmd(h), newFoilsSheetCmd(h)}
 }
 
 // LoadCorpus returns a corpus' items (corpus.Load) from the data folder
 // dir ("": none). The audit refuses LOGIC, which has no valid class.
 func LoadCorpus(name, dir string, o corpus.LoadOptions) ([]Item, error) {
+	var data fs.FS
+	if dir != "" {
+		data = os.DirFS(dir)
+	}
+	return loadCorpus(name, data, o)
+}
+
+// loadCorpus returns a corpus' items from the data folder data (nil:
+// none).
+func loadCorpus(name string, data fs.FS, o corpus.LoadOptions) ([]Item, error) {
 	switch name {
 	case "logic", "logicclimate":
 		return nil, fmt.Errorf("corpus %s has no valid class: a false-positive rate is not measurable, so it cannot be audited", name)
 	case "reddit", "cocolofa", "argotario", "mafalda", "touche":
 	default:
 		return nil, fmt.Errorf("corpus %q: use reddit, cocolofa, argotario, mafalda or touche", name)
-	}
-	var data fs.FS
-	if dir != "" {
-		data = os.DirFS(dir)
 	}
 	return corpus.Load(data, name, o)
 }
@@ -107,57 +112,18 @@ func examplesOf(items []Item, split string) []detect.Example {
 	return out
 }
 
-func trainTFIDF(h bench.Host, corpus string, items []Item) (*detect.TFIDFModel, error) {
+func trainTFIDF(stderr io.Writer, corpus string, items []Item) (*detect.TFIDFModel, error) {
 	tr, dv := examplesOf(items, "train"), examplesOf(items, "dev")
 	if len(tr) == 0 {
 		return nil, fmt.Errorf("corpus %s has no train split here: pass a trained model with --detector model:FILE", corpus)
 	}
-	fmt.Fprintf(h.Settings().Stderr, "training TF-IDF + logistic regression on %s train (%d items), C chosen on dev (%d items)…\n", corpus, len(tr), len(dv))
+	fmt.Fprintf(stderr, "training TF-IDF + logistic regression on %s train (%d items), C chosen on dev (%d items)…\n", corpus, len(tr), len(dv))
 	m, err := detect.TrainTFIDF(tr, dv, Labels, nil, detect.VectorizerOptions{Sublinear: true})
 	if err != nil {
 		return nil, err
 	}
 	m.Corpus = corpus
 	return m, nil
-}
-
-func newFoilsAuditCmd(h bench.Host) *cobra.Command {
-	o := foilsOptions{Corpus: "reddit", Detector: "tfidf", Format: "md", Seed: 1, Resamples: 10000, Perms: 10000}
-	cmd := &cobra.Command{
-		Use:         "audit",
-		Annotations: bench.CallsModels(),
-		Short:       "Audit a detector: native vs scheme-matched false positives, separation, τ′ margin, errors, Firth regression",
-		Long: `With no flags: the offline default — the embedded Reddit corpus, a TF-IDF + logistic-regression
-detector trained on its train split on the spot, audited on Reddit's native "none" test items and
-the released Reddit matched and wrong-scheme sets. No key and no network needed.
-
-Detectors: tfidf (train on the corpus), model:FILE (from foils train), file:PREDS.csv (columns id,label;
-ids as T:<item id>, M:<type>#<id>, W:<type>#<id>), llm:PROVIDER:MODEL[:typed|binary], or an http(s)://
-URL speaking {"items":[{"id","text"}]} → {"predictions":[{"id","label"}]}.`,
-		Example: `  fallacylab foils audit
-  fallacylab foils audit --corpus cocolofa --data-dir ../shared/data --detector llm:anthropic:claude-haiku-4-5:typed
-  fallacylab foils audit --detector file:preds.csv --format json --out audit.json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Brief = h.Settings().StdoutTTY && o.Out == "" && !cmd.Flags().Changed("format")
-			return foilsAudit(cmd.Context(), h, o)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&o.Corpus, "corpus", o.Corpus, "reddit (embedded) or cocolofa (needs --data-dir)")
-	f.StringVar(&o.Detector, "detector", o.Detector, "tfidf, model:FILE, file:PREDS.csv, llm:PROVIDER:MODEL[:typed|binary] or an http(s) URL")
-	f.StringVar(&o.DataDir, "data-dir", "", "data directory (default $FALLACYLAB_DATA, then $XDG_DATA_HOME/fallacylab)")
-	bench.AddReportFlags(f, &o.Format, &o.Out, "output file or directory (default stdout)")
-	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the bootstrap and permutation tests")
-	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples for gap intervals")
-	f.IntVar(&o.Perms, "permutations", o.Perms, "permutations of the errors test")
-	f.BoolVar(&o.SkipBadRows, "skip-bad-rows", false, "skip malformed corpus rows (counted and reported) instead of failing")
-	f.StringVar(&o.Seeds, "seeds", "", "with --detector file:PREDS.csv: audit each seed of its seed column and report mean ± SD, e.g. 1,2,3")
-	f.StringVar(&o.Matched, "matched", "", "matched set CSV in the released format (default: the released set of the corpus)")
-	f.StringVar(&o.Wrong, "wrong", "", "wrong-scheme set CSV in the released format")
-	f.IntVar(&o.Limit, "limit", 0, "audit at most N items of each condition (test, matched, wrong-scheme), taken in turn from each class (0: all): a quick look, not a result")
-	f.StringVar(&o.Variant, "reddit-variant", "annotated", "Reddit items: annotated (Sahai's processed annotated dataset, balanced) or full (plus 6,400 random negative samples)")
-	return cmd
 }
 
 // redditVariant selects the Reddit dataset variant.
@@ -174,102 +140,9 @@ func redditVariant(corpus, variant string, items []Item) ([]Item, error) {
 	return nil, fmt.Errorf("--reddit-variant %q: use annotated or full", variant)
 }
 
-func foilsAudit(ctx context.Context, h bench.Host, o foilsOptions) error {
-	if _, err := report.ParseFormat(o.Format); err != nil {
-		return err
-	}
-	var bad corpus.BadRows
-	items, err := LoadCorpus(o.Corpus, h.DataDir(o.DataDir), corpus.LoadOptions{SkipBadRows: o.SkipBadRows, Bad: &bad})
-	if err != nil {
-		return err
-	}
-	if items, err = redditVariant(o.Corpus, o.Variant, items); err != nil {
-		return err
-	}
-	sets, notes, err := auditSets(o, items)
-	if err != nil {
-		return err
-	}
-	if o.Limit > 0 {
-		sets = sets.Limit(o.Limit)
-		notes = append(notes, fmt.Sprintf("--limit %d: %d test, %d matched and %d wrong-scheme items are audited, taken in turn from each class: a quick look, not a result", o.Limit, len(sets.Test), len(sets.Matched), len(sets.Wrong)))
-	}
-	// Nothing is paid for an audit known in advance to fail.
-	if err := sets.Check(); err != nil {
-		return err
-	}
-	if o.Corpus == "touche" {
-		reddit, err := corpus.EmbeddedReddit()
-		if err == nil {
-			notes = append(notes, fmt.Sprintf("%d of %d Touché items are Sahai test items (matched on text): a Reddit-trained detector has seen none of them in training, but they are not new text", corpus.Overlap(items, Split(reddit, "test")), len(items)))
-		}
-	}
-	s, err := h.Open(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	id := o
-	id.Format, id.Out = "", ""
-	var audits []AuditRecord
-	var rep *report.Report
-	var sum Summary
-	detection := runner.Phase{
-		Do: func(ctx context.Context, a *runner.Active) (err error) {
-			audits, err = foilsAuditRun(ctx, h, s, a, o, items, sets)
-			return err
-		},
-		Dry: func(context.Context) (engine.Plan, string, error) { return foilsDryPlan(s, o, sets) },
-	}
-	_, err = s.Run(ctx, runner.Spec{Name: "foils audit " + o.Corpus, Benchmark: Definition.Name, Options: o, Identity: []any{id},
-		Phases: []runner.Phase{detection},
-		Complete: func(ctx context.Context, runID int64) (err error) {
-			for _, n := range notes {
-				audits[0].Meta = append(audits[0].Meta, [2]string{"note", n})
-			}
-			if bad.Count > 0 {
-				audits[0].Meta = append(audits[0].Meta, [2]string{"skipped bad rows", fmt.Sprintf("%d (first: %s)", bad.Count, bad.Errors[0])})
-			}
-			// The report is made from the records, the way foils report and
-			// the viewer make it again later.
-			if rep, sum, err = ReportOf(audits); err != nil {
-				rep = nil
-				return err
-			}
-			return SaveAudits(ctx, s.Env("").Records, runID, audits)
-		},
-		Done: func(ctx context.Context, runID int64, exit error) error {
-			if rep == nil {
-				return exit
-			}
-			return foilsAuditDone(ctx, h, s, o, runID, rep, sum, exit)
-		}})
-	return err
-}
-
-// foilsAuditDone shows an audit's report once its run finished — a run that
-// ended with failed detector calls too (those items are unparsed), then
-// exits with the run's code.
-func foilsAuditDone(ctx context.Context, h bench.Host, s bench.Session, o foilsOptions, runID int64, rep *report.Report, sum Summary, exit error) error {
-	if err := s.Provenance(ctx, runID, rep); err != nil {
-		return err
-	}
-	if o.Brief {
-		auditBrief(h.Settings().Stdout, rep, sum, runID)
-		return exit
-	}
-	fmt.Fprintf(h.Settings().Stderr, "native FPR %.1f%% → matched FPR %.1f%%; separation %+.1f pp [%.1f, %.1f]; τ′ margin %+.1f pp [%.1f, %.1f]; dissociation: %v\n",
-		100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate, 100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi,
-		100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, sum.Dissociation)
-	if werr := h.WriteReport(rep, o.Format, o.Out); werr != nil {
-		return werr
-	}
-	return exit
-}
-
 // foilsAuditRun runs the detector(s) inside the run: one audit record per
 // detector (per seed with --seeds).
-func foilsAuditRun(ctx context.Context, h bench.Host, s bench.Session, run *runner.Active, o foilsOptions, items []Item, sets Sets) ([]AuditRecord, error) {
+func foilsAuditRun(ctx context.Context, env bench.Env, run *runner.Active, o foilsOptions, items []Item, sets Sets) ([]AuditRecord, error) {
 	var dets []detect.Detector
 	seeds := []string{""}
 	if o.Seeds != "" {
@@ -292,7 +165,7 @@ func foilsAuditRun(ctx context.Context, h bench.Host, s bench.Session, run *runn
 			dets, seeds = append(dets, d), append(seeds, sd)
 		}
 	} else {
-		det, err := buildDetector(h, o, items, s, run)
+		det, err := buildDetector(env, o, items, run)
 		if err != nil {
 			return nil, err
 		}
@@ -342,8 +215,8 @@ func (c *countedDetector) Detect(ctx context.Context, in []detect.Input) ([]dete
 
 // foilsDryPlan is what a dry run of an audit prices: an LLM detector's
 // calls; other detectors call no model.
-func foilsDryPlan(s bench.Session, o foilsOptions, sets Sets) (engine.Plan, string, error) {
-	det, err := llmDetector(o, s)
+func foilsDryPlan(o foilsOptions, sets Sets) (engine.Plan, string, error) {
+	det, err := llmDetector(o)
 	if err != nil || det == nil {
 		return engine.Plan{}, fmt.Sprintf("dry run: 0 jobs: detector %s calls no model (nothing is trained, called or stored in a dry run)", o.Detector), err
 	}
@@ -352,7 +225,7 @@ func foilsDryPlan(s bench.Session, o foilsOptions, sets Sets) (engine.Plan, stri
 
 // llmDetector builds the detector of --detector llm:…, or returns nil for
 // any other detector.
-func llmDetector(o foilsOptions, s bench.Session) (*detect.LLM, error) {
+func llmDetector(o foilsOptions) (*detect.LLM, error) {
 	rest, ok := strings.CutPrefix(o.Detector, "llm:")
 	if !ok {
 		return nil, nil
@@ -372,9 +245,6 @@ func llmDetector(o foilsOptions, s bench.Session) (*detect.LLM, error) {
 	}
 	tpl, err := DetectorPrompt(kind)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.Preflight([]llm.Spec{spec}); err != nil {
 		return nil, err
 	}
 	return &detect.LLM{Spec: spec, Kind: kind, Template: tpl, Labels: Labels, Namespace: DetectNamespace}, nil
@@ -397,10 +267,10 @@ func detectorModeLike(s string) bool {
 
 // buildDetector turns --detector into a detector. LLM detectors run their
 // calls as a phase of the audit's run.
-func buildDetector(h bench.Host, o foilsOptions, items []Item, s bench.Session, run *runner.Active) (detect.Detector, error) {
+func buildDetector(env bench.Env, o foilsOptions, items []Item, run *runner.Active) (detect.Detector, error) {
 	switch d := o.Detector; {
 	case d == "tfidf":
-		m, err := trainTFIDF(h, o.Corpus, items)
+		m, err := trainTFIDF(env.Stderr, o.Corpus, items)
 		return m, err
 	case strings.HasPrefix(d, "model:"):
 		p := strings.TrimPrefix(d, "model:")
@@ -421,7 +291,7 @@ func buildDetector(h bench.Host, o foilsOptions, items []Item, s bench.Session, 
 	case strings.HasPrefix(d, "http://"), strings.HasPrefix(d, "https://"):
 		return &detect.HTTP{URL: d}, nil
 	case strings.HasPrefix(d, "llm:"):
-		det, err := llmDetector(o, s)
+		det, err := llmDetector(o)
 		if err != nil {
 			return nil, err
 		}
@@ -455,7 +325,7 @@ func newFoilsTrainCmd(h bench.Host) *cobra.Command {
 			if items, err = redditVariant(corpusName, variant, items); err != nil {
 				return err
 			}
-			m, err := trainTFIDF(h, corpusName, items)
+			m, err := trainTFIDF(h.Settings().Stderr, corpusName, items)
 			if err != nil {
 				return err
 			}

@@ -44,6 +44,7 @@ func (Task) Definition() *bench.Benchmark { return Definition }
 // guards).
 var (
 	_ bench.Commands = Task{}
+	_ bench.Runs     = Task{}
 	_ bench.Reports  = Task{}
 	_ bench.Helps    = Task{}
 	_ bench.Views    = Task{}

@@ -249,18 +249,10 @@ func (s taskSession) embed(ctx context.Context, spec llm.Spec, texts []string) (
 	return out, nil
 }
 
-// Provenance implements bench.Session.
-func (s taskSession) Provenance(ctx context.Context, runID int64, rep *report.Report) error {
-	return provenance(ctx, s.session, runID, rep)
-}
-
 // Studies implements bench.Session.
 func (s taskSession) Studies(ctx context.Context, runID int64, rep *report.Report) error {
 	return addStudies(ctx, s.st, s.def.Name, runID, rep)
 }
-
-// Preflight implements bench.Session.
-func (s taskSession) Preflight(specs []llm.Spec) error { return s.preflight(specs) }
 
 // Runs implements bench.Session.
 func (s taskSession) Runs(ctx context.Context) ([]store.Run, error) { return s.st.Runs(ctx) }

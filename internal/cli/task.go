@@ -52,19 +52,30 @@ func (s *session) taskEnv(dataDirFlag string) bench.Env {
 // the one runner.
 func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 	def := t.Definition()
-	var dir string
+	var dir, format, out string
 	cmd := &cobra.Command{Use: "run", Short: "Run " + def.Title + " (" + def.Summary + ")", Args: cobra.NoArgs, Annotations: callsModels()}
+	if v, ok := t.(bench.RunVerb); ok {
+		cmd.Use, cmd.Aliases = v.RunVerb(), []string{"run"}
+	}
 	if a, ok := t.(bench.TakesArgs); ok {
 		use, n := a.RunArgs()
-		cmd.Use, cmd.Args = "run "+use, cobra.ExactArgs(n)
+		cmd.Use, cmd.Args = cmd.Use+" "+use, cobra.ExactArgs(n)
 	}
 	withHelp(cmd, t, "run")
 	build := t.BindRun(cmd.Flags())
+	shows, showsReport := t.(bench.ShowsReport)
+	if showsReport {
+		bench.AddReportFlags(cmd.Flags(), &format, &out, "output file or directory (default stdout)")
+	}
 	if _, own := t.(bench.OwnInput); !own {
 		cmd.Flags().StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
+		rf, err := report.ParseFormat(format)
+		if showsReport && err != nil {
+			return err
+		}
 		s, err := openSession(g)
 		if err != nil {
 			return err
@@ -87,6 +98,13 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 		spec.Done = func(ctx context.Context, runID int64, exit error) error {
 			if done != nil {
 				exit = done(ctx, runID, exit)
+			}
+			if showsReport {
+				brief := g.StdoutTTY && out == "" && !cmd.Flags().Changed("format")
+				if err := showReport(ctx, g, s, env, shows, runID, brief, rf, out); err != nil {
+					return err
+				}
+				return exit
 			}
 			if rt, ok := t.(bench.Reports); ok && exit == nil {
 				if g.StdoutTTY {
@@ -182,4 +200,31 @@ func runBrief(ctx context.Context, g *Global, s *session, env bench.Env, t bench
 	if err == nil && report.Brief(g.Stdout, rep) {
 		fmt.Fprintln(g.Stdout)
 	}
+}
+
+// showReport shows the whole report of a run that just ended (a
+// bench.ShowsReport's): made from its records as its report command
+// makes it, in format to out, or its brief at a terminal. A run that
+// ended before it stored its records shows nothing: its exit says why.
+func showReport(ctx context.Context, g *Global, s *session, env bench.Env, t bench.ShowsReport, runID int64, brief bool, rf report.Format, out string) error {
+	r, ok, err := s.st.Run(ctx, runID)
+	if err != nil || !ok {
+		return err
+	}
+	if brief {
+		return t.Brief(ctx, env, r, g.Stdout)
+	}
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	build := t.BindReport(fs)
+	if err := fs.Parse(nil); err != nil {
+		return err
+	}
+	rep, err := build(ctx, env, r)
+	if err != nil {
+		return nil // no records: the run's own exit error says what happened
+	}
+	if err := provenance(ctx, s, runID, rep); err != nil {
+		return err
+	}
+	return writeReport(g, rep, rf, out)
 }
