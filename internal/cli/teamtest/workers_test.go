@@ -480,6 +480,46 @@ func TestWorkersLearnALimitTogether(t *testing.T) {
 	}
 }
 
+// TestTwoQueuedRunsShareALearnedLimit (#42 item 7): two runs queued at
+// once against one hidden limit are served by the same three workers, and
+// what the workers learn of the limit is the key's, not each run's: one
+// push-back scope for both runs, every publishing worker holding the
+// team's limit, and both runs answered in full.
+func TestTwoQueuedRunsShareALearnedLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	pg := pgStore(t)
+	dir := t.TempDir()
+	srv := clitest.Server(t, dir, learnOpts())
+	promptFile(t, dir, "a.jsonl", learnN/2, "first run limit prompt")
+	promptFile(t, dir, "b.jsonl", learnN/2, "second run limit prompt")
+	r := newRig(t, pg, dir)
+	coordA := r.spawn("coordA.log", "--workers", "0", "prompts", "run", "a.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "a-out.jsonl")
+	coordB := r.spawn("coordB.log", "--workers", "0", "prompts", "run", "b.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "b-out.jsonl")
+	r.waitFor("both runs to queue their jobs", func() bool { return r.count(`SELECT COUNT(DISTINCT args->>'run') FROM river_job`) == 2 })
+	r.work([]string{"--log", "workers.jsonl"})
+	for name, c := range map[string]*exec.Cmd{"coordA.log": coordA, "coordB.log": coordB} {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("a run failed: %v\n%s", err, r.log(name))
+		}
+	}
+	share, n := refusedShare(srv)
+	t.Logf("two runs, three workers: %.1f %% of %d requests refused", 100*share, n)
+	if share == 0 {
+		t.Fatal("the server refused nothing: the limit was never reached, so nothing was learned")
+	}
+	if got := r.count(`SELECT COUNT(DISTINCT scope) FROM pushback`); got != 1 {
+		t.Fatalf("%d push-back scopes for two runs of one model on one key, want 1", got)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM pushback WHERE learned = 1 AND team_limit > 0`); got < 2 {
+		t.Fatalf("%d workers hold the team's limit, want at least 2 of 3", got)
+	}
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != learnN {
+		t.Fatalf("%d of %d jobs of the two runs done", got, learnN)
+	}
+}
+
 // BenchmarkWorkersLearnALimit measures the share of requests refused by
 // the server of TestWorkersLearnALimitTogether: one process alone
 // (solo-refused-%) and three workers on the team store (team-refused-%).
