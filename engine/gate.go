@@ -102,9 +102,14 @@ type gate struct {
 	// process's, another model's): refused calls never count in its window,
 	// so without a pause each refusal would free a slot for the next doomed
 	// call. quietFor doubles from window/16 with each such refusal in a
-	// row, up to half the window, and an admitted call ends it.
-	quiet    time.Time
-	quietFor time.Duration
+	// row, up to half the window, and an admitted call ends it. A row is
+	// of calls sent one after another's refusal: the refusals of calls
+	// sent before the quiet began (quietSince) were in flight together,
+	// one moment's news, and neither double nor lengthen it — six of them
+	// once kept a run silent for half a minute.
+	quiet      time.Time
+	quietFor   time.Duration
+	quietSince time.Time
 }
 
 // headerQuota is one limit as the headers last told it.
@@ -444,9 +449,9 @@ func (g *gate) adjust(t ticket, a answer, now time.Time) {
 		g.quietFor = 0
 	}
 	steady := a.hintless && g.learned && !g.measuring && !t.probe // a refusal of a learned limit
-	if steady && !t.extra {
+	if steady && !t.extra && !t.sent.Before(g.quietSince) {
 		g.quietFor = min(g.window/2, max(g.window/16, 2*g.quietFor))
-		g.quiet = now.Add(g.quietFor)
+		g.quiet, g.quietSince = now.Add(g.quietFor), now
 	}
 	switch {
 	case a.hintless && g.teamStreak():

@@ -97,17 +97,45 @@ func TestGateAdjustsToARefusal(t *testing.T) {
 		t.Fatalf("below the limit: limit %d, quiet for %v", g.limit, g.quietFor)
 	}
 	g.adjust(ticket{sent: t0.Add(600 * time.Millisecond)}, answer{hintless: true, limited: true}, now)
-	if g.window != 8400*time.Millisecond || !g.widened.Equal(now) || g.quietFor != time.Second {
-		t.Fatalf("at the limit: window %v, quiet for %v", g.window, g.quietFor)
+	if g.window != 8400*time.Millisecond || !g.widened.Equal(now) || g.quietFor != time.Second/2 {
+		t.Fatalf("at the limit: window %v, quiet for %v (a call sent before the quiet began does not double it)", g.window, g.quietFor)
 	}
 	// Once for the calls in flight together.
 	g.adjust(ticket{sent: t0.Add(700 * time.Millisecond)}, answer{hintless: true, limited: true}, now)
 	if g.window != 8400*time.Millisecond {
 		t.Fatalf("widened twice: %v", g.window)
 	}
+	// A call sent after the quiet began, refused too: the quiet doubles.
+	later := now.Add(time.Second)
+	g.adjust(ticket{sent: now.Add(600 * time.Millisecond)}, answer{hintless: true, limited: true}, later)
+	if g.quietFor != time.Second || !g.quiet.Equal(later.Add(time.Second)) {
+		t.Fatalf("a refusal in a row: quiet for %v until %v", g.quietFor, g.quiet)
+	}
 	// An admission ends the quiet.
 	g.adjust(ticket{sent: now}, answer{admitted: true}, now)
 	if g.quietFor != 0 {
 		t.Fatalf("quiet for %v after an admission", g.quietFor)
+	}
+}
+
+// TestGateBurstOfRefusalsKeepsQuietShort (#46): six calls sent together
+// against a hidden 600/min limit come back refused one after another; they
+// are one moment's news, so the gate keeps quiet window/16 (3.75 s), not
+// the half minute six doublings made of it (one run sent nothing from 60
+// to 90 s).
+func TestGateBurstOfRefusalsKeepsQuietShort(t *testing.T) {
+	g := newGate(nil)
+	g.learned, g.limit, g.window = true, 600, time.Minute
+	for i := range 600 {
+		g.admitted = append(g.admitted, t0.Add(time.Duration(i)*100*time.Millisecond))
+	}
+	sent := t0.Add(60 * time.Second)
+	for i := range 6 {
+		now := sent.Add(time.Duration(200+50*i) * time.Millisecond)
+		g.adjust(ticket{sent: sent.Add(time.Duration(i) * time.Millisecond)}, answer{hintless: true, limited: true}, now)
+	}
+	first := sent.Add(200 * time.Millisecond)
+	if g.quietFor != time.Minute/16 || !g.quiet.Equal(first.Add(time.Minute/16)) {
+		t.Fatalf("after a burst of six refusals: quiet for %v, until %v after the first (want %v)", g.quietFor, g.quiet.Sub(first), time.Minute/16)
 	}
 }
