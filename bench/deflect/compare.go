@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -72,7 +73,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		}
 		by[g.Model] = ms
 	}
-	judges := judgeModels(ds)
+	judges := slices.Sorted(slices.Values(judgeNames))
 	models := make([]string, 0, len(by))
 	for m := range by {
 		models = append(models, m)
@@ -86,21 +87,6 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		return nil, fmt.Errorf("run %d has no judged generations to compare", run.ID)
 	}
 	return out, nil
-}
-
-// judgeModels are the judges whose verdicts the run's consensus is made
-// of, sorted.
-func judgeModels(ds Dataset) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, e := range ds.Evals {
-		if !seen[e.JudgeModel] {
-			seen[e.JudgeModel] = true
-			out = append(out, e.JudgeModel)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // judgeFields are each judge's rubric fields of a generation, named

@@ -102,6 +102,18 @@ func (p *prepared) thinNote(k int) string {
 	return fmt.Sprintf("no interval: it rests on %d claims, fewer than the %d a claim bootstrap needs (--min-clusters)", k, p.opt.MinClusters)
 }
 
+// ratioInterval is the sums' ratio with its percentile bootstrap interval
+// over claims (ok false: no interval could be drawn).
+func (p *prepared) ratioInterval(s claimSums) (est, lo, hi float64, ok bool) {
+	est = s.ratio(nil)
+	reps, err := p.boot(func(w []int) []float64 { return []float64{s.ratio(w)} })
+	if err != nil {
+		return est, 0, 0, false
+	}
+	lo, hi = reps.Percentile(0, p.opt.Level)
+	return est, lo, hi, true
+}
+
 // rateCell is the sums' rate with its percentile bootstrap interval over
 // claims (Wilson's over the values when they come from too few claims).
 func (p *prepared) rateCell(s claimSums) report.Cell {
@@ -116,12 +128,10 @@ func (p *prepared) rateCell(s claimSums) report.Cell {
 		}
 		return wilsonCell(sum, float64(n), p.opt.Level, k, p.opt.MinClusters)
 	}
-	est := s.ratio(nil)
-	reps, err := p.boot(func(w []int) []float64 { return []float64{s.ratio(w)} })
-	if err != nil {
+	est, lo, hi, ok := p.ratioInterval(s)
+	if !ok {
 		return report.P(est, n)
 	}
-	lo, hi := reps.Percentile(0, p.opt.Level)
 	return report.PCI(est, lo, hi, n)
 }
 
@@ -131,15 +141,13 @@ func (p *prepared) meanCell(s claimSums, digits int) report.Cell {
 	if s.n() == 0 {
 		return report.NA("no rows")
 	}
-	est := s.ratio(nil)
 	if k := s.claimsIn(); p.thin(k) {
-		return noInterval(report.F(est, digits), p.thinNote(k))
+		return noInterval(report.F(s.ratio(nil), digits), p.thinNote(k))
 	}
-	reps, err := p.boot(func(w []int) []float64 { return []float64{s.ratio(w)} })
-	if err != nil {
+	est, lo, hi, ok := p.ratioInterval(s)
+	if !ok {
 		return report.F(est, digits)
 	}
-	lo, hi := reps.Percentile(0, p.opt.Level)
 	return report.NCI(est, lo, hi, digits)
 }
 

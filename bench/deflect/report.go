@@ -528,17 +528,11 @@ func rate(rows []*Row, filter func(*Row) bool, f int) (float64, int) {
 }
 
 func spread(vals map[string]float64) float64 {
-	lo, hi := math.Inf(1), math.Inf(-1)
+	s := make([]float64, 0, len(vals))
 	for _, v := range vals {
-		if math.IsNaN(v) {
-			continue
-		}
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		s = append(s, v)
 	}
-	if math.IsInf(lo, 1) {
-		return math.NaN()
-	}
-	return hi - lo
+	return spreadOf(s)
 }
 
 func (p *prepared) framingContent(rep *report.Report) {
