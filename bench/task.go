@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fallacylab/fallacylab/compare"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
@@ -78,6 +80,26 @@ type RunVerb interface {
 	RunVerb() string
 }
 
+// ReportsFiles is a Reports whose report can also read files (upstream's
+// released outputs) instead of a stored run: when its flags name files
+// the report command opens no store and picks no run; the report's
+// builder is given a zero store.Run, reads the files, and names its source
+// and fallacylab's version (Env.Version) in its header itself.
+type ReportsFiles interface {
+	Reports
+	// FromFiles says, once the report's flags are parsed, whether they
+	// name files to read instead of a stored run.
+	FromFiles(f *pflag.FlagSet) bool
+}
+
+// HoldsRuns is a Task whose report holds a whole run's records in memory
+// while it makes much short-lived garbage (a full analysis): its report
+// command is annotated HoldsRun.
+type HoldsRuns interface {
+	Reports
+	HoldsRuns()
+}
+
 // OwnInput is a Task whose runs read only their arguments (a prompt set's
 // file): its commands take no data folder (--data-dir).
 type OwnInput interface {
@@ -121,6 +143,25 @@ type Env struct {
 	DryRun bool
 	// Stdout and Stderr are the command's.
 	Stdout, Stderr io.Writer
+	// Version is fallacylab's version, for a report that names its own
+	// provenance (ReportsFiles).
+	Version string
+	// Stored reads the answers the store already holds, for a dry run
+	// that prices a later phase from the answers of an earlier one (nil
+	// where no run is made: a viewer).
+	Stored StoredAnswers
+}
+
+// StoredAnswers are the answers a store holds, read without calling
+// anything.
+type StoredAnswers interface {
+	// Stored is the answer the store holds for a planned call (ok false:
+	// it would be made).
+	Stored(ctx context.Context, j engine.Job) (resp *llm.Response, ok bool, err error)
+	// OutputTokens is the mean output tokens of the store's answers of a
+	// model in a namespace, and how many there are (an estimate of the
+	// length of answers still to make).
+	OutputTokens(ctx context.Context, spec llm.Spec, namespace string) (mean float64, n int, err error)
 }
 
 // Records is how a Task stores and reads its records: by kind, each its
@@ -140,6 +181,8 @@ type Records interface {
 	RecordsByKey(ctx context.Context, runID int64, kind string, keys []string, fn func(store.Record) error) error
 	// Snapshot is the run's snapshot of kind in format (ok false: none).
 	Snapshot(ctx context.Context, runID int64, kind string, format int) (data []byte, ok bool, err error)
+	// Run is the stored run (ok false: none has that id).
+	Run(ctx context.Context, id int64) (r store.Run, ok bool, err error)
 	RecordReader
 }
 

@@ -8,11 +8,11 @@ import (
 	"sort"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
-	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/runner"
 )
@@ -26,18 +26,23 @@ func (Task) Definition() *bench.Benchmark { return Definition }
 // What the Task implements, checked by the compiler (Caddy's interface
 // guards).
 var (
-	_ bench.Commands = Task{}
-	_ bench.Views    = Task{}
-	_ bench.Previews = Task{}
+	_ bench.Runs         = Task{}
+	_ bench.ReportsFiles = Task{}
+	_ bench.HoldsRuns    = Task{}
+	_ bench.OwnInput     = Task{}
+	_ bench.Helps        = Task{}
+	_ bench.Commands     = Task{}
+	_ bench.Views        = Task{}
+	_ bench.Previews     = Task{}
 )
 
 var _ = bench.RegisterTask(Task{})
 
-// Commands implements bench.Commands: DeflectBench's run (generation then
-// judging), a new judge panel over a stored run, the report, the import of
-// upstream files and the synthetic run.
+// Commands implements bench.Commands: a new judge panel over a stored
+// run, the import of upstream files and the synthetic run (the run and its
+// report are the Task's BindRun and BindReport).
 func (Task) Commands(h bench.Host) []*cobra.Command {
-	return []*cobra.Command{newRunCmd(h), newJudgeCmd(h), newReportCmd(h), newImportCmd(h), newSynthCmd(h)}
+	return []*cobra.Command{newJudgeCmd(h), newImportCmd(h), newSynthCmd(h)}
 }
 
 type runOptions struct {
@@ -95,19 +100,32 @@ func parseSpecs(flag, value string) ([]llm.Spec, error) {
 	return specs, nil
 }
 
-func newRunCmd(h bench.Host) *cobra.Command {
-	o := runOptions{Samples: 5, Temperature: 1, JudgeTemperature: 0}
-	cmd := &cobra.Command{
-		Use:         "run",
-		Annotations: bench.CallsModels(),
-		Short:       "Generate the grid models × claims × templates × samples, then judge every valid output",
-		Example: `  fallacylab deflect run --models openai:gpt-4.1,anthropic:claude-sonnet-4-5 \
+// Help implements bench.Helps.
+func (Task) Help(verb string) bench.Help {
+	switch verb {
+	case "run":
+		return bench.Help{Short: "Generate the grid models × claims × templates × samples, then judge every valid output",
+			Example: `  fallacylab deflect run --models openai:gpt-4.1,anthropic:claude-sonnet-4-5 \
       --judges anthropic:claude-haiku-4-5,openai:gpt-4.1-mini --samples 5
-  fallacylab deflect run --models ollama:llama3.1 --judges openai:gpt-4.1-mini --samples 1 --dry-run`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd.Context(), h, o) },
+  fallacylab deflect run --models ollama:llama3.1 --judges openai:gpt-4.1-mini --samples 1 --dry-run`}
+	case "report":
+		return bench.Help{Short: "Every table of the paper with block-bootstrap CIs, from a stored run or upstream JSONL files",
+			Example: `  fallacylab deflect report --format md
+  fallacylab deflect report --run 3 --format html --out report.html
+  fallacylab deflect report --generations gens.jsonl --evals evals.jsonl --compat deflectbench-code --format json`,
+			Makes: "fallacylab deflect run` or `deflect import"}
 	}
-	f := cmd.Flags()
+	return bench.Help{}
+}
+
+// OwnInput implements bench.OwnInput: the claims and templates are
+// embedded, or the user's files (--claims, --templates); no data folder.
+func (Task) OwnInput() {}
+
+// BindRun implements bench.Runs: the generation phase, then the judging
+// of every valid generation by each judge.
+func (Task) BindRun(f *pflag.FlagSet) func(ctx context.Context, env bench.Env) (runner.Spec, error) {
+	o := runOptions{Samples: 5, Temperature: 1, JudgeTemperature: 0}
 	f.StringVar(&o.Models, "models", "", "models to evaluate, comma-separated provider:model")
 	f.StringVar(&o.Judges, "judges", "", "judge models, comma-separated (two for agreement statistics)")
 	f.IntVar(&o.Samples, "samples", o.Samples, "runs per (claim, template)")
@@ -122,34 +140,35 @@ func newRunCmd(h bench.Host) *cobra.Command {
 	f.StringVar(&o.Name, "name", "deflect", "run name")
 	f.IntVar(&o.Pilot, "pilot", 0, "run only N claims, spread over the levels; the full run later reuses their calls from the cache")
 	o.Select.Flags(f, "claims")
-	return cmd
+	return func(ctx context.Context, env bench.Env) (runner.Spec, error) { return runSpec(env, o) }
 }
 
-func run(ctx context.Context, h bench.Host, o runOptions) error {
+// runSpec is the run the flags ask for.
+func runSpec(env bench.Env, o runOptions) (runner.Spec, error) {
 	models, err := parseSpecs("models", o.Models)
 	if err != nil {
-		return err
+		return runner.Spec{}, err
 	}
 	judges, err := parseSpecs("judges", o.Judges)
 	if err != nil {
-		return err
+		return runner.Spec{}, err
 	}
 	if len(models) == 0 || len(judges) == 0 {
-		return fmt.Errorf("deflect run needs --models and --judges, e.g. --models openai:gpt-4.1 --judges anthropic:claude-haiku-4-5")
+		return runner.Spec{}, fmt.Errorf("deflect run needs --models and --judges, e.g. --models openai:gpt-4.1 --judges anthropic:claude-haiku-4-5")
 	}
 	b, err := loadBenchmark(o.Claims, o.Templates)
 	if err != nil {
-		return err
+		return runner.Spec{}, err
 	}
 	if o.Pilot < 0 {
-		return fmt.Errorf("--pilot %d: want a number of claims", o.Pilot)
+		return runner.Spec{}, fmt.Errorf("--pilot %d: want a number of claims", o.Pilot)
 	}
 	if o.Pilot > 0 && (o.Select.Limit > 0 || o.Select.IDs != "") {
-		return fmt.Errorf("--pilot picks claims spread over the levels; --limit and --sample-id pick them by order or id: use one")
+		return runner.Spec{}, fmt.Errorf("--pilot picks claims spread over the levels; --limit and --sample-id pick them by order or id: use one")
 	}
 	b.Claims = Pilot(b.Claims, o.Pilot)
 	if b.Claims, err = bench.Select(o.Select, "claims", b.Claims, func(c Claim) string { return c.ID }); err != nil {
-		return err
+		return runner.Spec{}, err
 	}
 	gopt := GenOptions{Models: models, Samples: o.Samples, MaxTokens: o.MaxTokens}
 	if !o.ProviderDefaultTemp {
@@ -158,14 +177,8 @@ func run(ctx context.Context, h bench.Host, o runOptions) error {
 	jopt := judgeOptions(judges, o.Structured, o.JudgeProviderDefault, o.JudgeTemperature)
 	genPlan, err := b.GenerationPlan(gopt)
 	if err != nil {
-		return err
+		return runner.Spec{}, err
 	}
-	s, err := h.Open(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	recs := s.Env("").Records
 	gens := map[string]Generation{}
 	gen := Definition.Phase("generation").Run(genPlan)
 	gen.Dry = func(context.Context) (engine.Plan, string, error) { return genPlan, "generation:", nil }
@@ -180,15 +193,14 @@ func run(ctx context.Context, h bench.Host, o runOptions) error {
 	gen.Records = func(ctx context.Context, runID int64) error {
 		// An interrupted run keeps what it answered: --allow-incomplete
 		// reports it, and the resume writes them all again.
-		return SaveGens(ctx, recs, runID, sortedGens(gens))
+		return SaveGens(ctx, env.Records, runID, sortedGens(gens))
 	}
-	judging := judgingPhase(recs, b, func() []Generation { return sortedGens(gens) }, jopt)
+	judging := judgingPhase(env.Records, b, func() []Generation { return sortedGens(gens) }, jopt)
 	judging.Dry = func(ctx context.Context) (engine.Plan, string, error) {
-		judgePlan, projected, err := projectedJudgePlan(ctx, s, b, genPlan, jopt, o.MaxTokens)
+		judgePlan, projected, err := projectedJudgePlan(ctx, env.Stored, b, genPlan, jopt, o.MaxTokens)
 		return judgePlan, fmt.Sprintf("judging (%d judges × each valid generation; %d generations not made yet are priced at their expected length):", len(judges), projected), err
 	}
-	stdout := h.Settings().Stdout
-	_, err = s.Run(ctx, runner.Spec{Name: o.Name, Options: o,
+	return runner.Spec{Name: o.Name, Options: o,
 		Identity: []any{engine.Digest(genPlan), jopt}, Specs: append(append([]llm.Spec(nil), models...), judges...),
 		Phases: []runner.Phase{gen, judging},
 		DryTotal: func(ests []engine.Estimate) {
@@ -200,10 +212,14 @@ func run(ctx context.Context, h bench.Host, o runOptions) error {
 			if !known {
 				unknown = " + unknown"
 			}
-			fmt.Fprintf(stdout, "total estimated cost (generation + judging): $%.4f%s\n", total, unknown)
+			fmt.Fprintf(env.Stdout, "total estimated cost (generation + judging): $%.4f%s\n", total, unknown)
 		},
-		Done: func(ctx context.Context, runID int64, exit error) error { return done(ctx, h, s, runID, exit) }})
-	return err
+		Done: func(ctx context.Context, runID int64, exit error) error {
+			if exit == nil && reportcache.Enabled() {
+				keepReport(ctx, env, runID)
+			}
+			return exit
+		}}, nil
 }
 
 // judgeOptions are the judges' options their flags ask for: no
@@ -241,38 +257,24 @@ func judgingPhase(recs bench.Records, b *Benchmark, gens func() []Generation, jo
 	return p
 }
 
-// done follows a finished run: the report with the default options, from
-// the stored records, is made ready for the first `deflect report` or
-// viewer page (under a second at the end of a run of hours), and the user
-// told how to see it.
-func done(ctx context.Context, h bench.Host, s bench.Session, runID int64, exit error) error {
-	if exit != nil {
-		return exit
-	}
-	brief := h.Settings().StdoutTTY
-	if reportcache.Enabled() || brief {
-		if d, err := LoadScores(ctx, s.Env("").Records, runID); err == nil {
-			if rep, err := Analyze(d, DefaultAnalysis()); err == nil {
-				if reportcache.Enabled() {
-					keepReport(ctx, s, runID, rep)
-				}
-				// A person at a terminal sees the headline figures first.
-				if brief && report.Brief(h.Settings().Stdout, rep) {
-					fmt.Fprintln(h.Settings().Stdout)
-				}
-			}
-		}
-	}
-	fmt.Fprintf(h.Settings().Stdout, "run %d done. The whole report: fallacylab deflect report --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, runID)
-	return nil
-}
-
 // keepReport leaves a finished run's report with the default options in
-// the report cache, under the key `deflect report` and the viewer ask with.
+// the report cache, under the key `deflect report` and the viewer ask
+// with, so that the first of them, at the end of a run of hours, takes
+// under a second (the run command's brief, at a terminal, reads it back).
 // It is only a head start: if it cannot be kept, the report is made then.
-func keepReport(ctx context.Context, s bench.Session, runID int64, rep *report.Report) {
-	if r, err := s.Pick(ctx, runID, true, Definition.Title, nil, ""); err == nil {
-		reportcache.Put(reportcache.RunKey(s.Where(), r, DefaultAnalysis().Identity()...), rep)
+func keepReport(ctx context.Context, env bench.Env, runID int64) {
+	r, ok, err := env.Records.Run(ctx, runID)
+	if err != nil || !ok {
+		return
+	}
+	key := reportcache.RunKey(env.Store, r, DefaultAnalysis().Identity()...)
+	if _, hit := reportcache.Get(key); hit {
+		return
+	}
+	if d, err := LoadScores(ctx, env.Records, runID); err == nil {
+		if rep, err := Analyze(d, DefaultAnalysis()); err == nil {
+			reportcache.Put(key, rep)
+		}
 	}
 }
 
@@ -283,10 +285,4 @@ func sortedGens(m map[string]Generation) []Generation {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].GenID < out[j].GenID })
 	return out
-}
-
-// pickRun is the DeflectBench run to read (runID 0: the newest).
-func pickRun(ctx context.Context, s bench.Session, runID int64, allowIncomplete bool) (int64, error) {
-	r, err := s.Pick(ctx, runID, allowIncomplete, Definition.Title, nil, "fallacylab deflect run` or `deflect import")
-	return r.ID, err
 }

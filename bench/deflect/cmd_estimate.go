@@ -15,7 +15,7 @@ import (
 // response as long as the model is expected to write (its stored answers'
 // mean, else max tokens, else engine.DefaultOutputGuess), so the dry run can
 // price the judges too. Stand-ins never reach a provider or the store.
-func projectedJudgePlan(ctx context.Context, s bench.Session, b *Benchmark, genPlan engine.Plan, jopt JudgeOptions, maxTokens int) (engine.Plan, int, error) {
+func projectedJudgePlan(ctx context.Context, s bench.StoredAnswers, b *Benchmark, genPlan engine.Plan, jopt JudgeOptions, maxTokens int) (engine.Plan, int, error) {
 	var gens []Generation
 	expected := map[string]int{}
 	projected := 0

@@ -91,11 +91,7 @@ func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name st
 		// (a fifth of a second at 72,000 records), after the import, so
 		// that the import's memory and the analysis's are never held at
 		// once.
-		if d, err := LoadScores(ctx, s.Env("").Records, run.ID); err == nil {
-			if rep, err := Analyze(d, DefaultAnalysis()); err == nil {
-				keepReport(ctx, s, run.ID, rep)
-			}
-		}
+		keepReport(ctx, s.Env(""), run.ID)
 	}
 	fmt.Fprintf(stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", im.gens, im.evals, run.ID, run.ID)
 	return nil

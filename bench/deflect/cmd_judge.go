@@ -8,6 +8,8 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/runner"
 )
 
@@ -64,10 +66,11 @@ func judgeRun(ctx context.Context, h bench.Host, o judgeCmdOptions) error {
 	}
 	defer s.Close()
 	recs := s.Env("").Records
-	from, err := pickRun(ctx, s, o.Run, o.AllowIncomplete)
+	r, err := s.Pick(ctx, o.Run, o.AllowIncomplete, Definition.Title, nil, "fallacylab deflect run` or `deflect import")
 	if err != nil {
 		return err
 	}
+	from := r.ID
 	d, err := LoadRecords(ctx, recs, from)
 	if err != nil {
 		return err
@@ -87,6 +90,27 @@ func judgeRun(ctx context.Context, h bench.Host, o judgeCmdOptions) error {
 	_, err = s.Run(ctx, runner.Spec{Name: name, Options: o, Identity: []any{from, jopt},
 		Specs: judges, Phases: []runner.Phase{judging},
 		Setup: func(ctx context.Context, runID int64) error { return SaveGens(ctx, recs, runID, d.Gens) },
-		Done:  func(ctx context.Context, runID int64, exit error) error { return done(ctx, h, s, runID, exit) }})
+		Done:  func(ctx context.Context, runID int64, exit error) error { return done(ctx, h, s.Env(""), runID, exit) }})
 	return err
+}
+
+// done follows a finished judge run as the run command follows a run: its
+// report with the default options kept in the report cache, its headline
+// figures shown to a person at a terminal, and the command for the whole.
+func done(ctx context.Context, h bench.Host, env bench.Env, runID int64, exit error) error {
+	if exit != nil {
+		return exit
+	}
+	if reportcache.Enabled() {
+		keepReport(ctx, env, runID)
+	}
+	if h.Settings().StdoutTTY {
+		if r, ok, err := env.Records.Run(ctx, runID); err == nil && ok {
+			if rep, err := reportOf(ctx, env, defaultReportOptions(), r); err == nil && report.Brief(h.Settings().Stdout, rep) {
+				fmt.Fprintln(h.Settings().Stdout)
+			}
+		}
+	}
+	fmt.Fprintf(h.Settings().Stdout, "run %d done. The whole report: fallacylab deflect report --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, runID)
+	return nil
 }

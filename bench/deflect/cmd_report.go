@@ -6,20 +6,16 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
-
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/spf13/pflag"
 )
 
 type reportOptions struct {
-	Run                int64
-	AllowIncomplete    bool
 	Generations, Evals string
-	Format, Out        string
 	Consensus          string
 	Compat             string
 	Seed               uint64
@@ -29,7 +25,7 @@ type reportOptions struct {
 
 // defaultReportOptions are `deflect report`'s defaults.
 func defaultReportOptions() reportOptions {
-	return reportOptions{Format: "md", Consensus: "any", Seed: 20260101, Resamples: 1000, MinClusters: DefaultMinClusters}
+	return reportOptions{Consensus: "any", Seed: 20260101, Resamples: 1000, MinClusters: DefaultMinClusters}
 }
 
 // DefaultAnalysis is the analysis `deflect report` makes with its
@@ -60,95 +56,74 @@ func (o reportOptions) analysis() (Options, error) {
 	return Options{Mode: mode, Seed: o.Seed, Resamples: o.Resamples, MinClusters: o.MinClusters}, nil
 }
 
-func newReportCmd(h bench.Host) *cobra.Command {
+// HoldsRuns implements bench.HoldsRuns: the report holds a whole run.
+func (Task) HoldsRuns() {}
+
+// FromFiles implements bench.ReportsFiles: --generations names upstream's
+// files, read instead of a stored run.
+func (Task) FromFiles(f *pflag.FlagSet) bool { return f.Changed("generations") }
+
+// BindReport implements bench.Reports: every table of the paper, from a
+// stored run (kept in the report cache under its analysis' options) or
+// from upstream-format files (FromFiles).
+func (Task) BindReport(f *pflag.FlagSet) func(ctx context.Context, env bench.Env, run store.Run) (*report.Report, error) {
 	o := defaultReportOptions()
-	cmd := &cobra.Command{
-		Use:         "report",
-		Annotations: bench.HoldsRun(),
-		Short:       "Every table of the paper with block-bootstrap CIs, from a stored run or upstream JSONL files",
-		Example: `  fallacylab deflect report --format md
-  fallacylab deflect report --run 3 --format html --out report.html
-  fallacylab deflect report --generations gens.jsonl --evals evals.jsonl --compat deflectbench-code --format json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return reportRun(cmd.Context(), h, o) },
-	}
-	f := cmd.Flags()
-	f.Int64Var(&o.Run, "run", 0, "run id (default: the latest DeflectBench run in the store)")
-	f.BoolVar(&o.AllowIncomplete, "allow-incomplete", false, "report a run that did not finish (interrupted, failed, incomplete) from the records it has")
 	f.StringVar(&o.Generations, "generations", "", "read upstream-format generations JSONL instead of the store (a comma-separated list or glob: one file per model)")
 	f.StringVar(&o.Evals, "evals", "", "upstream-format evals JSONL (with --generations; may be a comma-separated list)")
-	bench.AddReportFlags(f, &o.Format, &o.Out, "output file, or a directory (one file per table for csv); default stdout")
 	f.StringVar(&o.Consensus, "consensus", o.Consensus, "judge consensus: any, all, mean or deflectbench-code")
 	f.StringVar(&o.Compat, "compat", "", "deflectbench-code: reproduce the released code's semantics exactly")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
 	f.IntVar(&o.Resamples, "resamples", o.Resamples, "bootstrap resamples")
 	f.IntVar(&o.MinClusters, "min-clusters", o.MinClusters, "show a cell's bootstrap interval only when its rows come from at least this many claims (0: always)")
-	return cmd
+	return func(ctx context.Context, env bench.Env, r store.Run) (*report.Report, error) {
+		return reportOf(ctx, env, o, r)
+	}
 }
 
-func reportRun(ctx context.Context, h bench.Host, o reportOptions) error {
-	if _, err := report.ParseFormat(o.Format); err != nil {
-		return err
-	}
+// reportOf is the report of the files the options name, else of run r.
+func reportOf(ctx context.Context, env bench.Env, o reportOptions, r store.Run) (*report.Report, error) {
 	opts, err := o.analysis()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var rep *report.Report
-	source := ""
-	var fromRun func(*report.Report) error
 	if o.Generations != "" {
-		d, err := readLean(h.Settings().Stderr, o.Generations, o.Evals)
+		d, err := readLean(env.Stderr, o.Generations, o.Evals)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		source = o.Generations
-		if rep, err = Analyze(d, opts); err != nil {
-			return err
-		}
-	} else {
-		s, err := h.Open(ctx, false)
+		rep, err := Analyze(d, opts)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer s.Close()
-		r, err := s.Pick(ctx, o.Run, o.AllowIncomplete, Definition.Title, nil, "fallacylab deflect run` or `deflect import")
-		if err != nil {
-			return err
-		}
-		// The analysis of these records with these options may be cached
-		// (outside the store): the same report again, or in another
-		// format, is read back.
-		rep, err = reportcache.GetOrMake(reportcache.RunKey(s.Where(), r, opts.Identity()...), func() (*report.Report, error) {
-			d, err := LoadScores(ctx, s.Env("").Records, r.ID)
-			if errors.Is(err, ErrNoGenerations) && r.Status != store.RunDone {
-				return nil, noRecordsYet(r)
-			}
-			if err != nil {
-				return nil, err
-			}
-			return Analyze(d, opts)
-		}, func(err error) {
-			fmt.Fprintf(h.Settings().Stderr, "note: report cache: %v (the report is not kept)\n", err)
-		})
-		if err != nil {
-			return err
-		}
-		source = fmt.Sprintf("run %d in %s", r.ID, s.Where())
-		fromRun = func(rep *report.Report) error {
-			if err := s.Annotate(ctx, r.ID, rep); err != nil {
-				return err
-			}
-			return s.Studies(ctx, r.ID, rep)
-		}
+		return withSource(rep, o.Generations, env.Version), nil
 	}
-	rep.Meta = append([][2]string{{"source", source}, {"fallacylab", h.Version()}}, rep.Meta...)
-	if fromRun != nil {
-		if err := fromRun(rep); err != nil {
-			return err
+	// The analysis of these records with these options may be cached
+	// (outside the store): the same report again, or in another format,
+	// is read back.
+	rep, err := reportcache.GetOrMake(reportcache.RunKey(env.Store, r, opts.Identity()...), func() (*report.Report, error) {
+		d, err := LoadScores(ctx, env.Records, r.ID)
+		if errors.Is(err, ErrNoGenerations) && r.Status != store.RunDone {
+			return nil, noRecordsYet(r)
 		}
+		if err != nil {
+			return nil, err
+		}
+		return Analyze(d, opts)
+	}, func(err error) {
+		fmt.Fprintf(env.Stderr, "note: report cache: %v (the report is not kept)\n", err)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return h.WriteReport(rep, o.Format, o.Out)
+	return withSource(rep, fmt.Sprintf("run %d in %s", r.ID, env.Store), env.Version), nil
+}
+
+// withSource is rep led by its source and fallacylab's version (a copy of
+// its header: a cached report is shared).
+func withSource(rep *report.Report, source, version string) *report.Report {
+	out := *rep
+	out.Meta = append([][2]string{{"source", source}, {"fallacylab", version}}, rep.Meta...)
+	return &out
 }
 
 // sayRead says what reading the files dropped, and how many generations

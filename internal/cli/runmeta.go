@@ -43,7 +43,23 @@ func addPartial(r store.Run, rep *report.Report) {
 // provenance ends a report's header the same way whether it was just made
 // or made again from the store: the build, the run, and its unusable
 // answers.
+//
+// A report that leads with its own provenance (its source and fallacylab's
+// version, as DeflectBench's does whether it read a run or files) keeps
+// it, and gets only the unusable answers.
 func provenance(ctx context.Context, s *session, runID int64, rep *report.Report) error {
-	rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.st.Path())})
+	if !hasMeta(rep, "fallacylab") {
+		rep.Meta = append(rep.Meta, [2]string{"fallacylab", Version()}, [2]string{"run", fmt.Sprintf("%d in %s", runID, s.st.Path())})
+	}
 	return addUnusable(ctx, s.st, runID, rep)
+}
+
+// hasMeta says whether the report's header has a line named key.
+func hasMeta(rep *report.Report, key string) bool {
+	for _, m := range rep.Meta {
+		if m[0] == key {
+			return true
+		}
+	}
+	return false
 }

@@ -10,7 +10,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store"
 )
 
 // taskCmds are the commands of every registered Task, made from what it
@@ -45,7 +48,26 @@ func (s *session) taskEnv(dataDirFlag string) bench.Env {
 	if dir := dataDir(dataDirFlag); dir != "" && dirExists(dir) {
 		data = os.DirFS(dir)
 	}
-	return bench.Env{Records: s.st, Data: data, DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr}
+	return bench.Env{Records: s.st, Data: data, DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr,
+		Store: s.st.Path(), Version: Version(), Stored: storedAnswers{s}}
+}
+
+// storedAnswers are the answers the session's store holds
+// (bench.StoredAnswers), found as its engine would find them.
+type storedAnswers struct{ s *session }
+
+// Stored implements bench.StoredAnswers.
+func (a storedAnswers) Stored(ctx context.Context, j engine.Job) (*llm.Response, bool, error) {
+	c, ok, err := a.s.st.GetCall(ctx, a.s.engine(0).Place(j).Key())
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return c.Response, c.Response != nil, nil
+}
+
+// OutputTokens implements bench.StoredAnswers.
+func (a storedAnswers) OutputTokens(ctx context.Context, spec llm.Spec, namespace string) (float64, int, error) {
+	return a.s.st.OutputTokens(ctx, spec.Provider, spec.Model, namespace)
 }
 
 // newTaskRunCmd is a Task's `run`: its options as flags, its run through
@@ -127,18 +149,32 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 	var allowIncomplete bool
 	var format, out, dir string
 	cmd := &cobra.Command{Use: "report", Short: "Report a stored " + def.Title + " run", Args: cobra.NoArgs}
+	if _, ok := t.(bench.HoldsRuns); ok {
+		cmd.Annotations = bench.HoldsRun()
+	}
 	withHelp(cmd, t, "report")
-	build := t.BindReport(cmd.Flags())
 	f := cmd.Flags()
 	f.Int64Var(&runID, "run", 0, "run id (default: the latest "+def.Title+" run)")
 	f.BoolVar(&allowIncomplete, "allow-incomplete", false, "report a run that did not finish, from the records it has")
-	bench.AddReportFlags(f, &format, &out, "")
-	f.StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
+	build := t.BindReport(f)
+	bench.AddReportFlags(f, &format, &out, "output file, or a directory (one file per table for csv); default stdout")
+	if _, own := t.(bench.OwnInput); !own {
+		f.StringVar(&dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
+	}
+	files, readsFiles := t.(bench.ReportsFiles)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		rf, err := report.ParseFormat(format)
 		if err != nil {
 			return err
+		}
+		if readsFiles && files.FromFiles(cmd.Flags()) {
+			// Files, not a stored run: no store is opened.
+			rep, err := build(ctx, bench.Env{Stdout: g.Stdout, Stderr: g.Stderr, Version: Version()}, store.Run{})
+			if err != nil {
+				return err
+			}
+			return writeReport(g, rep, rf, out)
 		}
 		s, err := openBrowse(g)
 		if err != nil {
