@@ -8,7 +8,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/lifecycle"
-	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
@@ -70,26 +69,11 @@ type Session interface {
 	// Discard removes a run the command started and could not fill (bad
 	// input), so that no half a result is left.
 	Discard(ctx context.Context, runID int64) error
-	// Stored is the answer the store holds for a planned call (ok false:
-	// it would be made), for a dry run that prices what is left.
-	Stored(ctx context.Context, j engine.Job) (resp *llm.Response, ok bool, err error)
-	// OutputTokens is the mean output tokens of the store's answers of a
-	// model in a namespace, and how many there are (an estimate of the
-	// length of answers still to make).
-	OutputTokens(ctx context.Context, spec llm.Spec, namespace string) (mean float64, n int, err error)
-	// Previous is the newest run made by the same command as spec.
-	Previous(ctx context.Context, spec runner.Spec) (store.Run, bool, error)
 	// Pick is the run a report reads: id, or (0) the newest run of the
 	// Task that has is true for (what names such a run, first the command
 	// that makes one); a run that did not finish is refused unless
 	// allowIncomplete.
 	Pick(ctx context.Context, id int64, allowIncomplete bool, what string, has func(store.Run) bool, first string) (store.Run, error)
-	// Annotate adds to the report of a stored run what the run says of
-	// it: partial when it did not finish, its unusable answers per phase
-	// and model.
-	Annotate(ctx context.Context, runID int64, rep *report.Report) error
-	// Studies adds the run's human studies to its report (none: nothing).
-	Studies(ctx context.Context, runID int64, rep *report.Report) error
 	// Runs are the store's runs.
 	Runs(ctx context.Context) ([]store.Run, error)
 	// Where names the store, for messages.
@@ -99,14 +83,6 @@ type Session interface {
 	CreateStudy(ctx context.Context, req StudyRequest) (StudyMade, error)
 	// WriteStudySheet writes a study's coding sheet, as `study export`.
 	WriteStudySheet(ctx context.Context, studyID int64, w io.Writer) error
-	// Embedder is the embeddings of a provider:model whose endpoint
-	// speaks OpenAI's /v1/embeddings (nil in a dry run, which calls
-	// nothing).
-	Embedder(ctx context.Context, spec string) (func(texts []string) ([][]float64, error), error)
-	// Scorer is the scores of a scorer endpoint speaking the scorer
-	// protocol (docs/scorer-protocol.md), its calls made through the
-	// engine (nil in a dry run, which calls nothing).
-	Scorer(ctx context.Context, url string) (func(pairs []llm.ScorePair) ([]map[string]float64, error), error)
 	// Close closes the store.
 	Close() error
 }

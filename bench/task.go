@@ -73,6 +73,27 @@ type ShowsReport interface {
 	Brief(ctx context.Context, env Env, run store.Run, w io.Writer) error
 }
 
+// Sweeps is a Runs one of whose flags may name several values (Missci's
+// --template gen_cls/p4-*): the run command then runs a sweep of one run
+// per value, as a plan file sweeping that flag would (resumable as a
+// whole, priced as a whole, one table at the end).
+type Sweeps interface {
+	Runs
+	// SweepFlag is, once the flags are parsed, the flag that may sweep and
+	// the values it names (one or none: a single run).
+	SweepFlag(f *pflag.FlagSet) (flag string, values []string, err error)
+}
+
+// SweepTables is a Task that compares the runs of one sweep in tables of
+// its own (Missci's metrics by template), added to the sweep's report
+// after its table of runs.
+type SweepTables interface {
+	Task
+	// SweepTables adds to rep the tables comparing runs, the finished
+	// runs of one entry of a sweep, in its order.
+	SweepTables(ctx context.Context, env Env, runs []store.Run, rep *report.Report) error
+}
+
 // RunVerb is a Runs whose run command has a name of its own ("audit");
 // "run" stays its alias.
 type RunVerb interface {

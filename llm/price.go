@@ -23,32 +23,35 @@ type Prices map[string]Price
 // user says so; an unknown model has an unknown price, never $0.
 func DefaultPrices() Prices {
 	return Prices{
-		"openai:gpt-4.1":               {Input: 2.00, Output: 8.00, CachedInput: 0.50},
-		"openai:gpt-4.1-mini":          {Input: 0.40, Output: 1.60, CachedInput: 0.10},
-		"openai:gpt-4.1-nano":          {Input: 0.10, Output: 0.40, CachedInput: 0.025},
-		"openai:gpt-4o":                {Input: 2.50, Output: 10.00, CachedInput: 1.25},
-		"openai:gpt-4o-mini":           {Input: 0.15, Output: 0.60, CachedInput: 0.075},
-		"openai:o3":                    {Input: 2.00, Output: 8.00, CachedInput: 0.50},
-		"openai:o4-mini":               {Input: 1.10, Output: 4.40, CachedInput: 0.275},
-		"openai:gpt-5":                 {Input: 1.25, Output: 10.00, CachedInput: 0.125},
-		"openai:gpt-5-mini":            {Input: 0.25, Output: 2.00, CachedInput: 0.025},
-		"openai:gpt-5-nano":            {Input: 0.05, Output: 0.40, CachedInput: 0.005},
-		"anthropic:claude-opus-4-1":    {Input: 15.00, Output: 75.00, CachedInput: 1.50, CacheWrite: 18.75},
-		"anthropic:claude-sonnet-4-5":  {Input: 3.00, Output: 15.00, CachedInput: 0.30, CacheWrite: 3.75},
-		"anthropic:claude-sonnet-4":    {Input: 3.00, Output: 15.00, CachedInput: 0.30, CacheWrite: 3.75},
-		"anthropic:claude-haiku-4-5":   {Input: 1.00, Output: 5.00, CachedInput: 0.10, CacheWrite: 1.25},
-		"anthropic:claude-3-5-haiku":   {Input: 0.80, Output: 4.00, CachedInput: 0.08, CacheWrite: 1.00},
-		"gemini:gemini-2.5-pro":        {Input: 1.25, Output: 10.00},
-		"gemini:gemini-2.5-flash":      {Input: 0.30, Output: 2.50},
-		"gemini:gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40},
-		"deepseek:deepseek-chat":       {Input: 0.27, Output: 1.10},
-		"deepseek:deepseek-reasoner":   {Input: 0.55, Output: 2.19},
+		"openai:gpt-4.1":                {Input: 2.00, Output: 8.00, CachedInput: 0.50},
+		"openai:gpt-4.1-mini":           {Input: 0.40, Output: 1.60, CachedInput: 0.10},
+		"openai:gpt-4.1-nano":           {Input: 0.10, Output: 0.40, CachedInput: 0.025},
+		"openai:gpt-4o":                 {Input: 2.50, Output: 10.00, CachedInput: 1.25},
+		"openai:gpt-4o-mini":            {Input: 0.15, Output: 0.60, CachedInput: 0.075},
+		"openai:o3":                     {Input: 2.00, Output: 8.00, CachedInput: 0.50},
+		"openai:o4-mini":                {Input: 1.10, Output: 4.40, CachedInput: 0.275},
+		"openai:gpt-5":                  {Input: 1.25, Output: 10.00, CachedInput: 0.125},
+		"openai:gpt-5-mini":             {Input: 0.25, Output: 2.00, CachedInput: 0.025},
+		"openai:gpt-5-nano":             {Input: 0.05, Output: 0.40, CachedInput: 0.005},
+		"anthropic:claude-opus-4-1":     {Input: 15.00, Output: 75.00, CachedInput: 1.50, CacheWrite: 18.75},
+		"anthropic:claude-sonnet-4-5":   {Input: 3.00, Output: 15.00, CachedInput: 0.30, CacheWrite: 3.75},
+		"anthropic:claude-sonnet-4":     {Input: 3.00, Output: 15.00, CachedInput: 0.30, CacheWrite: 3.75},
+		"anthropic:claude-haiku-4-5":    {Input: 1.00, Output: 5.00, CachedInput: 0.10, CacheWrite: 1.25},
+		"anthropic:claude-3-5-haiku":    {Input: 0.80, Output: 4.00, CachedInput: 0.08, CacheWrite: 1.00},
+		"gemini:gemini-2.5-pro":         {Input: 1.25, Output: 10.00},
+		"gemini:gemini-2.5-flash":       {Input: 0.30, Output: 2.50},
+		"gemini:gemini-2.5-flash-lite":  {Input: 0.10, Output: 0.40},
+		"openai:text-embedding-3-small": {Input: 0.02},
+		"openai:text-embedding-3-large": {Input: 0.13},
+		"deepseek:deepseek-chat":        {Input: 0.27, Output: 1.10},
+		"deepseek:deepseek-reasoner":    {Input: 0.55, Output: 2.19},
 	}
 }
 
 // Lookup finds the price of a spec: exact "provider:model", then the model with
 // a dated suffix removed ("claude-haiku-4-5-20251001" → "claude-haiku-4-5"),
-// then the bare model name.
+// then the bare model name, then the provider's price for every model
+// ("provider:*").
 func (p Prices) Lookup(s Spec) (Price, bool) {
 	if pr, ok := p[s.String()]; ok {
 		return pr, true
@@ -68,7 +71,12 @@ func (p Prices) Lookup(s Spec) (Price, bool) {
 			return pr, true
 		}
 	}
-	pr, ok := p[s.Model]
+	if pr, ok := p[s.Model]; ok {
+		return pr, true
+	}
+	// A price for every model of a provider ("ollama:*": a local server
+	// that costs nothing).
+	pr, ok := p[s.Provider+":*"]
 	return pr, ok
 }
 

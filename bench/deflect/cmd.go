@@ -40,7 +40,11 @@ var _ = bench.RegisterTask(Task{})
 
 // Commands implements bench.Commands: a new judge panel over a stored
 // run, the import of upstream files and the synthetic run (the run and its
-// report are the Task's BindRun and BindReport).
+// report are the Task's BindRun and BindReport). Why they are commands of
+// their own: judge is a second kind of run, over a stored run's
+// generations, and a Task has one BindRun; import reads upstream's two
+// file lists into a run that calls nothing (runs import takes one file of
+// a format); synth writes files and makes no run.
 func (Task) Commands(h bench.Host) []*cobra.Command {
 	return []*cobra.Command{newJudgeCmd(h), newImportCmd(h), newSynthCmd(h)}
 }

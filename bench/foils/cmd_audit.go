@@ -37,7 +37,11 @@ type foilsOptions struct {
 
 // Commands implements bench.Commands: the built-in detector's training,
 // the generation of new negatives and the native-class sheets (the audit
-// and its report are the Task's BindRun and BindReport).
+// and its report are the Task's BindRun and BindReport). Why they are
+// commands of their own: train writes a model file and makes no run;
+// generate is a second kind of run (a generator and a judge writing new
+// foils files), and a Task has one BindRun; sheet is the older spelling of
+// a foils-native study, kept for the files it reads and writes.
 func (Task) Commands(h bench.Host) []*cobra.Command {
 	return []*cobra.Command{newFoilsTrainCmd(h), newFoilsGenerateCmd(h), newFoilsSheetCmd(h)}
 }

@@ -24,11 +24,15 @@ const (
 // ClassifyRecord is a classification run's records: what it classified,
 // and each unit's gold and predicted class.
 type ClassifyRecord struct {
-	Task     string           `json:"task"`
-	Template string           `json:"template"`
-	Split    string           `json:"split"`
-	Source   string           `json:"source"`
-	Units    []ClassifiedUnit `json:"-"`
+	Task     string `json:"task"`
+	Template string `json:"template"`
+	// FromTemplate is a consistency run's reconstruction template, whose
+	// top premises it classified; Strict its --strict.
+	FromTemplate string           `json:"from_template,omitempty"`
+	Strict       bool             `json:"strict,omitempty"`
+	Split        string           `json:"split"`
+	Source       string           `json:"source"`
+	Units        []ClassifiedUnit `json:"-"`
 }
 
 // ClassifiedUnit is one unit's record.
@@ -37,6 +41,9 @@ type ClassifiedUnit struct {
 	LineID string `json:"line_id,omitempty"`
 	Gold   string `json:"gold"`
 	Pred   string `json:"pred"`
+	// Premise is the premise a consistency run classified (the model's
+	// own).
+	Premise string `json:"premise,omitempty"`
 	// CallKey is the call the answer came from ("" : it failed).
 	CallKey string `json:"-"`
 }
@@ -83,14 +90,36 @@ func (c ClassifyRecord) Report() (*report.Report, error) {
 	units := make([]ClassifyUnit, len(c.Units))
 	got := map[string]string{}
 	for i, u := range c.Units {
-		units[i] = ClassifyUnit{ID: u.ID, LineID: u.LineID, Gold: u.Gold}
+		units[i] = ClassifyUnit{ID: u.ID, LineID: u.LineID, Gold: u.Gold, Premise: u.Premise}
 		got[u.ID] = u.Pred
+	}
+	if c.Task == "consistency" {
+		cons, err := EvaluateConsistency(units, got, c.Strict)
+		if err != nil {
+			return nil, err
+		}
+		return ConsistencyReport(c.Split, c.Source, cons), nil
 	}
 	res, err := evaluateClassification(c.Task, classifiedArgs(data, got), units, got)
 	if err != nil {
 		return nil, err
 	}
 	return ClassificationReport(c.Task, c.Split, c.Source, []ClassifyRow{{Result: res}}), nil
+}
+
+// result is a classify-gold or classify-only run's scores.
+func (c ClassifyRecord) result() (ClassifyResult, error) {
+	data, err := Load(c.Split)
+	if err != nil {
+		return ClassifyResult{}, err
+	}
+	units := make([]ClassifyUnit, len(c.Units))
+	got := map[string]string{}
+	for i, u := range c.Units {
+		units[i] = ClassifyUnit{ID: u.ID, LineID: u.LineID, Gold: u.Gold}
+		got[u.ID] = u.Pred
+	}
+	return evaluateClassification(c.Task, classifiedArgs(data, got), units, got)
 }
 
 // classifiedArgs are the arguments every line of which was classified

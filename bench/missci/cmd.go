@@ -2,6 +2,8 @@ package missci
 
 import (
 	"bufio"
+	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/runner"
 
 	"github.com/fallacylab/fallacylab/decode"
 	"github.com/fallacylab/fallacylab/lifecycle"
@@ -17,10 +20,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Commands implements bench.Commands: Missci's run, report, evaluation of
-// answers made elsewhere, baselines and the human-evaluation table.
+// Commands implements bench.Commands: reports that are not of a stored
+// run — the evaluation of answers made elsewhere (a file), the paper's
+// random baselines and its human-evaluation table (the run and its report
+// are the Task's BindRun and BindReport). They are commands of their own
+// because each reads something other than a run (a predictions file, the
+// paper's data and seeds, its human-evaluation CSV); an evaluation whose
+// premises are embedded or scored makes a run of those calls.
 func (Task) Commands(h bench.Host) []*cobra.Command {
-	return []*cobra.Command{newBaselineCmd(h), newEvalCmd(h), newRunCmd(h), newHumanEvalCmd(h), newReportCmd(h)}
+	return []*cobra.Command{newBaselineCmd(h), newEvalCmd(h), newHumanEvalCmd(h)}
 }
 
 func parseK(s string) (int, error) {
@@ -160,18 +168,13 @@ func newEvalCmd(h bench.Host) *cobra.Command {
 			}
 			x := Scorers{}
 			if embedder != "" || scorer != "" {
-				// Their calls are cached in the store, like every call.
-				sess, err := h.Open(cmd.Context(), true)
-				if err != nil {
+				// The embeddings and scores are a run's phases: counted,
+				// priced by --dry-run, cached, resumed, stored with it.
+				var done bool
+				if x, done, err = evalRun(cmd.Context(), h, evalOptions{Split: split, Predictions: file, Embedder: embedder, Scorer: scorer, Strict: strict},
+					data, preds, unknown); err != nil || done {
 					return err
 				}
-				defer sess.Close()
-				if x, err = scorers(cmd.Context(), sess, embedder, scorer); err != nil {
-					return err
-				}
-			}
-			if err != nil {
-				return err
 			}
 			rep, err := ReconstructionReport(data, preds, k, split, file, unknown, x)
 			if err != nil {
@@ -196,14 +199,55 @@ func newEvalCmd(h bench.Host) *cobra.Command {
 
 // runOptions are `missci run`'s options.
 type runOptions struct {
-	Task, Model, Template, FromTemplate, Split, Format, Out string
-	Embedder, Scorer                                        string
-	Strict                                                  bool
-	MaxTokens                                               int
-	Select                                                  bench.Selection
+	Task, Model, Template, FromTemplate, Split string
+	Embedder, Scorer                           string
+	Strict                                     bool
+	MaxTokens                                  int
+	Select                                     bench.Selection
 }
 
 var defaultTemplates = map[string]string{
 	"reconstruct": "gen_cls/p4-connect-D", "classify-gold": "cls_with_premise/classify-D",
 	"classify-only": "cls_without_premise/p4-connect-cls-D", "consistency": "cls_with_premise/classify-D",
+}
+
+// evalOptions are what an evaluation run of predictions made elsewhere is
+// made with.
+type evalOptions struct {
+	Split, Predictions, Embedder, Scorer string
+	Strict                               bool
+}
+
+// evalRun embeds and scores the premises of predictions made elsewhere in
+// a run of their own (the predictions its records, the embedding and
+// scoring its phases) and returns the scorers of what it stored; done:
+// a dry run, priced, with nothing more to do.
+func evalRun(ctx context.Context, h bench.Host, o evalOptions, data []Argument, preds Predictions, unknown []string) (Scorers, bool, error) {
+	sess, err := h.Open(ctx, true)
+	if err != nil {
+		return Scorers{}, false, err
+	}
+	defer sess.Close()
+	env := sess.Env("")
+	r := &missciRun{env: env, o: runOptions{Task: "reconstruct", Split: o.Split, Embedder: o.Embedder, Scorer: o.Scorer, Strict: o.Strict}, data: data, preds: preds}
+	phases, specs, err := r.premisePhases()
+	if err != nil {
+		return Scorers{}, false, err
+	}
+	res, err := sess.Run(ctx, runner.Spec{Name: "missci eval " + o.Predictions, Options: o, Specs: specs, Phases: phases,
+		Identity: []any{o, predsDigest(preds), unknown},
+		Setup: func(ctx context.Context, runID int64) error {
+			return SaveRecord(ctx, env.Records, runID, Record{Split: o.Split, Source: o.Predictions, Unknown: unknown, Preds: preds})
+		}})
+	if err != nil || h.Settings().DryRun {
+		return Scorers{}, true, err
+	}
+	x, _, err := storedScorers(ctx, env.Records, res.RunID)
+	return x, false, err
+}
+
+// predsDigest identifies a set of predictions.
+func predsDigest(preds Predictions) string {
+	b, _ := json.Marshal(preds) // maps marshal in key order
+	return fmt.Sprintf("%x", sha256.Sum256(b))
 }

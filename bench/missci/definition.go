@@ -19,6 +19,12 @@ var Definition = &bench.Benchmark{
 	Phases: []bench.Phase{
 		{Name: "reconstruction", Hint: formatHint, Usable: func(r engine.Result) bool { return GenClsParsable(r.Response.Text) }},
 		{Name: "classification", Hint: formatHint, Usable: func(r engine.Result) bool { return ClassifyParsable(r.Response.Text) }},
+		{Name: "embedding", Hint: "the embeddings endpoint answered without one vector per text",
+			Usable: func(r engine.Result) bool { return r.Response != nil && len(r.Response.Vectors) == 1 }},
+		{Name: "scoring", Hint: "the scorer answered without one score per pair (docs/scorer-protocol.md)",
+			Usable: func(r engine.Result) bool {
+				return r.Response != nil && len(r.Response.Scores) == len(r.Job.Request.Score)
+			}},
 	},
 }
 
@@ -31,8 +37,12 @@ func (Task) Definition() *bench.Benchmark { return Definition }
 // What the Task implements, checked by the compiler (Caddy's interface
 // guards).
 var (
-	_ bench.Commands = Task{}
-	_ bench.Views    = Task{}
+	_ bench.Runs        = Task{}
+	_ bench.ShowsReport = Task{}
+	_ bench.Sweeps      = Task{}
+	_ bench.Helps       = Task{}
+	_ bench.Commands    = Task{}
+	_ bench.Views       = Task{}
 )
 
 var _ = bench.RegisterTask(Task{})

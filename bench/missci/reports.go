@@ -136,15 +136,14 @@ func premiseSection(rep *report.Report, data []Argument, preds Predictions, k in
 	return nil
 }
 
-// SweepReport compares reconstruction runs of several templates at k = 1,
-// with METEOR over the matched premise pairs of each.
-func SweepReport(data []Argument, templates []string, preds []Predictions, split, model string, x Scorers) (*report.Report, error) {
-	rep := &report.Report{Title: "Missci reconstruction by template", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"model", model}, {"templates", fmt.Sprint(len(templates))}}}
+// sweepSections adds to rep the tables comparing templates' reconstructions
+// (xs: each one's premise scorers).
+func sweepSections(rep *report.Report, data []Argument, templates []string, preds []Predictions, xs []Scorers) error {
 	var rs []Reconstruction
 	for _, p := range preds {
 		r, err := EvaluateReconstruction(data, p, 1)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rs = append(rs, r)
 	}
@@ -152,17 +151,17 @@ func SweepReport(data []Argument, templates []string, preds []Predictions, split
 	sec.Add(ReconstructionTable("by_template", "Reconstruction by template (k = 1)", templates, rs))
 	t := sec.Add(&report.Table{ID: "meteor_by_template", Title: "Premise METEOR by template (k = 1)", Columns: report.Cols("template", "pairs", "METEOR all", "METEOR correct class", "METEOR incorrect class")})
 	for i, p := range preds {
-		pairs, err := MatchPairsWith(data, p, 1, x.Embed)
+		pairs, err := MatchPairsWith(data, p, 1, xs[i].Embed)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ps, err := ScorePairs(pairs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		t.Rows = append(t.Rows, []report.Cell{report.T(templates[i]), report.I(ps.N), report.F(ps.All, 4), report.F(ps.Correct, 4), report.F(ps.Incorrect, 4)})
 	}
-	return rep, nil
+	return nil
 }
 
 // ClassifyRow is one template's classification result.

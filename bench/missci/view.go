@@ -37,9 +37,10 @@ type runView struct {
 }
 
 // View implements bench.Views: a reconstruction run's report (as `missci
-// report` makes it at k = 1, with no embedder or scorer: the viewer calls
-// nothing), its arguments and their pages, and its comparison with
-// another reconstruction run.
+// report` makes it at k = 1, its premises paired and scored by what its
+// embedding and scoring phases stored: the viewer calls nothing), its
+// arguments and their pages, and its comparison with another
+// reconstruction run.
 func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, error) {
 	// A classification run's page is its report.
 	if c, ok, err := LoadClassification(ctx, env.Records, run.ID); err != nil || ok {
@@ -63,7 +64,11 @@ func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, 
 	// A run of a subset shows the arguments it reconstructed (the report
 	// says how many of the split's).
 	v := &runView{run: run, args: Covered(args, m.Preds).Args, preds: m.Preds, split: m.Split, source: m.Source, calls: m.CallKeys}
-	rep, err := ReconstructionReport(args, v.preds, 1, m.Split, m.Source, m.Unknown, Scorers{})
+	x, _, err := storedScorers(ctx, env.Records, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := ReconstructionReport(args, v.preds, 1, m.Split, m.Source, m.Unknown, x)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +83,7 @@ func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, 
 		if err != nil {
 			return nil, false, err
 		}
-		rep, err := ReconstructionReport(args, v.preds, k, m.Split, m.Source, m.Unknown, Scorers{})
+		rep, err := ReconstructionReport(args, v.preds, k, m.Split, m.Source, m.Unknown, x)
 		return rep, err == nil, err
 	}
 	return &view.Run{Template: "missci.html", Report: rep, Variant: variant, State: v, Compare: v.compare,

@@ -13,7 +13,8 @@ import (
 )
 
 // Commands implements bench.Commands: eval scores subtask 3's
-// reconstructions made elsewhere (upstream's mapped prediction files).
+// reconstructions made elsewhere (upstream's mapped prediction files): a
+// command of its own because it reads files, not a run.
 func (Task) Commands(h bench.Host) []*cobra.Command { return []*cobra.Command{newEvalCmd(h)} }
 
 func newEvalCmd(h bench.Host) *cobra.Command {

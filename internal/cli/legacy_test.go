@@ -31,7 +31,9 @@ import (
 // #44 gave every figure of deflect-old.* an interval or a reason (κ's
 // asymptotic SE a column of its own), the variance-shares table and the
 // line on how to get the judged rates corrected: their values are the
-// ones the earlier fixture had, with the intervals added.
+// ones the earlier fixture had, with the intervals added. #43 made
+// missci-old.md name fallacylab's version and its run, as every Task's
+// report does.
 func TestLegacyStore(t *testing.T) {
 	dir := t.TempDir()
 	in, err := os.Open(filepath.Join("testdata", "legacy", "legacy.db.gz"))

@@ -282,8 +282,8 @@ func mustTemplate(t *testing.T, name string) string {
 }
 
 // A run resumes only the run whose plan it is: a sweep of three templates
-// stopped at the second is resumed (the first template's finished run is
-// used, the second's resumed, the third started: three runs, not four),
+// whose second failed is resumed (the finished runs of the first and the
+// third are not run again, the second's resumed: three runs, not four),
 // and an ask with another model or prompt is a run of its own.
 func TestResumeMatchesItsOwnRun(t *testing.T) {
 	args, _ := missci.Load("dev")
@@ -320,7 +320,8 @@ func TestResumeMatchesItsOwnRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the sweep again: %v\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr, "template gen_cls/p4-connect-D: run 1 finished before") || !strings.Contains(stderr, "resuming run 2") {
+	if !strings.Contains(stderr, "run 1, made by the same command, is done: not run again") || !strings.Contains(stderr, "resuming run 2") ||
+		!strings.Contains(stderr, "run 3, made by the same command, is done: not run again") {
 		t.Fatalf("the sweep did not resume:\n%s", stderr)
 	}
 	out, _, _ := runCLI(t, dir, "runs", "--json")
@@ -353,4 +354,108 @@ func oneAnswer(t *testing.T, text string) (*llmtest.Server, string) {
 	}
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	return srv, dir
+}
+
+// TestMissciRunEmbeddingAndScoringPhases: --embedder and --scorer are
+// phases of the run — priced by the dry run (which calls nothing),
+// counted in runs show, their answers stored with the run — and the
+// report reads them back without calling anything.
+func TestMissciRunEmbeddingAndScoringPhases(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: "1. Fallacious Premise: \"the study proves it for everyone\"; Applied Fallacy Class: Ambiguity."}
+	}})
+	defer srv.Close()
+	var scored atomic.Int64
+	scorer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scored.Add(1)
+		var req struct {
+			Pairs []struct{ Reference, Prediction string }
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		var out struct {
+			Scores []map[string]float64 `json:"scores"`
+		}
+		for range req.Pairs {
+			out.Scores = append(out.Scores, map[string]float64{"bertscore": 0.5, "nli_a": 0.25})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer scorer.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	run := []string{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "4",
+		"--embedder", "openai:text-embedding-3-small", "--scorer", scorer.URL, "--max-unusable", "-1"}
+	dry, stderr, err := runCLI(t, dir, append([]string{"--dry-run"}, run...)...)
+	if err != nil {
+		t.Fatalf("dry run: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(dry, "embedding") || !strings.Contains(dry, "text-embedding-3-small") || len(srv.Ledger()) != 0 || scored.Load() != 0 {
+		t.Fatalf("the dry run does not price the embedding phase, or called something (%d calls, %d scorer calls):\n%s", len(srv.Ledger()), scored.Load(), dry)
+	}
+	out, stderr, err := runCLI(t, dir, run...)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	embeds := 0
+	for _, c := range srv.Ledger() {
+		if c.Call.Model == "text-embedding-3-small" {
+			embeds++
+		}
+	}
+	if embeds == 0 || scored.Load() == 0 {
+		t.Fatalf("the run made %d embeddings calls and %d scorer calls", embeds, scored.Load())
+	}
+	if !strings.Contains(out, "paired by embedding cosine") || !strings.Contains(out, "| 0.5000 | 0.2500 |") || !strings.Contains(out, "**embedder**: openai:text-embedding-3-small (the run's embedding phase)") {
+		t.Fatalf("the run's report does not use its embeddings and scores:\n%s", out)
+	}
+	show, _, err := runCLI(t, dir, "runs", "show", "1")
+	if err != nil || !strings.Contains(show, "embedding") || !strings.Contains(show, "scoring") {
+		t.Fatalf("runs show 1 does not show the premise phases: %v\n%s", err, show)
+	}
+	calls, scores := len(srv.Ledger()), scored.Load()
+	rep, stderr, err := runCLI(t, dir, "missci", "report", "--run", "1")
+	if err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	if len(srv.Ledger()) != calls || scored.Load() != scores {
+		t.Fatal("the report called the embedder or the scorer: it reads the run's")
+	}
+	premises := func(s string) string { return s[strings.Index(s, "## Premise quality"):] }
+	if premises(rep) != premises(out) {
+		t.Fatalf("the report's premise section differs from the run's:\n%s\n---\n%s", premises(rep), premises(out))
+	}
+}
+
+// TestMissciConsistencyStoresAndReports (#43): a consistency run is one
+// run of two phases — the reconstruction, then the classification of its
+// top premises — that stores its classifications, so that `missci report`
+// gives later the report the run showed.
+func TestMissciConsistencyStoresAndReports(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: "1. Fallacious Premise: \"the study proves it for everyone\"; Applied Fallacy Class: Ambiguity."}
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	writeConfig(dir, srv)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	out, stderr, err := runCLI(t, dir, "missci", "run", "--task", "consistency", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "3", "--format", "md")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "# Missci consistency") || !strings.Contains(out, "Matches@1") {
+		t.Fatalf("the run's report:\n%s", out)
+	}
+	show, _, err := runCLI(t, dir, "runs", "show", "1")
+	if err != nil || !strings.Contains(show, "reconstruction") || !strings.Contains(show, "classification") {
+		t.Fatalf("runs show 1 does not show both phases: %v\n%s", err, show)
+	}
+	calls := len(srv.Ledger())
+	rep, stderr, err := runCLI(t, dir, "missci", "report", "--run", "1")
+	if err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	if rep != out || len(srv.Ledger()) != calls {
+		t.Fatalf("the stored run's report differs from the run's (or called something):\n%s\n---\n%s", rep, out)
+	}
 }

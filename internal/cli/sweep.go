@@ -74,7 +74,8 @@ The schema: docs/plan-file.md.`,
 			if err := checkPlan(g, args[0], plan); err != nil {
 				return err
 			}
-			return runSweep(cmd, g, args[0], data, plan, rf, out)
+			abs, _ := filepath.Abs(args[0])
+			return runSweep(cmd, g, args[0], map[string]any{"file": abs, "text": string(data)}, plan, rf, out)
 		},
 	}
 	bench.AddReportFlags(cmd.Flags(), &format, &out, "the table of the sweep's runs: output file (default stdout)")
@@ -124,8 +125,24 @@ type sweepRow struct {
 	err       error
 }
 
-// runSweep runs (or prices) every run of the plan, then shows them.
-func runSweep(cmd *cobra.Command, g *Global, file string, data []byte, plan sweep.Plan, rf report.Format, out string) error {
+// runFlagSweep is a run command whose flag names several values
+// (bench.Sweeps): the sweep of one run per value, as a plan file with
+// that one entry would run it — the command's other flags (but --format
+// and --out, which take the sweep's table) given to every run.
+func runFlagSweep(cmd *cobra.Command, g *Global, benchmark, flag string, values, args []string, rf report.Format, out string) error {
+	e := sweep.Entry{Benchmark: benchmark, Command: cmd.Name(), Args: args, Sweep: []sweep.Swept{{Name: flag, Values: values}}}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if cmd.Root().PersistentFlags().Lookup(f.Name) == nil && f.Name != flag && f.Name != "format" && f.Name != "out" {
+			e.Options = append(e.Options, sweep.Option{Name: f.Name, Value: flagValue(f)})
+		}
+	})
+	return runSweep(cmd, g, benchmark+" "+cmd.Name()+" --"+flag, map[string]any{"command": g.commandLine(), "swept": flag, "values": values}, sweep.Plan{Runs: []sweep.Entry{e}}, rf, out)
+}
+
+// runSweep runs (or prices) every run of the plan, then shows them; file
+// names the plan (its file, or the swept flag of a run command) and
+// stored is what each run stores of it.
+func runSweep(cmd *cobra.Command, g *Global, file string, stored map[string]any, plan sweep.Plan, rf report.Format, out string) error {
 	ctx := cmd.Context()
 	runs := plan.Expand()
 	// The global flags given to this command reach every run; they win
@@ -136,14 +153,17 @@ func runSweep(cmd *cobra.Command, g *Global, file string, data []byte, plan swee
 			outer = append(outer, "--"+f.Name+"="+flagValue(f))
 		}
 	})
-	abs, _ := filepath.Abs(file)
 	var rows []sweepRow
 	var total float64
 	known := true
 	for i, r := range runs {
 		line := append(append([]string(nil), r.Command...), outer...)
 		fmt.Fprintf(g.Stderr, "── run %d of %d: fallacylab %s\n", i+1, len(runs), strings.Join(line, " "))
-		hooks := &sweepHooks{args: line, plan: map[string]any{"file": abs, "text": string(data), "run": i + 1, "of": len(runs)}}
+		doc := map[string]any{"run": i + 1, "of": len(runs)}
+		for k, v := range stored {
+			doc[k] = v
+		}
+		hooks := &sweepHooks{args: line, plan: doc}
 		// A run's own output goes to stderr: stdout is the sweep's table
 		// (or its dry run's prices), whatever format it is asked in.
 		sub := newRoot(&Global{Stdout: g.Stderr, Stderr: g.Stderr, TTY: g.TTY, StdoutTTY: false, termWidth: g.termWidth, sweep: hooks})
@@ -254,7 +274,43 @@ func sweepReport(cmd *cobra.Command, s *session, file string, rows []sweepRow) (
 		row = append(row, report.I(int(run.ID)), report.T(lifecycle.Describe(run, run.Ended)), report.I(run.Calls), report.I(run.Cached), report.F(spend, 4), report.T(name), value)
 		t.Rows = append(t.Rows, row)
 	}
-	return rep, nil
+	return rep, sweepTables(ctx, s, rows, rep)
+}
+
+// sweepTables adds, for each entry of the sweep whose runs all finished,
+// the tables its benchmark compares them in (bench.SweepTables).
+func sweepTables(ctx context.Context, s *session, rows []sweepRow, rep *report.Report) error {
+	byEntry := map[int][]store.Run{}
+	var entries []int
+	complete := map[int]bool{}
+	for _, r := range rows {
+		if _, seen := complete[r.entry]; !seen {
+			complete[r.entry] = true
+			entries = append(entries, r.entry)
+		}
+		run, ok, err := s.st.Run(ctx, r.runID)
+		if err != nil {
+			return err
+		}
+		if !ok || run.Status != store.RunDone {
+			complete[r.entry] = false
+			continue
+		}
+		byEntry[r.entry] = append(byEntry[r.entry], run)
+	}
+	for _, e := range entries {
+		runs := byEntry[e]
+		if !complete[e] || len(runs) < 2 {
+			continue
+		}
+		t, ok := bench.TaskOf(runs[0].Benchmark)
+		if st, can := t.(bench.SweepTables); ok && can {
+			if err := st.SweepTables(ctx, s.taskEnv(""), runs, rep); err != nil {
+				return fmt.Errorf("the sweep's %s tables: %w", runs[0].Benchmark, err)
+			}
+		}
+	}
+	return nil
 }
 
 // headline is a run's first headline metric and its estimate (the first

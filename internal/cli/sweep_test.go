@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store"
@@ -188,5 +190,84 @@ runs:
 	os.WriteFile(bad, []byte("runs:\n  - benchmark: classify\n    options:\n      limt: 4\n"), 0o644)
 	if _, _, err := runCLI(t, dir, "run", bad); err == nil || !strings.Contains(err.Error(), "bad.yaml:4: runs[0].options.limt: fallacylab classify run has no flag --limt") {
 		t.Fatalf("a misspelt option: %v", err)
+	}
+}
+
+// TestMissciTemplateSweep (#43): `missci run --template 'gen_cls/p4-*'`
+// is one sweep — the dry run prices each template's run and the whole,
+// sending nothing; killed (kill -9) in the middle, the same command
+// resumes it, paying for nothing stored before; one table at the end.
+func TestMissciTemplateSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the CLI")
+	}
+	srv := llmtest.New(llmtest.Options{APIKey: "test-key",
+		Latency: func(r *rand.Rand) time.Duration { return time.Duration(3+r.IntN(6)) * time.Millisecond },
+		Respond: func(c llmtest.Call) llmtest.Reply {
+			return llmtest.Reply{Text: "1. Fallacious Premise: \"x\"; Applied Fallacy Class: Ambiguity."}
+		}})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := writeConfig(dir, srv); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "fallacylab.yaml")
+	db := filepath.Join(dir, "f.db")
+	args := []string{"missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "6", "--template", "gen_cls/p4-*", "--format", "csv"}
+	templates := 0
+	for _, tpl := range missci.Templates() {
+		if strings.HasPrefix(tpl, "gen_cls/p4-") {
+			templates++
+		}
+	}
+	if templates < 3 {
+		t.Fatalf("%d gen_cls/p4-* templates", templates)
+	}
+
+	out, stderr, err := runCLI(t, dir, append([]string{"--dry-run"}, args...)...)
+	if err != nil {
+		t.Fatalf("dry run: %v\n%s", err, stderr)
+	}
+	var each float64
+	for _, m := range regexp.MustCompile(`estimated cost: \$([0-9.]+)`).FindAllStringSubmatch(stderr, -1) {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		each += v
+	}
+	whole := regexp.MustCompile(fmt.Sprintf(`dry run of missci run --template: %d runs, estimated cost \$([0-9.]+) in all`, templates)).FindStringSubmatch(out)
+	if whole == nil || len(srv.Ledger()) != 0 {
+		t.Fatalf("dry run: %d requests sent; stdout:\n%s\nstderr:\n%s", len(srv.Ledger()), out, stderr)
+	}
+	// Each run's price is printed rounded to $0.0001: their sum is the
+	// whole's within half of that per run.
+	if total, _ := strconv.ParseFloat(whole[1], 64); each == 0 || math.Abs(total-each) > 0.00005*float64(templates)+1e-9 {
+		t.Fatalf("the whole is priced $%s, its runs $%.4f together", whole[1], each)
+	}
+
+	cmd := exec.Command(os.Args[0], append([]string{"--db", db, "--config", cfg, "--quiet", "--concurrency", "2"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
+	if err := startKillable(t, cmd).killAfter(srv, 30); err == nil || !killed(err) {
+		t.Fatalf("the sweep was not killed in the middle: %v", err)
+	}
+	before := storedCalls(t, db)
+	from := len(srv.Ledger())
+	t.Logf("killed with %d answers stored, %d requests sent (%d runs)", len(before), from, templates)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	out, stderr, err = runCLI(t, dir, args...)
+	if err != nil {
+		t.Fatalf("resumed sweep: %v\n%s", err, stderr)
+	}
+	for _, e := range srv.Ledger()[from:] {
+		if before[e.Call.Model+"\x00"+e.Call.Prompt] {
+			t.Fatalf("%.60q was stored before the kill but was sent again", e.Call.Prompt)
+		}
+	}
+	rows := regexp.MustCompile(`(?m)^1,missci,template=gen_cls/p4-[^,]+,\d+,done,`).FindAllString(out, -1)
+	if len(rows) != templates || !strings.Contains(stderr, "resuming run") {
+		t.Fatalf("the resumed sweep's table has %d done runs, want %d (and a resumed one):\n%s\n%s", len(rows), templates, out, stderr)
+	}
+	from = len(srv.Ledger())
+	if _, stderr, err := runCLI(t, dir, args...); err != nil || len(srv.Ledger()) != from || strings.Count(stderr, "is done: not run again") != templates {
+		t.Fatalf("a finished sweep again: %v, %d requests\n%s", err, len(srv.Ledger())-from, stderr)
 	}
 }

@@ -98,6 +98,15 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 		if showsReport && err != nil {
 			return err
 		}
+		if sw, ok := t.(bench.Sweeps); ok && g.sweep == nil {
+			flag, values, err := sw.SweepFlag(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if len(values) > 1 {
+				return runFlagSweep(cmd, g, def.Name, flag, values, args, rf, out)
+			}
+		}
 		s, err := openSession(g)
 		if err != nil {
 			return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/decode"
 	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/scorer"
 	"gopkg.in/yaml.v3"
 )
 
@@ -189,6 +190,9 @@ func Load(path string) (*Config, error) {
 // PriceTable returns the default prices overridden by the config's.
 func (c *Config) PriceTable() llm.Prices {
 	p := llm.DefaultPrices()
+	// A scorer endpoint (docs/scorer-protocol.md) is the user's own: its
+	// calls cost nothing, so a budget does not refuse them.
+	p[scorer.Name+":*"] = llm.Price{}
 	for k, v := range c.Prices {
 		p[k] = v
 	}

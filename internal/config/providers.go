@@ -11,6 +11,7 @@ import (
 	"github.com/fallacylab/fallacylab/llm/anthropic"
 	"github.com/fallacylab/fallacylab/llm/gemini"
 	"github.com/fallacylab/fallacylab/llm/openai"
+	"github.com/fallacylab/fallacylab/scorer"
 )
 
 // MissingKeyError says which environment variable a provider's key is read from.
@@ -27,6 +28,11 @@ func (e *MissingKeyError) Error() string {
 // Provider builds the provider for an endpoint name, reading its key from the
 // environment. A missing key is an error that names the variable to set.
 func (c *Config) Provider(name string, client *http.Client) (llm.Provider, error) {
+	if name == scorer.Name {
+		// A scorer is named by its URL (the model of scorer:URL), not by
+		// an endpoint.
+		return scorer.Provider{}, nil
+	}
 	ep, ok := c.Endpoints[name]
 	if !ok {
 		where := "fallacylab.yaml"
