@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -60,4 +61,50 @@ func TestTasksDoWhatTheyMeanTo(t *testing.T) {
 			t.Errorf("%s: Runs without Reports", name)
 		}
 	}
+}
+
+// TestTasksImplementWhatTheirMethodsSay: a Task with a method of an
+// optional interface implements that interface — a method whose signature
+// drifted from the contract (BindRun taking another flag set, Arms
+// returning another type) would otherwise be silently not called, the
+// Task losing its command or page without a word. The compile-time guards
+// each Task declares (var _ bench.Runs = Task{}) catch it in the Task's
+// package; this catches a Task that forgot its guard.
+func TestTasksImplementWhatTheirMethodsSay(t *testing.T) {
+	optional := []reflect.Type{
+		reflect.TypeFor[bench.Runs](), reflect.TypeFor[bench.Reports](), reflect.TypeFor[bench.TakesArgs](),
+		reflect.TypeFor[bench.ShowsReport](), reflect.TypeFor[bench.Sweeps](), reflect.TypeFor[bench.SweepTables](),
+		reflect.TypeFor[bench.RunVerb](), reflect.TypeFor[bench.ReportsFiles](), reflect.TypeFor[bench.HoldsRuns](),
+		reflect.TypeFor[bench.OwnInput](), reflect.TypeFor[bench.Helps](), reflect.TypeFor[bench.Lists](),
+		reflect.TypeFor[bench.Views](), reflect.TypeFor[bench.Previews](), reflect.TypeFor[bench.Compares](),
+		reflect.TypeFor[bench.Imports](), reflect.TypeFor[bench.Commands](),
+	}
+	task := reflect.TypeFor[bench.Task]()
+	for _, tk := range bench.Tasks() {
+		tt := reflect.TypeOf(tk)
+		for _, it := range optional {
+			for i := range it.NumMethod() {
+				m := it.Method(i)
+				if _, inTask := task.MethodByName(m.Name); inTask || inherited(it, m.Name, optional) {
+					continue
+				}
+				if _, has := tt.MethodByName(m.Name); has && !tt.Implements(it) {
+					t.Errorf("%s has %s but does not implement %s: its signature is not the contract's", tk.Definition().Name, m.Name, it)
+				}
+			}
+		}
+	}
+}
+
+// inherited says whether method name of interface it comes from another of
+// the interfaces that it embeds (RunVerb's BindRun is Runs').
+func inherited(it reflect.Type, name string, all []reflect.Type) bool {
+	for _, o := range all {
+		if o != it && it.Implements(o) {
+			if _, ok := o.MethodByName(name); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
