@@ -121,6 +121,16 @@ type HoldsRuns interface {
 	HoldsRuns()
 }
 
+// Nests is a Task whose commands live under another Task's (Scheme Foils'
+// generation of new negatives: `fallacylab foils generate`, its report
+// `fallacylab foils generate report`), not under its own name.
+type Nests interface {
+	Runs
+	// Nest is the parent command and the verb the run command takes
+	// there; the report is the run command's "report".
+	Nest() (parent, verb string)
+}
+
 // OwnInput is a Task whose runs read only their arguments (a prompt set's
 // file): its commands take no data folder (--data-dir).
 type OwnInput interface {
@@ -152,8 +162,11 @@ type Env struct {
 	Records Records
 	// Data is the user's data folder, where corpora whose licences allow
 	// no copy live (--data-dir, $FALLACYLAB_DATA, or the user's data
-	// folder); nil when there is none.
-	Data fs.FS
+	// folder); nil when there is none. DataFlag is --data-dir as it was
+	// given ("" : the default), for a run whose identity has always held
+	// it.
+	Data     fs.FS
+	DataFlag string
 	// Store names the store (its path, or its URL with the password
 	// masked): what caches of a run's analyses are keyed by.
 	Store string

@@ -35,15 +35,14 @@ type foilsOptions struct {
 	Brief bool
 }
 
-// Commands implements bench.Commands: the built-in detector's training,
-// the generation of new negatives and the native-class sheets (the audit
-// and its report are the Task's BindRun and BindReport). Why they are
-// commands of their own: train writes a model file and makes no run;
-// generate is a second kind of run (a generator and a judge writing new
-// foils files), and a Task has one BindRun; sheet is the older spelling of
-// a foils-native study, kept for the files it reads and writes.
+// Commands implements bench.Commands: the built-in detector's training
+// and the native-class sheets (the audit and its report are the Task's
+// BindRun and BindReport; the generation of new negatives is GenerateTask,
+// nested under foils). Why they are commands of their own: train writes a
+// model file and makes no run; sheet is the older spelling of a
+// foils-native study, kept for the files it reads and writes.
 func (Task) Commands(h bench.Host) []*cobra.Command {
-	return []*cobra.Command{newFoilsTrainCmd(h), newFoilsGenerateCmd(h), newFoilsSheetCmd(h)}
+	return []*cobra.Command{newFoilsTrainCmd(h), newFoilsSheetCmd(h)}
 }
 
 // LoadCorpus returns a corpus' items (corpus.Load) from the data folder

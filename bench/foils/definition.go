@@ -20,7 +20,7 @@ var Definition = &bench.Benchmark{
 
 // GenerateDefinition registers the generation of new Scheme Foils negatives:
 // a generator writes candidates, a judge of another lineage answers yes or no.
-var GenerateDefinition = bench.Register(&bench.Benchmark{
+var GenerateDefinition = &bench.Benchmark{
 	Name:    "foils-generate",
 	Title:   "Scheme Foils generation",
 	Summary: "write scheme-matched and wrong-scheme valid negatives and filter them with a cross-lineage judge",
@@ -32,7 +32,7 @@ var GenerateDefinition = bench.Register(&bench.Benchmark{
 				return ok
 			}},
 	},
-})
+}
 
 // Task is Scheme Foils as the registry holds it.
 type Task struct{}

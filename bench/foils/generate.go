@@ -119,6 +119,8 @@ type Candidate struct {
 	A      Assignment
 	Text   string
 	Failed string // generation error, if any
+	// Key is the generation call's cache key ("" : none answered).
+	Key string
 }
 
 func judgeQuestion(c Candidate, crit string, first, second string) string {

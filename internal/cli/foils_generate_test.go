@@ -62,6 +62,20 @@ func TestFoilsGenerateEndToEnd(t *testing.T) {
 	if n := len(srv.Ledger()); n != 12+6*6+6*5-6 {
 		t.Fatalf("%d calls", n)
 	}
+	// Every candidate is stored with the run: its report counts them as
+	// the run did, and the viewer's list shows them.
+	rep, stderr, err := runCLI(t, dir, "foils", "generate", "report", "--format", "csv")
+	if err != nil {
+		t.Fatalf("foils generate report: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"matched,6,0.5,", ",6,3,3,scheme_fidelity 3", "wrong_scheme,6,1,"} {
+		if !strings.Contains(rep, want) {
+			t.Fatalf("the generation report lacks %q:\n%s", want, rep)
+		}
+	}
+	if !strings.Contains(stdout, "fallacylab foils generate report --run 1") {
+		t.Fatalf("the run does not say how to report it:\n%s", stdout)
+	}
 	// The generated sets feed the audit.
 	if _, stderr, err := runCLI(t, dir, "foils", "train", "--out", filepath.Join(dir, "m.json.gz")); err != nil {
 		t.Fatal(err, stderr)

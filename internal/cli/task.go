@@ -20,11 +20,19 @@ import (
 // declares: `fallacylab <name> run` for a Task that runs, `… report` for
 // one that reports its stored runs. A name that already has a command of
 // its own (a benchmark not yet moved onto the Task spine) is left to it.
+//
+// A Task that nests (bench.Nests) has its run command under another's,
+// with its report as the run command's "report".
 func taskCmds(g *Global, root *cobra.Command) []*cobra.Command {
 	var out []*cobra.Command
+	var nested []bench.Nests
 	for _, t := range bench.Tasks() {
 		def := t.Definition()
 		if c, _, err := root.Find([]string{def.Name}); err == nil && c != root {
+			continue
+		}
+		if n, ok := t.(bench.Nests); ok {
+			nested = append(nested, n)
 			continue
 		}
 		cmd := &cobra.Command{Use: def.Name, Short: def.Title + ": " + def.Summary, Args: cobra.NoArgs}
@@ -39,7 +47,33 @@ func taskCmds(g *Global, root *cobra.Command) []*cobra.Command {
 		}
 		out = append(out, cmd)
 	}
+	for _, n := range nested {
+		parent, _ := n.Nest()
+		for _, c := range out {
+			if c.Name() == parent {
+				run := newTaskRunCmd(g, n)
+				if r, ok := n.(bench.Reports); ok {
+					run.AddCommand(newTaskReportCmd(g, r))
+				}
+				c.AddCommand(run)
+			}
+		}
+	}
 	return out
+}
+
+// taskPaths are the command lines of a Task's run and report.
+func taskPaths(t bench.Task) (run, report string) {
+	if n, ok := t.(bench.Nests); ok {
+		parent, verb := n.Nest()
+		return parent + " " + verb, parent + " " + verb + " report"
+	}
+	name := t.Definition().Name
+	verb := "run"
+	if v, ok := t.(bench.RunVerb); ok {
+		verb = v.RunVerb()
+	}
+	return name + " " + verb, name + " report"
 }
 
 // taskEnv is what a Task is given by this session.
@@ -48,7 +82,7 @@ func (s *session) taskEnv(dataDirFlag string) bench.Env {
 	if dir := dataDir(dataDirFlag); dir != "" && dirExists(dir) {
 		data = os.DirFS(dir)
 	}
-	return bench.Env{Records: s.st, Data: data, DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr,
+	return bench.Env{Records: s.st, Data: data, DataFlag: dataDirFlag, DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr,
 		Store: s.st.Path(), Version: Version(), Stored: storedAnswers{s}}
 }
 
@@ -79,6 +113,9 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 	if v, ok := t.(bench.RunVerb); ok {
 		cmd.Use, cmd.Aliases = v.RunVerb(), []string{"run"}
 	}
+	if n, ok := t.(bench.Nests); ok {
+		_, cmd.Use = n.Nest()
+	}
 	if a, ok := t.(bench.TakesArgs); ok {
 		use, n := a.RunArgs()
 		cmd.Use, cmd.Args = cmd.Use+" "+use, cobra.ExactArgs(n)
@@ -104,7 +141,7 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 				return err
 			}
 			if len(values) > 1 {
-				return runFlagSweep(cmd, g, def.Name, flag, values, args, rf, out)
+				return runFlagSweep(cmd, g, cmd.Parent().Name(), flag, values, args, rf, out)
 			}
 		}
 		s, err := openSession(g)
@@ -141,7 +178,8 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 				if g.StdoutTTY {
 					runBrief(ctx, g, s, env, rt, runID)
 				}
-				fmt.Fprintf(g.Stdout, "run %d done. The whole report: fallacylab %s report --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, def.Name, runID)
+				_, rep := taskPaths(t)
+				fmt.Fprintf(g.Stdout, "run %d done. The whole report: fallacylab %s --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, rep, runID)
 			}
 			return exit
 		}
@@ -190,7 +228,8 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 			return err
 		}
 		defer s.Close()
-		makes := "fallacylab " + def.Name + " run"
+		run, _ := taskPaths(t)
+		makes := "fallacylab " + run
 		if h, ok := t.(bench.Helps); ok && h.Help("report").Makes != "" {
 			makes = h.Help("report").Makes
 		}
