@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/bench/benchtest"
 	"github.com/fallacylab/fallacylab/bench/classify"
 	"github.com/fallacylab/fallacylab/cachedir"
 	"github.com/fallacylab/fallacylab/corpus"
@@ -29,7 +30,10 @@ import (
 )
 
 // TestMain keeps the checks of the tests' stores out of the user's cache.
-func TestMain(m *testing.M) { os.Exit(cachedir.Run(m)) }
+func TestMain(m *testing.M) {
+	benchtest.Main()
+	os.Exit(cachedir.Run(m))
+}
 
 func TestParse(t *testing.T) {
 	ls := classify.LabelSet{"ad hominem", "appeal to emotion", "red herring", "hasty generalization", corpus.None}

@@ -10,14 +10,14 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/bench/benchtest"
 	"github.com/fallacylab/fallacylab/bench/mafalda"
-	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/report"
 )
 
 func TestMain(m *testing.M) {
-	clitest.Main()
+	benchtest.Main()
 	os.Exit(m.Run())
 }
 
@@ -70,7 +70,7 @@ func textAndSentence(prompt string) (string, string) {
 func TestRunEqualsUpstreamTable(t *testing.T) {
 	answers := released(t)
 	var calls, unknown atomic.Int64
-	_, dir := clitest.Env(t, func(c llmtest.Call) llmtest.Reply {
+	h := benchtest.New(t, func(c llmtest.Call) llmtest.Reply {
 		calls.Add(1)
 		text, sentence := textAndSentence(c.Prompt)
 		a, ok := answers[[2]string{text, sentence}]
@@ -79,13 +79,12 @@ func TestRunEqualsUpstreamTable(t *testing.T) {
 		}
 		return llmtest.Reply{Text: a}
 	})
-	db := filepath.Join(dir, "f.db")
 	run := []string{"--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini"}
-	out, stderr, err := clitest.RunIn(t, dir, db, append(run, "--dry-run")...)
+	out, stderr, err := h.Try(append(run, "--dry-run")...)
 	if err != nil || calls.Load() != 0 || !strings.Contains(out+stderr, "$") {
 		t.Fatalf("dry run: %v, %d calls\n%s\n%s", err, calls.Load(), out, stderr)
 	}
-	if _, stderr, err := clitest.RunIn(t, dir, db, run...); err != nil {
+	if _, stderr, err := h.Try(run...); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
 	sent := calls.Load()
@@ -100,10 +99,10 @@ func TestRunEqualsUpstreamTable(t *testing.T) {
 	if unknown.Load() != 0 || sent != int64(sentences) {
 		t.Fatalf("%d calls for %d sentences, %d asking about a text or sentence gpt-3.5 was not asked about", sent, sentences, unknown.Load())
 	}
-	if _, _, err := clitest.RunIn(t, dir, db, run...); err != nil || calls.Load() != sent {
+	if _, _, err := h.Try(run...); err != nil || calls.Load() != sent {
 		t.Fatalf("the same command again: %v, %d more calls", err, calls.Load()-sent)
 	}
-	js, stderr, err := clitest.RunIn(t, dir, db, "mafalda", "report", "--run", "1", "--format", "json", "--metric", "published", "--resamples", "20")
+	js, stderr, err := h.Try("mafalda", "report", "--run", "1", "--format", "json", "--metric", "published", "--resamples", "20")
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, stderr)
 	}

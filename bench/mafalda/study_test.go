@@ -2,12 +2,11 @@ package mafalda_test
 
 import (
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/cli/clitest"
+	"github.com/fallacylab/fallacylab/bench/benchtest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store/sqlite"
@@ -22,25 +21,24 @@ import (
 // lists its study.
 func TestSpanStudy(t *testing.T) {
 	released(t) // the shared data
-	_, dir := clitest.Env(t, func(c llmtest.Call) llmtest.Reply {
+	h := benchtest.New(t, func(c llmtest.Call) llmtest.Reply {
 		if strings.Contains(c.Prompt, "Sentence: \"I ") || strings.Contains(c.Prompt, "Sentence: \"The") {
 			return llmtest.Reply{Text: "ad hominem, slippery slope"}
 		}
 		return llmtest.Reply{Text: "Not fallacious."}
 	})
-	db := filepath.Join(dir, "f.db")
 	for _, level := range []string{"2", "1"} {
-		if _, stderr, err := clitest.RunIn(t, dir, db, "--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "40", "--level", level); err != nil {
+		if _, stderr, err := h.Try("--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "40", "--level", level); err != nil {
 			t.Fatalf("run: %v\n%s", err, stderr)
 		}
 	}
-	if _, stderr, err := clitest.RunIn(t, dir, db, "study", "create", "--run", "2", "--kind", "mafalda-span", "--annotators", "ana,ben"); err == nil || !strings.Contains(stderr+err.Error(), "level-2 run") {
+	if _, stderr, err := h.Try("study", "create", "--run", "2", "--kind", "mafalda-span", "--annotators", "ana,ben"); err == nil || !strings.Contains(stderr+err.Error(), "level-2 run") {
 		t.Fatalf("a span study of a level-1 run: %v\n%s", err, stderr)
 	}
-	if out, stderr, err := clitest.RunIn(t, dir, db, "study", "create", "--run", "1", "--kind", "mafalda-span", "--annotators", "ana,ben", "--decoys", "4", "--seed", "3"); err != nil {
+	if out, stderr, err := h.Try("study", "create", "--run", "1", "--kind", "mafalda-span", "--annotators", "ana,ben", "--decoys", "4", "--seed", "3"); err != nil {
 		t.Fatalf("study create: %v\n%s\n%s", err, out, stderr)
 	}
-	st, err := sqlite.Open(db)
+	st, err := sqlite.Open(h.DB())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +80,7 @@ func TestSpanStudy(t *testing.T) {
 	if err := st.PutAnnotations(t.Context(), anns); err != nil {
 		t.Fatal(err)
 	}
-	js, stderr, err := clitest.RunIn(t, dir, db, "study", "report", "1", "--format", "json", "--resamples", "20")
+	js, stderr, err := h.Try("study", "report", "1", "--format", "json", "--resamples", "20")
 	if err != nil {
 		t.Fatalf("study report: %v\n%s", err, stderr)
 	}
@@ -95,7 +93,7 @@ func TestSpanStudy(t *testing.T) {
 	if math.Abs(row[1].Value-p) > 1e-12 || math.Abs(row[2].Value-r) > 1e-12 || row[5].Value != float64(onlyPeople) {
 		t.Fatalf("precision %v recall %v accepted-only %v, want %v %v %d", row[1].Value, row[2].Value, row[5].Value, p, r, onlyPeople)
 	}
-	js, stderr, err = clitest.RunIn(t, dir, db, "mafalda", "report", "--run", "1", "--format", "json")
+	js, stderr, err = h.Try("mafalda", "report", "--run", "1", "--format", "json")
 	if err != nil {
 		t.Fatalf("run report: %v\n%s", err, stderr)
 	}

@@ -2,11 +2,10 @@ package mafalda_test
 
 import (
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fallacylab/fallacylab/internal/cli/clitest"
+	"github.com/fallacylab/fallacylab/bench/benchtest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/web"
@@ -19,19 +18,18 @@ import (
 // answer, escaped; the two runs compare text by text.
 func TestViewerPages(t *testing.T) {
 	released(t) // the shared data
-	_, dir := clitest.Env(t, func(c llmtest.Call) llmtest.Reply {
+	h := benchtest.New(t, func(c llmtest.Call) llmtest.Reply {
 		if strings.Contains(c.Prompt, "appeal to positive emotion") && strings.Contains(c.Prompt, "TITLE: Endless") {
 			return llmtest.Reply{Text: "<script>alert(1)</script> slippery slope"}
 		}
 		return llmtest.Reply{Text: "No, it is not."}
 	})
-	db := filepath.Join(dir, "f.db")
 	for _, level := range []string{"2", "1"} {
-		if _, stderr, err := clitest.RunIn(t, dir, db, "--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "3", "--level", level); err != nil {
+		if _, stderr, err := h.Try("--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "3", "--level", level); err != nil {
 			t.Fatalf("run: %v\n%s", err, stderr)
 		}
 	}
-	st, err := sqlite.Open(db)
+	st, err := sqlite.Open(h.DB())
 	if err != nil {
 		t.Fatal(err)
 	}
