@@ -137,15 +137,37 @@ type Phase struct {
 	Do func(ctx context.Context, a *Active) error
 }
 
-// Active is a run in progress, for phases that run their own plans.
+// Active is a run in progress, for phases that run their own plans: the
+// narrow part of the run a Task sees (its id, a phase it counts, the run's
+// engine), never the lifecycle that starts, beats and finishes it.
 type Active struct {
-	*lifecycle.Run
-	rn *Runner
+	// ID is the run's id in the store.
+	ID  int64
+	run *lifecycle.Run
+	rn  *Runner
 }
+
+// Counter is a phase a Task counts its own answers on — a detector that
+// calls no model, or calls made in rounds (Active.Calls) — so that the
+// unusable-answer limit weighs them and runs show counts them: the narrow
+// part of the run's lifecycle a Task sees.
+type Counter interface {
+	// Count counts one answer of model: usable or not (raw: what it said,
+	// the example kept of an unusable one).
+	Count(model string, usable bool, raw string)
+	// Observe counts an engine result as Count does.
+	Observe(res engine.Result, usable bool)
+	// End ends the phase with its calls' summary; its error is the
+	// unusable-answer limit's.
+	End(ctx context.Context, sum engine.Summary) error
+}
+
+// Phase opens a phase the Task counts itself.
+func (a *Active) Phase(name, hint string) Counter { return a.run.Phase(name, hint) }
 
 // Engine runs one engine phase inside the run.
 func (a *Active) Engine(ctx context.Context, p Phase) (engine.Summary, error) {
-	return a.rn.phase(ctx, a.Run, p, p.Plan)
+	return a.rn.phase(ctx, a.run, p, p.Plan)
 }
 
 // Calls runs a plan through the run's engine without opening a phase: a
@@ -154,7 +176,7 @@ func (a *Active) Engine(ctx context.Context, p Phase) (engine.Summary, error) {
 // lifecycle phase it opened (Active.Phase) and ends it, so that phase's
 // unusable-answer limit weighs all its answers, not each round's few.
 func (a *Active) Calls(ctx context.Context, plan engine.Plan, cb func(engine.Result)) (engine.Summary, error) {
-	eng := a.rn.Engine(a.Run.ID)
+	eng := a.rn.Engine(a.ID)
 	if a.rn.Progress != nil {
 		defer a.rn.Progress(eng)()
 	}
@@ -232,7 +254,7 @@ func (rn *Runner) phases(ctx context.Context, run *lifecycle.Run, spec Spec, res
 	}
 	for _, p := range spec.Phases {
 		if p.Do != nil {
-			if err := p.Do(ctx, &Active{Run: run, rn: rn}); err != nil {
+			if err := p.Do(ctx, &Active{ID: run.ID, run: run, rn: rn}); err != nil {
 				return err
 			}
 			continue
@@ -458,4 +480,11 @@ func liveProgress(ctx context.Context, ph *lifecycle.Phase, plan engine.Plan) (s
 func IsUnusable(err error) bool {
 	var le *lifecycle.ExitError
 	return errors.As(err, &le) && le.Code == lifecycle.ExitUnusable
+}
+
+// CheckUnusable is the unusable-answer limit on answers counted outside a
+// run (a file of raw answers a Task scores): the error when more than max
+// of them could not be used.
+func CheckUnusable(phase, hint string, counts []store.PhaseCount, max float64) error {
+	return lifecycle.CheckUnusable(phase, hint, counts, max)
 }

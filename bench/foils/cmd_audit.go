@@ -15,7 +15,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/detect"
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/spf13/cobra"
 )
@@ -200,7 +199,7 @@ func foilsAuditRun(ctx context.Context, env bench.Env, run *runner.Active, o foi
 // as unusable answers of a phase.
 type countedDetector struct {
 	detect.Detector
-	phase *lifecycle.Phase
+	phase runner.Counter
 }
 
 // Detect implements detect.Detector.

@@ -14,7 +14,6 @@ import (
 	"github.com/fallacylab/fallacylab/runner"
 
 	"github.com/fallacylab/fallacylab/decode"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/cobra"
@@ -163,7 +162,7 @@ func newEvalCmd(h bench.Host) *cobra.Command {
 			if err := sc.Err(); err != nil {
 				return err
 			}
-			if err := lifecycle.CheckUnusable("reconstruction", Definition.Phase("reconstruction").Hint, []store.PhaseCount{usage}, h.Settings().MaxUnusable); err != nil {
+			if err := runner.CheckUnusable("reconstruction", Definition.Phase("reconstruction").Hint, []store.PhaseCount{usage}, h.Settings().MaxUnusable); err != nil {
 				return err
 			}
 			x := Scorers{}
