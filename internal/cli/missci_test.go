@@ -132,21 +132,7 @@ func TestMissciEvalEmbedderAndScorer(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key"})
 	defer srv.Close()
 	var scored atomic.Int64
-	scorer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scored.Add(1)
-		var req struct {
-			Pairs []struct{ Reference, Prediction string }
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		var out struct {
-			Scores []map[string]float64 `json:"scores"`
-		}
-		for range req.Pairs {
-			out.Scores = append(out.Scores, map[string]float64{"bertscore": 0.5, "nli_a": 0.25})
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
-	defer scorer.Close()
+	scorer := scorerServer(t, &scored)
 	dir := t.TempDir()
 	writeConfig(dir, srv)
 	t.Setenv("OPENAI_API_KEY", "test-key")
@@ -366,21 +352,7 @@ func TestMissciRunEmbeddingAndScoringPhases(t *testing.T) {
 	}})
 	defer srv.Close()
 	var scored atomic.Int64
-	scorer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scored.Add(1)
-		var req struct {
-			Pairs []struct{ Reference, Prediction string }
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		var out struct {
-			Scores []map[string]float64 `json:"scores"`
-		}
-		for range req.Pairs {
-			out.Scores = append(out.Scores, map[string]float64{"bertscore": 0.5, "nli_a": 0.25})
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
-	defer scorer.Close()
+	scorer := scorerServer(t, &scored)
 	dir := t.TempDir()
 	writeConfig(dir, srv)
 	t.Setenv("OPENAI_API_KEY", "test-key")
@@ -458,4 +430,25 @@ func TestMissciConsistencyStoresAndReports(t *testing.T) {
 	if rep != out || len(srv.Ledger()) != calls {
 		t.Fatalf("the stored run's report differs from the run's (or called something):\n%s\n---\n%s", rep, out)
 	}
+}
+
+// scorerServer is a scorer endpoint (docs/scorer-protocol.md) that gives
+// every pair BERTScore 0.5 and NLI-A 0.25, counting its calls.
+func scorerServer(t *testing.T, calls *atomic.Int64) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		var req struct {
+			Pairs []struct{ Reference, Prediction string }
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		var out struct {
+			Scores []map[string]float64 `json:"scores"`
+		}
+		for range req.Pairs {
+			out.Scores = append(out.Scores, map[string]float64{"bertscore": 0.5, "nli_a": 0.25})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

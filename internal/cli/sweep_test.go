@@ -108,18 +108,7 @@ runs:
 	if err != nil {
 		t.Fatalf("dry run: %v\n%s", err, stderr)
 	}
-	var each float64
-	for _, m := range regexp.MustCompile(`estimated cost: \$([0-9.]+)`).FindAllStringSubmatch(stderr, -1) {
-		v, _ := strconv.ParseFloat(m[1], 64)
-		each += v
-	}
-	whole := regexp.MustCompile(`dry run of .*: 4 runs, estimated cost \$([0-9.]+) in all`).FindStringSubmatch(out)
-	if whole == nil || len(srv.Ledger()) != 0 {
-		t.Fatalf("dry run: %d requests sent; stdout:\n%s\nstderr:\n%s", len(srv.Ledger()), out, stderr)
-	}
-	if total, _ := strconv.ParseFloat(whole[1], 64); each == 0 || fmt.Sprintf("%.4f", total) != fmt.Sprintf("%.4f", each) {
-		t.Fatalf("the whole is priced $%s, its runs $%.4f together", whole[1], each)
-	}
+	sweepPriced(t, srv, out, stderr, `dry run of .*: 4 runs`, 4)
 
 	// Killed in the middle, then the same command again.
 	cmd := exec.Command(os.Args[0], "--db", db, "--config", cfg, "--quiet", "run", plan)
@@ -228,20 +217,7 @@ func TestMissciTemplateSweep(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dry run: %v\n%s", err, stderr)
 	}
-	var each float64
-	for _, m := range regexp.MustCompile(`estimated cost: \$([0-9.]+)`).FindAllStringSubmatch(stderr, -1) {
-		v, _ := strconv.ParseFloat(m[1], 64)
-		each += v
-	}
-	whole := regexp.MustCompile(fmt.Sprintf(`dry run of missci run --template: %d runs, estimated cost \$([0-9.]+) in all`, templates)).FindStringSubmatch(out)
-	if whole == nil || len(srv.Ledger()) != 0 {
-		t.Fatalf("dry run: %d requests sent; stdout:\n%s\nstderr:\n%s", len(srv.Ledger()), out, stderr)
-	}
-	// Each run's price is printed rounded to $0.0001: their sum is the
-	// whole's within half of that per run.
-	if total, _ := strconv.ParseFloat(whole[1], 64); each == 0 || math.Abs(total-each) > 0.00005*float64(templates)+1e-9 {
-		t.Fatalf("the whole is priced $%s, its runs $%.4f together", whole[1], each)
-	}
+	sweepPriced(t, srv, out, stderr, fmt.Sprintf(`dry run of missci run --template: %d runs`, templates), templates)
 
 	cmd := exec.Command(os.Args[0], append([]string{"--db", db, "--config", cfg, "--quiet", "--concurrency", "2"}, args...)...)
 	cmd.Dir = dir
@@ -269,5 +245,25 @@ func TestMissciTemplateSweep(t *testing.T) {
 	from = len(srv.Ledger())
 	if _, stderr, err := runCLI(t, dir, args...); err != nil || len(srv.Ledger()) != from || strings.Count(stderr, "is done: not run again") != templates {
 		t.Fatalf("a finished sweep again: %v, %d requests\n%s", err, len(srv.Ledger())-from, stderr)
+	}
+}
+
+// sweepPriced checks a sweep's dry run: it sent nothing, and its whole
+// (stdout's line matching head) is the sum of its n runs' prices (stderr).
+// Each run's price is printed rounded to $0.0001: their sum is the whole's
+// within half of that per run.
+func sweepPriced(t *testing.T, srv *llmtest.Server, out, stderr, head string, n int) {
+	t.Helper()
+	var each float64
+	for _, m := range regexp.MustCompile(`estimated cost: \$([0-9.]+)`).FindAllStringSubmatch(stderr, -1) {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		each += v
+	}
+	whole := regexp.MustCompile(head + `, estimated cost \$([0-9.]+) in all`).FindStringSubmatch(out)
+	if whole == nil || len(srv.Ledger()) != 0 {
+		t.Fatalf("dry run: %d requests sent; stdout:\n%s\nstderr:\n%s", len(srv.Ledger()), out, stderr)
+	}
+	if total, _ := strconv.ParseFloat(whole[1], 64); each == 0 || math.Abs(total-each) > 0.00005*float64(n)+1e-9 {
+		t.Fatalf("the whole is priced $%s, its runs $%.4f together", whole[1], each)
 	}
 }
