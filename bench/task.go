@@ -131,6 +131,33 @@ type Nests interface {
 	Nest() (parent, verb string)
 }
 
+// Commandline is the command that runs a Task and the one that reports
+// its runs (after `fallacylab`): "deflect run" and "deflect report",
+// "foils audit", "foils generate" and "foils generate report"; run is ""
+// for a Task that does not run (Runs), report for one that does not
+// report.
+func Commandline(t Task) (run, report string) {
+	name := t.Definition().Name
+	if n, ok := t.(Nests); ok {
+		parent, verb := n.Nest()
+		name, run = parent+" "+verb, parent+" "+verb
+		if _, ok := t.(Reports); ok {
+			report = name + " report"
+		}
+		return run, report
+	}
+	if _, ok := t.(Runs); ok {
+		run = name + " run"
+		if v, ok := t.(RunVerb); ok {
+			run = name + " " + v.RunVerb()
+		}
+	}
+	if _, ok := t.(Reports); ok {
+		report = name + " report"
+	}
+	return run, report
+}
+
 // OwnInput is a Task whose runs read only their arguments (a prompt set's
 // file): its commands take no data folder (--data-dir).
 type OwnInput interface {

@@ -415,5 +415,18 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	}
 	sort.Strings(names)
 	s.render(w, "index.html", map[string]any{"Runs": rows, "DB": s.st.Path(), "Now": time.Now(), "Bench": bench, "Benches": names,
-		"Q": r.URL.Query().Get("q"), "Sort": heads})
+		"Q": r.URL.Query().Get("q"), "Sort": heads, "Try": tryCommands()})
+}
+
+// tryCommands are what the index suggests in a store without runs: every
+// benchmark's run command that needs no file of the user's.
+func tryCommands() []string {
+	var try []string
+	for _, t := range bench.Tasks() {
+		_, takesArgs := t.(bench.TakesArgs)
+		if run, _ := bench.Commandline(t); run != "" && !takesArgs {
+			try = append(try, "fallacylab "+run)
+		}
+	}
+	return try
 }

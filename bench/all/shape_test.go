@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -23,9 +24,10 @@ import (
 const module = "github.com/fallacylab/fallacylab"
 
 // TestNoPackageKnowsABenchmark: no package outside bench/<x> and bench/all
-// imports a benchmark package, and no non-test Go file outside them holds a
+// imports a benchmark package, no non-test Go file outside them holds a
 // benchmark's name (as registered, or its title) as a word of a string
-// literal.
+// literal, and no page template outside them names a benchmark's title or
+// command.
 func TestNoPackageKnowsABenchmark(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -51,6 +53,9 @@ func TestNoPackageKnowsABenchmark(t *testing.T) {
 	names = append(names, "deflectbench", "schemefoils") // the old names
 	alt, cmds := strings.Join(names, "|"), strings.Join(append(commands, "deflectbench", "schemefoils"), "|")
 	named := regexp.MustCompile(`(?:^|[^A-Za-z0-9_-])(` + strings.Join(titles, "|") + `)(?:$|[^A-Za-z0-9_-])|^(` + alt + `)(?:$|[ /:.])|fallacylab (` + cmds + `)(?:$|[^A-Za-z0-9_-])`)
+	// In a page's text a name is a word of the prose: only the titles and
+	// the commands are looked for.
+	inText := regexp.MustCompile(`(?:^|[^A-Za-z0-9_-])(` + strings.Join(titles, "|") + `)(?:$|[^A-Za-z0-9_-])|fallacylab (` + cmds + `)(?:$|[^A-Za-z0-9_-])`)
 	knowing := map[string][]string{} // package → why
 	fset := token.NewFileSet()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -63,12 +68,26 @@ func TestNoPackageKnowsABenchmark(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
 		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		rel = filepath.ToSlash(rel)
 		if rel == "bench/all" || isBenchmark(rel) {
+			return nil
+		}
+		if ext := filepath.Ext(path); ext == ".html" || ext == ".tmpl" {
+			// A page template outside a benchmark names none either: its
+			// text, line by line, as a literal would.
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				if m := inText.FindStringSubmatch(line); m != nil {
+					knowing[rel] = append(knowing[rel], fmt.Sprintf("%s:%d names %s", path, i+1, m[1]+m[2]))
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)

@@ -62,20 +62,6 @@ func taskCmds(g *Global, root *cobra.Command) []*cobra.Command {
 	return out
 }
 
-// taskPaths are the command lines of a Task's run and report.
-func taskPaths(t bench.Task) (run, report string) {
-	if n, ok := t.(bench.Nests); ok {
-		parent, verb := n.Nest()
-		return parent + " " + verb, parent + " " + verb + " report"
-	}
-	name := t.Definition().Name
-	verb := "run"
-	if v, ok := t.(bench.RunVerb); ok {
-		verb = v.RunVerb()
-	}
-	return name + " " + verb, name + " report"
-}
-
 // taskEnv is what a Task is given by this session.
 func (s *session) taskEnv(dataDirFlag string) bench.Env {
 	var data fs.FS
@@ -178,7 +164,7 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 				if g.StdoutTTY {
 					runBrief(ctx, g, s, env, rt, runID)
 				}
-				_, rep := taskPaths(t)
+				_, rep := bench.Commandline(t)
 				fmt.Fprintf(g.Stdout, "run %d done. The whole report: fallacylab %s --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, rep, runID)
 			}
 			return exit
@@ -228,7 +214,7 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 			return err
 		}
 		defer s.Close()
-		run, _ := taskPaths(t)
+		run, _ := bench.Commandline(t)
 		makes := "fallacylab " + run
 		if h, ok := t.(bench.Helps); ok && h.Help("report").Makes != "" {
 			makes = h.Help("report").Makes
