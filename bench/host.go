@@ -10,7 +10,6 @@ import (
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
-	"github.com/fallacylab/fallacylab/store"
 )
 
 // Commands is a Task with commands of its own beyond run and report (an
@@ -69,15 +68,6 @@ type Session interface {
 	// Discard removes a run the command started and could not fill (bad
 	// input), so that no half a result is left.
 	Discard(ctx context.Context, runID int64) error
-	// Pick is the run a report reads: id, or (0) the newest run of the
-	// Task that has is true for (what names such a run, first the command
-	// that makes one); a run that did not finish is refused unless
-	// allowIncomplete.
-	Pick(ctx context.Context, id int64, allowIncomplete bool, what string, has func(store.Run) bool, first string) (store.Run, error)
-	// Runs are the store's runs.
-	Runs(ctx context.Context) ([]store.Run, error)
-	// Where names the store, for messages.
-	Where() string
 	// CreateStudy samples a stored run into a human study, as `study
 	// create` does, and stores it.
 	CreateStudy(ctx context.Context, req StudyRequest) (StudyMade, error)

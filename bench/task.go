@@ -242,8 +242,10 @@ type Records interface {
 	RecordsByKey(ctx context.Context, runID int64, kind string, keys []string, fn func(store.Record) error) error
 	// Snapshot is the run's snapshot of kind in format (ok false: none).
 	Snapshot(ctx context.Context, runID int64, kind string, format int) (data []byte, ok bool, err error)
-	// Run is the stored run (ok false: none has that id).
+	// Run is the stored run (ok false: none has that id); Runs are the
+	// store's runs, newest first (a run that builds on another finds it).
 	Run(ctx context.Context, id int64) (r store.Run, ok bool, err error)
+	Runs(ctx context.Context) ([]store.Run, error)
 	RecordReader
 }
 

@@ -488,3 +488,14 @@ func IsUnusable(err error) bool {
 func CheckUnusable(phase, hint string, counts []store.PhaseCount, max float64) error {
 	return lifecycle.CheckUnusable(phase, hint, counts, max)
 }
+
+// ErrNoRun is wrapped by Pick when the store has no run of the benchmark.
+var ErrNoRun = lifecycle.ErrNoRun
+
+// Pick is the stored run a run builds on (or a report reads): id, or (id
+// 0) the newest run of the benchmark that has is true for; what names
+// such a run in errors. A run that did not finish is refused unless
+// allowIncomplete.
+func Pick(ctx context.Context, st lifecycle.Lister, benchmark, what string, id int64, allowIncomplete bool, has func(store.Run) bool) (store.Run, error) {
+	return lifecycle.Pick(ctx, st, benchmark, what, id, allowIncomplete, has)
+}

@@ -2,6 +2,7 @@ package deflect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -66,7 +67,11 @@ func judgeRun(ctx context.Context, h bench.Host, o judgeCmdOptions) error {
 	}
 	defer s.Close()
 	recs := s.Env("").Records
-	r, err := s.Pick(ctx, o.Run, o.AllowIncomplete, Definition.Title, nil, "fallacylab deflect run` or `deflect import")
+	env := s.Env("")
+	r, err := runner.Pick(ctx, env.Records, Definition.Name, Definition.Title, o.Run, o.AllowIncomplete, nil)
+	if errors.Is(err, runner.ErrNoRun) {
+		return fmt.Errorf("no %s run in %s: run `fallacylab deflect run` or `deflect import` first", Definition.Title, env.Store)
+	}
 	if err != nil {
 		return err
 	}

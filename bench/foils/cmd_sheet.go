@@ -51,7 +51,7 @@ fallacylab study report STUDY; or annotate in the browser (fallacylab study link
 			}
 			defer s.Close()
 			if sp.RunID == 0 {
-				if sp.RunID, err = latestAudit(ctx, s, sp.Corpus); err != nil {
+				if sp.RunID, err = latestAudit(ctx, s.Env(""), sp.Corpus); err != nil {
 					return err
 				}
 			}
@@ -118,8 +118,8 @@ func readLegacySheet(p string) ([]CodedItem, error) {
 
 // latestAudit is the newest Scheme Foils run of the store that audited the
 // corpus (runs are read newest first; the first match ends the search).
-func latestAudit(ctx context.Context, s bench.Session, corpus string) (int64, error) {
-	runs, err := s.Runs(ctx)
+func latestAudit(ctx context.Context, env bench.Env, corpus string) (int64, error) {
+	runs, err := env.Records.Runs(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -128,7 +128,7 @@ func latestAudit(ctx context.Context, s bench.Session, corpus string) (int64, er
 		if r.Benchmark != Definition.Name {
 			continue
 		}
-		audits, err := LoadAudits(ctx, s.Env("").Records, r.ID)
+		audits, err := LoadAudits(ctx, env.Records, r.ID)
 		if errors.Is(err, ErrNoAudit) {
 			continue
 		}
@@ -141,5 +141,5 @@ func latestAudit(ctx context.Context, s bench.Session, corpus string) (int64, er
 			}
 		}
 	}
-	return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", s.Where(), corpus, corpus)
+	return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", env.Store, corpus, corpus)
 }

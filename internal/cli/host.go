@@ -9,7 +9,6 @@ import (
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
-	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -84,17 +83,6 @@ func (s taskSession) Discard(ctx context.Context, runID int64) error {
 	_, err := s.st.DeleteRun(context.WithoutCancel(ctx), runID, false)
 	return err
 }
-
-// Pick implements bench.Session.
-func (s taskSession) Pick(ctx context.Context, id int64, allowIncomplete bool, what string, has func(store.Run) bool, first string) (store.Run, error) {
-	return pick(ctx, s.st, s.def, what, id, allowIncomplete, has, first)
-}
-
-// Runs implements bench.Session.
-func (s taskSession) Runs(ctx context.Context) ([]store.Run, error) { return s.st.Runs(ctx) }
-
-// Where implements bench.Session.
-func (s taskSession) Where() string { return s.st.Path() }
 
 // CreateStudy implements bench.Session.
 func (s taskSession) CreateStudy(ctx context.Context, req bench.StudyRequest) (bench.StudyMade, error) {
