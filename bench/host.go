@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fallacylab/fallacylab/engine"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 )
@@ -62,12 +61,6 @@ type Session interface {
 	// Run runs spec through the one runner (its Benchmark and, when
 	// empty, its Args are filled in).
 	Run(ctx context.Context, spec runner.Spec) (runner.Result, error)
-	// Start starts (or resumes) a run that calls no model — an import of
-	// records made elsewhere — for the caller to fill and finish.
-	Start(ctx context.Context, spec runner.Spec) (*lifecycle.Run, error)
-	// Discard removes a run the command started and could not fill (bad
-	// input), so that no half a result is left.
-	Discard(ctx context.Context, runID int64) error
 	// CreateStudy samples a stored run into a human study, as `study
 	// create` does, and stores it.
 	CreateStudy(ctx context.Context, req StudyRequest) (StudyMade, error)

@@ -64,6 +64,9 @@ type Env struct {
 	// found done.
 	SkipDone bool
 	Ran      func(runID int64)
+	// Remove deletes a run that ended on bad input it had read part of
+	// (Spec.Discard), so that no half a result is left.
+	Remove func(ctx context.Context, runID int64) error
 }
 
 // Spec is a run: what identifies it, the models it calls and its phases.
@@ -87,6 +90,10 @@ type Spec struct {
 	// Setup runs inside the started run before its first phase: records
 	// the run builds on (the generations a judge-only run judges).
 	Setup func(ctx context.Context, runID int64) error
+	// Discard says whether the error the run ended with means the run is
+	// removed rather than kept failed: bad input an import had read part
+	// of (nil: every run is kept).
+	Discard func(err error) bool
 	// Complete runs inside the run after its last phase succeeded: what
 	// the run makes of all its answers (the files it writes); its error
 	// fails the run.
@@ -238,6 +245,13 @@ func (rn *Runner) Run(ctx context.Context, spec Spec) (Result, error) {
 	res := Result{RunID: run.ID}
 	err = rn.phases(ctx, run, spec, &res)
 	exit := run.Finish(ctx, err)
+	if err != nil && spec.Discard != nil && spec.Discard(err) && rn.Remove != nil {
+		// Bad input: nothing of the run is left.
+		if derr := rn.Remove(context.WithoutCancel(ctx), run.ID); derr != nil {
+			return Result{}, fmt.Errorf("%w (and the run %d it started could not be removed: %v)", err, run.ID, derr)
+		}
+		return Result{}, err
+	}
 	if spec.Done != nil {
 		return res, spec.Done(ctx, run.ID, exit)
 	}
@@ -351,13 +365,6 @@ func Fingerprint(spec Spec) string {
 // none).
 func (rn *Runner) Previous(ctx context.Context, spec Spec) (store.Run, bool, error) {
 	return rn.Store.RunByFingerprint(ctx, Fingerprint(spec))
-}
-
-// Start starts (or resumes) a run that calls no model — an import, whose
-// records the caller writes before it finishes the run. Commands that call
-// models use Run.
-func (rn *Runner) Start(ctx context.Context, spec Spec) (*lifecycle.Run, error) {
-	return rn.start(ctx, spec)
 }
 
 // start starts the run of the lifecycle, or resumes the same command's

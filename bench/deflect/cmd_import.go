@@ -61,40 +61,43 @@ func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name st
 		return err
 	}
 	defer s.Close()
-	run, err := s.Start(ctx, runner.Spec{Name: name, Options: map[string]string{"generations": gensPaths, "evals": evalsPaths},
-		Identity: []any{digest}})
-	if err != nil {
-		return err
-	}
 	im := importer{files: files}
 	if !h.Settings().Quiet {
 		im.progress = stderr
 	}
-	err = s.Env("").Records.PutRecordSet(ctx, run.ID, im.set())
-	var bad inputError
-	if errors.As(err, &bad) {
+	env := s.Env("")
+	_, err = s.Run(ctx, runner.Spec{Name: name, Options: map[string]string{"generations": gensPaths, "evals": evalsPaths},
+		Identity: []any{digest},
+		Complete: func(ctx context.Context, runID int64) error {
+			if err := env.Records.PutRecordSet(ctx, runID, im.set()); err != nil {
+				return err
+			}
+			files.say(stderr, im.gens)
+			im.sayOutOfRange(stderr)
+			return nil
+		},
 		// Bad input: nothing was written; the run it started goes too.
-		if derr := s.Discard(ctx, run.ID); derr != nil {
-			return fmt.Errorf("%w (and the run %d it started could not be removed: %v)", err, run.ID, derr)
-		}
-		return err
-	}
-	files.say(stderr, im.gens)
-	im.sayOutOfRange(stderr)
-	if err := run.Finish(ctx, err); err != nil {
-		return err
-	}
-	if reportcache.Enabled() {
-		// The report with its default options is left in the report
-		// cache: the first `deflect report` (or viewer page) of the run
-		// reads it back. It is analysed from the snapshot just written
-		// (a fifth of a second at 72,000 records), after the import, so
-		// that the import's memory and the analysis's are never held at
-		// once.
-		keepReport(ctx, s.Env(""), run.ID)
-	}
-	fmt.Fprintf(stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", im.gens, im.evals, run.ID, run.ID)
-	return nil
+		Discard: func(err error) bool {
+			var bad inputError
+			return errors.As(err, &bad)
+		},
+		Done: func(ctx context.Context, runID int64, exit error) error {
+			if exit != nil {
+				return exit
+			}
+			if reportcache.Enabled() {
+				// The report with its default options is left in the
+				// report cache: the first `deflect report` (or viewer
+				// page) of the run reads it back. It is analysed from the
+				// snapshot just written (a fifth of a second at 72,000
+				// records), after the import, so that the import's memory
+				// and the analysis's are never held at once.
+				keepReport(ctx, env, runID)
+			}
+			fmt.Fprintf(stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", im.gens, im.evals, runID, runID)
+			return nil
+		}})
+	return err
 }
 
 // importer is the record set of an import: the files' records as they are

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http/httptest"
 	"net/url"
@@ -312,5 +313,40 @@ func TestDeflectImportCountsOutOfRangeValues(t *testing.T) {
 	if err != nil || !strings.Contains(stderr, "note: 4 rubric values were not 0, 1, true, false or null and are read as missing") ||
 		!strings.Contains(stderr, "(refusal 3, WA_present 1)") {
 		t.Fatalf("%v\n%s", err, stderr)
+	}
+}
+
+// TestDeflectImportBadInputLeavesNoRun: a line the import cannot read,
+// met after a thousand records were streamed into the store, fails the
+// import naming the file and line, and leaves no run and no record (the
+// runner removes the run it started: runner.Spec.Discard).
+func TestDeflectImportBadInputLeavesNoRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	syn := filepath.Join(dir, "syn")
+	if _, stderr, err := runCLI(t, dir, "deflect", "synth", "--models", "m-a", "--samples", "1", "--out-dir", syn); err != nil {
+		t.Fatal(err, stderr)
+	}
+	gens, evals := filepath.Join(syn, "generations.jsonl"), filepath.Join(syn, "evals.jsonl")
+	if _, stderr, err := runCLI(t, dir, "deflect", "import", "--generations", gens, "--evals", evals); err != nil {
+		t.Fatal(err, stderr)
+	}
+	b, _ := os.ReadFile(gens)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	n := len(lines) - 2
+	lines[n] = `{"gen_id": "broken", "model": `
+	broken := filepath.Join(dir, "broken.jsonl")
+	os.WriteFile(broken, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	_, _, err := runCLI(t, dir, "deflect", "import", "--generations", broken, "--evals", evals)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("broken.jsonl line %d", n+1)) {
+		t.Fatalf("a broken line %d: %v", n+1, err)
+	}
+	out, _, err := runCLI(t, dir, "runs", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []struct{ ID int64 }
+	if json.Unmarshal([]byte(out), &runs) != nil || len(runs) != 1 {
+		t.Fatalf("bad input left a run behind (want the one good import): %s", out)
 	}
 }

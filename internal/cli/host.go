@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/fallacylab/fallacylab/bench"
-	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/study"
@@ -65,23 +64,6 @@ func (s taskSession) Run(ctx context.Context, spec runner.Spec) (runner.Result, 
 		spec.Args = s.g.commandLine()
 	}
 	return s.runner().Run(ctx, spec)
-}
-
-// Start implements bench.Session.
-func (s taskSession) Start(ctx context.Context, spec runner.Spec) (*lifecycle.Run, error) {
-	if spec.Benchmark == "" {
-		spec.Benchmark = s.def.Name
-	}
-	if spec.Args == nil {
-		spec.Args = s.g.commandLine()
-	}
-	return s.runner().Start(ctx, spec)
-}
-
-// Discard implements bench.Session.
-func (s taskSession) Discard(ctx context.Context, runID int64) error {
-	_, err := s.st.DeleteRun(context.WithoutCancel(ctx), runID, false)
-	return err
 }
 
 // CreateStudy implements bench.Session.

@@ -335,6 +335,10 @@ func (s *session) runner() *runner.Runner {
 			}
 		},
 		SkipDone: s.g.sweep != nil,
+		Remove: func(ctx context.Context, runID int64) error {
+			_, err := s.st.DeleteRun(ctx, runID, false)
+			return err
+		},
 		Ran: func(id int64) {
 			if s.g.sweep != nil {
 				s.g.sweep.runID = id
