@@ -14,7 +14,6 @@ import (
 	"github.com/fallacylab/fallacylab/stats"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
-	"github.com/fallacylab/fallacylab/web"
 	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
@@ -359,16 +358,8 @@ func TestMissciClassificationRunsReportLater(t *testing.T) {
 			t.Fatalf("%s: the report later differs from the run's:\n%+v\n%+v", task, a, b)
 		}
 	}
-	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	v, err := web.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := webtest.Visitor(v.Handler())("GET", "/runs/2", nil)
+	viewer := viewerOf(t, dir)
+	rec := webtest.Visitor(viewer)("GET", "/runs/2", nil)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "Accuracy and macro-F1") {
 		t.Fatalf("the run page: %d\n%s", rec.Code, rec.Body.String())
 	}

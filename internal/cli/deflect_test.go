@@ -16,8 +16,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/stats"
-	"github.com/fallacylab/fallacylab/store/sqlite"
-	"github.com/fallacylab/fallacylab/web"
 )
 
 func TestDeflectEndToEnd(t *testing.T) {
@@ -203,16 +201,8 @@ func TestFoilsHeatmapLinks(t *testing.T) {
 	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "60", "--out", filepath.Join(dir, "a.md")); err != nil {
 		t.Fatal(err, stderr)
 	}
-	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	v, err := web.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := v.Handler()
+	viewer := viewerOf(t, dir)
+	h := viewer
 	get := func(path string) string {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest("GET", path, nil)

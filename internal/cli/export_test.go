@@ -16,8 +16,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/fallacylab/fallacylab/llm/llmtest"
-	"github.com/fallacylab/fallacylab/store/sqlite"
-	"github.com/fallacylab/fallacylab/web"
 	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
@@ -596,16 +594,8 @@ func TestImportInspectLogs(t *testing.T) {
 	if row := rep.Table("scores").Rows[0]; row[0].Text != "accuracy" || row[1].Value != 60 {
 		t.Fatalf("the imported run's report: %+v", row)
 	}
-	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	v, err := web.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := webtest.Visitor(v.Handler())("GET", "/runs/3/records", nil)
+	viewer := viewerOf(t, dir)
+	page := webtest.Visitor(viewer)("GET", "/runs/3/records", nil)
 	if page.Code != 200 || !strings.Contains(page.Body.String(), "appeal to authority") || strings.Count(page.Body.String(), "<tr") < 21 {
 		t.Fatalf("the viewer's list of the imported samples: %d\n%.2000s", page.Code, page.Body.String())
 	}
