@@ -61,32 +61,8 @@ type Session interface {
 	// Run runs spec through the one runner (its Benchmark and, when
 	// empty, its Args are filled in).
 	Run(ctx context.Context, spec runner.Spec) (runner.Result, error)
-	// CreateStudy samples a stored run into a human study, as `study
-	// create` does, and stores it.
-	CreateStudy(ctx context.Context, req StudyRequest) (StudyMade, error)
-	// WriteStudySheet writes a study's coding sheet, as `study export`.
-	WriteStudySheet(ctx context.Context, studyID int64, w io.Writer) error
 	// Close closes the store.
 	Close() error
-}
-
-// StudyRequest is a study to make of a stored run: `study create`'s flags.
-type StudyRequest struct {
-	RunID                          int64
-	Kind, Fields, Stratify, Corpus string
-	Annotators                     []string
-	// N items (0: all), PerStratum instead of N, Overlap items every
-	// annotator sees (-1: all), Decoys per queue, Seed, Name.
-	N, PerStratum, Overlap, Decoys int
-	Seed                           uint64
-	Name                           string
-}
-
-// StudyMade is the study CreateStudy made.
-type StudyMade struct {
-	ID, RunID int64
-	// Items are its items, decoys included.
-	Items int
 }
 
 // Run is the phase with its plan, for the runner.

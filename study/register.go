@@ -36,6 +36,11 @@ type KindSpec struct {
 	Items func(ctx context.Context, d Draw) (cands, decoys []Item, facts map[string]string, err error)
 	// Corpus says the kind takes --corpus (which of a run's corpora).
 	Corpus bool
+	// LatestRun is the run `study create` studies when --run is not
+	// given: the newest of the store's runs (newest first) that the kind
+	// can sample, of the corpus when one is named ("": any). Nil: --run
+	// is required.
+	LatestRun func(ctx context.Context, rs Records, runs []store.Run, corpus string) (int64, error)
 	// Analyze adds the kind's own sections to the study's report (nil:
 	// none).
 	Analyze func(rep *report.Report, s Study, anns []Annotation, o AnalyzeOptions) error

@@ -2,15 +2,8 @@ package foils
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"sort"
-	"strings"
-
-	"github.com/fallacylab/fallacylab/outfile"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
@@ -25,54 +18,40 @@ const nativeKind = "foils-native"
 const studySheetHead = "annotator"
 
 // newFoilsSheetCmd keeps `foils sheet`, which the annotation studio
-// replaced: export makes a foils-native study of a Scheme Foils run and
-// writes its sheet; import still scores sheets in the old two-coder format
-// (item_id … code_1, code_2, resolved) and sends study sheets to
-// `study import`.
+// replaced. It must stay a command of this package: sheets coded in its
+// old two-coder format (item_id … code_1, code_2, resolved) before studies
+// existed are scored only here (import), and the old export line tells its
+// users the `study create` line that now does its work.
 func newFoilsSheetCmd(h bench.Host) *cobra.Command {
 	cmd := &cobra.Command{Use: "sheet", Short: "Native-class coding sheets (A / B / N): now a foils-native study (fallacylab study)"}
-	sp := bench.StudyRequest{Kind: nativeKind, Stratify: "file", Overlap: -1}
-	var annotators, out string
+	var corpus, annotators, out string
+	var runID int64
+	var n int
+	var seed uint64
 	export := &cobra.Command{
 		Use:   "export",
-		Short: "Sample a corpus' \"none\" class into a foils-native study and write its coding sheet",
+		Short: "Replaced by fallacylab study create --kind " + nativeKind + " --sheet FILE",
 		Long: `Codes: A = a valid argument that uses a fallacy's scheme, B = another argument, N = not an argument.
 
-This is now a study: it samples the native items of a Scheme Foils run (--run, default the latest
-run that audited --corpus), stratified by corpus file, for two coders by default, and writes the
-sheet of fallacylab study export. Code offline, then fallacylab study import STUDY SHEET.csv and
-fallacylab study report STUDY; or annotate in the browser (fallacylab study links STUDY).`,
+This is now a study, made by fallacylab study create --kind ` + nativeKind + `: it samples the native
+items of a Scheme Foils run (--run, default the latest that audited --corpus), stratified by corpus
+file, and --sheet writes the coding sheet to code offline. Then fallacylab study import STUDY
+SHEET.csv and fallacylab study report STUDY; or annotate in the browser (fallacylab study links
+STUDY). This command only prints that line for the flags it is given.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			s, err := h.Open(ctx, true)
-			if err != nil {
-				return err
+			line := fmt.Sprintf("fallacylab study create --kind %s --corpus %s --n %d --seed %d --annotators %s --sheet %s", nativeKind, corpus, n, seed, annotators, out)
+			if runID != 0 {
+				line += fmt.Sprintf(" --run %d", runID)
 			}
-			defer s.Close()
-			if sp.RunID == 0 {
-				if sp.RunID, err = latestAudit(ctx, s.Env(""), sp.Corpus); err != nil {
-					return err
-				}
-			}
-			sp.Annotators = bench.SplitList(annotators)
-			st, err := s.CreateStudy(ctx, sp)
-			if err != nil {
-				return err
-			}
-			if err := outfile.Write(h.Settings().Stdout, out, func(w io.Writer) error { return s.WriteStudySheet(ctx, st.ID, w) }); err != nil {
-				return err
-			}
-			fmt.Fprintf(h.Settings().Stdout, "study %d: %d native items of run %d for %s, sheet %s\n", st.ID, st.Items, st.RunID, strings.Join(sp.Annotators, ", "), out)
-			fmt.Fprintf(h.Settings().Stdout, "when coded: fallacylab study import %d %s ; fallacylab study report %d\n", st.ID, out, st.ID)
-			return nil
+			return fmt.Errorf("foils sheet export is now a study; run: %s", line)
 		},
 	}
 	f := export.Flags()
-	f.StringVar(&sp.Corpus, "corpus", "reddit", "the audited corpus")
-	f.Int64Var(&sp.RunID, "run", 0, "the Scheme Foils run (default: the latest that audited --corpus)")
-	f.IntVar(&sp.N, "n", 30, "items to sample")
-	f.Uint64Var(&sp.Seed, "seed", 1, "sampling seed")
+	f.StringVar(&corpus, "corpus", "reddit", "the audited corpus")
+	f.Int64Var(&runID, "run", 0, "the Scheme Foils run (default: the latest that audited --corpus)")
+	f.IntVar(&n, "n", 30, "items to sample")
+	f.Uint64Var(&seed, "seed", 1, "sampling seed")
 	f.StringVar(&annotators, "annotators", "coder_1,coder_2", "coders, comma-separated")
 	f.StringVar(&out, "out", "coding-sheet.csv", "sheet file")
 	var format, rout string
@@ -114,32 +93,4 @@ func readLegacySheet(p string) ([]CodedItem, error) {
 		return nil, fmt.Errorf("%s line 1: a study's sheet: read it with fallacylab study import STUDY %s (fallacylab study list names the study)", p, p)
 	}
 	return ReadSheet(br, p)
-}
-
-// latestAudit is the newest Scheme Foils run of the store that audited the
-// corpus (runs are read newest first; the first match ends the search).
-func latestAudit(ctx context.Context, env bench.Env, corpus string) (int64, error) {
-	runs, err := env.Records.Runs(ctx)
-	if err != nil {
-		return 0, err
-	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].ID > runs[j].ID })
-	for _, r := range runs {
-		if r.Benchmark != Definition.Name {
-			continue
-		}
-		audits, err := LoadAudits(ctx, env.Records, r.ID)
-		if errors.Is(err, ErrNoAudit) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		if len(audits) > 0 {
-			if _, err := AuditOf(audits, r.ID, corpus); err == nil {
-				return r.ID, nil
-			}
-		}
-	}
-	return 0, fmt.Errorf("no Scheme Foils run in %s audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", env.Store, corpus, corpus)
 }

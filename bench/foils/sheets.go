@@ -98,7 +98,7 @@ func ReadSheet(r io.Reader, name string) ([]CodedItem, error) {
 	}
 	for _, c := range []string{"item_id", "corpus", "code_1", "code_2", "resolved"} {
 		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("%s: header has no %q column: export a sheet with `foils sheet export`", name, c)
+			return nil, fmt.Errorf("%s: header has no %q column: make a sheet with `study create --kind foils-native --sheet FILE`", name, c)
 		}
 	}
 	var out []CodedItem

@@ -2,12 +2,14 @@ package foils
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/fallacylab/fallacylab/corpus"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
 )
 
@@ -23,8 +25,9 @@ var ValidityStudy = study.RegisterKind(study.KindSpec{
 		{Key: "I", Label: "invalid", Help: "It commits a fallacy or its premises do not support its conclusion."},
 		{Key: "B", Label: "borderline", Help: "Cannot be decided either way (B never counts as valid)."},
 	}}},
-	Strata: ValidityStrata,
-	Corpus: true,
+	Strata:    ValidityStrata,
+	LatestRun: latestAudit,
+	Corpus:    true,
 	Items: func(ctx context.Context, d study.Draw) ([]study.Item, []study.Item, map[string]string, error) {
 		a, err := studiedAudit(ctx, d)
 		if err != nil {
@@ -60,8 +63,9 @@ var NativeStudy = study.RegisterKind(study.KindSpec{
 		{Key: "B", Label: "B: another argument", Help: "An argument, but not in any fallacy's scheme."},
 		{Key: "N", Label: "N: not an argument", Help: "No claim supported by a reason (a question, a joke, a statement)."},
 	}}},
-	Strata: NativeStrata,
-	Corpus: true,
+	Strata:    NativeStrata,
+	Corpus:    true,
+	LatestRun: latestAudit,
 	Items: func(ctx context.Context, d study.Draw) ([]study.Item, []study.Item, map[string]string, error) {
 		a, err := studiedAudit(ctx, d)
 		if err != nil {
@@ -82,6 +86,30 @@ var NativeStudy = study.RegisterKind(study.KindSpec{
 })
 
 const validityKind = "foils-validity"
+
+// latestAudit is the newest Scheme Foils run (of runs, newest first) that
+// audited the corpus ("": any corpus).
+func latestAudit(ctx context.Context, rs study.Records, runs []store.Run, corpus string) (int64, error) {
+	for _, r := range runs {
+		if r.Benchmark != Definition.Name {
+			continue
+		}
+		audits, err := LoadAudits(ctx, rs, r.ID)
+		if errors.Is(err, ErrNoAudit) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if _, err := AuditOf(audits, r.ID, corpus); len(audits) > 0 && err == nil {
+			return r.ID, nil
+		}
+	}
+	if corpus == "" {
+		return 0, fmt.Errorf("no Scheme Foils run of the store has an audit: run fallacylab foils audit first (or pass --run)")
+	}
+	return 0, fmt.Errorf("no Scheme Foils run of the store audited %s: run fallacylab foils audit --corpus %s first (or pass --run)", corpus, corpus)
+}
 
 // studiedAudit is the audit of the studied run that a study samples: the
 // one of --corpus (default: its only one).

@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/runner"
-	"github.com/fallacylab/fallacylab/study"
 )
 
 // host is the bench.Host of one Task's own commands.
@@ -64,31 +61,4 @@ func (s taskSession) Run(ctx context.Context, spec runner.Spec) (runner.Result, 
 		spec.Args = s.g.commandLine()
 	}
 	return s.runner().Run(ctx, spec)
-}
-
-// CreateStudy implements bench.Session.
-func (s taskSession) CreateStudy(ctx context.Context, req bench.StudyRequest) (bench.StudyMade, error) {
-	sp := studySpec{runID: req.RunID, kind: req.Kind, fields: req.Fields, stratify: req.Stratify, corpus: req.Corpus, annotators: req.Annotators,
-		o: study.Options{N: req.N, PerStratum: req.PerStratum, Overlap: req.Overlap, Decoys: req.Decoys, Seed: req.Seed, Name: req.Name}}
-	st, err := createStudy(ctx, s.session, sp)
-	if err != nil {
-		return bench.StudyMade{}, err
-	}
-	return bench.StudyMade{ID: st.ID, RunID: st.RunID, Items: len(st.Items)}, nil
-}
-
-// WriteStudySheet implements bench.Session.
-func (s taskSession) WriteStudySheet(ctx context.Context, id int64, w io.Writer) error {
-	st, ok, err := s.st.Study(ctx, id)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("no study %d in %s", id, s.st.Path())
-	}
-	anns, err := s.st.Annotations(ctx, st.ID)
-	if err != nil {
-		return err
-	}
-	return writeSheet(st, anns, st.Annotators, w)
 }

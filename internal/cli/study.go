@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fallacylab/fallacylab/bench"
+	"github.com/fallacylab/fallacylab/outfile"
 	"github.com/fallacylab/fallacylab/textwrap"
 
 	"github.com/fallacylab/fallacylab/report"
@@ -29,7 +32,7 @@ func newStudyCmd(g *Global) *cobra.Command {
 
 func newStudyCreateCmd(g *Global) *cobra.Command {
 	sp := studySpec{o: study.Options{Overlap: -1}}
-	var annotators, codebook, questions, decoyFile string
+	var annotators, codebook, questions, decoyFile, sheet string
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Sample a run's records into a study with planted decoys and a queue per annotator",
@@ -40,7 +43,8 @@ in an order of their own. Decoys have a known answer.`,
 		Example: `  fallacylab study create --run 3 --kind KIND --fields soft_refusal,RH_present \
       --n 200 --stratify model,frame --annotators ana,ben,cho --overlap 60 --decoys 10 --seed 1
   fallacylab study create --run 5 --kind KIND --annotators a,b,c --per-type 7 --decoys 8
-  fallacylab study create --run 7 --kind KIND --n 60 --annotators a,b --decoys 4`,
+  fallacylab study create --run 7 --kind KIND --n 60 --annotators a,b --decoys 4
+  fallacylab study create --kind KIND --n 30 --annotators coder_1,coder_2 --sheet sheet.csv   # the latest run; a sheet to code offline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := openSession(g)
@@ -81,7 +85,18 @@ in an order of their own. Decoys have a known answer.`,
 			if err != nil {
 				return err
 			}
+			if sheet != "" {
+				if err := writeNewSheet(cmd.Context(), s, st, sheet); err != nil {
+					return err
+				}
+			}
+			if sp.runID == 0 {
+				fmt.Fprintf(g.Stdout, "run %d: the latest a %s study can sample (--run chooses another)\n", st.RunID, st.Kind)
+			}
 			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", st.ID, len(st.Items)-sp.o.Decoys, st.Overlap, sp.o.Decoys, strings.Join(sp.annotators, ", "))
+			if sheet != "" {
+				fmt.Fprintf(g.Stdout, "coding sheet %s; when coded: fallacylab study import %d %s ; fallacylab study report %d\n", sheet, st.ID, sheet, st.ID)
+			}
 			if one := study.OnePolarity(st); one != "" {
 				fmt.Fprintf(g.Stderr, "note: %s Plant decoys of the other answer with --decoy-file (a CSV: text and a column per question with its known answer).\n", one)
 			}
@@ -90,7 +105,7 @@ in an order of their own. Decoys have a known answer.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Int64Var(&sp.runID, "run", 0, "the run to validate (required)")
+	f.Int64Var(&sp.runID, "run", 0, "the run to validate (required, but for a kind that studies the latest run it can: "+strings.Join(latestKinds(), ", ")+")")
 	f.StringVar(&sp.corpus, "corpus", "", "kinds of runs of several corpora: the corpus (default: the run's only one)")
 	var kinds []string
 	for _, k := range study.Registered() {
@@ -115,11 +130,11 @@ in an order of their own. Decoys have a known answer.`,
 	f.StringVar(&sp.o.Name, "name", "", "study name (default: kind of run N)")
 	f.StringVar(&decoyFile, "decoy-file", "", "decoys you wrote, added to the pool the kind draws from: a CSV with text, optionally context, and a column per question giving its known answer (for answers a run's records cannot know)")
 	f.StringVar(&questions, "questions", "", "a records study's questions and shown columns, from a YAML file (see --kind records)")
+	f.StringVar(&sheet, "sheet", "", "also write the study's coding sheet (CSV, as study export) to this file, to code offline and read back with study import")
 	f.StringVar(&codebook, "codebook", "", "a text file of instructions and worked examples, shown before the first item and linked from every item")
 	f.IntVar(&sp.o.Practice, "practice", 0, "items with a known answer for a practice round before the queue (feedback after each; counted nowhere)")
 	f.BoolVar(&sp.o.Join, "join", false, "one shared link for a crowd platform (Prolific): each participant who opens it gets a free annotator's place, kept by their PROLIFIC_PID (see study links); --annotators names the places")
 	f.StringVar(&sp.o.CompletionCode, "completion-code", "", "a crowd platform's completion code, shown with Prolific's completion link to an annotator who has been through their queue")
-	cmd.MarkFlagRequired("run")
 	cmd.MarkFlagRequired("kind")
 	cmd.MarkFlagRequired("annotators")
 	for _, k := range study.Registered() { // kinds benchmarks declare in their own packages
@@ -133,7 +148,7 @@ in an order of their own. Decoys have a known answer.`,
 	return cmd
 }
 
-// studySpec is what `study create` (and `foils sheet export`) asks for.
+// studySpec is what `study create` asks for.
 type studySpec struct {
 	runID                          int64
 	kind, fields, stratify, corpus string
@@ -163,6 +178,11 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	}
 	if sp.o.PerStratum > 0 && sp.o.N > 0 {
 		return study.Study{}, fmt.Errorf("--n and --per-type/--per-stratum: give one")
+	}
+	if sp.runID == 0 {
+		if sp.runID, err = latestRun(ctx, s, k, sp.corpus); err != nil {
+			return study.Study{}, err
+		}
 	}
 	run, ok, err := s.st.Run(ctx, sp.runID)
 	if err != nil {
@@ -198,6 +218,51 @@ func createStudy(ctx context.Context, s *session, sp studySpec) (study.Study, er
 	st.RunID, st.Created, st.Facts = run.ID, time.Now().UTC(), facts
 	st.ID, err = s.st.PutStudy(ctx, st)
 	return st, err
+}
+
+// writeNewSheet writes a study just made to its coding sheet, and removes
+// the study again when the sheet cannot be written: the command then
+// leaves nothing behind.
+func writeNewSheet(ctx context.Context, s *session, st study.Study, path string) error {
+	err := outfile.Write(s.g.Stdout, path, func(w io.Writer) error { return writeSheet(st, nil, st.Annotators, w) })
+	if err == nil {
+		return nil
+	}
+	if _, derr := s.st.DeleteStudy(ctx, st.ID); derr != nil {
+		return errors.Join(fmt.Errorf("--sheet: %w", err), fmt.Errorf("remove study %d again: %w", st.ID, derr))
+	}
+	return fmt.Errorf("--sheet: %w (study not kept)", err)
+}
+
+// latestKinds are the kinds that study the latest run they can sample
+// when --run is not given.
+func latestKinds() []string {
+	var out []string
+	for _, k := range study.Registered() {
+		if k.LatestRun != nil {
+			out = append(out, string(k.Kind))
+		}
+	}
+	return out
+}
+
+// latestRun is the run a study of kind k takes when --run is not given:
+// the newest the kind can sample, for a kind that says (study.KindSpec's
+// LatestRun).
+func latestRun(ctx context.Context, s *session, k study.Kind, corpus string) (int64, error) {
+	spec, ok := study.SpecOf(k)
+	if !ok || spec.LatestRun == nil {
+		return 0, fmt.Errorf("--run: a %s study names the run it studies (fallacylab runs lists them)", k)
+	}
+	runs, err := s.st.Runs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	id, err := spec.LatestRun(ctx, s.st, runs, corpus)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", s.st.Path(), err)
+	}
+	return id, nil
 }
 
 // studyItems reads the run's records and makes a study's candidates and

@@ -194,22 +194,39 @@ func TestStudyMissciPremise(t *testing.T) {
 	}
 }
 
-// `foils sheet export` is now a foils-native study of the latest audit,
-// stratified by corpus file, each item with its context; `foils sheet
-// import` still scores an old two-coder sheet and sends a study's sheet to
-// `study import`.
+// A foils-native study made with no --run studies the latest audit of the
+// corpus (study.KindSpec's LatestRun), stratified by corpus file, each item
+// with its context, and --sheet writes its coding sheet at once (as `foils
+// sheet export` did, which now names this line); `foils sheet import`
+// still scores an old two-coder sheet and sends a study's sheet to `study
+// import`. A sheet that cannot be written keeps no study.
 func TestFoilsSheetIsAStudy(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
-	if _, _, err := runCLI(t, dir, "foils", "sheet", "export"); err == nil || !strings.Contains(err.Error(), "run fallacylab foils audit --corpus reddit first") {
+	create := []string{"study", "create", "--kind", "foils-native", "--corpus", "reddit", "--annotators", "coder_1,coder_2", "--n", "12"}
+	if _, _, err := runCLI(t, dir, create...); err == nil || !strings.Contains(err.Error(), "run fallacylab foils audit --corpus reddit first") {
 		t.Fatalf("no audit yet: %v", err)
+	}
+	if _, _, err := runCLI(t, dir, "study", "create", "--kind", "missci-premise", "--annotators", "a"); err == nil || !strings.Contains(err.Error(), "--run: a missci-premise study names the run it studies") {
+		t.Fatalf("a kind with no latest run, no --run: %v", err)
+	}
+	if _, _, err := runCLI(t, dir, "foils", "sheet", "export", "--n", "12", "--out", "s.csv"); err == nil ||
+		!strings.Contains(err.Error(), "fallacylab study create --kind foils-native --corpus reddit --n 12 --seed 1 --annotators coder_1,coder_2 --sheet s.csv") {
+		t.Fatalf("the old export line: %v", err)
 	}
 	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--resamples", "20", "--permutations", "20"); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
+	if _, _, err := runCLI(t, dir, append(create, "--sheet", filepath.Join(dir, "no", "such", "dir", "s.csv"))...); err == nil || !strings.Contains(err.Error(), "--sheet") {
+		t.Fatalf("an unwritable sheet: %v", err)
+	}
+	if out, _, err := runCLI(t, dir, "study", "list"); err != nil || strings.Contains(out, "foils-native") {
+		t.Fatalf("a study kept without its sheet: %v\n%s", err, out)
+	}
 	sheet := filepath.Join(dir, "sheet.csv")
-	out, _, err := runCLI(t, dir, "foils", "sheet", "export", "--n", "12", "--out", sheet)
-	if err != nil || !strings.Contains(out, "study 1: 12 native items of run 1 for coder_1, coder_2") {
+	out, _, err := runCLI(t, dir, append(create, "--sheet", sheet)...)
+	if err != nil || !strings.Contains(out, "run 1: the latest a foils-native study can sample") || !strings.Contains(out, "12 items") ||
+		!strings.Contains(out, "fallacylab study import 1 "+sheet) {
 		t.Fatalf("%v %s", err, out)
 	}
 	b, _ := os.ReadFile(sheet)
