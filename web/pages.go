@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -63,13 +64,23 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, 404, err)
 		return
 	}
-	about, err := s.about(r.Context(), id)
-	if err != nil {
-		s.fail(w, 500, err)
+	rep, err := d.report()
+	if err != nil && errors.Is(err, store.ErrNotFound) {
+		// A Task that reads its records only for its report finds here
+		// that the run has none to show: how far an unfinished one got.
+		if d.run.Status != store.RunDone {
+			s.unfinished(w, r, d.run, err)
+		} else {
+			s.fail(w, 404, err)
+		}
+		return
+	}
+	about, err2 := s.about(r.Context(), id)
+	if err2 != nil {
+		s.fail(w, 500, err2)
 		return
 	}
 	s.live(r.Context(), w, about)
-	rep, err := d.report()
 	if d.task != nil && d.task.Variant != nil && err == nil {
 		if v, ok, verr := d.task.Variant(r.URL.Query()); verr != nil {
 			s.fail(w, 400, verr)

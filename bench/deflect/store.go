@@ -233,7 +233,14 @@ func loadRecords(runID int64, read func() (Dataset, error)) (Dataset, error) {
 }
 
 // ErrNoGenerations is the error of a run that holds no generation records.
-var ErrNoGenerations = errors.New("has no DeflectBench generations")
+var ErrNoGenerations error = noGenerations{}
+
+// noGenerations is ErrNoGenerations: a store.ErrNotFound to those who
+// know no benchmark (the viewer's 404).
+type noGenerations struct{}
+
+func (noGenerations) Error() string        { return "has no DeflectBench generations" }
+func (noGenerations) Is(target error) bool { return target == store.ErrNotFound }
 
 // both runs the generations' read beside the judgements'.
 func both(gens func() ([]Generation, error), evals func() ([]Eval, error)) (Dataset, error) {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/judge"
@@ -26,28 +27,66 @@ var templates embed.FS
 func (Task) Templates() fs.FS { return view.Templates(templates, "templates") }
 
 // runView is a run's generations joined with their judgements under the
-// default consensus, for its pages.
+// default consensus, for its pages. They are read from the store on the
+// first page that needs them (ready), not when the run is opened: the run
+// page is its report, which the report cache (or the lean analysis) gives
+// without them.
 type runView struct {
-	run    store.Run
-	rows   []*Row
-	judges []string
-	evals  map[string]map[string]Eval // gen → judge → eval
+	run     store.Run
+	records bench.RecordReader
+	once    sync.Once
+	done    chan struct{} // closed when the records are read (err set)
+	err     error
+	rows    []*Row
+	judges  []string
+	evals   map[string]map[string]Eval // gen → judge → eval
+	preview func(k view.Kit, w http.ResponseWriter, r *http.Request) bool
+}
+
+// ready reads the run's records once, for every page that waits on them;
+// a page's cancelled request does not cancel the read the others share.
+func (v *runView) ready() error {
+	v.once.Do(func() {
+		defer close(v.done)
+		ds, err := LoadRecords(context.Background(), v.records, v.run.ID)
+		if err != nil {
+			v.err = err
+			return
+		}
+		v.evals = evalsByGen(ds.Evals)
+		v.rows, v.judges, v.err = Rows(ds, judge.Any)
+	})
+	return v.err
+}
+
+// loaded reports whether the records are read (without waiting).
+func (v *runView) loaded() bool {
+	select {
+	case <-v.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// page is a page of the run's records: it waits for them.
+func (v *runView) page(serve func(k view.Kit, w http.ResponseWriter, r *http.Request)) func(k view.Kit, w http.ResponseWriter, r *http.Request) {
+	return func(k view.Kit, w http.ResponseWriter, r *http.Request) {
+		if err := v.ready(); err != nil {
+			k.Fail(w, http.StatusInternalServerError, err)
+			return
+		}
+		serve(k, w, r)
+	}
 }
 
 // View implements bench.Views: the run's report as `deflect report` makes
-// it with its defaults (the same report-cache entry), analysed apart so
-// that the lists do not wait for it; every generation behind a heatmap
-// cell; a generation's page; the models side by side on one claim ×
-// frame; and the comparison with another run (two judge panels, say).
-func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, error) {
-	ds, err := LoadRecords(ctx, env.Records, run.ID)
-	if err != nil {
-		return nil, err
-	}
-	v := &runView{run: run, evals: evalsByGen(ds.Evals)}
-	if v.rows, v.judges, err = Rows(ds, judge.Any); err != nil {
-		return nil, err
-	}
+// it with its defaults (the same report-cache entry, the same lean
+// reading of the records); every generation behind a heatmap cell; a
+// generation's page; the models side by side on one claim × frame; and the
+// comparison with another run (two judge panels, say).
+func (t Task) View(_ context.Context, env bench.Env, run store.Run) (*view.Run, error) {
+	v := &runView{run: run, records: env.Records, done: make(chan struct{}), preview: t.Previews(env)[0].Serve}
 	opts := DefaultAnalysis()
 	if env.Resamples > 0 {
 		opts.Resamples = env.Resamples
@@ -56,9 +95,16 @@ func (Task) View(ctx context.Context, env bench.Env, run store.Run) (*view.Run, 
 	return &view.Run{Template: "deflect.html", State: v, Compare: v.compare, Links: v.links,
 		Analyze: func() (*report.Report, error) {
 			// A failed store only costs the next viewer the analysis.
-			return reportcache.GetOrMake(key, func() (*report.Report, error) { return Analyze(ds, opts) }, nil)
+			return reportcache.GetOrMake(key, func() (*report.Report, error) {
+				d, err := LoadScores(context.Background(), env.Records, run.ID)
+				if err != nil {
+					return nil, err
+				}
+				return Analyze(d, opts)
+			}, nil)
 		},
-		Pages: []view.Page{{Path: "generations", Serve: v.generations}, {Path: "generations/{gen}", Serve: v.generation}, {Path: "compare", Serve: v.across}, {Path: "grid", Serve: v.grid}, {Path: "diff", Serve: v.diff}}}, nil
+		Pages: []view.Page{{Path: "generations", Serve: v.generations}, {Path: "generations/{gen}", Serve: v.page(v.generation)},
+			{Path: "compare", Serve: v.page(v.across)}, {Path: "grid", Serve: v.page(v.grid)}, {Path: "diff", Serve: v.page(v.diff)}}}, nil
 }
 
 // Previews implements bench.Previews: a plain generations page (no filter)

@@ -2,6 +2,7 @@ package deflect
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -31,6 +32,18 @@ type genView struct {
 // frame, claim, outcome, judge disagreement and text; sorts; pages; every
 // filtered generation as CSV or JSONL.
 func (v *runView) generations(k view.Kit, w http.ResponseWriter, r *http.Request) {
+	if !v.loaded() {
+		// A plain page of a run not read yet answers from the store
+		// while the records are read.
+		go v.ready()
+		if v.preview(k, w, r) {
+			return
+		}
+	}
+	if err := v.ready(); err != nil {
+		k.Fail(w, http.StatusInternalServerError, err)
+		return
+	}
 	match := v.filter(r.URL.Query())
 	heads := view.SortRows(r, match, genSort)
 	if v.export(w, r, match) {
@@ -334,6 +347,9 @@ func (v *runView) compare(other *view.Run) ([]view.PairRow, []view.PairSummary, 
 	b, ok := other.State.(*runView)
 	if !ok {
 		return nil, nil, fmt.Errorf("run %d is not a %s run", v.run.ID, Definition.Title)
+	}
+	if err := errors.Join(v.ready(), b.ready()); err != nil {
+		return nil, nil, err
 	}
 	type key struct {
 		model, claim, prompt string
