@@ -180,6 +180,37 @@ type Correlation struct {
 	Reason string // why R is NaN, if it is
 }
 
+// PearsonAt is Pearson's r (alone: no p-value, no check that the values
+// are finite) of the pairs (x[i], y[i]) for i in idx, in that order, an
+// index as often as it appears: the same number as Pearson of the gathered
+// pairs, without gathering them — a bootstrap's resamples. NaN when fewer
+// than 2 pairs or an input is constant.
+func PearsonAt(x, y []float64, idx []int) float64 {
+	n := len(idx)
+	if n < 2 {
+		return math.NaN()
+	}
+	var sx, sy float64
+	for _, i := range idx {
+		sx += x[i]
+	}
+	for _, i := range idx {
+		sy += y[i]
+	}
+	mx, my := sx/float64(n), sy/float64(n)
+	var sxy, sxx, syy float64
+	for _, i := range idx {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return math.Max(-1, math.Min(1, sxy/math.Sqrt(sxx*syy)))
+}
+
 // Pearson computes r = Σ(x−x̄)(y−ȳ)/√(Σ(x−x̄)²Σ(y−ȳ)²) and the two-sided p from
 // t = r√((n−2)/(1−r²)) with n − 2 degrees of freedom (SPEC F.4;
 // scipy.stats.pearsonr). Constant input gives NaN with a reason.

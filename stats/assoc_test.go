@@ -110,3 +110,24 @@ func TestCorrelationAgainstScipy(t *testing.T) {
 		t.Fatal("NaN accepted")
 	}
 }
+
+// PearsonAt is Pearson's r of the gathered pairs, to the last bit, with
+// indices repeated (a bootstrap's resample), and NaN where Pearson's is.
+func TestPearsonAtIsPearsonOfTheGatheredPairs(t *testing.T) {
+	x := []float64{0.2, 0.4, 0.4, 1, 0, 0.6, 0.8, 0.2}
+	y := []float64{0, 0.2, 0.6, 0.8, 0.2, 0.4, 1, 0}
+	for _, idx := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {3, 3, 1, 7, 0, 0, 6}, {5, 2, 2, 2, 4}, {1, 1}, {4}, {0, 7}} {
+		var xs, ys []float64
+		for _, i := range idx {
+			xs, ys = append(xs, x[i]), append(ys, y[i])
+		}
+		want, err := Pearson(xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := PearsonAt(x, y, idx)
+		if math.Float64bits(got) != math.Float64bits(want.R) && !(math.IsNaN(got) && math.IsNaN(want.R)) {
+			t.Fatalf("%v: PearsonAt %v, Pearson %v", idx, got, want.R)
+		}
+	}
+}

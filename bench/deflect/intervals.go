@@ -1,6 +1,7 @@
 package deflect
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -289,15 +290,17 @@ func (p *prepared) judgeDiffs(f int, rows []*Row, abs bool) claimSums {
 
 // bootItems resamples claims and gives stat the indices of the items
 // drawn: a claim drawn k times brings its items k times (claimOf[i] is
-// item i's claim). Resamples run in parallel: stat must not share
-// buffers between calls.
+// item i's claim). The resamples run one after another, and stat must not
+// keep idx: its buffer is the next resample's.
 func (p *prepared) bootItems(claimOf []int, stat func(idx []int) []float64) (stats.Replicates, error) {
 	byClaim := make([][]int, len(p.claims))
 	for i, c := range claimOf {
 		byClaim[c] = append(byClaim[c], i)
 	}
+	var buf []int
 	return p.boot(func(w []int) []float64 {
-		idx := make([]int, 0, len(claimOf))
+		idx := buf[:0]
+		defer func() { buf = idx }()
 		for c, n := range w {
 			for range n {
 				idx = append(idx, byClaim[c]...)
@@ -466,10 +469,11 @@ func (p *prepared) pointsCell(v float64, reps stats.Replicates, err error, j, di
 type valueHist struct {
 	values []float64      // distinct values, ascending
 	counts [][][2]float64 // by claim: (value index, count)
+	tot    []float64      // describe's counts by value, made again each call
 }
 
 // newValueHist counts x (item i in claim claimOf[i]) over claims claims.
-func newValueHist(x []float64, claimOf []int, claims int) valueHist {
+func newValueHist(x []float64, claimOf []int, claims int) *valueHist {
 	vals := append([]float64(nil), x...)
 	slices.Sort(vals)
 	vals = slices.Compact(vals)
@@ -485,7 +489,7 @@ func newValueHist(x []float64, claimOf []int, claims int) valueHist {
 		}
 		by[c][idx[v]]++
 	}
-	h := valueHist{values: vals, counts: make([][][2]float64, claims)}
+	h := &valueHist{values: vals, counts: make([][][2]float64, claims), tot: make([]float64, len(vals))}
 	for c, m := range by {
 		for u, n := range m {
 			h.counts[c] = append(h.counts[c], [2]float64{float64(u), n})
@@ -495,9 +499,11 @@ func newValueHist(x []float64, claimOf []int, claims int) valueHist {
 }
 
 // describe is the mean, SD (ddof 1), min, quartiles (linear, as pandas)
-// and max of the values with claim c counted w[c] times.
-func (h valueHist) describe(w []int) []float64 {
-	tot := make([]float64, len(h.values))
+// and max of the values with claim c counted w[c] times. Calls must not
+// overlap (p.boot's are one after another): they share h's buffer.
+func (h *valueHist) describe(w []int) []float64 {
+	tot := h.tot
+	clear(tot)
 	var n float64
 	for c, k := range w {
 		for _, x := range h.counts[c] {
@@ -532,26 +538,36 @@ func (h valueHist) describe(w []int) []float64 {
 	if n > 1 {
 		sd = math.Sqrt(ss / (n - 1))
 	}
-	// at is the value at sorted position i (0-based) of the multiset.
-	at := func(i float64) float64 {
-		var cum float64
-		for u, t := range tot {
-			cum += t
-			if i < cum {
-				return h.values[u]
-			}
-		}
-		return h.values[last]
+	// The quartiles' neighbouring sorted positions (0-based) and the
+	// values at them, found in one walk up the counts, in the positions'
+	// order (a quartile's upper neighbour may pass the next one's lower).
+	var pos, at [6]float64
+	order := [6]int{0, 1, 2, 3, 4, 5}
+	for j, p := range [3]float64{0.25, 0.5, 0.75} {
+		lo := math.Floor((n - 1) * p)
+		pos[2*j], pos[2*j+1] = lo, math.Min(lo+1, n-1)
 	}
-	q := func(p float64) float64 {
-		pos := (n - 1) * p
-		lo := math.Floor(pos)
-		a, b := at(lo), at(math.Min(lo+1, n-1))
-		t := pos - lo
+	slices.SortFunc(order[:], func(a, b int) int { return cmp.Compare(pos[a], pos[b]) })
+	j := 0
+	var cum float64
+	for u, t := range tot {
+		cum += t
+		for j < len(order) && pos[order[j]] < cum {
+			at[order[j]] = h.values[u]
+			j++
+		}
+	}
+	for ; j < len(order); j++ {
+		at[order[j]] = h.values[last]
+	}
+	q := func(k int, p float64) float64 {
+		x := (n - 1) * p
+		a, b := at[2*k], at[2*k+1]
+		t := x - math.Floor(x)
 		if t >= 0.5 {
 			return b - (b-a)*(1-t)
 		}
 		return a + (b-a)*t
 	}
-	return []float64{mean, sd, h.values[first], q(0.25), q(0.5), q(0.75), h.values[last]}
+	return []float64{mean, sd, h.values[first], q(0, 0.25), q(1, 0.5), q(2, 0.75), h.values[last]}
 }

@@ -111,17 +111,7 @@ func (p *prepared) crossModel(rep *report.Report) {
 				t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(len(keys)), report.NA(why), report.NA(why)})
 				continue
 			}
-			reps, berr := p.bootItems(claims, func(idx []int) []float64 {
-				xs, ys := make([]float64, 0, len(idx)), make([]float64, 0, len(idx))
-				for _, i := range idx {
-					xs, ys = append(xs, x[i]), append(ys, y[i])
-				}
-				r, err := stats.Pearson(xs, ys)
-				if err != nil {
-					return []float64{math.NaN()}
-				}
-				return []float64{r.R}
-			})
+			reps, berr := p.bootItems(claims, func(idx []int) []float64 { return []float64{stats.PearsonAt(x, y, idx)} })
 			t.Rows = append(t.Rows, []report.Cell{report.T(a), report.T(b), report.I(c.N), p.numCells([]float64{c.R}, reps, berr, 3)[0],
 				noInterval(report.PV(c.P), "a p-value: no interval")})
 		}

@@ -109,7 +109,8 @@ func walkReport(t *testing.T, d Dataset) {
 }
 
 // TestValueHistDescribes: the weighted describe of counted values equals
-// stats.Describe (pandas' describe()) of the multiset the weights make.
+// stats.Describe (pandas' describe()) of the multiset the weights make,
+// also after another resample's describe (which shares its buffer).
 func TestValueHistDescribes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	for trial := range 50 {
@@ -131,6 +132,11 @@ func TestValueHistDescribes(t *testing.T) {
 				multi = append(multi, v)
 			}
 		}
+		other := make([]int, claims) // a resample before: its counts must not stay in h's buffer
+		for c := range other {
+			other[c] = 1 + rng.IntN(4)
+		}
+		h.describe(other)
 		got := h.describe(w)
 		if len(multi) < 2 {
 			continue
