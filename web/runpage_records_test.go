@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/bench/deflect"
 	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/web"
 )
 
