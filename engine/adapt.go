@@ -12,8 +12,10 @@ import (
 // the provider's capacity by itself, the way TCP finds a path's:
 //
 //   - slow start: while the limit is in use, latency holds and the provider
-//     does not push back, the limit doubles once per window (a window is as
-//     many answers as the limit, about one round trip), up to the ceiling;
+//     does not push back, every answer adds a slot (TCP's slow start: the
+//     limit doubles once per window, a window being as many answers as the
+//     limit was when it began, about one round trip, but the slots come as
+//     the answers do, not all at the window's end), up to the ceiling;
 //   - after that, a window in which the limit was in use adds √limit;
 //   - a window whose median latency is more than twice the baseline (the
 //     provider queues) cuts it by 10 % and adds nothing;
@@ -37,6 +39,8 @@ type adaptive struct {
 	slowStart bool
 	busy      bool // the window reached the limit: growing it would be used
 	answers   int  // in this window
+	size      int  // answers that end this window: the limit when it began (at least 8)
+	windows   int  // windows ended
 	pushed    int
 	lat       []float64 // seconds, successes of this window
 	base      float64   // baseline median latency (seconds), 0: none yet
@@ -45,7 +49,7 @@ type adaptive struct {
 func newAdaptive(start, ceiling int) *adaptive {
 	start = max(start, 1)
 	ceiling = max(ceiling, start)
-	return &adaptive{limit: float64(start), ceil: float64(ceiling), changed: make(chan struct{}), slowStart: ceiling > start}
+	return &adaptive{limit: float64(start), ceil: float64(ceiling), changed: make(chan struct{}), slowStart: ceiling > start, size: max(8, start)}
 }
 
 func (a *adaptive) acquire(ctx context.Context) error {
@@ -89,11 +93,14 @@ func (a *adaptive) release(o outcome, latency time.Duration) {
 	case answered:
 		a.answers++
 		a.lat = append(a.lat, latency.Seconds())
+		if a.slowStart && a.busy && a.pushed == 0 {
+			a.limit = min(a.ceil, a.limit+1)
+		}
 	case pushback:
 		a.answers++
 		a.pushed++
 	}
-	if a.answers >= max(8, int(a.limit)) {
+	if a.answers >= a.size {
 		a.endWindow()
 	}
 	close(a.changed)
@@ -109,7 +116,7 @@ func (a *adaptive) absorb(n int) {
 	defer a.mu.Unlock()
 	a.answers += n
 	a.pushed += n
-	if a.answers >= max(8, int(a.limit)) {
+	if a.answers >= a.size {
 		a.endWindow()
 	}
 	close(a.changed)
@@ -124,11 +131,8 @@ func (a *adaptive) endWindow() {
 		med = a.lat[len(a.lat)/2]
 	}
 	grow := 0.0
-	if a.busy {
+	if a.busy && !(a.slowStart && a.pushed == 0) { // slow start grew with each answer
 		grow = math.Sqrt(a.limit)
-		if a.slowStart && a.pushed == 0 {
-			grow = a.limit
-		}
 	}
 	if !math.IsNaN(med) && a.base > 0 && med > 2*a.base {
 		a.limit *= 0.9
@@ -139,14 +143,19 @@ func (a *adaptive) endWindow() {
 		a.slowStart = false
 	}
 	a.limit = max(1, min(a.ceil, a.limit+grow))
-	if !math.IsNaN(med) {
+	if !math.IsNaN(med) && a.windows > 0 {
+		// Not the first window's: its answers are the fastest of the
+		// calls sent together at the start, a baseline so low that
+		// ordinary latency would pass for queueing.
 		if a.base == 0 {
 			a.base = med
 		} else {
 			a.base = 0.95*a.base + 0.05*med
 		}
 	}
+	a.windows++
 	a.answers, a.pushed, a.busy, a.lat = 0, 0, false, a.lat[:0]
+	a.size = max(8, int(a.limit))
 }
 
 // current is the present limit and the calls in flight (for progress).
