@@ -725,3 +725,33 @@ func BenchmarkScaling(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIdleTeamFirstCall is the worker path's latency on an idle team:
+// one worker already waiting, a run of 20 calls queued with --workers 0;
+// the time from the queuing command's start, and from its first job's
+// insert, to the first call the provider sees, and to the run's end.
+func BenchmarkIdleTeamFirstCall(b *testing.B) {
+	for range b.N {
+		r, srv, _ := teamRig(b, llmtest.Options{}, 20, "idle team prompt")
+		r.spawn("worker0.log", "worker", "--name", "idle")
+		r.waitFor("the worker to wait", func() bool { return r.count(`SELECT COUNT(*) FROM workers`) >= 1 })
+		time.Sleep(time.Second) // idle
+		start := time.Now()
+		coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+		if err := coord.Wait(); err != nil {
+			b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+		}
+		wall := time.Since(start)
+		var queued time.Time
+		if err := r.db.QueryRow(`SELECT MIN(created_at) FROM river_job`).Scan(&queued); err != nil {
+			b.Fatal(err)
+		}
+		l := srv.Ledger()
+		if len(l) == 0 {
+			b.Fatal("no call")
+		}
+		b.ReportMetric(l[0].Arrived.Sub(start).Seconds(), "first-call-after-start-s")
+		b.ReportMetric(l[0].Arrived.Sub(queued).Seconds(), "first-call-after-queued-s")
+		b.ReportMetric(wall.Seconds(), "wall-s")
+	}
+}
