@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -64,6 +65,37 @@ func program() string {
 		exeHash = fmt.Sprintf("%s\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano())
 	})
 	return exeHash
+}
+
+// Program identifies the running fallacylab for a report kept beside a
+// run in the store, which other machines of a team read: its module
+// version and revision when it was built from a clean checkout (the same
+// code wherever it runs), its released version when it was installed as
+// one, and otherwise this executable file, as the cache's keys ("" when
+// none can be told: then nothing is kept).
+func Program() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev string
+		modified := false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		switch v := bi.Main.Version; {
+		case rev != "" && !modified:
+			return "fallacylab " + v + " " + rev
+		case v != "" && v != "(devel)" && rev == "":
+			return "fallacylab " + v
+		}
+	}
+	if p := program(); p != "" {
+		return "executable " + p
+	}
+	return ""
 }
 
 // Key is the entry key of a report made from parts ("" when caching is off).

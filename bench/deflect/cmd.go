@@ -13,7 +13,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm"
-	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/runner"
 )
 
@@ -219,7 +218,7 @@ func runSpec(env bench.Env, o runOptions) (runner.Spec, error) {
 			fmt.Fprintf(env.Stdout, "total estimated cost (generation + judging): $%.4f%s\n", total, unknown)
 		},
 		Done: func(ctx context.Context, runID int64, exit error) error {
-			if exit == nil && reportcache.Enabled() {
+			if exit == nil {
 				keepReport(ctx, env, runID)
 			}
 			return exit
@@ -259,27 +258,6 @@ func judgingPhase(recs bench.Records, b *Benchmark, gens func() []Generation, jo
 		return SaveEvals(ctx, recs, runID, evals)
 	}
 	return p
-}
-
-// keepReport leaves a finished run's report with the default options in
-// the report cache, under the key `deflect report` and the viewer ask
-// with, so that the first of them, at the end of a run of hours, takes
-// under a second (the run command's brief, at a terminal, reads it back).
-// It is only a head start: if it cannot be kept, the report is made then.
-func keepReport(ctx context.Context, env bench.Env, runID int64) {
-	r, ok, err := env.Records.Run(ctx, runID)
-	if err != nil || !ok {
-		return
-	}
-	key := reportcache.RunKey(env.Store, r, DefaultAnalysis().Identity()...)
-	if _, hit := reportcache.Get(key); hit {
-		return
-	}
-	if d, err := LoadScores(ctx, env.Records, runID); err == nil {
-		if rep, err := Analyze(d, DefaultAnalysis()); err == nil {
-			reportcache.Put(key, rep)
-		}
-	}
 }
 
 func sortedGens(m map[string]Generation) []Generation {

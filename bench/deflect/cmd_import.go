@@ -17,7 +17,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/outfile"
-	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/runner"
 	"github.com/fallacylab/fallacylab/store"
 )
@@ -85,15 +84,12 @@ func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name st
 			if exit != nil {
 				return exit
 			}
-			if reportcache.Enabled() {
-				// The report with its default options is left in the
-				// report cache: the first `deflect report` (or viewer
-				// page) of the run reads it back. It is analysed from the
-				// snapshot just written (a fifth of a second at 72,000
-				// records), after the import, so that the import's memory
-				// and the analysis's are never held at once.
-				keepReport(ctx, env, runID)
-			}
+			// The report with its default options is kept with the run
+			// (and in the report cache): the first `deflect report` (or
+			// viewer page) of the run reads it back. It is analysed from
+			// the snapshot just written, after the import, so that the
+			// import's memory and the analysis's are never held at once.
+			keepReport(ctx, env, runID)
 			fmt.Fprintf(stdout, "imported %d generations and %d evals as run %d: fallacylab deflect report --run %d\n", im.gens, im.evals, runID, runID)
 			return nil
 		}})

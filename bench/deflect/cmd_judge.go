@@ -10,7 +10,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/runner"
 )
 
@@ -106,9 +105,7 @@ func done(ctx context.Context, h bench.Host, env bench.Env, runID int64, exit er
 	if exit != nil {
 		return exit
 	}
-	if reportcache.Enabled() {
-		keepReport(ctx, env, runID)
-	}
+	keepReport(ctx, env, runID)
 	if h.Settings().StdoutTTY {
 		if r, ok, err := env.Records.Run(ctx, runID); err == nil && ok {
 			if rep, err := reportOf(ctx, env, defaultReportOptions(), r); err == nil && report.Brief(h.Settings().Stdout, rep) {

@@ -2,14 +2,12 @@ package deflect
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/spf13/pflag"
 )
@@ -97,19 +95,7 @@ func reportOf(ctx context.Context, env bench.Env, o reportOptions, r store.Run) 
 		}
 		return withSource(rep, o.Generations, env.Version), nil
 	}
-	// The analysis of these records with these options may be cached
-	// (outside the store): the same report again, or in another format,
-	// is read back.
-	rep, err := reportcache.GetOrMake(reportcache.RunKey(env.Store, r, opts.Identity()...), func() (*report.Report, error) {
-		d, err := LoadScores(ctx, env.Records, r.ID)
-		if errors.Is(err, ErrNoGenerations) && r.Status != store.RunDone {
-			return nil, noRecordsYet(r)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return Analyze(d, opts)
-	}, func(err error) {
+	rep, err := analysedReport(ctx, env, r, opts, func(err error) {
 		fmt.Fprintf(env.Stderr, "note: report cache: %v (the report is not kept)\n", err)
 	})
 	if err != nil {
@@ -144,5 +130,5 @@ func noRecordsYet(r store.Run) error {
 	return fmt.Errorf("run %d (%s) has no records: it stopped during its generation phase, before it stored any "+
 		"(its records are stored as each phase ends; a kill leaves what it answered in the cache, %d calls linked to it). "+
 		"Run its command again with --cache only (fallacylab --cache only deflect run …, with the run's flags: `fallacylab runs show %d`) "+
-		"to store the records of what it answered without sending anything, then report it", r.ID, r.Status, r.Calls, r.ID)
+		"to store the records of what it answered without sending anything, then report it: %w", r.ID, r.Status, r.Calls, r.ID, ErrNoGenerations)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/judge"
 	"github.com/fallacylab/fallacylab/report"
-	"github.com/fallacylab/fallacylab/reportcache"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/view"
 )
@@ -91,17 +90,12 @@ func (t Task) View(_ context.Context, env bench.Env, run store.Run) (*view.Run, 
 	if env.Resamples > 0 {
 		opts.Resamples = env.Resamples
 	}
-	key := reportcache.RunKey(env.Store, run, opts.Identity()...) // shared with `deflect report`
 	return &view.Run{Template: "deflect.html", State: v, Compare: v.compare, Links: v.links,
 		Analyze: func() (*report.Report, error) {
-			// A failed store only costs the next viewer the analysis.
-			return reportcache.GetOrMake(key, func() (*report.Report, error) {
-				d, err := LoadScores(context.Background(), env.Records, run.ID)
-				if err != nil {
-					return nil, err
-				}
-				return Analyze(d, opts)
-			}, nil)
+			// As `deflect report` makes it (the same cache entry, the
+			// run's kept report); a failed cache write only costs the
+			// next viewer the analysis.
+			return analysedReport(context.Background(), env, run, opts, nil)
 		},
 		Pages: []view.Page{{Path: "generations", Serve: v.generations}, {Path: "generations/{gen}", Serve: v.page(v.generation)},
 			{Path: "compare", Serve: v.page(v.across)}, {Path: "grid", Serve: v.page(v.grid)}, {Path: "diff", Serve: v.page(v.diff)}}}, nil
