@@ -1,13 +1,17 @@
 package deflect
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/valyala/fastjson"
 )
 
 // writeSynthFiles writes the full-scale synthetic run (4 models × 6,000
@@ -77,4 +81,58 @@ func BenchmarkReportFromJSONL(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// synthFiles are the upstream-format files of FALLACYLAB_SYNTH_DIR (as
+// `fallacylab deflect synth --out-dir` writes them: bench/speed.sh's 1×
+// and 4× runs), else the full-scale synthetic run written here.
+func synthFiles(b *testing.B) (gens, evals string) {
+	if dir := os.Getenv("FALLACYLAB_SYNTH_DIR"); dir != "" {
+		return filepath.Join(dir, "generations.jsonl"), filepath.Join(dir, "evals.jsonl")
+	}
+	return writeSynthFiles(b)
+}
+
+// BenchmarkDecodeFloor is the floor `deflect report` from the JSONL files
+// is measured against (issue 46): every line of both files parsed as JSON
+// and nothing kept (valyala/fastjson, one thread per file, as the report
+// reads them), in CPU time; beside it, the report's own reading of the
+// files into the records it analyses (lean-cpu-ms).
+func BenchmarkDecodeFloor(b *testing.B) {
+	gens, evals := synthFiles(b)
+	parse := func(path string) {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		var p fastjson.Parser
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			if _, err := p.ParseBytes(sc.Bytes()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var floor, lean time.Duration
+	for range b.N {
+		c0 := cpuTime()
+		var wg sync.WaitGroup
+		for _, p := range []string{gens, evals} {
+			wg.Go(func() { parse(p) })
+		}
+		wg.Wait()
+		c1 := cpuTime()
+		if _, err := readLean(io.Discard, gens, evals); err != nil {
+			b.Fatal(err)
+		}
+		floor, lean = floor+c1-c0, lean+cpuTime()-c1
+	}
+	b.ReportMetric(float64(floor.Milliseconds())/float64(b.N), "floor-cpu-ms")
+	b.ReportMetric(float64(lean.Milliseconds())/float64(b.N), "lean-cpu-ms")
 }
