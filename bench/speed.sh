@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# Prints every figure of the speed work on this machine, today's code beside
-# the code before it (BASE, a git revision) on the same input, in one run:
+# Prints every figure of the speed work (issue 46's table, then the older
+# rows) on this machine, today's code beside the code before it (BASE, a
+# git revision), on the same input, in one run:
 #
-#   bench/speed.sh              # everything (about 6 minutes on 2 cores)
-#   QUICK=1 bench/speed.sh      # the analysis and viewer figures only
+#   bench/speed.sh                 # everything (about 15 minutes on 2 cores)
+#   QUICK=1 bench/speed.sh         # issue 46's analysis, memory and viewer rows only
+#   RUNS=5 bench/speed.sh          # each command measured 5 times (default 3)
 #
-# Needs git, Go and GNU time (/usr/bin/time, Debian's "time" package) for
-# peak memory. The input is `fallacylab deflect synth`: 4 models × 6,000
-# generations, two judges (about 48,000 judgements, 48 MB of JSONL).
+# Each command is run RUNS times and printed as "min–max" of its CPU time
+# (user + system, every thread: steadier than the wall clock on a busy
+# machine) and of its peak memory (max RSS). Needs git, Go, curl and GNU
+# time (/usr/bin/time, Debian's "time" package). The team rows need a
+# PostgreSQL server: FALLACYLAB_TEST_POSTGRES=postgres://… (skipped
+# without one).
+#
+# The data of every row (said again beside it):
+#   1× = `fallacylab deflect synth --samples 5`: 4 models × 6,000
+#        generations, two judges (24,000 generations, 47,978 judgements, 48 MB
+#        of upstream-format JSONL);
+#   4× = `fallacylab deflect synth --samples 20` (96,000 and 191,920).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BASE=${BASE:-e71a6fb}
+BASE=${BASE:-0a292e9}
+RUNS=${RUNS:-3}
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
+command -v curl >/dev/null || { echo "needs curl" >&2; exit 1; }
 work=$(mktemp -d)
-export FALLACYLAB_REPORT_CACHE=off # analyses are measured, not read back (but see below)
 cleanup() { git worktree remove --force "$work/base" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 
@@ -21,105 +33,96 @@ echo "building today's code and $BASE ..."
 go build -o "$work/new" ./cmd/fallacylab
 git worktree add -q --detach "$work/base" "$BASE"
 (cd "$work/base" && go build -o "$work/old" ./cmd/fallacylab)
-"$work/new" deflect synth --out-dir "$work/syn" >/dev/null
-gens=$work/syn/generations.jsonl evals=$work/syn/evals.jsonl
-printf '%s\n' "$(wc -l <"$gens") generations, $(wc -l <"$evals") evals, $(du -sh "$work/syn" | cut -f1)"
+"$work/new" --quiet deflect synth --samples 5 --out-dir "$work/syn1" >/dev/null 2>&1
+"$work/new" --quiet deflect synth --samples 20 --out-dir "$work/syn4" >/dev/null 2>&1
+for s in 1 4; do
+  printf '%s× data: %s generations, %s judgements\n' "$s" "$(wc -l <"$work/syn$s/generations.jsonl")" "$(wc -l <"$work/syn$s/evals.jsonl")"
+done
 
-# best of 3: "seconds peak-MB"
+# measure CMD…: "cpu-min–max s rss-min–max MB" over RUNS runs.
 measure() {
-  local best="" out
-  for _ in 1 2 3; do
-    out=$(/usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1)
-    if [ -z "$best" ] || awk -v a="${out% *}" -v b="${best% *}" 'BEGIN{exit !(a<b)}'; then best=$out; fi
+  local out cpus=() rss=()
+  for _ in $(seq "$RUNS"); do
+    out=$(/usr/bin/time -f "%U %S %M" "$@" 2>&1 >/dev/null | tail -1)
+    read -r u s m <<<"$out"
+    cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')") rss+=("$((m / 1024))")
   done
-  awk -v s="${best% *}" -v kb="${best#* }" 'BEGIN{printf "%5.2f s %5.0f MB", s, kb/1024}'
+  printf '%s–%s s %s–%s MB' "$(printf '%s\n' "${cpus[@]}" | sort -n | head -1)" "$(printf '%s\n' "${cpus[@]}" | sort -n | tail -1)" \
+    "$(printf '%s\n' "${rss[@]}" | sort -n | head -1)" "$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)"
 }
-row() { printf '%-44s %-18s %-18s %s\n' "$@"; }
+# viewcold BIN DB: the viewer's first request of run 1's page, in a fresh
+# viewer process: "cpu s rss MB" of the whole process until it answered.
+viewcold() {
+  local port=$((7500 + RANDOM % 400)) pid u0 s0 u1 s1
+  "$1" --quiet --db "$2" view --addr "127.0.0.1:$port" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.05; done
+  read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$pid/stat")
+  curl -s -o /dev/null "http://127.0.0.1:$port/runs/1"
+  read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$pid/stat")
+  awk -v t=$((u1 - u0 + s1 - s0)) -v hz="$(getconf CLK_TCK)" -v kb="$(awk '/VmHWM/{print $2}' "/proc/$pid/status")" 'BEGIN{printf "%.2f %d\n", t/hz, kb/1024}'
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+viewrow() {
+  local cpus=() rss=() c m
+  for _ in $(seq "$RUNS"); do read -r c m < <(viewcold "$1" "$2"); cpus+=("$c") rss+=("$m"); done
+  printf '%s–%s s %s–%s MB' "$(printf '%s\n' "${cpus[@]}" | sort -n | head -1)" "$(printf '%s\n' "${cpus[@]}" | sort -n | tail -1)" \
+    "$(printf '%s\n' "${rss[@]}" | sort -n | head -1)" "$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)"
+}
+row() { printf '%-58s %-26s %-26s %s\n' "$@"; }
 
 echo
+echo "issue 46 (CPU time and max RSS, min–max of $RUNS runs; data in brackets):"
 row "figure" "$BASE" "today" "goal"
-for bin in old new; do
-  rm -f "$work/$bin.db"*
-  "$work/$bin" --quiet --db "$work/$bin.db" deflect import --generations "$gens" --evals "$evals" >/dev/null 2>&1
-  "$work/$bin" --quiet --db "$work/$bin.db" deflect report --generations "$gens" --evals "$evals" --out "$work/$bin.jsonl.md" 2>/dev/null
-  "$work/$bin" --quiet --db "$work/$bin.db" deflect report --out "$work/$bin.store.md" 2>/dev/null
+floor=$(FALLACYLAB_SYNTH_DIR=$work/syn1 go test ./bench/deflect -run '^$' -bench DecodeFloor -benchtime 5x | awk '/Benchmark/{for(i=1;i<=NF;i++) if($i=="floor-cpu-ms") print $(i-1)}')
+export FALLACYLAB_REPORT_CACHE=off
+row "deflect report from the JSONL [1×]" \
+  "$(measure "$work/old" --quiet deflect report --generations "$work/syn1/generations.jsonl" --evals "$work/syn1/evals.jsonl" --out "$work/x.md")" \
+  "$(measure "$work/new" --quiet deflect report --generations "$work/syn1/generations.jsonl" --evals "$work/syn1/evals.jsonl" --out "$work/x.md")" \
+  "≤ 2 × the floor"
+row "  the floor: every line parsed, nothing kept [1×]" "" "${floor} CPU-ms (BenchmarkDecodeFloor)" ""
+# importrow BIN S: a new store of the S× files (run 1), the report cache
+# on, as users run it (a fresh cache, which the import fills).
+importrow() {
+  FALLACYLAB_REPORT_CACHE=$work/cache measure bash -c "rm -rf '$work/$1-$2.db'* '$work/cache'; '$work/$1' --quiet --db '$work/$1-$2.db' deflect import --generations '$work/syn$2/generations.jsonl' --evals '$work/syn$2/evals.jsonl'"
+}
+row "deflect import into a new store, report cache on [1×]" "$(importrow old 1)" "$(importrow new 1)" "≤ 150 MB"
+row "deflect import into a new store, report cache on [4×]" "$(importrow old 4)" "$(importrow new 4)" "≤ 200 MB"
+for s in 1 4; do
+  goal="≤ 0.3 s"; [ "$s" = 4 ] && goal="≤ 0.3 s, ≤ 250 MB"
+  row "cold deflect report --run 1, report cache off [$s×]" \
+    "$(measure "$work/old" --quiet --db "$work/old-$s.db" deflect report --run 1 --out "$work/x.md")" \
+    "$(measure "$work/new" --quiet --db "$work/new-$s.db" deflect report --run 1 --out "$work/x.md")" "$goal"
 done
-row "deflect report from JSONL (1,000 resamples)" \
-  "$(measure "$work/old" --quiet deflect report --generations "$gens" --evals "$evals" --out "$work/x.md")" \
-  "$(measure "$work/new" --quiet deflect report --generations "$gens" --evals "$evals" --out "$work/x.md")" "≤ 0.6 s, ≤ 150 MB"
-export FALLACYLAB_REPORT_CACHE=off
-row "deflect report from the store (analysed)" \
-  "$(measure "$work/old" --quiet --db "$work/old.db" deflect report --out "$work/x.md")" \
-  "$(measure "$work/new" --quiet --db "$work/new.db" deflect report --out "$work/x.md")" "≤ 0.3 s"
-export FALLACYLAB_REPORT_CACHE=$work/report-cache
-"$work/new" --quiet --db "$work/new.db" deflect report --out "$work/x.md" 2>/dev/null
-row "  again, or in another format (cached)" "" \
-  "$(measure "$work/new" --quiet --db "$work/new.db" deflect report --format html --out "$work/x.html")" "≤ 0.3 s"
-export FALLACYLAB_REPORT_CACHE=off
-row "deflect import into a new store" \
-  "$(measure bash -c "rm -f '$work/i1.db'*; '$work/old' --quiet --db '$work/i1.db' deflect import --generations '$gens' --evals '$evals'")" \
-  "$(measure bash -c "rm -f '$work/i2.db'*; '$work/new' --quiet --db '$work/i2.db' deflect import --generations '$gens' --evals '$evals'")" "≤ 1.5 s, ≤ 150 MB"
-# As users run it, with the report cache on: the import analyses the default
-# report on its second core while it writes, and the first report reads it.
-export FALLACYLAB_REPORT_CACHE=$work/import-cache
-row "  with the report cache on (as by default)" "" \
-  "$(measure bash -c "rm -rf '$work/i3.db'* '$work/import-cache'; '$work/new' --quiet --db '$work/i3.db' deflect import --generations '$gens' --evals '$evals'")" ""
-row "  then the first deflect report of the run" "" \
-  "$(measure "$work/new" --quiet --db "$work/i3.db" deflect report --out "$work/x.md")" "≤ 0.3 s"
-export FALLACYLAB_REPORT_CACHE=off
-cmp -s "$work/old.jsonl.md" "$work/new.jsonl.md" && same=identical || same=DIFFERENT
-echo "  report bytes from JSONL, $BASE vs today: $same"
-# Reports from a store name it: compare them with the store's name left out.
+row "viewer: first request of run 1's page, fresh viewer [1×]" "$(viewrow "$work/old" "$work/old-1.db")" "$(viewrow "$work/new" "$work/new-1.db")" "≤ 0.3 s, ≤ 150 MB"
+"$work/old" --quiet --db "$work/old-1.db" deflect report --run 1 --out "$work/old.store.md" 2>/dev/null
+"$work/new" --quiet --db "$work/new-1.db" deflect report --run 1 --out "$work/new.store.md" 2>/dev/null
 samebytes() { cmp -s <(sed "s#$work/[a-z0-9-]*\.db#STORE#g" "$1") <(sed "s#$work/[a-z0-9-]*\.db#STORE#g" "$2") && echo identical || echo DIFFERENT; }
 echo "  report bytes from the store (its name aside), $BASE vs today: $(samebytes "$work/old.store.md" "$work/new.store.md")"
-# The same run at 4× (20 samples per cell, 96,000 generations): memory
-# must not grow with the run beyond a few bytes a record, time at most 4.2×.
-"$work/new" deflect synth --samples 20 --out-dir "$work/syn4" >/dev/null
-gens4=$work/syn4/generations.jsonl evals4=$work/syn4/evals.jsonl
-printf '%s\n' "4×: $(wc -l <"$gens4") generations, $(wc -l <"$evals4") evals, $(du -sh "$work/syn4" | cut -f1)"
-row "4×: deflect report from JSONL" \
-  "$(measure "$work/old" --quiet deflect report --generations "$gens4" --evals "$evals4" --out "$work/x.md")" \
-  "$(measure "$work/new" --quiet deflect report --generations "$gens4" --evals "$evals4" --out "$work/x.md")" "≤ 300 MB"
-row "4×: deflect import into a new store" \
-  "$(measure bash -c "rm -f '$work/j1.db'*; '$work/old' --quiet --db '$work/j1.db' deflect import --generations '$gens4' --evals '$evals4'")" \
-  "$(measure bash -c "rm -f '$work/j2.db'*; '$work/new' --quiet --db '$work/j2.db' deflect import --generations '$gens4' --evals '$evals4'")" "≤ 200 MB"
-row "4×: deflect report from the store (analysed)" \
-  "$(measure "$work/old" --quiet --db "$work/j1.db" deflect report --out "$work/x.md")" \
-  "$(measure "$work/new" --quiet --db "$work/j2.db" deflect report --out "$work/x.md")" "≤ 250 MB"
-for bin in old new; do "$work/$bin" --quiet --db "$work/$bin-f.db" foils audit --out "$work/$bin.foils.md" >/dev/null 2>&1; done
-row "foils report (stored audit, reddit, built-in)" \
-  "$(measure "$work/old" --quiet --db "$work/old-f.db" foils report --out "$work/x.md")" \
-  "$(measure "$work/new" --quiet --db "$work/new-f.db" foils report --out "$work/x.md")" "faster"
-"$work/old" --quiet --db "$work/old-f.db" foils report --out "$work/old.fr.md" 2>/dev/null
-"$work/new" --quiet --db "$work/new-f.db" foils report --out "$work/new.fr.md" 2>/dev/null
-echo "  foils report bytes (the store's name aside), $BASE vs today: $(samebytes "$work/old.fr.md" "$work/new.fr.md")"
-python3 - "$work/missci.jsonl" <<'EOF'
-import json, sys
-out = open(sys.argv[1], "w")
-for line in open("bench/missci/data/test.missci.jsonl"):
-    a = json.loads(line)
-    for i, f in enumerate(a["argument"]["fallacies"]):
-        fid = str(f.get("id", i)).split(":")[-1]
-        preds = [{"premise": x["premise"], "class": x["class"]} for x in f.get("interchangeable_fallacies", [])[:1]]
-        preds.append({"premise": a["argument"]["claim"], "class": "Causal Oversimplification"})
-        out.write(json.dumps({"id": f"{a['id']}:{fid}", "predictions": preds}) + "\n")
-EOF
-row "missci eval, 363 lines, k = all" \
-  "$(measure "$work/old" --quiet missci eval --predictions "$work/missci.jsonl" --k all --out "$work/x.md")" \
-  "$(measure "$work/new" --quiet missci eval --predictions "$work/missci.jsonl" --k all --out "$work/x.md")" "faster than 0.45 s"
-# A stored reconstruction run (the legacy store of the CLI tests): its
-# report scores METEOR, whose WordNet index every process reads once.
-for bin in old new; do gunzip -c internal/cli/testdata/legacy/legacy.db.gz >"$work/$bin-m.db"; "$work/$bin" --quiet --db "$work/$bin-m.db" runs >/dev/null 2>&1; done
-row "missci report (stored run, METEOR)" \
-  "$(measure "$work/old" --quiet --db "$work/old-m.db" missci report --run 3 --k all --out "$work/x.md")" \
-  "$(measure "$work/new" --quiet --db "$work/new-m.db" missci report --run 3 --k all --out "$work/x.md")" "faster"
+"$work/old" --quiet deflect report --generations "$work/syn4/generations.jsonl" --evals "$work/syn4/evals.jsonl" --format json --out "$work/old4.json" 2>/dev/null
+"$work/new" --quiet deflect report --generations "$work/syn4/generations.jsonl" --evals "$work/syn4/evals.jsonl" --format json --out "$work/new4.json" 2>/dev/null
+echo "  report bytes from the JSONL [4×], $BASE vs today: $(cmp -s "$work/old4.json" "$work/new4.json" && echo identical || echo DIFFERENT)"
+[ -n "${QUICK:-}" ] && exit 0
 
 echo
-echo "in-process benchmarks (go test -bench):"
+echo "engine (go test -bench, one run each side; the test server's latencies are drawn from a fixed seed):"
+pool() { (cd "$1" && go test ./engine -run '^$' -bench 'DefaultFlags' -benchtime 1x -count "$RUNS" -timeout 20m) |
+  awk '/Benchmark/{for(i=1;i<=NF;i++){if($i=="req/s") r=$(i-1); if($i=="pool-at-peak-ideal-req/s") p=$(i-1)} printf "%.1f %% ", 100*r/p}'; }
+row "engine: 1,200 calls, lognormal 500 ms σ 1, defaults" "$(pool "$work/base")" "$(pool .)" "≥ 95 % of the ideal pool"
+conns() { (cd "$1" && go test ./engine -run '^$' -bench 'Connections' -benchtime 1x -timeout 20m) | awk '/Benchmark/{for(i=1;i<=NF;i++) if($i=="connections") print $(i-1)}'; }
+row "  TCP connections, 10,000 calls at --concurrency 64" "$(conns "$work/base")" "$(conns .)" "≤ 64"
+hidden() { (cd "$1" && go test ./engine -run '^$' -bench 'WindowWithoutHints' -benchtime 1x -count "$RUNS" -timeout 30m) |
+  awk '/Benchmark/{for(i=1;i<=NF;i++){if($i=="%of-limit") u=$(i-1); if($i=="%429") q=$(i-1)} printf "%.1f/%.1f ", u, q}'; }
+row "hidden limit 600/min, no hints (% of limit used / % refused)" "$(hidden "$work/base")" "$(hidden .)" "≥ 99 % / ≤ 2 %"
+if [ -n "${FALLACYLAB_TEST_POSTGRES:-}" ]; then
+  echo
+  echo "team (PostgreSQL at \$FALLACYLAB_TEST_POSTGRES; today's code):"
+  go test ./internal/cli/teamtest -run '^$' -bench 'Scaling|IdleTeamFirstCall' -benchtime 1x -count "$RUNS" -timeout 30m | grep Benchmark
+fi
+
+echo
+echo "in-process benchmarks of the earlier speed work (today's code):"
 go test ./bench/deflect -run '^$' -bench 'ReportFromJSONL|FullReport' -benchtime 3x | grep Benchmark
 go test ./web -run '^$' -bench ViewerFullRun -benchtime 2x | grep Benchmark
 go test ./internal/cli -run '^$' -bench LargeStore -benchtime 1x -timeout 20m | grep Benchmark # FALLACYLAB_LARGE_STORE=1000000 for a million calls
-go test ./engine -run '^$' -bench CachedRerun100k -benchtime 1x -timeout 10m | grep Benchmark
-[ -n "${QUICK:-}" ] && exit 0
-go test ./engine -run '^$' -bench 'DefaultFlags|Connections|Throughput|Plan50k' -benchtime 1x -timeout 20m | grep Benchmark
-go test ./engine -run '^$' -bench 'Isolated429s|WindowWithoutHints' -benchtime 1x -timeout 30m | grep Benchmark
+go test ./engine -run '^$' -bench 'CachedRerun100k|Throughput|Plan50k' -benchtime 1x -timeout 20m | grep Benchmark
