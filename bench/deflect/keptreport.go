@@ -6,6 +6,8 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
@@ -79,6 +81,14 @@ func keepReport(ctx context.Context, env bench.Env, runID int64) {
 	opts := DefaultAnalysis()
 	if _, kept := readKept(ctx, env.Records, r, opts); kept {
 		return
+	}
+	// The run's writing is over: what it left goes back to the system
+	// and the analysis collects more often (unless GOGC says otherwise),
+	// so that the command's peak is nearer the larger of the two than
+	// their sum (4× import: 272–291 → 252–260 MB).
+	debug.FreeOSMemory()
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	d, err := LoadScores(ctx, env.Records, runID)
 	if err != nil {
