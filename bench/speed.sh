@@ -117,7 +117,7 @@ row "hidden limit 600/min, no hints (% of limit used / % refused)" "$(hidden "$w
 if [ -n "${FALLACYLAB_TEST_POSTGRES:-}" ]; then
   echo
   echo "team (PostgreSQL at \$FALLACYLAB_TEST_POSTGRES; today's code):"
-  go test ./internal/cli/teamtest -run '^$' -bench 'Scaling|IdleTeamFirstCall' -benchtime 1x -count "$RUNS" -timeout 30m | grep Benchmark
+  go test ./internal/cli/teamtest -run '^$' -bench 'Scaling|IdleTeamFirstCall|PhaseGap' -benchtime 1x -count "$RUNS" -timeout 30m | grep Benchmark
 fi
 
 echo

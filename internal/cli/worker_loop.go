@@ -184,7 +184,7 @@ func (w *workerLoop) run(ctx context.Context) error {
 				break
 			}
 		}
-		step := 250 * time.Millisecond
+		step := 100 * time.Millisecond
 		sleepCtx(ctx, step)
 		beat -= step
 	}

@@ -755,3 +755,38 @@ func BenchmarkIdleTeamFirstCall(b *testing.B) {
 		b.ReportMetric(wall.Seconds(), "wall-s")
 	}
 }
+
+// BenchmarkPhaseGap is the hand-over between a queued run's phases on an
+// idle team: one worker waiting, a DeflectBench pilot (30 generations,
+// then 30 judgements) queued with --workers 0; the time from the last
+// generation the provider answered to the first judgement it got (the
+// test server echoes: the judgements are unusable, and allowed).
+func BenchmarkPhaseGap(b *testing.B) {
+	for range b.N {
+		r, srv, _ := teamRig(b, llmtest.Options{}, 0, "")
+		r.spawn("worker0.log", "worker", "--name", "idle")
+		r.waitFor("the worker to wait", func() bool { return r.count(`SELECT COUNT(*) FROM workers`) >= 1 })
+		coord := r.spawn("coordinator.log", "--workers", "0", "--max-unusable", "1", "deflect", "run", "--models", "openai:gen-m", "--judges", "openai:judge-m",
+			"--samples", "1", "--pilot", "2")
+		if err := coord.Wait(); err != nil {
+			b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+		}
+		var lastGen, firstJudge time.Time
+		for _, e := range srv.Ledger() {
+			switch e.Call.Model {
+			case "gen-m":
+				if e.Time.After(lastGen) {
+					lastGen = e.Time
+				}
+			case "judge-m":
+				if firstJudge.IsZero() || e.Arrived.Before(firstJudge) {
+					firstJudge = e.Arrived
+				}
+			}
+		}
+		if lastGen.IsZero() || firstJudge.IsZero() {
+			b.Fatal("no generation or no judgement")
+		}
+		b.ReportMetric(firstJudge.Sub(lastGen).Seconds(), "phase-gap-s")
+	}
+}
