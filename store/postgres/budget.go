@@ -76,26 +76,39 @@ func (s *Store) Budget(ctx context.Context, runID int64) (budget, spent float64,
 // what was paid, cannot pay for this call with nothing else in flight. A
 // run without a budget books anything.
 //
-// A worker silent past its lease (killed) loses its bookings; the calls it
-// had sent (its sent_calls marks) stay booked at their worst case — they
-// were most likely paid for — until they are made again: the call made
-// again takes its dead attempts' booking over, and its settled cost counts
-// them (at its own cost, as the run's spend does). Calls that do not fit
-// because of a dead worker's calls wait for those to be made again.
+// A worker silent past its lease (killed) loses its bookings, at the next
+// booking whether it fits or not; the calls it had sent (its sent_calls
+// marks) stay booked — they were most likely paid for — at their worst
+// case, or at their cost once settled, until they are made again: the
+// call made again takes its dead attempts' booking over, and its settled
+// cost counts them (at its own cost, as the run's spend does). Calls that
+// do not fit because of a dead worker's calls wait for those to be made
+// again.
 func (b *SharedBudget) Reserve(ctx context.Context, bk engine.Booking) (bool, error) {
 	id, err := runOf(bk.Scope)
 	if err != nil {
 		return false, err
 	}
-	var booked bool
+	var booked, wait bool
 	err = pgx.BeginTxFunc(ctx, b.st.pg, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		var err error
 		booked, err = reserve(ctx, tx, id, bk)
+		if wait = errors.Is(err, engine.ErrBudgetWait); wait {
+			// Committed all the same: the dead workers' bookings it let
+			// go stay gone. Rolled back, they were let go only by a
+			// booking that fit — never, when they were what kept every
+			// other from fitting (a run stalled so for minutes).
+			return nil
+		}
 		return err
 	})
-	if err != nil && !errors.Is(err, engine.ErrBudgetWait) {
+	switch {
+	case err != nil:
 		return false, fmt.Errorf("budget of run %d: %w", id, err)
+	case wait:
+		return false, engine.ErrBudgetWait
 	}
-	return booked, err
+	return booked, nil
 }
 
 // reserve is Reserve's transaction: the run's budget row is locked, so
@@ -150,7 +163,15 @@ func (b *SharedBudget) Settle(ctx context.Context, bk engine.Booking, actual flo
 		if _, err := tx.Exec(ctx, `UPDATE run_budgets SET spent = spent + $1 WHERE run_id = $2`, actual, id); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `UPDATE budget_holds SET usd = GREATEST(usd - $1, 0) WHERE run_id = $2 AND holder = $3`, bk.USD, id, bk.Holder)
+		if _, err := tx.Exec(ctx, `UPDATE budget_holds SET usd = GREATEST(usd - $1, 0) WHERE run_id = $2 AND holder = $3`, bk.USD, id, bk.Holder); err != nil {
+			return err
+		}
+		// The call's sent mark holds its actual cost from now on, not
+		// its worst case: should this worker die before the answer is
+		// stored, the mark counts what the call cost (already in the
+		// spend) rather than the worst case again, which left the
+		// calls to make again more than the budget had room for.
+		_, err := tx.Exec(ctx, `UPDATE sent_calls SET usd = GREATEST(usd - $1 + $2, 0) WHERE key = $3 AND owner = $4`, bk.USD, actual, bk.Key, bk.Holder)
 		return err
 	})
 	if err != nil {

@@ -194,3 +194,68 @@ func TestSharedBudgetReleasesADeadWorkersBookings(t *testing.T) {
 		t.Fatalf("a call the rest cannot pay: %v", err)
 	}
 }
+
+// TestSharedBudgetDeadWorkersSettledCallCountsItsCost: a worker settles a
+// call (its cost in the spend) and dies before the answer is stored, with
+// two more calls sent and booked. Its settled call's mark then counts the
+// call's cost, not its worst case again: the calls to make again fit the
+// budget. Counted at the worst case twice over, they did not, and every
+// worker waited for ever (a run stalled so, once in five runs of
+// TestWorkersSpendTheBudgetThroughKills). The dead worker's bookings are let
+// go by a booking that waits too, not only by one that fits.
+func TestSharedBudgetDeadWorkersSettledCallCountsItsCost(t *testing.T) {
+	ctx := context.Background()
+	st := freshStore(t)
+	if err := st.SetBudget(ctx, 9, 0.05); err != nil {
+		t.Fatal(err)
+	}
+	beat := func(proc string, lease time.Duration) {
+		w, err := st.NewWorker(postgres.WorkerConfig{ID: proc, Label: proc, Proc: proc, Lease: lease, MaxWorkers: 1, Retention: time.Hour,
+			Work: func(context.Context, string, postgres.CallArgs) error { return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Beat(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, scope := postgres.NewSharedBudget(st), postgres.BudgetScope(9)
+	const worst = 0.0131
+	booking := func(holder, key string) engine.Booking {
+		return engine.Booking{Scope: scope, Holder: holder, Key: key, USD: worst}
+	}
+	send := func(holder, key string) {
+		t.Helper()
+		if ok, err := b.Reserve(ctx, booking(holder, key)); err != nil || !ok {
+			t.Fatalf("book %s: %v %v", key, ok, err)
+		}
+		if err := st.MarkSent(ctx, key, holder, 9, worst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beat("live", time.Minute)
+	beat("doomed", 50*time.Millisecond)
+	send("live", "paid")
+	if err := b.Settle(ctx, booking("live", "paid"), 0.012); err != nil {
+		t.Fatal(err)
+	}
+	send("doomed", "settled")
+	if err := b.Settle(ctx, booking("doomed", "settled"), 0.0005); err != nil {
+		t.Fatal(err)
+	}
+	send("doomed", "x")
+	send("doomed", "y")
+	time.Sleep(200 * time.Millisecond) // past the doomed worker's lease
+	// A new call waits: 0.0125 spent + 3 of the dead's calls + 0.0131.
+	if _, err := b.Reserve(ctx, booking("live", "new")); !errors.Is(err, engine.ErrBudgetWait) {
+		t.Fatalf("a new call: %v", err)
+	}
+	var holds int
+	if err := st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM budget_holds WHERE holder = 'doomed' AND usd > 0`).Scan(&holds); err != nil || holds != 0 {
+		t.Fatalf("the dead worker still holds %d bookings (%v)", holds, err)
+	}
+	// Made again, each of the dead worker's sent calls fits.
+	if ok, err := b.Reserve(ctx, booking("live", "x")); err != nil || !ok {
+		t.Fatalf("the dead worker's call made again: %v %v", ok, err)
+	}
+}
