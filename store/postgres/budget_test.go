@@ -105,6 +105,20 @@ func TestSharedBudgetHolds(t *testing.T) {
 	}
 }
 
+// beatWorker marks a worker of engine proc alive now, with its lease: the
+// budget reads its bookings as a live worker's until the lease has passed.
+func beatWorker(t *testing.T, st *postgres.Store, proc string, lease time.Duration) {
+	t.Helper()
+	w, err := st.NewWorker(postgres.WorkerConfig{ID: proc, Label: proc, Proc: proc, Lease: lease, MaxWorkers: 1, Retention: time.Hour,
+		Work: func(context.Context, string, postgres.CallArgs) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Beat(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A worker killed with calls booked (#42): its bookings are released once
 // it has been silent past its lease, so the others spend the rest of the
 // budget; what it had sent stays booked (most likely paid for) until the
@@ -117,16 +131,7 @@ func TestSharedBudgetReleasesADeadWorkersBookings(t *testing.T) {
 	if err := st.SetBudget(ctx, 9, 0.10); err != nil {
 		t.Fatal(err)
 	}
-	beat := func(proc string, lease time.Duration) {
-		w, err := st.NewWorker(postgres.WorkerConfig{ID: proc, Label: proc, Proc: proc, Lease: lease, MaxWorkers: 1, Retention: time.Hour,
-			Work: func(context.Context, string, postgres.CallArgs) error { return nil }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Beat(ctx, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
+	beat := func(proc string, lease time.Duration) { beatWorker(t, st, proc, lease) }
 	b, scope := postgres.NewSharedBudget(st), postgres.BudgetScope(9)
 	booking := func(holder, key string, usd float64) engine.Booking {
 		return engine.Booking{Scope: scope, Holder: holder, Key: key, USD: usd}
@@ -209,16 +214,7 @@ func TestSharedBudgetDeadWorkersSettledCallCountsItsCost(t *testing.T) {
 	if err := st.SetBudget(ctx, 9, 0.05); err != nil {
 		t.Fatal(err)
 	}
-	beat := func(proc string, lease time.Duration) {
-		w, err := st.NewWorker(postgres.WorkerConfig{ID: proc, Label: proc, Proc: proc, Lease: lease, MaxWorkers: 1, Retention: time.Hour,
-			Work: func(context.Context, string, postgres.CallArgs) error { return nil }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Beat(ctx, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
+	beat := func(proc string, lease time.Duration) { beatWorker(t, st, proc, lease) }
 	b, scope := postgres.NewSharedBudget(st), postgres.BudgetScope(9)
 	const worst = 0.0131
 	booking := func(holder, key string) engine.Booking {
