@@ -642,22 +642,6 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		return res, false
 	}
 	res.Attempts = a.n
-	if a.err == nil && claims != nil {
-		// A process that died with this call in flight (its mark, made
-		// just before it sent, is still there) had most likely paid for
-		// it: its attempts and their cost (estimated at this one's) count
-		// in the answer's, so the spend and attempts are what was sent. A
-		// dead process that had claimed the call but never sent it left
-		// no mark, and counts nothing.
-		if n, err := claims.SentByOthers(callCtx, key, e.proc); err == nil && n > 0 {
-			res.Attempts += n
-			if a.cost != nil {
-				c := float64(1+n) * *a.cost
-				a.cost = &c
-			}
-			e.repaid.Add(1)
-		}
-	}
 	if a.err == nil {
 		res.Response, res.Cost = &a.resp, a.cost
 		stored, cerr := e.commit(callCtx, res)
@@ -669,11 +653,18 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 			e.keep(e.callOf(res))
 			res.Response, res.Err = nil, fmt.Errorf("answer received but not stored (kept to be written when the run ends): %w", cerr)
 			e.logFailure(j, a.n, res.Err)
-		} else if stored != nil {
+		} else if stored.other != nil {
 			// An answer stored first (by another process) stays the
 			// cache's, and the records read their text from the cache:
 			// this job goes on with it.
-			res.Response = stored
+			res.Response = stored.other
+		} else if stored.attempts > res.Attempts {
+			// Processes that sent this call and never stored it (killed
+			// with it in flight, or slow past their claim) had most
+			// likely paid for it: the store counted their attempts and
+			// cost in this answer's, so the spend is what was sent.
+			res.Attempts, res.Cost = stored.attempts, stored.cost
+			e.repaid.Add(1)
 		}
 		return res, true
 	}
@@ -688,9 +679,9 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	case cerr != nil:
 		e.writeFailed(cerr)
 		res.Err = fmt.Errorf("%w (and recording the failure: %v)", a.err, cerr)
-	case stored != nil:
+	case stored.other != nil:
 		// Another process has the answer this call failed to get.
-		res.Err, res.Response, res.Cached = nil, stored, true
+		res.Err, res.Response, res.Cached = nil, stored.other, true
 	}
 	return res, true
 }
@@ -770,10 +761,17 @@ func (e *Engine) logFailure(j Job, attempts int, err error) {
 	}
 }
 
-// commit stores a call's outcome and links it to the run, in one write. On
-// a store of several processes (Claimer) it returns the answer the cache
-// kept for the key when that is not this result's own (nil otherwise).
-func (e *Engine) commit(ctx context.Context, r Result) (stored *llm.Response, err error) {
+// committed is what the store kept of a result: another process's
+// answer, stored first (other), or this result's own, counting the attempts
+// at the key that other processes sent and never stored (attempts, cost).
+type committed struct {
+	other    *llm.Response
+	attempts int
+	cost     *float64
+}
+
+// commit stores a call's outcome and links it to the run, in one write.
+func (e *Engine) commit(ctx context.Context, r Result) (stored committed, err error) {
 	err = e.retryStore(ctx, func() (err error) {
 		stored, err = e.commitOnce(ctx, r)
 		return err
@@ -791,17 +789,24 @@ func (e *Engine) retryStore(ctx context.Context, op func() error) error {
 }
 
 // commitOnce is one try of commit.
-func (e *Engine) commitOnce(ctx context.Context, r Result) (*llm.Response, error) {
+func (e *Engine) commitOnce(ctx context.Context, r Result) (committed, error) {
 	c := e.callOf(r)
+	own := committed{attempts: c.Attempts, cost: c.Cost}
 	cl, ok := e.opt.Store.(Claimer)
 	if !ok {
-		return nil, e.opt.Store.PutCall(ctx, c) // and links it to the run: one write
+		return own, e.opt.Store.PutCall(ctx, c) // and links it to the run: one write
 	}
+	c.Owner = e.proc // its sent marks are this process's
 	stored, err := cl.PutAnswer(ctx, c)
-	if err != nil || stored.Status != store.StatusOK || stored.Response == nil || stored.Response == c.Response {
-		return nil, err
+	switch {
+	case err != nil:
+		return committed{}, err
+	case stored.Status == store.StatusOK && stored.Response != nil && stored.Response != c.Response:
+		return committed{other: stored.Response}, nil
+	case stored.Response == c.Response:
+		return committed{attempts: stored.Attempts, cost: stored.Cost}, nil
 	}
-	return stored.Response, nil
+	return own, nil
 }
 
 // callOf is the stored form of a call's outcome.

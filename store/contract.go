@@ -55,14 +55,13 @@ type Claims interface {
 	TakeClaim(ctx context.Context, key, from, owner string, lease time.Duration) (bool, error)
 	// PutAnswer stores a call's outcome, ends any claim on its key and
 	// returns what the cache holds for the key afterwards (an answer stored
-	// first is kept).
+	// first is kept). Every attempt at the key counts once in the stored
+	// call: those others marked sent and never stored count in c's, at its
+	// cost, and c's own (marked by c.Owner) in an answer stored first.
 	PutAnswer(ctx context.Context, c Call) (Call, error)
 	// MarkSent records that owner is about to send key's call for run
 	// runID, at most usd: kept until the call's outcome is stored.
 	MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
-	// SentByOthers is how many attempts at key other owners sent and
-	// never stored the outcome of (they died with the call in flight).
-	SentByOthers(ctx context.Context, key, owner string) (int, error)
 }
 
 // Lifecycle is what a run's lifecycle needs of a store.

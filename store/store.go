@@ -64,6 +64,11 @@ type Call struct {
 	// write (0: not linked), as LinkRun would: one commit per answer.
 	RunID int64  `json:"-"`
 	Job   string `json:"-"`
+	// Owner, on a put, is the process that sent the call (its claim and
+	// sent marks are Owner's): the attempts other processes sent at the key
+	// and never stored count in this outcome's, at its cost, and its own
+	// count in an answer stored first ("": a call with no marks).
+	Owner string `json:"-"`
 }
 
 // Call status values.

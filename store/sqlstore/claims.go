@@ -59,18 +59,35 @@ func (s *Store) ReleaseClaim(ctx context.Context, key, owner string) error {
 // the cache, so a caller that goes on with the returned answer (a judge of
 // this generation) uses the text its records will show. Any claim on the
 // key ends with it.
+//
+// Every attempt sent at the key counts once in the stored call's attempts
+// and cost, whoever stores first: in the same transaction, the attempts
+// other processes marked sent and never stored (a process killed with the
+// call in flight, or one still waiting for a slow answer after its claim
+// ran out) count in this outcome's at its cost, and their marks end — a
+// process that stores later finds its mark gone and adds nothing; and this
+// call's own attempts count in an answer stored first while its mark says
+// nobody counted them. A call without Owner adds nothing to an answer
+// stored first: no mark tells a new attempt from a result stored again (a
+// batch's results collected once more on resume). A returned call of one's
+// own carries the attempts and cost it counted.
 func (s *Store) PutAnswer(ctx context.Context, c store.Call) (store.Call, error) {
-	args, err := callArgs(c)
-	if err != nil {
-		return c, err
-	}
 	where := `WHERE calls.status <> 'ok'`
 	if c.Replace && c.Status == store.StatusOK {
 		where = ``
 	}
+	var put store.Call
 	kept := false
-	err = s.write(ctx, func(tx Tx) error {
-		kept = false
+	err := s.write(ctx, func(tx Tx) error {
+		others, own, err := marks(tx, c)
+		if err != nil {
+			return err
+		}
+		put = withAttempts(c, true, others)
+		args, err := callArgs(put)
+		if err != nil {
+			return err
+		}
 		res, err := tx.Exec(insertCall+`
 			ON CONFLICT(key) DO UPDATE SET response=excluded.response, status=excluded.status, error=excluded.error,
 			  attempts=calls.attempts+excluded.attempts, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
@@ -80,10 +97,16 @@ func (s *Store) PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
 		if err != nil {
 			return fmt.Errorf("put call %s: %w", c.Key, err)
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		n, err := res.RowsAffected()
+		if err != nil {
 			return err
-		} else if n == 0 {
-			kept = true // an answer was there first
+		}
+		if kept = n == 0; kept {
+			// An answer was there first: what this outcome sent that
+			// nobody counted yet counts in it.
+			if err := addAttempts(tx, withAttempts(c, own, others)); err != nil {
+				return err
+			}
 		}
 		if c.RunID != 0 {
 			if err := linkRun(tx, c.RunID, c.Key, c.Job, false); err != nil {
@@ -93,21 +116,80 @@ func (s *Store) PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
 		if _, err := tx.Exec(`DELETE FROM call_claims WHERE key = ?`, c.Key); err != nil {
 			return fmt.Errorf("end claim on %s: %w", c.Key, err)
 		}
-		// Its outcome is stored: no attempt at it is in flight any more
-		// (those of processes that died are counted in it: SentByOthers).
-		if _, err := tx.Exec(`DELETE FROM sent_calls WHERE key = ?`, c.Key); err != nil {
-			return fmt.Errorf("end the sending of %s: %w", c.Key, err)
-		}
 		return nil
 	})
 	if err != nil || !kept {
-		return c, err
+		return put, err
 	}
 	stored, ok, err := s.GetCall(ctx, c.Key)
 	if err != nil || !ok {
-		return c, err
+		return put, err
 	}
 	return stored, nil
+}
+
+// marks ends the sending of c's key — its outcome is stored and every
+// attempt at it counted: none is in flight any more — and returns the
+// attempts other processes had marked sent and never stored, and whether
+// c's owner's own mark was there (never, without Owner). It counts the
+// marks it deletes, in one statement, so a mark made meanwhile is either
+// counted here or left for its owner to count.
+func marks(tx Tx, c store.Call) (others int, own bool, err error) {
+	rows, err := tx.Query(`DELETE FROM sent_calls WHERE key = ? RETURNING owner, attempts`, c.Key)
+	if err != nil {
+		return 0, false, fmt.Errorf("end the sending of %s: %w", c.Key, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var owner string
+		var n int
+		if err := rows.Scan(&owner, &n); err != nil {
+			return 0, false, fmt.Errorf("end the sending of %s: %w", c.Key, err)
+		}
+		switch {
+		case c.Owner == "": // no process's call: the marks end uncounted
+		case owner == c.Owner:
+			own = true
+		default:
+			others += n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, false, fmt.Errorf("end the sending of %s: %w", c.Key, err)
+	}
+	return others, own, nil
+}
+
+// withAttempts is c counting its own attempts (when mine) and others'
+// (each at c's cost, which is what those calls most likely cost).
+func withAttempts(c store.Call, mine bool, others int) store.Call {
+	n, paid := others, others
+	if mine {
+		n, paid = n+c.Attempts, paid+1
+	}
+	if c.Cost != nil && paid != 1 {
+		cost := *c.Cost * float64(paid)
+		c.Cost = &cost
+	}
+	c.Attempts = n
+	return c
+}
+
+// addAttempts adds c's attempts and cost to the call stored at its key.
+func addAttempts(tx Tx, c store.Call) error {
+	if c.Attempts == 0 && (c.Cost == nil || *c.Cost == 0) {
+		return nil
+	}
+	add := `UPDATE calls SET attempts = attempts + ? WHERE key = ?`
+	args := []any{c.Attempts, c.Key}
+	if c.Cost != nil {
+		add = `UPDATE calls SET attempts = attempts + ?, cost = COALESCE(cost, 0) + ? WHERE key = ?`
+		args = []any{c.Attempts, *c.Cost, c.Key}
+	}
+	if _, err := tx.Exec(add, args...); err != nil {
+		return fmt.Errorf("count the attempts at %s: %w", c.Key, err)
+	}
+	return nil
 }
 
 // ClaimOwner is the owner of key's claim ("": nobody holds one).
@@ -153,15 +235,4 @@ func (s *Store) MarkSent(ctx context.Context, key, owner string, runID int64, us
 		}
 		return nil
 	})
-}
-
-// SentByOthers is how many attempts at key owners other than owner sent
-// and never stored the outcome of: a process that died with the call in
-// flight, which most likely paid for it.
-func (s *Store) SentByOthers(ctx context.Context, key, owner string) (int, error) {
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(attempts), 0) FROM sent_calls WHERE key = ? AND owner <> ?`, key, owner).Scan(&n); err != nil {
-		return 0, fmt.Errorf("attempts at %s in flight: %w", key, err)
-	}
-	return n, nil
 }

@@ -449,18 +449,62 @@ func testClaims(t *testing.T, st Store) {
 		t.Fatal("a released claim is still held")
 	}
 	first := okCall("ck", "first answer", 3)
+	first.Cost = ptr(0.5)
 	if s, err := st.PutAnswer(ctx, first); err != nil || s.Response.Text != "first answer" {
 		t.Fatalf("put answer: %+v %v", s, err)
 	}
 	if !got("ck", "b", time.Minute) {
 		t.Fatal("storing the answer did not end the claim")
 	}
-	if s, err := st.PutAnswer(ctx, okCall("ck", "second answer", 4)); err != nil || s.Response.Text != "first answer" {
+	// A process whose claim ran out while its call was slow sends all the
+	// same, and stores second: its answer is not kept, but its attempts
+	// and cost count in the stored call's — its mark says nobody counted
+	// them.
+	must(t, st.(marker).MarkSent(ctx, "ck", "b", 0, 1))
+	second := okCall("ck", "second answer", 4)
+	second.Cost, second.Attempts, second.Owner = ptr(0.25), 2, "b"
+	if s, err := st.PutAnswer(ctx, second); err != nil || s.Response.Text != "first answer" {
 		t.Fatalf("a second answer for the key: the store returned %+v (%v), want the first, which it keeps", s.Response, err)
 	}
-	if c, _, _ := st.GetCall(ctx, "ck"); c.Response.Text != "first answer" {
-		t.Fatalf("stored: %q", c.Response.Text)
+	if c, _, _ := st.GetCall(ctx, "ck"); c.Response.Text != "first answer" || c.Attempts != 3 || c.Cost == nil || *c.Cost != 0.75 {
+		t.Fatalf("stored: %q, %d attempts, cost %v: want the first answer, 3 attempts and a cost of 0.75", c.Response.Text, c.Attempts, deref(c.Cost))
 	}
+	// A call stored again with no owner (a batch's results collected once
+	// more) adds nothing: nothing tells it from a new attempt.
+	if _, err := st.PutAnswer(ctx, unowned(second)); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := st.GetCall(ctx, "ck"); c.Attempts != 3 || *c.Cost != 0.75 {
+		t.Fatalf("a result stored again counted: %d attempts, cost %v", c.Attempts, *c.Cost)
+	}
+	// The other way round: the slow process's mark is there when the
+	// answer is stored first, which counts its attempt (at its own cost);
+	// when the slow one stores, its mark is gone and it adds nothing.
+	must(t, st.(marker).MarkSent(ctx, "ck2", "slow", 0, 1))
+	fast := okCall("ck2", "fast", 3)
+	fast.Cost, fast.Owner = ptr(0.5), "fast"
+	if s, err := st.PutAnswer(ctx, fast); err != nil || s.Attempts != 2 || s.Cost == nil || *s.Cost != 1 {
+		t.Fatalf("the answer stored first returned %d attempts at %v (%v): want 2 at 1, the slow process's counted", s.Attempts, deref(s.Cost), err)
+	}
+	slow := okCall("ck2", "slow", 3)
+	slow.Cost, slow.Owner = ptr(0.5), "slow"
+	if _, err := st.PutAnswer(ctx, slow); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := st.GetCall(ctx, "ck2"); c.Response.Text != "fast" || c.Attempts != 2 || *c.Cost != 1 {
+		t.Fatalf("stored %q, %d attempts at %v: want the fast answer, 2 attempts at 1 — each counted once", c.Response.Text, c.Attempts, *c.Cost)
+	}
+}
+
+// marker is a store that marks calls sent.
+type marker interface {
+	MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
+}
+
+// unowned is c stored again by nobody in particular.
+func unowned(c store.Call) store.Call {
+	c.Owner = ""
+	return c
 }
 
 // testRunBudgets: a run's budget is kept with it; its spend is what it paid
@@ -491,8 +535,7 @@ func testRunBudgets(t *testing.T, st Store) {
 	// count in the spend at the most they may cost, until their outcome is
 	// stored; the process that makes one again learns of the attempts.
 	type sender interface {
-		MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
-		SentByOthers(ctx context.Context, key, owner string) (int, error)
+		marker
 		PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
 	}
 	sn, ok := st.(sender)
@@ -505,19 +548,18 @@ func testRunBudgets(t *testing.T, st Store) {
 		if s, err := st.RunSpend(ctx, id); s != 0.5 || err != nil {
 			t.Fatalf("spend %v (%v), want 0.25 paid and 0.25 in flight", s, err)
 		}
-		if n, err := sn.SentByOthers(ctx, "inflight", "alive/2"); n != 2 || err != nil {
-			t.Fatalf("attempts sent by others %d (%v), want 2", n, err)
-		}
-		if n, _ := sn.SentByOthers(ctx, "inflight", "dead/1"); n != 0 {
-			t.Fatalf("a process's own attempts counted as others': %d", n)
-		}
+		// The process that makes it again counts the dead one's two
+		// attempts in its answer, at its own cost.
+		must(t, sn.MarkSent(ctx, "inflight", "alive/2", id, 0.125))
 		again := okCall("inflight", "c", 3)
-		c3 := 0.5 // its cost, the dead process's attempts included
-		again.Cost, again.RunID, again.Job = &c3, id, "j3"
-		_, err := sn.PutAnswer(ctx, again)
-		must(t, err)
-		if s, err := st.RunSpend(ctx, id); s != 0.75 || err != nil {
-			t.Fatalf("spend %v (%v) once the call is answered, want 0.75", s, err)
+		c3 := 0.125
+		again.Cost, again.RunID, again.Job, again.Owner = &c3, id, "j3", "alive/2"
+		got, err := sn.PutAnswer(ctx, again)
+		if err != nil || got.Attempts != 3 || got.Cost == nil || *got.Cost != 0.375 {
+			t.Fatalf("the answer made again: %d attempts at %v (%v), want 3 at 0.375", got.Attempts, deref(got.Cost), err)
+		}
+		if s, err := st.RunSpend(ctx, id); s != 0.625 || err != nil {
+			t.Fatalf("spend %v (%v) once the call is answered, want 0.625", s, err)
 		}
 		must(t, sn.MarkSent(ctx, "other", "dead/1", id, 1))
 	}
@@ -911,4 +953,14 @@ func checkRunTotals(t *testing.T, st Store, m *totalsModel, id int64, when strin
 			t.Fatalf("%s: run %d has %+v, want %+v", when, id, g, w[i])
 		}
 	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// deref is what p points at, or nil.
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
