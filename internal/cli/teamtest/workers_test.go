@@ -648,14 +648,19 @@ func spendTheBudget(t *testing.T, kills int) {
 		t.Fatalf("the run at its budget: %v (want exit %d)\n%s", err, lifecycle.ExitBudget, r.log("coordinator.log"))
 	}
 	if spent > budget+1e-9 || spent < budget-worst {
-		// What the workers settled, beside what the calls hold: a gap is
-		// an attempt paid and not counted in its call.
-		var booked float64
-		var okCalls int
-		r.db.QueryRow(`SELECT COALESCE(SUM(spent), 0) FROM run_budgets`).Scan(&booked)
-		r.db.QueryRow(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`).Scan(&okCalls)
-		t.Logf("the workers settled $%.5f; %d calls answered", booked, okCalls)
 		t.Fatalf("the workers spent $%.4f of a $%.2f budget: want between $%.4f and the budget", spent, budget, budget-worst)
+	}
+	// Every attempt the workers paid and settled counts in the calls'
+	// cost — once, even when a worker slow past its lease (a busy
+	// machine) and the one that took its job over both paid for the
+	// call; with kills, the calls also count what the dead sent and
+	// never settled, and the marks of calls the dead sent and nobody made
+	// again count as the run's spend does.
+	var settled, marked float64
+	r.db.QueryRow(`SELECT COALESCE(SUM(spent), 0) FROM run_budgets`).Scan(&settled)
+	r.db.QueryRow(`SELECT COALESCE(SUM(usd), 0) FROM sent_calls`).Scan(&marked)
+	if spent+marked < settled-1e-9 || (kills == 0 && spent+marked > settled+1e-9) {
+		t.Fatalf("the calls hold $%.6f and marks of calls in flight $%.6f; the workers settled $%.6f", spent, marked, settled)
 	}
 	// Every request sent is in the spend: those the dead sent count in
 	// the calls made again after them.
