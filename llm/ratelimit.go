@@ -117,7 +117,14 @@ func NewHTTPClient(conns int) *http.Client {
 	t.MaxIdleConns = 0                      // no cap over all hosts
 	t.MaxIdleConnsPerHost = max(2*conns, 2) // room for a call that starts as another ends
 	t.ForceAttemptHTTP2 = true
-	return &http.Client{Transport: quotaTransport{t}}
+	return HTTPClientOver(t)
+}
+
+// HTTPClientOver is a client like NewHTTPClient's over another transport (a
+// proxy's, or a test's in-memory one): rate-limit headers reach the request
+// context's QuotaSink the same way.
+func HTTPClientOver(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: quotaTransport{rt}}
 }
 
 type quotaTransport struct{ next http.RoundTripper }

@@ -237,6 +237,47 @@ func New(opts Options) *Server {
 	return s
 }
 
+// Transport reaches the server's handlers in memory, with no TCP: the
+// same HTTP requests and answers, for a test in a synctest bubble, whose
+// fake clock moves only while every goroutine waits on it — a socket read
+// would hold it still. No connection is counted (Conns); the Reset fault,
+// which hangs up a connection, answers 200 with an empty body.
+func (s *Server) Transport() http.RoundTripper { return handlerTransport{s.Server.Config.Handler} }
+
+// handlerTransport serves each request with a handler in the caller's
+// goroutine.
+type handlerTransport struct{ h http.Handler }
+
+// inMemory marks the context of a request served by handlerTransport.
+type inMemory struct{}
+
+// closingFor is what a handler's wait on the request's ctx also ends at:
+// the server's closing — or, in memory, nothing more (a channel made
+// outside a synctest bubble would keep its clock still; the caller's
+// context ends the wait).
+func (s *Server) closingFor(ctx context.Context) <-chan struct{} {
+	if ctx.Value(inMemory{}) != nil {
+		return nil
+	}
+	return s.closing
+}
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	in := r.Clone(context.WithValue(r.Context(), inMemory{}, true))
+	in.RequestURI, in.RemoteAddr = r.URL.RequestURI(), "127.0.0.1:1"
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, in)
+	if r.Body != nil {
+		r.Body.Close()
+	}
+	resp := rec.Result()
+	resp.Request = r
+	return resp, nil
+}
+
 // Close releases hanging handlers and stops the server.
 func (s *Server) Close() {
 	s.once.Do(func() { close(s.closing) })
@@ -360,7 +401,7 @@ func (s *Server) admit(ctx context.Context, c Call) (Fault, int, time.Duration) 
 		select {
 		case <-time.After(lat):
 		case <-ctx.Done():
-		case <-s.closing:
+		case <-s.closingFor(ctx):
 		}
 	}
 	switch f {
@@ -413,7 +454,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c Call, errBody f
 	case fault == Hang:
 		select {
 		case <-r.Context().Done():
-		case <-s.closing:
+		case <-s.closingFor(r.Context()):
 		}
 	case fault == Reset:
 		if hj, ok := w.(http.Hijacker); ok {
