@@ -18,7 +18,15 @@ import (
 //     the answers do, not all at the window's end), up to the ceiling;
 //   - after that, a window in which the limit was in use adds √limit;
 //   - a window whose median latency is more than twice the baseline (the
-//     provider queues) cuts it by 10 % and adds nothing;
+//     provider queues) cuts it by 10 % and adds nothing. The window after
+//     a cut holds the limit (its answers are of calls sent before the cut);
+//     the one after that tells a queue from a baseline taken too low: a
+//     queue shortens when the calls sent to it do, so a latency within 5 %
+//     of the one that cut was the provider's own — the baseline came from
+//     slow start, whose windows end with the fastest of the many calls just
+//     sent — and it becomes the baseline, slow start going on if the cut
+//     ended it (a baseline so taken once cut a run six times in a row, to
+//     80 % of the ideal pool's rate);
 //   - pushed-back answers (429, 529, 503) cut it in proportion to their
 //     share s of the window: limit × (1 − s/2). An isolated 429 costs a few
 //     percent, not half; under a steady 30 % of random 429s the limit settles
@@ -44,6 +52,9 @@ type adaptive struct {
 	pushed    int
 	lat       []float64 // seconds, successes of this window
 	base      float64   // baseline median latency (seconds), 0: none yet
+	cutAt     float64   // the median latency of the last cut, until its verdict (0: none)
+	cutSlow   bool      // that cut ended slow start
+	cutWait   int       // windows before the verdict on the last cut
 }
 
 func newAdaptive(start, ceiling int) *adaptive {
@@ -134,10 +145,7 @@ func (a *adaptive) endWindow() {
 	if a.busy && !(a.slowStart && a.pushed == 0) { // slow start grew with each answer
 		grow = math.Sqrt(a.limit)
 	}
-	if !math.IsNaN(med) && a.base > 0 && med > 2*a.base {
-		a.limit *= 0.9
-		a.slowStart, grow = false, 0
-	}
+	a.judgeLatency(med, &grow)
 	if a.pushed > 0 {
 		a.limit *= 1 - share/2
 		a.slowStart = false
@@ -156,6 +164,31 @@ func (a *adaptive) endWindow() {
 	a.windows++
 	a.answers, a.pushed, a.busy, a.lat = 0, 0, false, a.lat[:0]
 	a.size = max(8, int(a.limit))
+}
+
+// judgeLatency cuts the limit when the window's median latency med says the
+// provider queues, and judges the last cut (see adaptive); a cut or a hold
+// sets grow to 0.
+func (a *adaptive) judgeLatency(med float64, grow *float64) {
+	if a.cutAt > 0 && a.cutWait > 0 {
+		a.cutWait--
+		*grow = 0
+		return
+	}
+	noQueue := a.cutAt > 0 && !math.IsNaN(med) && med >= 0.95*a.cutAt && a.pushed == 0
+	cutSlow := a.cutSlow
+	a.cutAt, a.cutSlow = 0, false
+	switch {
+	case noQueue:
+		a.base = med
+		if cutSlow {
+			a.slowStart, *grow = true, 0
+		}
+	case !math.IsNaN(med) && a.base > 0 && med > 2*a.base:
+		a.cutAt, a.cutSlow, a.cutWait = med, a.slowStart, 1
+		a.limit *= 0.9
+		a.slowStart, *grow = false, 0
+	}
 }
 
 // current is the present limit and the calls in flight (for progress).
