@@ -115,6 +115,45 @@ func (r *Row) CleanDerived() (float64, bool) {
 type Dataset struct {
 	Gens  []Generation
 	Evals []Eval
+	// judged, when set, are the judgements already in the analysis's form
+	// (and Evals is empty): a run read for its analysis (loadAnalysis)
+	// never holds its judgements twice.
+	judged *judgedRows
+}
+
+// judgedRows are judgements in the analysis's form: each judge's rows in
+// the judgements' order, the judges in the order they first came.
+type judgedRows struct {
+	judges []string
+	rows   map[string][]judgeRow
+}
+
+// newJudgedRows makes the rows of n judgements whose judges judgeAt
+// names, each judge's in a slice of its exact size (no append moves them).
+func newJudgedRows(n int, judgeAt func(int) string) *judgedRows {
+	j := &judgedRows{rows: map[string][]judgeRow{}}
+	count := map[string]int{}
+	for i := range n {
+		name := judgeAt(i)
+		if count[name] == 0 {
+			j.judges = append(j.judges, name)
+		}
+		count[name]++
+	}
+	for name, c := range count {
+		j.rows[name] = make([]judgeRow, 0, c)
+	}
+	return j
+}
+
+// judgedOf puts evals in the analysis's form.
+func judgedOf(evals []Eval) *judgedRows {
+	j := newJudgedRows(len(evals), func(i int) string { return evals[i].JudgeModel })
+	for i := range evals {
+		e := &evals[i]
+		j.rows[e.JudgeModel] = append(j.rows[e.JudgeModel], judgeRow{GenID: e.GenID, GenModel: e.GenModel, ParseError: e.ParseError, ConsistencyFlag: e.ConsistencyFlag, Scores: e.Scores})
+	}
+	return j
 }
 
 // Options control the analysis.
@@ -161,49 +200,34 @@ type prepared struct {
 }
 
 func prepare(d Dataset, opt Options) (*prepared, error) {
-	p := &prepared{opt: opt, errors: map[string]int{}, attempted: map[string]int{}, evalRows: map[string][]judgeRow{}, unjudgedBy: map[string]int{}}
-	// Each judge's rows, in a slice of its exact size: kept[i] is where
-	// d.Evals[i] went (no append moves them).
-	perJudge := map[string]int{}
-	for i := range d.Evals {
-		j := d.Evals[i].JudgeModel
-		if perJudge[j] == 0 {
-			p.judges = append(p.judges, j)
-		}
-		perJudge[j]++
+	judged := d.judged
+	if judged == nil {
+		judged = judgedOf(d.Evals)
 	}
-	for j, n := range perJudge {
-		p.evalRows[j] = make([]judgeRow, 0, n)
-	}
-	kept := make([]*judgeRow, len(d.Evals))
-	for i := range d.Evals {
-		e := &d.Evals[i]
-		rows := append(p.evalRows[e.JudgeModel], judgeRow{GenID: e.GenID, GenModel: e.GenModel, ParseError: e.ParseError, ConsistencyFlag: e.ConsistencyFlag, Scores: e.Scores})
-		p.evalRows[e.JudgeModel], kept[i] = rows, &rows[len(rows)-1]
-	}
+	p := &prepared{opt: opt, errors: map[string]int{}, attempted: map[string]int{}, evalRows: judged.rows, unjudgedBy: map[string]int{}}
+	p.judges = slices.Clone(judged.judges)
 	sort.Strings(p.judges)
-	judgeIdx := make(map[string]int, len(p.judges))
-	for i, j := range p.judges {
-		judgeIdx[j] = i
-	}
-	// gen → the first parsed eval of each judge, in judge order: judges
-	// evals from firstOK[gen] on in one slab.
+	// gen → the first parsed row of each judge (in the judgements' order),
+	// in judge order: a generation's judges from firstOK[gen] on in one slab.
 	nj := len(p.judges)
 	firstOK := make(map[string]int, len(d.Gens))
 	var okEvals []*judgeRow
-	for i := range d.Evals {
-		e := kept[i]
-		if e.ParseError != 0 {
-			continue
-		}
-		at, ok := firstOK[e.GenID]
-		if !ok {
-			at = len(okEvals)
-			firstOK[e.GenID] = at
-			okEvals = append(okEvals, make([]*judgeRow, nj)...)
-		}
-		if j := judgeIdx[d.Evals[i].JudgeModel]; okEvals[at+j] == nil { // first row per (gen, judge)
-			okEvals[at+j] = e
+	for ji, name := range p.judges {
+		rows := p.evalRows[name]
+		for i := range rows {
+			e := &rows[i]
+			if e.ParseError != 0 {
+				continue
+			}
+			at, ok := firstOK[e.GenID]
+			if !ok {
+				at = len(okEvals)
+				firstOK[e.GenID] = at
+				okEvals = append(okEvals, make([]*judgeRow, nj)...)
+			}
+			if okEvals[at+ji] == nil {
+				okEvals[at+ji] = e
+			}
 		}
 	}
 	claimIdx := map[string]int{}

@@ -90,7 +90,7 @@ func keepReport(ctx context.Context, env bench.Env, runID int64) {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
-	d, err := LoadScores(ctx, env.Records, runID)
+	d, err := loadAnalysis(ctx, env.Records, runID)
 	if err != nil {
 		return
 	}
@@ -137,7 +137,7 @@ func analysedReport(ctx context.Context, env bench.Env, r store.Run, opts Option
 		if rep, ok := readKept(ctx, env.Records, r, opts); ok {
 			return rep, nil
 		}
-		d, err := LoadScores(ctx, env.Records, r.ID)
+		d, err := loadAnalysis(ctx, env.Records, r.ID)
 		if errors.Is(err, ErrNoGenerations) && r.Status != store.RunDone {
 			return nil, noRecordsYet(r)
 		}

@@ -235,6 +235,63 @@ func encodeJudgements(evals []Eval) ([]byte, error) {
 // and call keys are left empty (an analysis never reads them: 380,000
 // strings spared at 190,000 judgements).
 func decodeJudgements(data []byte, ids bool) ([]Eval, error) {
+	c, err := decodeJudgeColumns(data, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Eval, c.n)
+	for i := range out {
+		e := &out[i]
+		if ids {
+			e.EvalID, e.CallKey = evalID(c.k[0].at(i), c.k[1].at(i)), c.key.at(i)
+		}
+		c.fill(i, &e.GenID, &e.JudgeModel, &e.GenModel, &e.ParseError, &e.ConsistencyFlag, &e.Scores)
+	}
+	return out, nil
+}
+
+// decodeJudged decodes a judgements snapshot of scores straight into the
+// analysis's form, each judge's rows in a slice of its exact size: the
+// judgements are never held as Evals too (a 4× run's analysis peaked 44 MB
+// higher so).
+func decodeJudged(data []byte) (*judgedRows, error) {
+	c, err := decodeJudgeColumns(data, false)
+	if err != nil {
+		return nil, err
+	}
+	j := newJudgedRows(c.n, func(i int) string { return c.k[2].at(i) })
+	for i := range c.n {
+		var r judgeRow
+		var judge string
+		c.fill(i, &r.GenID, &judge, &r.GenModel, &r.ParseError, &r.ConsistencyFlag, &r.Scores)
+		j.rows[judge] = append(j.rows[judge], r)
+	}
+	return j, nil
+}
+
+// judgeColumns are a judgements snapshot's decoded columns.
+type judgeColumns struct {
+	n           int
+	key         textValues
+	k           [4]coded // gen id, eval id rest, judge, generation's model
+	parse, flag []int
+	scores      []byte
+}
+
+// fill sets one judgement's analysed fields from row i.
+func (c *judgeColumns) fill(i int, genID, judge, genModel *string, parseError, flag *int, scores *Scores) {
+	*genID, *judge, *genModel = c.k[0].at(i), c.k[2].at(i), c.k[3].at(i)
+	*parseError, *flag = c.parse[i], c.flag[i]
+	packed := int(binary.LittleEndian.Uint16(c.scores[2*i:]))
+	for f := range scores {
+		scores[f] = packed%3 - 1
+		packed /= 3
+	}
+}
+
+// decodeJudgeColumns decodes a judgements snapshot's columns (ids: with
+// the eval ids and call keys).
+func decodeJudgeColumns(data []byte, ids bool) (*judgeColumns, error) {
 	var s judgeSnapshot
 	if ids {
 		if err := decodeSnapshot(data, &s); err != nil {
@@ -247,47 +304,29 @@ func decodeJudgements(data []byte, ids bool) ([]Eval, error) {
 		}
 		s = judgeSnapshot{N: l.N, GenID: l.GenID, Judge: l.Judge, GenModel: l.GenModel, Scores: l.Scores, ParseError: l.ParseError, ConsistencyFlag: l.ConsistencyFlag}
 	}
-	n := s.N
-	var key textValues
-	var k [4]coded
+	c := &judgeColumns{n: s.N, scores: s.Scores}
 	var err error
 	if ids {
-		if key, err = s.CallKey.decode(n); err != nil {
+		if c.key, err = s.CallKey.decode(c.n); err != nil {
 			return nil, err
 		}
 	}
-	for i, c := range []codedColumn{s.GenID, s.EvalRest, s.Judge, s.GenModel} {
+	for i, col := range []codedColumn{s.GenID, s.EvalRest, s.Judge, s.GenModel} {
 		if i == 1 && !ids {
 			continue // the eval ids
 		}
-		if k[i], err = c.decode(n); err != nil {
+		if c.k[i], err = col.decode(c.n); err != nil {
 			return nil, err
 		}
 	}
-	parse, err := s.ParseError.values(n)
-	if err != nil {
+	if c.parse, err = s.ParseError.values(c.n); err != nil {
 		return nil, err
 	}
-	flag, err := s.ConsistencyFlag.values(n)
-	if err != nil {
+	if c.flag, err = s.ConsistencyFlag.values(c.n); err != nil {
 		return nil, err
 	}
-	if len(s.Scores) != 2*n {
+	if len(s.Scores) != 2*c.n {
 		return nil, errColumns
 	}
-	out := make([]Eval, n)
-	for i := range out {
-		e := &out[i]
-		e.GenID, e.JudgeModel, e.GenModel = k[0].at(i), k[2].at(i), k[3].at(i)
-		if ids {
-			e.EvalID, e.CallKey = evalID(e.GenID, k[1].at(i)), key.at(i)
-		}
-		e.ParseError, e.ConsistencyFlag = parse[i], flag[i]
-		packed := int(binary.LittleEndian.Uint16(s.Scores[2*i:]))
-		for f := range e.Scores {
-			e.Scores[f] = packed%3 - 1
-			packed /= 3
-		}
-	}
-	return out, nil
+	return c, nil
 }

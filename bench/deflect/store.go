@@ -283,32 +283,71 @@ func readKind[T any](ctx context.Context, st bench.RecordReader, runID int64, ki
 // readScores reads the analysis copy of the run: its snapshots, else its
 // records, cut as the snapshots are.
 func readScores(ctx context.Context, st bench.Records, runID int64) (Dataset, error) {
-	return both(func() ([]Generation, error) {
-		if gens, ok, err := readSnapshot(ctx, st, runID, KindGeneration, func(b []byte) ([]Generation, error) { return decodeGenerations(b, false) }); err != nil || ok {
-			return gens, err
-		}
-		gens, err := readKind(ctx, st, runID, KindGeneration, GenerationOf)
-		for i := range gens {
-			g := &gens[i]
-			g.ClaimText, g.PromptText, g.Timestamp, g.Response, g.CallKey = "", "", "", ResponseStart(g.Response), ""
-		}
-		return gens, err
-	}, func() ([]Eval, error) {
-		if evals, ok, err := readSnapshot(ctx, st, runID, KindEval, func(b []byte) ([]Eval, error) { return decodeJudgements(b, false) }); err != nil || ok {
-			return evals, err
-		}
-		evals, err := readKind(ctx, st, runID, KindEval, EvalOf)
-		for i := range evals {
-			e := &evals[i]
-			for _, v := range e.Scores {
-				if v < judge.Missing || v > 1 {
-					return nil, fmt.Errorf("run %d judgement %s: a rubric field outside −1…1", runID, e.EvalID)
-				}
+	return both(func() ([]Generation, error) { return scoreGens(ctx, st, runID) },
+		func() ([]Eval, error) {
+			if evals, ok, err := readSnapshot(ctx, st, runID, KindEval, func(b []byte) ([]Eval, error) { return decodeJudgements(b, false) }); err != nil || ok {
+				return evals, err
 			}
-			e.EvalID, e.CallKey, e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", "", "", nil, ""
-		}
-		return evals, err
+			return scoreEvals(ctx, st, runID)
+		})
+}
+
+// loadAnalysis is LoadScores for the analysis alone: the judgements come
+// in the analysis's form (Dataset.judged), never as Evals too.
+func loadAnalysis(ctx context.Context, st bench.Records, runID int64) (Dataset, error) {
+	return loadRecords(runID, func() (Dataset, error) {
+		var judged *judgedRows
+		d, err := both(func() ([]Generation, error) { return scoreGens(ctx, st, runID) },
+			func() ([]Eval, error) {
+				data, ok, err := st.Snapshot(ctx, runID, KindEval, snapshotFormat)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					if judged, err = decodeJudged(data); err != nil {
+						return nil, fmt.Errorf("%s records of run %d: snapshot: %w", KindEval, runID, err)
+					}
+					return nil, nil
+				}
+				evals, err := scoreEvals(ctx, st, runID)
+				if err == nil {
+					judged = judgedOf(evals)
+				}
+				return nil, err
+			})
+		d.judged = judged
+		return d, err
 	})
+}
+
+// scoreGens reads a run's generations as the analysis reads them: from
+// the snapshot, or from the records, cut to what it reads.
+func scoreGens(ctx context.Context, st bench.Records, runID int64) ([]Generation, error) {
+	if gens, ok, err := readSnapshot(ctx, st, runID, KindGeneration, func(b []byte) ([]Generation, error) { return decodeGenerations(b, false) }); err != nil || ok {
+		return gens, err
+	}
+	gens, err := readKind(ctx, st, runID, KindGeneration, GenerationOf)
+	for i := range gens {
+		g := &gens[i]
+		g.ClaimText, g.PromptText, g.Timestamp, g.Response, g.CallKey = "", "", "", ResponseStart(g.Response), ""
+	}
+	return gens, err
+}
+
+// scoreEvals reads a run's judgements from its records, cut to what the
+// analysis reads (a run without a snapshot of them).
+func scoreEvals(ctx context.Context, st bench.Records, runID int64) ([]Eval, error) {
+	evals, err := readKind(ctx, st, runID, KindEval, EvalOf)
+	for i := range evals {
+		e := &evals[i]
+		for _, v := range e.Scores {
+			if v < judge.Missing || v > 1 {
+				return nil, fmt.Errorf("run %d judgement %s: a rubric field outside −1…1", runID, e.EvalID)
+			}
+		}
+		e.EvalID, e.CallKey, e.Reasoning, e.RawJudgeResponse, e.DetectedFallacies, e.Timestamp = "", "", "", "", nil, ""
+	}
+	return evals, err
 }
 
 // readSnapshot decodes a run's snapshot of kind; ok is false when it has

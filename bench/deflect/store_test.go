@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/llm"
+	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
@@ -221,5 +223,45 @@ func TestMigratedRecords(t *testing.T) {
 	must(t, err)
 	if e.RawJudgeResponse != `{"refusal": 0}` || e.Scores.Get("soft_refusal") != 1 || e.Scores.Get("RH_present") != -1 || e.CallKey != "k2" {
 		t.Fatalf("migrated judgement from a call %+v", e)
+	}
+}
+
+// TestAnalysisReadIsTheScoresRead: the analysis's own read of a run
+// (loadAnalysis: the judgements straight into the analysis's form, never
+// as Evals too) makes the report LoadScores's does, byte for byte — from
+// the snapshots and, once they are gone, from the records; with parse
+// errors, API errors, judges that disagree and a judgement written twice.
+func TestAnalysisReadIsTheScoresRead(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	d, _, err := Synthesize(SynthOptions{Models: []string{"m1", "m2"}, Samples: 1, Seed: 3, SoftFlip: 0.2, ErrorRate: 0.05, JudgeNoise: 0.1, ParseErrors: 0.1})
+	must(t, err)
+	twice := d.Evals[7]
+	twice.Scores[0] = 1 - twice.Scores[0]
+	d.Evals = append(d.Evals, twice)
+	id, err := st.StartRun(ctx, store.Run{Name: "a", Benchmark: Definition.Name})
+	must(t, err)
+	must(t, SaveRecords(ctx, st, id, d.Gens, d.Evals))
+	reportOf := func(read func(context.Context, bench.Records, int64) (Dataset, error)) string {
+		t.Helper()
+		ds, err := read(ctx, st, id)
+		must(t, err)
+		rep, err := Analyze(ds, DefaultAnalysis())
+		must(t, err)
+		var b strings.Builder
+		must(t, report.Render(&b, rep, report.JSON))
+		return b.String()
+	}
+	for _, when := range []string{"from the snapshots", "from the records"} {
+		want, got := reportOf(LoadScores), reportOf(loadAnalysis)
+		if got != want {
+			t.Fatalf("%s: the analysis's read made another report", when)
+		}
+		if ds, _ := loadAnalysis(ctx, st, id); ds.judged == nil || len(ds.Evals) != 0 {
+			t.Fatalf("%s: the analysis's read holds %d Evals (judged: %v)", when, len(ds.Evals), ds.judged != nil)
+		}
+		if _, err := st.DB().Exec(`DELETE FROM record_snapshots WHERE run_id = ?`, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
