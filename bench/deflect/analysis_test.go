@@ -1,7 +1,9 @@
 package deflect
 
 import (
+	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -344,5 +346,24 @@ func TestFewClustersNoInterval(t *testing.T) {
 		} else if !culture[2].HasCI || culture[2].Lo != culture[2].Hi || meta["intervals"] != "" {
 			t.Fatalf("no minimum (%d): culture %+v", min, culture[2])
 		}
+	}
+}
+
+// TestJudgedBuilderKeepsEachJudgesOrder: judgements read in any order of
+// judges come out as each judge's rows in the order read — the order
+// prepare takes a judge's first parsed row per generation in — as judgedOf
+// puts a slice of Evals.
+func TestJudgedBuilderKeepsEachJudgesOrder(t *testing.T) {
+	var evals []Eval
+	for i, judge := range []string{"b", "a", "b", "c", "a", "a", "b", "c", "b"} {
+		evals = append(evals, Eval{GenID: fmt.Sprint("g", i), JudgeModel: judge, ParseError: i % 2, Scores: Scores{i}})
+	}
+	var b judgedBuilder
+	for i := range evals {
+		b.add(&evals[i])
+	}
+	got, want := b.done(), judgedOf(evals)
+	if !reflect.DeepEqual(got.judges, []string{"b", "a", "c"}) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("built %+v\nwant %+v", got, want)
 	}
 }

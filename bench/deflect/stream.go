@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // inputError is bad input in a file read (a line that does not decode,
@@ -154,15 +155,78 @@ func readLean(stderr io.Writer, gensPaths, evalsPaths string) (Dataset, error) {
 		return Dataset{}, err
 	}
 	f.scoresOnly = true
-	d := Dataset{Gens: make([]Generation, 0, estimateLines(f.gens)), Evals: make([]Eval, 0, estimateLines(f.evals))}
-	// The lean decoders keep only what the analysis reads.
+	d := Dataset{Gens: make([]Generation, 0, estimateLines(f.gens))}
+	// The lean decoders keep only what the analysis reads, and the
+	// judgements go straight into its rows (never held as Evals too).
+	var j judgedBuilder
+	j.rows = make([]judgeRow, 0, estimateLines(f.evals))
 	err = f.each(func(g *Generation) error { d.Gens = append(d.Gens, *g); return nil },
-		func(e *Eval) error { d.Evals = append(d.Evals, *e); return nil })
+		func(e *Eval) error { j.add(e); return nil })
 	if err != nil {
 		return Dataset{}, err
 	}
+	d.judged = j.done()
 	f.say(stderr, len(d.Gens))
 	return d, nil
+}
+
+// judgedBuilder collects judgements as they are read, in the analysis's
+// form: their rows in one slice in the order read, with their judges'
+// codes, sorted into each judge's run at the end (done).
+type judgedBuilder struct {
+	rows   []judgeRow
+	codes  []uint32
+	judges []string
+	code   map[string]uint32
+}
+
+// add collects one judgement.
+func (b *judgedBuilder) add(e *Eval) {
+	c, ok := b.code[e.JudgeModel]
+	if !ok {
+		if b.code == nil {
+			b.code = map[string]uint32{}
+		}
+		c = uint32(len(b.judges))
+		b.code[e.JudgeModel] = c
+		b.judges = append(b.judges, e.JudgeModel)
+	}
+	b.rows = append(b.rows, judgeRow{GenID: e.GenID, GenModel: e.GenModel, ParseError: e.ParseError, ConsistencyFlag: e.ConsistencyFlag, Scores: e.Scores})
+	b.codes = append(b.codes, c)
+}
+
+// done is the judgements collected: each judge's rows in the order read,
+// moved in place into one run per judge (a stable counting sort whose
+// permutation is applied cycle by cycle: no second copy of the rows).
+func (b *judgedBuilder) done() *judgedRows {
+	at := make([]int, len(b.judges)+1)
+	for _, c := range b.codes {
+		at[c+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	// to[i] is where row i goes; it becomes −1 once the row is there.
+	to := make([]int32, len(b.codes))
+	next := slices.Clone(at[:len(b.judges)])
+	for i, c := range b.codes {
+		to[i] = int32(next[c])
+		next[c]++
+	}
+	for i := range b.rows {
+		for to[i] >= 0 && int(to[i]) != i {
+			d := to[i]
+			b.rows[i], b.rows[d] = b.rows[d], b.rows[i]
+			to[i], to[d] = to[d], -1
+		}
+		to[i] = -1
+	}
+	j := &judgedRows{judges: b.judges, rows: make(map[string][]judgeRow, len(b.judges))}
+	for c, name := range b.judges {
+		j.rows[name] = b.rows[at[c]:at[c+1]:at[c+1]]
+	}
+	b.rows, b.codes = nil, nil
+	return j
 }
 
 // newFileStream is the stream of the comma-separated files and globs.
