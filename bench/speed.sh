@@ -33,16 +33,28 @@ echo "building today's code and $BASE ..."
 go build -o "$work/new" ./cmd/fallacylab
 git worktree add -q --detach "$work/base" "$BASE"
 (cd "$work/base" && go build -o "$work/old" ./cmd/fallacylab)
+cat "$work/new" "$work/old" >/dev/null # read once, alike (see settle)
+[ -w /proc/sys/vm/drop_caches ] && echo "(the page cache is dropped before each measured run)"
 "$work/new" --quiet deflect synth --samples 5 --out-dir "$work/syn1" >/dev/null 2>&1
 "$work/new" --quiet deflect synth --samples 20 --out-dir "$work/syn4" >/dev/null 2>&1
 for s in 1 4; do
   printf '%s× data: %s generations, %s judgements\n' "$s" "$(wc -l <"$work/syn$s/generations.jsonl")" "$(wc -l <"$work/syn$s/evals.jsonl")"
 done
 
+# settle: how much of a binary's file a process maps (10–15 MB of each
+# figure) depends on how the page cache holds it — a file just written by
+# go build is held in large pieces, each mapped whole — so, where this may
+# (root), the cache is dropped before each measured run and both programs
+# are read from the disk alike. Elsewhere the binaries are read once, which
+# narrows the gap; compare the figures of one column with care.
+settle() {
+  if [ -w /proc/sys/vm/drop_caches ]; then sync; echo 1 >/proc/sys/vm/drop_caches; fi
+}
 # measure CMD…: "cpu-min–max s rss-min–max MB" over RUNS runs.
 measure() {
   local out cpus=() rss=()
   for _ in $(seq "$RUNS"); do
+    settle
     out=$(/usr/bin/time -f "%U %S %M" "$@" 2>&1 >/dev/null | tail -1)
     read -r u s m <<<"$out"
     cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')") rss+=("$((m / 1024))")
@@ -54,6 +66,7 @@ measure() {
 # viewer process: "cpu s rss MB" of the whole process until it answered.
 viewcold() {
   local port=$((7500 + RANDOM % 400)) pid u0 s0 u1 s1
+  settle
   "$1" --quiet --db "$2" view --addr "127.0.0.1:$port" >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.05; done
