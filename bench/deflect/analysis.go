@@ -37,18 +37,42 @@ type Row struct {
 
 // judgeRow is a judgement as the analysis keeps it, for the audit's counts
 // and the rows' scores: not the Eval, so that a run's judgements (232
-// bytes each) need not stay in memory through the analysis.
+// bytes each) need not stay in memory through the analysis (56 bytes
+// each: 11 MB less at 4× than with Scores' ints).
 type judgeRow struct {
 	GenID, GenModel             string
 	ParseError, ConsistencyFlag int
-	Scores                      Scores
+	Scores                      smallScores
+}
+
+// smallScores are Scores in a byte each: the eight fields are −1, 0 or 1
+// wherever a judgement is read (a value outside is refused, or read as
+// missing, before it gets here).
+type smallScores [8]int8
+
+// rowOf is a judgement's row.
+func rowOf(e *Eval) judgeRow {
+	r := judgeRow{GenID: e.GenID, GenModel: e.GenModel, ParseError: e.ParseError, ConsistencyFlag: e.ConsistencyFlag}
+	for f, v := range e.Scores {
+		r.Scores[f] = int8(v)
+	}
+	return r
+}
+
+// scores are the row's fields as Scores.
+func (r *judgeRow) scores() Scores {
+	var s Scores
+	for f, v := range r.Scores {
+		s[f] = int(v)
+	}
+	return s
 }
 
 // judgeScores is one judge's eight fields on one row, in Fields order
 // (its parsed row's, shared).
 type judgeScores struct {
 	ok bool
-	v  *Scores
+	v  *smallScores
 }
 
 // has reports whether field f is defined and its value.
@@ -151,7 +175,7 @@ func judgedOf(evals []Eval) *judgedRows {
 	j := newJudgedRows(len(evals), func(i int) string { return evals[i].JudgeModel })
 	for i := range evals {
 		e := &evals[i]
-		j.rows[e.JudgeModel] = append(j.rows[e.JudgeModel], judgeRow{GenID: e.GenID, GenModel: e.GenModel, ParseError: e.ParseError, ConsistencyFlag: e.ConsistencyFlag, Scores: e.Scores})
+		j.rows[e.JudgeModel] = append(j.rows[e.JudgeModel], rowOf(e))
 	}
 	return j
 }
@@ -282,7 +306,7 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 			vals = vals[:0]
 			for _, s := range r.scores {
 				if s.ok {
-					vals = append(vals, s.v[f])
+					vals = append(vals, int(s.v[f]))
 				}
 			}
 			v, ok := judge.Combine(vals, opt.Mode)
@@ -378,7 +402,7 @@ func (r *Row) Disagree() bool {
 			if !s.ok {
 				continue
 			}
-			v := s.v[f]
+			v := int(s.v[f])
 			if v == judge.Missing {
 				continue
 			}

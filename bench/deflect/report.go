@@ -475,8 +475,8 @@ func (p *prepared) panelAgreement(sec *report.Section) {
 			n := 0
 			for i, sc := range r.scores {
 				unit[i] = math.NaN()
-				if sc.ok && sc.v[fi] != judge.Missing {
-					row[i], unit[i] = strconv.Itoa(sc.v[fi]), float64(sc.v[fi])
+				if v := int(sc.v[fi]); sc.ok && v != judge.Missing {
+					row[i], unit[i] = strconv.Itoa(v), float64(v)
 					n++
 				}
 			}

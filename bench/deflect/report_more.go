@@ -275,7 +275,7 @@ func (p *prepared) audit(rep *report.Report) {
 				perr++
 				continue
 			}
-			for _, v := range violations(e.ParseError, e.Scores) {
+			for _, v := range violations(e.ParseError, e.scores()) {
 				if v == "R1" {
 					r1++
 				} else {

@@ -261,10 +261,9 @@ func decodeJudged(data []byte) (*judgedRows, error) {
 	}
 	j := newJudgedRows(c.n, func(i int) string { return c.k[2].at(i) })
 	for i := range c.n {
-		var r judgeRow
-		var judge string
-		c.fill(i, &r.GenID, &judge, &r.GenModel, &r.ParseError, &r.ConsistencyFlag, &r.Scores)
-		j.rows[judge] = append(j.rows[judge], r)
+		var e Eval
+		c.fill(i, &e.GenID, &e.JudgeModel, &e.GenModel, &e.ParseError, &e.ConsistencyFlag, &e.Scores)
+		j.rows[e.JudgeModel] = append(j.rows[e.JudgeModel], rowOf(&e))
 	}
 	return j, nil
 }

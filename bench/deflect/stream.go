@@ -191,7 +191,7 @@ func (b *judgedBuilder) add(e *Eval) {
 		b.code[e.JudgeModel] = c
 		b.judges = append(b.judges, e.JudgeModel)
 	}
-	b.rows = append(b.rows, judgeRow{GenID: e.GenID, GenModel: e.GenModel, ParseError: e.ParseError, ConsistencyFlag: e.ConsistencyFlag, Scores: e.Scores})
+	b.rows = append(b.rows, rowOf(e))
 	b.codes = append(b.codes, c)
 }
 
