@@ -7,15 +7,19 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
 )
 
 // startCPUProfile writes a CPU profile of the whole command to path
 // (FALLACYLAB_CPUPROFILE=path; read it with `go tool pprof`), so that a slow
-// command can say where its time went.
+// command can say where its time went. A "%p" in path is the process id:
+// several processes started with one environment (a team's workers and
+// the command that queued their run) each write their own.
 func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(path)
+	f, err := os.Create(profilePath(path))
 	if err != nil {
 		return nil, fmt.Errorf("FALLACYLAB_CPUPROFILE: %w", err)
 	}
@@ -29,12 +33,17 @@ func startCPUProfile(path string) (func(), error) {
 	}, nil
 }
 
+// profilePath is path with each "%p" replaced by the process id.
+func profilePath(path string) string {
+	return strings.ReplaceAll(path, "%p", strconv.Itoa(os.Getpid()))
+}
+
 // writeMemProfile writes the command's allocations (and what is still in
 // use at its end) to path (FALLACYLAB_MEMPROFILE=path; `go tool pprof
 // -sample_index=alloc_space`), so that a command that grows can say what
 // it allocated.
 func writeMemProfile(path string) {
-	f, err := os.Create(path)
+	f, err := os.Create(profilePath(path))
 	if err == nil {
 		err = pprof.Lookup("allocs").WriteTo(f, 0)
 		f.Close()

@@ -194,7 +194,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 	}
 	s.Store = sqlstore.New(s.db, func(ctx context.Context, fn func(sqlstore.Tx) error) error {
 		return s.write(ctx, func(t *txn) error { return fn(t) })
-	}, sqlstore.Dialect{ResponseText: "(c.response::jsonb->>'text')", InsertOrder: "row_no"})
+	}, sqlstore.Dialect{ResponseText: "(c.response::jsonb->>'text')", InsertOrder: "row_no", ExecOne: s.execOne})
 	return s, nil
 }
 
@@ -280,9 +280,26 @@ func (s *Store) migrate(ctx context.Context) error {
 // write runs fn in one transaction and commits it; a serialization failure
 // or deadlock (another worker writing the same rows) is retried.
 func (s *Store) write(ctx context.Context, fn func(*txn) error) error {
+	return retryConflicts(func() error { return s.tryWrite(ctx, fn) })
+}
+
+// execOne runs one statement on its own — it commits by itself: no BEGIN
+// and COMMIT round trips — retried as write retries a transaction.
+func (s *Store) execOne(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := retryConflicts(func() (err error) {
+		res, err = s.db.ExecContext(ctx, q, args...)
+		return err
+	})
+	return res, err
+}
+
+// retryConflicts runs op again, up to five times in all, while PostgreSQL
+// answers a serialization failure or a deadlock.
+func retryConflicts(op func() error) error {
 	var err error
 	for attempt := range 5 {
-		err = s.tryWrite(ctx, fn)
+		err = op()
 		var pe *pgconn.PgError
 		if err == nil || !errors.As(err, &pe) || (pe.Code != "40001" && pe.Code != "40P01") {
 			return err

@@ -17,39 +17,30 @@ import (
 // hold a key.
 func (s *Store) ClaimCall(ctx context.Context, key, owner string, lease time.Duration) (bool, error) {
 	now := time.Now().UnixMilli()
-	var got bool
-	err := s.write(ctx, func(tx Tx) error {
-		res, err := tx.Exec(`INSERT INTO call_claims (key, owner, expires) VALUES (?, ?, ?)
-			ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, expires = excluded.expires
-			WHERE call_claims.owner = excluded.owner OR call_claims.expires < ?`, key, owner, now+lease.Milliseconds(), now)
-		if err != nil {
-			return fmt.Errorf("claim call %s: %w", key, err)
-		}
-		n, err := res.RowsAffected()
-		got = n > 0
-		return err
-	})
-	return got, err
+	res, err := s.execOne(ctx, `INSERT INTO call_claims (key, owner, expires) VALUES (?, ?, ?)
+		ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, expires = excluded.expires
+		WHERE call_claims.owner = excluded.owner OR call_claims.expires < ?`, key, owner, now+lease.Milliseconds(), now)
+	if err != nil {
+		return false, fmt.Errorf("claim call %s: %w", key, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // RenewClaims extends every claim of owner by lease from now.
 func (s *Store) RenewClaims(ctx context.Context, owner string, lease time.Duration) error {
-	return s.write(ctx, func(tx Tx) error {
-		if _, err := tx.Exec(`UPDATE call_claims SET expires = ? WHERE owner = ?`, time.Now().UnixMilli()+lease.Milliseconds(), owner); err != nil {
-			return fmt.Errorf("renew claims: %w", err)
-		}
-		return nil
-	})
+	if _, err := s.execOne(ctx, `UPDATE call_claims SET expires = ? WHERE owner = ?`, time.Now().UnixMilli()+lease.Milliseconds(), owner); err != nil {
+		return fmt.Errorf("renew claims: %w", err)
+	}
+	return nil
 }
 
 // ReleaseClaim gives up owner's claim on key (its call was abandoned).
 func (s *Store) ReleaseClaim(ctx context.Context, key, owner string) error {
-	return s.write(ctx, func(tx Tx) error {
-		if _, err := tx.Exec(`DELETE FROM call_claims WHERE key = ? AND owner = ?`, key, owner); err != nil {
-			return fmt.Errorf("release claim on %s: %w", key, err)
-		}
-		return nil
-	})
+	if _, err := s.execOne(ctx, `DELETE FROM call_claims WHERE key = ? AND owner = ?`, key, owner); err != nil {
+		return fmt.Errorf("release claim on %s: %w", key, err)
+	}
+	return nil
 }
 
 // PutAnswer stores a call's outcome like PutCall and returns what the cache
@@ -208,18 +199,13 @@ func (s *Store) ClaimOwner(ctx context.Context, key string) (string, error) {
 // TakeClaim takes key's claim over from from — an owner known to be dead —
 // for owner, for lease: false when from no longer holds it.
 func (s *Store) TakeClaim(ctx context.Context, key, from, owner string, lease time.Duration) (bool, error) {
-	var got bool
-	err := s.write(ctx, func(tx Tx) error {
-		res, err := tx.Exec(`UPDATE call_claims SET owner = ?, expires = ? WHERE key = ? AND owner = ?`,
-			owner, time.Now().UnixMilli()+lease.Milliseconds(), key, from)
-		if err != nil {
-			return fmt.Errorf("take claim on %s over: %w", key, err)
-		}
-		n, err := res.RowsAffected()
-		got = n > 0
-		return err
-	})
-	return got, err
+	res, err := s.execOne(ctx, `UPDATE call_claims SET owner = ?, expires = ? WHERE key = ? AND owner = ?`,
+		owner, time.Now().UnixMilli()+lease.Milliseconds(), key, from)
+	if err != nil {
+		return false, fmt.Errorf("take claim on %s over: %w", key, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // MarkSent records, just before the request goes out, that owner sends
@@ -227,12 +213,10 @@ func (s *Store) TakeClaim(ctx context.Context, key, from, owner string, lease ti
 // call's outcome is stored (PutAnswer), so the marks of a process killed
 // with calls in flight stay, and the run's spend counts them (RunSpend).
 func (s *Store) MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error {
-	return s.write(ctx, func(tx Tx) error {
-		if _, err := tx.Exec(`INSERT INTO sent_calls (key, owner, run_id, attempts, usd) VALUES (?, ?, ?, 1, ?)
-			ON CONFLICT (key, owner) DO UPDATE SET attempts = sent_calls.attempts + 1, usd = sent_calls.usd + excluded.usd`,
-			key, owner, runID, usd); err != nil {
-			return fmt.Errorf("mark %s as sent: %w", key, err)
-		}
-		return nil
-	})
+	if _, err := s.execOne(ctx, `INSERT INTO sent_calls (key, owner, run_id, attempts, usd) VALUES (?, ?, ?, 1, ?)
+		ON CONFLICT (key, owner) DO UPDATE SET attempts = sent_calls.attempts + 1, usd = sent_calls.usd + excluded.usd`,
+		key, owner, runID, usd); err != nil {
+		return fmt.Errorf("mark %s as sent: %w", key, err)
+	}
+	return nil
 }

@@ -45,6 +45,11 @@ type Dialect struct {
 	// row per provider and model, which cache statistics read instead of
 	// every call.
 	CallTotals bool
+	// ExecOne, when set, runs a write of one statement on its own, which
+	// commits it (PostgreSQL: one round trip where BEGIN … COMMIT took
+	// three — a worker makes four such writes a call); nil: through the
+	// store's write, as SQLite's one writer at a time needs.
+	ExecOne func(ctx context.Context, q string, args ...any) (sql.Result, error)
 }
 
 // Store is the shared implementation; a store embeds it.
@@ -58,6 +63,20 @@ type Store struct {
 // write (one committed transaction per call) and its dialect.
 func New(db DB, write func(ctx context.Context, fn func(Tx) error) error, d Dialect) *Store {
 	return &Store{db: db, write: write, d: d}
+}
+
+// execOne runs a write of one statement: on its own where the dialect
+// lets it (ExecOne), else in a transaction of the store's write.
+func (s *Store) execOne(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s.d.ExecOne != nil {
+		return s.d.ExecOne(ctx, q, args...)
+	}
+	var res sql.Result
+	err := s.write(ctx, func(tx Tx) (err error) {
+		res, err = tx.Exec(q, args...)
+		return err
+	})
+	return res, err
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
