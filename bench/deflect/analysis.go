@@ -152,32 +152,13 @@ type judgedRows struct {
 	rows   map[string][]judgeRow
 }
 
-// newJudgedRows makes the rows of n judgements whose judges judgeAt
-// names, each judge's in a slice of its exact size (no append moves them).
-func newJudgedRows(n int, judgeAt func(int) string) *judgedRows {
-	j := &judgedRows{rows: map[string][]judgeRow{}}
-	count := map[string]int{}
-	for i := range n {
-		name := judgeAt(i)
-		if count[name] == 0 {
-			j.judges = append(j.judges, name)
-		}
-		count[name]++
-	}
-	for name, c := range count {
-		j.rows[name] = make([]judgeRow, 0, c)
-	}
-	return j
-}
-
 // judgedOf puts evals in the analysis's form.
 func judgedOf(evals []Eval) *judgedRows {
-	j := newJudgedRows(len(evals), func(i int) string { return evals[i].JudgeModel })
+	b := judgedBuilder{rows: make([]judgeRow, 0, len(evals))}
 	for i := range evals {
-		e := &evals[i]
-		j.rows[e.JudgeModel] = append(j.rows[e.JudgeModel], rowOf(e))
+		b.add(&evals[i])
 	}
-	return j
+	return b.done()
 }
 
 // Options control the analysis.

@@ -351,19 +351,29 @@ func TestFewClustersNoInterval(t *testing.T) {
 
 // TestJudgedBuilderKeepsEachJudgesOrder: judgements read in any order of
 // judges come out as each judge's rows in the order read — the order
-// prepare takes a judge's first parsed row per generation in — as judgedOf
-// puts a slice of Evals.
+// prepare takes a judge's first parsed row per generation in — the judges
+// in the order they first came.
 func TestJudgedBuilderKeepsEachJudgesOrder(t *testing.T) {
-	var evals []Eval
-	for i, judge := range []string{"b", "a", "b", "c", "a", "a", "b", "c", "b"} {
-		evals = append(evals, Eval{GenID: fmt.Sprint("g", i), JudgeModel: judge, ParseError: i % 2, Scores: Scores{i}})
-	}
 	var b judgedBuilder
-	for i := range evals {
-		b.add(&evals[i])
+	for i, judge := range []string{"b", "a", "b", "c", "a", "a", "b", "c", "b"} {
+		b.add(&Eval{GenID: fmt.Sprint("g", i), JudgeModel: judge, ParseError: i % 2, Scores: Scores{i % 2}})
 	}
-	got, want := b.done(), judgedOf(evals)
-	if !reflect.DeepEqual(got.judges, []string{"b", "a", "c"}) || !reflect.DeepEqual(got, want) {
-		t.Fatalf("built %+v\nwant %+v", got, want)
+	got := b.done()
+	want := map[string]string{"b": "g0 g2 g6 g8", "a": "g1 g4 g5", "c": "g3 g7"}
+	if !reflect.DeepEqual(got.judges, []string{"b", "a", "c"}) || len(got.rows) != 3 {
+		t.Fatalf("judges %v, %d runs of rows", got.judges, len(got.rows))
+	}
+	for judge, ids := range want {
+		var seen []string
+		for _, r := range got.rows[judge] {
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.GenID, "g"))
+			if r.ParseError != n%2 || r.Scores[0] != int8(n%2) {
+				t.Fatalf("row %s of %s carries another judgement's fields: %+v", r.GenID, judge, r)
+			}
+			seen = append(seen, r.GenID)
+		}
+		if rows := got.rows[judge]; strings.Join(seen, " ") != ids || cap(rows) != len(rows) {
+			t.Fatalf("judge %s: rows %q (capacity %d), want %q in a slice of its size", judge, seen, cap(rows), ids)
+		}
 	}
 }

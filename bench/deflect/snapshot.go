@@ -259,13 +259,13 @@ func decodeJudged(data []byte) (*judgedRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := newJudgedRows(c.n, func(i int) string { return c.k[2].at(i) })
+	b := judgedBuilder{rows: make([]judgeRow, 0, c.n)}
 	for i := range c.n {
 		var e Eval
 		c.fill(i, &e.GenID, &e.JudgeModel, &e.GenModel, &e.ParseError, &e.ConsistencyFlag, &e.Scores)
-		j.rows[e.JudgeModel] = append(j.rows[e.JudgeModel], rowOf(&e))
+		b.add(&e)
 	}
-	return j, nil
+	return b.done(), nil
 }
 
 // judgeColumns are a judgements snapshot's decoded columns.
