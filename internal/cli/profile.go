@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,26 @@ func startCPUProfile(path string) (func(), error) {
 	}
 	return func() {
 		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// startTrace writes an execution trace of the whole command to path
+// (FALLACYLAB_TRACE=path; read it with `go tool trace`): where a profile
+// says what the command computed, the trace says where it waited (the
+// store, the network, a lock). "%p" in path is the process id, as for
+// the CPU profile.
+func startTrace(path string) (func(), error) {
+	f, err := os.Create(profilePath(path))
+	if err != nil {
+		return nil, fmt.Errorf("FALLACYLAB_TRACE: %w", err)
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("FALLACYLAB_TRACE: %w", err)
+	}
+	return func() {
+		trace.Stop()
 		f.Close()
 	}, nil
 }

@@ -170,6 +170,13 @@ func Main() int {
 			defer done()
 		}
 	}
+	if path := os.Getenv("FALLACYLAB_TRACE"); path != "" {
+		if done, err := startTrace(path); err != nil {
+			fmt.Fprintln(os.Stderr, "fallacylab:", err)
+		} else {
+			defer done()
+		}
+	}
 	if path := os.Getenv("FALLACYLAB_MEMPROFILE"); path != "" {
 		defer writeMemProfile(path)
 	}

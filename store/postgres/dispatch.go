@@ -32,6 +32,7 @@ type Dispatcher struct {
 	mu     sync.Mutex
 	waits  map[int64][]chan error
 	named  map[string]bool // the queues this run is known to use
+	naming sync.Mutex      // held while a queue is named
 	once   sync.Once
 	// inserts are the jobs Dispatch hands to insertLoop, started once.
 	inserts chan insertReq
@@ -69,22 +70,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	q := QueueInfo{Provider: j.Spec.Provider, Model: j.Spec.Model, Endpoint: j.Endpoint, Budgeted: d.Budget > 0}
 	q.Name = QueueName(q.Provider, q.Model, q.Endpoint, q.Budgeted)
 	args := CallArgs{Key: key, Refresh: j.Refresh, Run: d.run, JobID: j.ID, Job: string(j.Canonical()), Budgeted: q.Budgeted}
-	err = engine.RetryStore(ctx, outage, func() error {
-		d.mu.Lock()
-		known := d.named[q.Name]
-		d.mu.Unlock()
-		if known {
-			return nil
-		}
-		if err := d.st.nameQueue(ctx, d.run, q); err != nil {
-			return err
-		}
-		d.mu.Lock()
-		d.named[q.Name] = true
-		d.mu.Unlock()
-		return nil
-	})
-	if err != nil {
+	if err := d.name(ctx, q); err != nil {
 		return err
 	}
 	d.insOnce.Do(func() { go d.insertLoop(context.WithoutCancel(ctx), c) })
@@ -114,6 +100,28 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// name records that the run uses queue q, once: the jobs dispatched
+// together wait for the first of them to name it (one write, where each
+// of a run's first thousand jobs wrote it).
+func (d *Dispatcher) name(ctx context.Context, q QueueInfo) error {
+	d.naming.Lock()
+	defer d.naming.Unlock()
+	d.mu.Lock()
+	known := d.named[q.Name]
+	d.mu.Unlock()
+	if known {
+		return nil
+	}
+	err := engine.RetryStore(ctx, outage, func() error { return d.st.nameQueue(ctx, d.run, q) })
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.named[q.Name] = true
+	d.mu.Unlock()
+	return nil
 }
 
 // insertReq is a job to insert, and where its insert's outcome goes.

@@ -215,3 +215,42 @@ func TestOldQueueMovesIntoRiver(t *testing.T) {
 		t.Fatalf("the run names %d queues, want 1", named)
 	}
 }
+
+// TestDispatchNamesItsQueueOnce: the jobs of a run dispatched at once (as
+// the engine dispatches a phase) name their queue in one write, not one
+// each; every one of them is queued.
+func TestDispatchNamesItsQueueOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st := freshStore(t)
+	// A row trigger before insert sees each write that names a queue,
+	// those that then find the name there too.
+	for _, q := range []string{
+		`CREATE TABLE namings (n INT)`,
+		`CREATE FUNCTION count_naming() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO namings VALUES (1); RETURN NEW; END $$`,
+		`CREATE TRIGGER count_naming BEFORE INSERT ON run_queues FOR EACH ROW EXECUTE FUNCTION count_naming()`,
+	} {
+		if _, err := st.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := postgres.NewDispatcher(st, 1)
+	d.Poll = 20 * time.Millisecond
+	const n = 40
+	var queued sync.WaitGroup
+	queued.Add(n)
+	d.Queued = func(string, int64, bool) { queued.Done() }
+	for i := range n {
+		go func() {
+			j, key := callJob(i)
+			d.Dispatch(ctx, j, key)
+		}()
+	}
+	queued.Wait()
+	var namings, jobs int
+	st.DB().QueryRow(`SELECT COUNT(*) FROM namings`).Scan(&namings)
+	st.DB().QueryRow(`SELECT COUNT(*) FROM river_job`).Scan(&jobs)
+	if namings != 1 || jobs != n {
+		t.Fatalf("%d jobs named their queue %d times, want %d jobs and one naming", jobs, namings, n)
+	}
+}

@@ -116,12 +116,16 @@ func (s *Store) LinkRun(ctx context.Context, runID int64, key, job string, cache
 	if runID == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx Tx) error { return linkRun(tx, runID, key, job, cached) })
+	_, err := s.execOne(ctx, linkRunSQL, runID, key, cached, job)
+	return err
 }
 
+// linkRunSQL links a call to a run (once: a second link changes nothing).
+const linkRunSQL = `INSERT INTO run_calls (run_id, key, cached, job) VALUES (?,?,?,?)
+		ON CONFLICT(run_id, key) DO NOTHING`
+
 func linkRun(tx Tx, runID int64, key, job string, cached bool) error {
-	_, err := tx.Exec(`INSERT INTO run_calls (run_id, key, cached, job) VALUES (?,?,?,?)
-		ON CONFLICT(run_id, key) DO NOTHING`, runID, key, cached, job)
+	_, err := tx.Exec(linkRunSQL, runID, key, cached, job)
 	return err
 }
 

@@ -715,7 +715,15 @@ func BenchmarkScaling(b *testing.B) {
 					}
 				}
 				wall := time.Since(start)
+				if k > 0 {
+					var first, last time.Time
+					if err := r.db.QueryRow(`SELECT MIN(created_at), MAX(finalized_at) FROM river_job`).Scan(&first, &last); err == nil {
+						b.ReportMetric(first.Sub(start).Seconds(), "first-queued-s")
+						b.ReportMetric(last.Sub(start).Seconds(), "last-done-s")
+					}
+				}
 				if l := srv.Ledger(); len(l) > 0 {
+					b.ReportMetric(l[len(l)-1].Time.Sub(start).Seconds(), "last-answer-s")
 					b.ReportMetric(l[0].Arrived.Sub(start).Seconds(), "first-call-s")
 					b.ReportMetric(wall.Seconds()-l[len(l)-1].Arrived.Sub(start).Seconds(), "after-last-call-s")
 				}
