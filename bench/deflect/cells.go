@@ -26,9 +26,8 @@ type cells struct {
 	thin         int
 	minEffective int
 	contrasts    []contrast
-	reps         stats.Replicates
-	// lo, hi and finite are every statistic's interval, made from reps on
-	// the first interval shown (reps is dropped then).
+	// lo, hi and finite are every statistic's interval and the finite
+	// resamples it rests on (run).
 	lo, hi []float64
 	finite []int
 	level  float64
@@ -113,8 +112,9 @@ func (c *cells) addContrast(a, b int, h bool) int {
 	return len(c.contrasts) - 1
 }
 
-// run draws the resamples. A cell with no rows in a resample is NaN there and
-// skipped by its percentile interval.
+// run draws the resamples and keeps every statistic's percentile interval
+// (not the resamples). A cell with no rows in a resample is NaN there and
+// skipped by its interval.
 func (c *cells) run(B int, seed uint64) error {
 	nc := len(c.counts)
 	// Cells of whole counts are summed together, cluster by cluster; the
@@ -131,7 +131,7 @@ func (c *cells) run(B int, seed uint64) error {
 	set := stats.NewTallySet(whole)
 	scratch := sync.Pool{New: func() any { return &tallyScratch{make([]int64, set.Scratch()), make([]float64, set.Len())} }}
 	var err error
-	c.reps, err = stats.ClusterBootstrapInto(c.nClusters, B, nc+len(c.contrasts), seed, func(w, nz []int, out []float64) bool {
+	c.lo, c.hi, c.finite, err = stats.ClusterBootstrapIntervals(c.nClusters, B, nc+len(c.contrasts), seed, c.level, func(w, nz []int, out []float64) bool {
 		s := scratch.Get().(*tallyScratch)
 		defer scratch.Put(s)
 		set.Rates(w, nz, s.acc, s.rates)
@@ -190,10 +190,6 @@ func (c *cells) cell(i int) report.Cell {
 // contrast after the cells), keeping the fewest resamples behind a shown
 // interval.
 func (c *cells) interval(j int) (lo, hi float64) {
-	if c.lo == nil {
-		c.lo, c.hi, c.finite = c.reps.PercentileAll(c.level)
-		c.reps = stats.Replicates{}
-	}
 	lo, hi, n := c.lo[j], c.hi[j], c.finite[j]
 	if n < c.minEffective {
 		c.minEffective = n
