@@ -185,7 +185,7 @@ func (h *tailHeap) Less(i, j int) bool {
 	return h.v[i] < h.v[j]
 }
 func (h *tailHeap) Swap(i, j int) { h.v[i], h.v[j] = h.v[j], h.v[i] }
-func (h *tailHeap) Push(x any)   { h.v = append(h.v, x.(float64)) }
+func (h *tailHeap) Push(x any)    { h.v = append(h.v, x.(float64)) }
 func (h *tailHeap) Pop() any {
 	x := h.v[len(h.v)-1]
 	h.v = h.v[:len(h.v)-1]
