@@ -1,6 +1,8 @@
 package deflect
 
 import (
+	"bytes"
+	"encoding/gob"
 	"reflect"
 	"testing"
 )
@@ -107,5 +109,33 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	if _, err := decodeJudgements(e[:len(e)/2], true); err == nil {
 		t.Fatal("half a snapshot decoded")
+	}
+}
+
+// TestEncodeSnapshotIsGob: a snapshot's bytes are a fresh gob encoder's,
+// whether its size was guessed right, too small or far too large — the
+// format every stored snapshot has.
+func TestEncodeSnapshotIsGob(t *testing.T) {
+	d, _, err := Synthesize(SynthOptions{Models: []string{"m1", "m2"}, Samples: 2, Seed: 3, ErrorRate: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c genColumns
+	for i := range d.Gens {
+		c.add(&d.Gens[i])
+	}
+	s := genSnapshot{N: c.n, Level: c.level, GenID: c.id.column(), Response: c.resp.column(), Model: c.model.column(), Frame: c.frame.column()}
+	var want bytes.Buffer
+	if err := gob.NewEncoder(&want).Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{0, 100, want.Len(), 10 * want.Len()} {
+		got, err := encodeSnapshot(s, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("size %d: %d bytes unlike gob's %d", size, len(got), want.Len())
+		}
 	}
 }
