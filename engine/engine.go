@@ -600,8 +600,14 @@ func (e *Engine) do(ctx, callCtx context.Context, j Job) (Result, bool) {
 // doOnce runs one job: cache, then calls with retries. ok is false when the
 // job was abandoned because of cancellation (it has no result and is not stored).
 func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result, bool) {
-	if r, hit := e.cachedResult(callCtx, j, key); hit {
-		return r, true
+	// A worker's job (Run set) was queued because its run found no answer
+	// in the cache; where calls are claimed, the look after the claim
+	// (answeredMeanwhile) finds one stored since, so a look before it
+	// would be a second round trip to the store for every call.
+	if j.Run == 0 || e.claims() == nil {
+		if r, hit := e.cachedResult(callCtx, j, key); hit {
+			return r, true
+		}
 	}
 	res := Result{Job: j, Key: key}
 	if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -20,18 +21,7 @@ import (
 // several processes started with one environment (a team's workers and
 // the command that queued their run) each write their own.
 func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(profilePath(path))
-	if err != nil {
-		return nil, fmt.Errorf("FALLACYLAB_CPUPROFILE: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("FALLACYLAB_CPUPROFILE: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
+	return startRecording("FALLACYLAB_CPUPROFILE", path, pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 // startTrace writes an execution trace of the whole command to path
@@ -40,16 +30,23 @@ func startCPUProfile(path string) (func(), error) {
 // store, the network, a lock). "%p" in path is the process id, as for
 // the CPU profile.
 func startTrace(path string) (func(), error) {
+	return startRecording("FALLACYLAB_TRACE", path, trace.Start, trace.Stop)
+}
+
+// startRecording starts a recording of the whole command into the file at
+// path (%p: the process id), named in errors by the variable that asked
+// for it; the function returned stops it and closes the file.
+func startRecording(name, path string, start func(io.Writer) error, stop func()) (func(), error) {
 	f, err := os.Create(profilePath(path))
 	if err != nil {
-		return nil, fmt.Errorf("FALLACYLAB_TRACE: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := trace.Start(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("FALLACYLAB_TRACE: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return func() {
-		trace.Stop()
+		stop()
 		f.Close()
 	}, nil
 }
