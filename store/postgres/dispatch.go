@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"sync"
@@ -197,11 +198,19 @@ func (d *Dispatcher) insertLoop(ctx context.Context, c *river.Client[pgx.Tx]) {
 
 // poll answers the waiting jobs that finished: completed, cancelled by
 // their worker (the call failed), discarded (out of attempts) or gone
-// (cancelled and deleted by `fallacylab queue`).
+// (cancelled and deleted by `fallacylab queue`). Each poll reads the jobs
+// finalized since the last one (River's index on state and finalized_at:
+// what a poll reads grows with the throughput, not with the jobs waiting —
+// up to dispatchInFlight of them); every fullPollEvery polls it reads all
+// the waiting jobs instead (and every poll does while few wait), which
+// finds those gone and any finalized with an earlier time than the last
+// poll saw (a worker's clock behind, or its batch committed late).
 func (d *Dispatcher) poll(ctx context.Context) {
 	t := time.NewTicker(d.Poll)
 	defer t.Stop()
-	for range t.C {
+	var since time.Time // the last poll's start, by the store's clock
+	for n := 0; ; n++ {
+		<-t.C
 		d.mu.Lock()
 		ids := make([]int64, 0, len(d.waits))
 		for id := range d.waits {
@@ -211,40 +220,19 @@ func (d *Dispatcher) poll(ctx context.Context) {
 		if len(ids) == 0 {
 			continue
 		}
-		// River's job list (JobList by IDs) returns whole rows, the calls'
-		// documents with them: up to dispatchInFlight of them ten times a
-		// second is tens of MB a second, where this reads three columns.
-		rows, err := d.st.db.QueryContext(ctx, `SELECT id, state::text, `+lastError("")+`
-			FROM river_job WHERE id = ANY(?::bigint[])`, ids)
+		full := since.IsZero() || len(ids) <= fullPollBelow || n%fullPollEvery == 0
+		var finished map[int64]error
+		var at time.Time
+		var err error
+		if full {
+			finished, at, err = d.finishedOf(ctx, ids)
+		} else {
+			finished, at, err = d.finishedSince(ctx, since.Add(-pollOverlap))
+		}
 		if err != nil {
 			continue // the next poll tries again
 		}
-		seen := map[int64]bool{}
-		finished := map[int64]error{}
-		for rows.Next() {
-			var id int64
-			var st, msg string
-			if rows.Scan(&id, &st, &msg) != nil {
-				continue
-			}
-			seen[id] = true
-			switch st {
-			case "completed":
-				finished[id] = nil
-			case "cancelled", "discarded":
-				finished[id] = jobFailure(msg)
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			continue
-		}
-		for _, id := range ids {
-			if !seen[id] {
-				finished[id] = fmt.Errorf("job %d is no longer in the queue (cancelled with fallacylab queue cancel?)", id)
-			}
-		}
+		since = at
 		d.mu.Lock()
 		for id, err := range finished {
 			for _, ch := range d.waits[id] {
@@ -254,6 +242,83 @@ func (d *Dispatcher) poll(ctx context.Context) {
 		}
 		d.mu.Unlock()
 	}
+}
+
+// fullPollEvery is how often (in polls) a poll reads every waiting job,
+// and fullPollBelow how few waiting jobs it always reads so; pollOverlap is
+// how far before the last poll a poll reads what ended. River's completer
+// commits a job's end in batches, under load more than a second after the
+// time it records: such a job is heard of by a full poll, which at a
+// phase's end (few jobs waiting, all of them at once) is every poll.
+const (
+	fullPollEvery = 10
+	fullPollBelow = 512
+	pollOverlap   = time.Second
+)
+
+// finishedOf reads the jobs ids that finished, and those no longer in the
+// queue, with the store's time before it read them.
+//
+// River's job list (JobList by IDs) returns whole rows, the calls'
+// documents with them: up to dispatchInFlight of them is tens of MB, where
+// this reads three columns.
+func (d *Dispatcher) finishedOf(ctx context.Context, ids []int64) (map[int64]error, time.Time, error) {
+	rows, err := d.st.db.QueryContext(ctx, `SELECT statement_timestamp(), j.id, j.state::text, `+lastError("j.")+`
+		FROM (SELECT 1) AS one LEFT JOIN river_job j ON j.id = ANY(?::bigint[])`, ids)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	finished, at, seen, err := scanFinished(rows)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			finished[id] = fmt.Errorf("job %d is no longer in the queue (cancelled with fallacylab queue cancel?)", id)
+		}
+	}
+	return finished, at, nil
+}
+
+// finishedSince reads the call jobs finalized at or after since (any
+// run's: those this run does not wait for are let be), and the store's
+// time before it read them.
+func (d *Dispatcher) finishedSince(ctx context.Context, since time.Time) (map[int64]error, time.Time, error) {
+	rows, err := d.st.db.QueryContext(ctx, `SELECT statement_timestamp(), j.id, j.state::text, `+lastError("j.")+`
+		FROM (SELECT 1) AS one LEFT JOIN river_job j
+		ON j.state IN ('completed', 'cancelled', 'discarded') AND j.finalized_at >= ? AND j.kind = '`+CallKind+`'`, since)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	finished, at, _, err := scanFinished(rows)
+	return finished, at, err
+}
+
+// scanFinished reads rows of the statement's time and a job's id, state
+// and last error (all NULL in the one row of a statement that found no
+// job): the jobs finished among them, when the statement began, and
+// every id seen.
+func scanFinished(rows *sql.Rows) (finished map[int64]error, at time.Time, seen map[int64]bool, err error) {
+	defer rows.Close()
+	finished, seen = map[int64]error{}, map[int64]bool{}
+	for rows.Next() {
+		var id sql.NullInt64
+		var st, msg sql.NullString
+		if err := rows.Scan(&at, &id, &st, &msg); err != nil {
+			return nil, time.Time{}, nil, err
+		}
+		if !id.Valid {
+			continue
+		}
+		seen[id.Int64] = true
+		switch st.String {
+		case "completed":
+			finished[id.Int64] = nil
+		case "cancelled", "discarded":
+			finished[id.Int64] = jobFailure(msg.String)
+		}
+	}
+	return finished, at, seen, rows.Err()
 }
 
 // jobFailure is the error of a job its worker failed with msg.
