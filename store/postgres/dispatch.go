@@ -21,6 +21,10 @@ type Dispatcher struct {
 	st   *Store
 	run  int64
 	Poll time.Duration
+	// FullPollEvery and FullPollBelow are how often (in polls) a poll
+	// reads every waiting job, and how few waiting jobs it always reads so
+	// (poll; defaults 10 and 512).
+	FullPollEvery, FullPollBelow int
 	// Budget, when > 0, is the run's budget in USD, held by the workers
 	// together (SetBudget at the first job); 0 clears an earlier one.
 	Budget float64
@@ -42,7 +46,8 @@ type Dispatcher struct {
 
 // NewDispatcher makes the dispatcher of a run.
 func NewDispatcher(st *Store, runID int64) *Dispatcher {
-	return &Dispatcher{st: st, run: runID, Poll: 100 * time.Millisecond, waits: map[int64][]chan error{}, named: map[string]bool{},
+	return &Dispatcher{st: st, run: runID, Poll: 100 * time.Millisecond, FullPollEvery: fullPollEvery, FullPollBelow: fullPollBelow,
+		waits: map[int64][]chan error{}, named: map[string]bool{},
 		inserts: make(chan insertReq, insertBatch)}
 }
 
@@ -220,7 +225,7 @@ func (d *Dispatcher) poll(ctx context.Context) {
 		if len(ids) == 0 {
 			continue
 		}
-		full := since.IsZero() || len(ids) <= fullPollBelow || n%fullPollEvery == 0
+		full := since.IsZero() || len(ids) <= d.FullPollBelow || n%max(d.FullPollEvery, 1) == 0
 		var finished map[int64]error
 		var at time.Time
 		var err error
@@ -245,7 +250,8 @@ func (d *Dispatcher) poll(ctx context.Context) {
 }
 
 // fullPollEvery is how often (in polls) a poll reads every waiting job,
-// and fullPollBelow how few waiting jobs it always reads so; pollOverlap is
+// and fullPollBelow how few waiting jobs it always reads so (the
+// defaults of Dispatcher.FullPollEvery and FullPollBelow); pollOverlap is
 // how far before the last poll a poll reads what ended. River's completer
 // commits a job's end in batches, under load more than a second after the
 // time it records: such a job is heard of by a full poll, which at a

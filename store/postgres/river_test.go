@@ -255,55 +255,62 @@ func TestDispatchNamesItsQueueOnce(t *testing.T) {
 	}
 }
 
-// TestDispatchHearsEveryEnd: a waiting job is answered when its worker's
-// clock ran an hour behind (finalized before the polls that read what
-// ended since the last — the full poll finds it), and when it was deleted
-// from the queue (an error that says so).
+// TestDispatchHearsEveryEnd: a queuing run waiting for more jobs than it
+// reads one by one hears a job end from the polls of what ended since the
+// last (with no full poll at all); one whose worker's clock ran an hour
+// behind (finalized before those polls look) from its full poll; and one
+// deleted from the queue as an error that says so.
 func TestDispatchHearsEveryEnd(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	st := freshStore(t)
-	d := postgres.NewDispatcher(st, 1)
-	d.Poll = 10 * time.Millisecond
-	ids := make(chan int64, 2)
-	d.Queued = func(_ string, id int64, _ bool) { ids <- id }
-	done := make([]chan error, 2)
-	for i := range done {
-		done[i] = make(chan error, 1)
-		go func() {
-			j, key := callJob(i)
-			done[i] <- d.Dispatch(ctx, j, key)
-		}()
-	}
-	behind, gone := <-ids, <-ids
-	time.Sleep(50 * time.Millisecond) // a few polls that read what ended since
-	if _, err := st.DB().Exec(`UPDATE river_job SET state = 'completed', finalized_at = now() - interval '1 hour' WHERE id = $1`, behind); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.DB().Exec(`DELETE FROM river_job WHERE id = $1`, gone); err != nil {
-		t.Fatal(err)
-	}
-	errs := map[int64]error{}
-	for i := range done {
-		select {
-		case err := <-done[i]:
-			errs[int64(i)] = err
-		case <-ctx.Done():
-			t.Fatal("a job that ended is still waited for")
-		}
-	}
-	var ok, missing int
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case strings.Contains(err.Error(), "no longer in the queue"):
-			missing++
-		default:
-			t.Fatalf("dispatch: %v", err)
-		}
-	}
-	if ok != 1 || missing != 1 {
-		t.Fatalf("%d answered and %d gone, want one of each", ok, missing)
+	for _, c := range []struct {
+		name      string
+		every     int
+		finalized string
+	}{
+		{"what ended since", 1 << 30, "now()"},
+		{"a clock behind", 10, "now() - interval '1 hour'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			st := freshStore(t)
+			d := postgres.NewDispatcher(st, 1)
+			d.Poll, d.FullPollBelow, d.FullPollEvery = 10*time.Millisecond, 0, c.every
+			ids := make(chan int64, 2)
+			d.Queued = func(_ string, id int64, _ bool) { ids <- id }
+			done := make(chan error, 2)
+			for i := range 2 {
+				go func() {
+					j, key := callJob(i)
+					done <- d.Dispatch(ctx, j, key)
+				}()
+			}
+			ended, gone := <-ids, <-ids
+			time.Sleep(50 * time.Millisecond) // the first (full) poll, and a few after it
+			if _, err := st.DB().Exec(`UPDATE river_job SET state = 'completed', finalized_at = `+c.finalized+` WHERE id = $1`, ended); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("the job that ended: %v", err)
+				}
+			case <-ctx.Done():
+				t.Fatal("a job that ended is still waited for")
+			}
+			if c.every > 100 {
+				return // no full poll: a job gone is never heard of
+			}
+			if _, err := st.DB().Exec(`DELETE FROM river_job WHERE id = $1`, gone); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "no longer in the queue") {
+					t.Fatalf("the job gone: %v", err)
+				}
+			case <-ctx.Done():
+				t.Fatal("a job gone is still waited for")
+			}
+		})
 	}
 }
