@@ -25,6 +25,30 @@ func sortedPercentile(r Replicates, j int, level float64) (lo, hi float64) {
 	return quantileSorted(s, (1-level)/2), quantileSorted(s, (1+level)/2)
 }
 
+// replicateValue is a test replicate of statistic j, of one of four kinds
+// by j: few distinct values (many ties), continuous, NaN in a third of the
+// resamples, and — in half the statistics of the fourth kind — NaN in all
+// (the others a constant).
+func replicateValue(rng *rand.Rand, j int) float64 {
+	switch j % 4 {
+	case 0:
+		return float64(rng.IntN(3)) / 2
+	case 1:
+		return rng.NormFloat64()
+	case 2:
+		v := rng.Float64()
+		if rng.IntN(3) == 0 {
+			return math.NaN()
+		}
+		return v
+	default:
+		if j%8 == 3 {
+			return float64(j)
+		}
+		return math.NaN()
+	}
+}
+
 // TestIntervalsEqualPercentile: selection gives the intervals of a sort
 // (sortedPercentile) to the last bit, through Intervals and through
 // Replicates.Percentile, on replicates full of ties and NaNs, at several
@@ -37,22 +61,7 @@ func TestIntervalsEqualPercentile(t *testing.T) {
 		for i := range reps.Values {
 			row := make([]float64, k)
 			for j := range row {
-				switch j % 4 {
-				case 0: // few distinct values: many ties
-					row[j] = float64(rng.IntN(3)) / 2
-				case 1: // continuous
-					row[j] = rng.NormFloat64()
-				case 2: // some NaN
-					row[j] = rng.Float64()
-					if rng.IntN(3) == 0 {
-						row[j] = math.NaN()
-					}
-				default: // all NaN in half the statistics
-					row[j] = math.NaN()
-					if j%8 == 3 {
-						row[j] = float64(j)
-					}
-				}
+				row[j] = replicateValue(rng, j)
 			}
 			reps.Values[i] = row
 		}

@@ -11,7 +11,8 @@ import (
 // TestClusterBootstrapIntervalsArePercentileAll: the intervals kept from
 // the tails equal PercentileAll of the whole replicates, bit for bit, and
 // rest on as many finite replicates — over statistics with many ties, with
-// continuous values, with NaN in some resamples and in all, for B from 1
+// continuous values, with NaN in some resamples and in all (replicateValue),
+// and a rate of the draws, for B from 1
 // to 2,000, levels from 0.5 to 1, on one core and on several (each keeps
 // its own tails, merged at the end).
 func TestClusterBootstrapIntervalsArePercentileAll(t *testing.T) {
@@ -25,26 +26,10 @@ func TestClusterBootstrapIntervalsArePercentileAll(t *testing.T) {
 			h = (h ^ uint64(x)) * 1099511628211
 		}
 		rng := rand.New(rand.NewPCG(h, 7))
-		for j := range out {
-			switch j % 5 {
-			case 0: // few distinct values: many ties
-				out[j] = float64(rng.IntN(3)) / 2
-			case 1: // continuous
-				out[j] = rng.NormFloat64()
-			case 2: // NaN in a third of the resamples
-				out[j] = rng.Float64()
-				if rng.IntN(3) == 0 {
-					out[j] = math.NaN()
-				}
-			case 3: // NaN in all but a few
-				out[j] = math.NaN()
-				if rng.IntN(50) == 0 {
-					out[j] = float64(len(nz))
-				}
-			default: // a rate of the draws
-				out[j] = float64(w[0]) / float64(clusters)
-			}
+		for j := range out[:k-1] {
+			out[j] = replicateValue(rng, j)
 		}
+		out[k-1] = float64(w[0]) / float64(clusters) // a rate of the draws
 		return true
 	}
 	for _, procs := range []int{1, 3} {
