@@ -288,7 +288,8 @@ func (d *Dispatcher) finishedOf(ctx context.Context, ids []int64) (map[int64]err
 
 // finishedSince reads the call jobs finalized at or after since (any
 // run's: those this run does not wait for are let be), and the store's
-// time before it read them.
+// time before it read them. Three columns, as finishedOf reads: River's
+// job list with a Where on finalized_at would return whole rows.
 func (d *Dispatcher) finishedSince(ctx context.Context, since time.Time) (map[int64]error, time.Time, error) {
 	rows, err := d.st.db.QueryContext(ctx, `SELECT statement_timestamp(), j.id, j.state::text, `+lastError("j.")+`
 		FROM (SELECT 1) AS one LEFT JOIN river_job j
