@@ -134,30 +134,42 @@ func ClusterBootstrapInto(nClusters, B, k int, seed uint64, stat func(w, nz []in
 	out := Replicates{Values: make([][]float64, B)}
 	scratch := sync.Pool{New: func() any { return &[2][]int{make([]int, nClusters), make([]int, 0, nClusters)} }}
 	err := parallel(B, func(b int) error {
-		rng := rngFor(seed, b)
 		s := scratch.Get().(*[2][]int)
 		defer scratch.Put(s)
-		w := s[0]
 		row := flat[b*k : (b+1)*k : (b+1)*k]
-		for range maxRedraws {
-			clear(w)
-			for range nClusters {
-				w[rng.IntN(nClusters)]++
-			}
-			nz := s[1][:0]
-			for i, wi := range w {
-				if wi != 0 {
-					nz = append(nz, i)
-				}
-			}
-			if stat(w, nz, row) {
-				out.Values[b] = row
-				return nil
-			}
+		if err := drawInto(seed, b, s[0], s[1], row, stat); err != nil {
+			return err
 		}
-		return fmt.Errorf("resample %d: %w", b, ErrUndefined)
+		out.Values[b] = row
+		return nil
 	})
 	return out, err
+}
+
+// drawInto draws resample b's clusters into w (len(w) of them, with
+// replacement; their multiplicities) and the drawn ones into nz's room
+// (cap(nz) ≥ len(w)), and has stat write its values into row — drawing
+// again while stat says they are undefined. The draws are
+// ClusterBootstrap's.
+func drawInto(seed uint64, b int, w, nz []int, row []float64, stat func(w, nz []int, out []float64) bool) error {
+	rng := rngFor(seed, b)
+	n := len(w)
+	for range maxRedraws {
+		clear(w)
+		for range n {
+			w[rng.IntN(n)]++
+		}
+		nz = nz[:0]
+		for i, wi := range w {
+			if wi != 0 {
+				nz = append(nz, i)
+			}
+		}
+		if stat(w, nz, row) {
+			return nil
+		}
+	}
+	return fmt.Errorf("resample %d: %w", b, ErrUndefined)
 }
 
 // Bootstrap is the ordinary percentile bootstrap over n items: each resample

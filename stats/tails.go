@@ -2,7 +2,6 @@ package stats
 
 import (
 	"container/heap"
-	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -43,27 +42,13 @@ func ClusterBootstrapIntervals(nClusters, B, k int, seed uint64, level float64, 
 		mu.Unlock()
 	}
 	err = parallel(B, func(b int) error {
-		rng := rngFor(seed, b)
 		t := get()
 		defer put(t)
-		w := t.w
-		for range maxRedraws {
-			clear(w)
-			for range nClusters {
-				w[rng.IntN(nClusters)]++
-			}
-			nz := t.nz[:0]
-			for i, wi := range w {
-				if wi != 0 {
-					nz = append(nz, i)
-				}
-			}
-			if stat(w, nz, t.row) {
-				t.add(t.row)
-				return nil
-			}
+		if err := drawInto(seed, b, t.w, t.nz, t.row, stat); err != nil {
+			return err
 		}
-		return fmt.Errorf("resample %d: %w", b, ErrUndefined)
+		t.add(t.row)
+		return nil
 	})
 	if err != nil {
 		return nil, nil, nil, err

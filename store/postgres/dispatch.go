@@ -36,8 +36,8 @@ type Dispatcher struct {
 	berr   error
 	mu     sync.Mutex
 	waits  map[int64][]chan error
-	named  map[string]bool // the queues this run is known to use
-	naming sync.Mutex      // held while a queue is named
+	named  map[string]bool // the queues this run is known to use (naming held)
+	naming sync.Mutex      // held while named is read or a queue named
 	once   sync.Once
 	// inserts are the jobs Dispatch hands to insertLoop, started once.
 	inserts chan insertReq
@@ -114,19 +114,14 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 func (d *Dispatcher) name(ctx context.Context, q QueueInfo) error {
 	d.naming.Lock()
 	defer d.naming.Unlock()
-	d.mu.Lock()
-	known := d.named[q.Name]
-	d.mu.Unlock()
-	if known {
+	if d.named[q.Name] {
 		return nil
 	}
 	err := engine.RetryStore(ctx, outage, func() error { return d.st.nameQueue(ctx, d.run, q) })
 	if err != nil {
 		return err
 	}
-	d.mu.Lock()
 	d.named[q.Name] = true
-	d.mu.Unlock()
 	return nil
 }
 
