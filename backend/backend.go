@@ -40,6 +40,7 @@ type Jobs interface {
 	Queues(ctx context.Context) ([]postgres.QueueInfo, error)
 	NewWorker(cfg postgres.WorkerConfig) (*postgres.Worker, error)
 	OpenJobs(ctx context.Context, queues []string) (int, error)
+	OpenCallJobsBut(ctx context.Context, skipped []string) (int, error)
 	BetweenPhases(ctx context.Context) (int, error)
 	QueueCounts(ctx context.Context, runID int64) (map[string]int, error)
 	Budget(ctx context.Context, runID int64) (budget, spent float64, stopped, ok bool, err error)

@@ -299,6 +299,16 @@ func (s *Store) OpenJobs(ctx context.Context, queues []string) (int, error) {
 	return n, err
 }
 
+// OpenCallJobsBut is how many call jobs are not finished in the queues
+// other than skipped: those a worker serves, and those named since it
+// last listed the queues (which it may serve once it has).
+func (s *Store) OpenCallJobsBut(ctx context.Context, skipped []string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = '`+CallKind+`' AND state IN `+openSQL+`
+		AND NOT (queue = ANY(COALESCE(?::text[], '{}')))`, skipped).Scan(&n) // none skipped: nil, NULL
+	return n, err
+}
+
 // asTime is a text timestamp column as a time, NULL where it holds none (the
 // shared schema keeps times as RFC 3339 text; a cast of "" would fail the
 // query).

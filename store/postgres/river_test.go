@@ -314,3 +314,28 @@ func TestDispatchHearsEveryEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenCallJobsBut: open call jobs count in every queue but those
+// skipped, a queue none has listed yet included; with none skipped, all.
+func TestOpenCallJobsBut(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := freshStore(t)
+	d := postgres.NewDispatcher(st, 1)
+	queued := make(chan struct{}, 1)
+	d.Queued = func(string, int64, bool) { queued <- struct{}{} }
+	wait, stop := context.WithCancel(ctx)
+	j, key := callJob(0)
+	go d.Dispatch(wait, j, key)
+	<-queued
+	stop() // the job stays queued
+	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
+	for _, c := range []struct {
+		skipped []string
+		want    int
+	}{{nil, 1}, {[]string{}, 1}, {[]string{"another"}, 1}, {[]string{queue}, 0}} {
+		if n, err := st.OpenCallJobsBut(ctx, c.skipped); err != nil || n != c.want {
+			t.Fatalf("skipping %q: %d open (%v), want %d", c.skipped, n, err, c.want)
+		}
+	}
+}
