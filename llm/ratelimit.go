@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -110,14 +111,26 @@ func (s *QuotaSink) Quota() (Quota, bool) {
 // NewHTTPClient is the HTTP client of one provider endpoint: one transport
 // whose idle pool keeps conns connections (a call in flight at concurrency
 // N needs N of them, and a new connection to an API is a TLS handshake),
+// that opens no more connections than it has requests in flight (connGate),
 // HTTP/2 where the server offers it, and rate-limit headers handed to the
 // request context's QuotaSink.
 func NewHTTPClient(conns int) *http.Client {
+	return newHTTPClient(conns, nil)
+}
+
+// newHTTPClient is NewHTTPClient dialling with dial (nil: the default
+// transport's dialer).
+func newHTTPClient(conns int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 0                      // no cap over all hosts
 	t.MaxIdleConnsPerHost = max(2*conns, 2) // room for a call that starts as another ends
 	t.ForceAttemptHTTP2 = true
-	return HTTPClientOver(t)
+	if dial == nil {
+		dial = t.DialContext
+	}
+	g := &connGate{dial: dial, wait: gateWait}
+	t.DialContext = g.dialContext
+	return HTTPClientOver(gatedTransport{next: t, g: g})
 }
 
 // HTTPClientOver is a client like NewHTTPClient's over another transport (a
