@@ -20,24 +20,24 @@ func fill(t *testing.T, a *adaptive) {
 	}
 }
 
-// TestSlowStartAddsASlotPerAnswer: in slow start, each answer to a limit in
-// use adds a slot at once (TCP's slow start), so a window's growth comes as
-// its answers do rather than at its end; the limit still doubles once per
-// window, up to the ceiling.
-func TestSlowStartAddsASlotPerAnswer(t *testing.T) {
+// TestSlowStartAddsSlotsPerAnswer: in slow start, each answer to a limit in
+// use adds two slots at once (TCP's slow start adds one), so a window's
+// growth comes as its answers do rather than at its end; the limit triples
+// once per window, up to the ceiling.
+func TestSlowStartAddsSlotsPerAnswer(t *testing.T) {
 	a := newAdaptive(8, 128)
 	fill(t, a)
 	a.release(answered, 200*time.Millisecond)
-	if lim, _ := a.current(); lim != 9 {
-		t.Fatalf("after the first answer the limit is %d, want 9", lim)
+	if lim, _ := a.current(); lim != 10 {
+		t.Fatalf("after the first answer the limit is %d, want 10", lim)
 	}
 	fill(t, a)
 	for range 7 { // the first window's other answers
 		a.release(answered, 200*time.Millisecond)
 		fill(t, a)
 	}
-	if lim, _ := a.current(); lim != 16 {
-		t.Fatalf("after a window of 8 answers the limit is %d, want 16", lim)
+	if lim, _ := a.current(); lim != 24 {
+		t.Fatalf("after a window of 8 answers the limit is %d, want 24", lim)
 	}
 	for range 200 {
 		a.release(answered, 200*time.Millisecond)
@@ -56,14 +56,14 @@ func TestSlowStartAddsASlotPerAnswer(t *testing.T) {
 func TestFirstWindowSetsNoBaseline(t *testing.T) {
 	a := newAdaptive(8, 1000)
 	answerWindow(t, a, 8, 100*time.Millisecond)  // the first window: the fastest
-	answerWindow(t, a, 16, 250*time.Millisecond) // ordinary latency
-	if lim, _ := a.current(); lim != 32 {
-		t.Fatalf("after two windows the limit is %d, want 32 (no cut)", lim)
+	answerWindow(t, a, 24, 250*time.Millisecond) // ordinary latency
+	if lim, _ := a.current(); lim != 72 {
+		t.Fatalf("after two windows the limit is %d, want 72 (no cut)", lim)
 	}
-	answerWindow(t, a, 32, 250*time.Millisecond)
-	answerWindow(t, a, 64, 600*time.Millisecond) // queueing: more than twice the baseline
+	answerWindow(t, a, 72, 250*time.Millisecond)
+	answerWindow(t, a, 216, 600*time.Millisecond) // queueing: more than twice the baseline
 	lim, _ := a.current()
-	if lim >= 128 || a.slowStart {
+	if lim >= 648 || a.slowStart {
 		t.Fatalf("queueing did not cut: limit %d, slow start %v", lim, a.slowStart)
 	}
 }
@@ -87,23 +87,23 @@ func answerWindow(t *testing.T, a *adaptive, n int, lat time.Duration) {
 func TestACutLatencyDoesNotAnswerWasNoQueue(t *testing.T) {
 	a := newAdaptive(8, 1000)
 	answerWindow(t, a, 8, 100*time.Millisecond)
-	answerWindow(t, a, 16, 100*time.Millisecond) // the baseline: 100 ms
-	answerWindow(t, a, 32, 300*time.Millisecond) // cut
+	answerWindow(t, a, 24, 100*time.Millisecond) // the baseline: 100 ms
+	answerWindow(t, a, 72, 300*time.Millisecond) // grows to 216 as it is answered, then cut
 	lim, _ := a.current()
-	if a.slowStart || lim != 57 {
-		t.Fatalf("after a window at 3× the baseline: limit %d, slow start %v; want a cut to 57", lim, a.slowStart)
+	if a.slowStart || lim != 194 {
+		t.Fatalf("after a window at 3× the baseline: limit %d, slow start %v; want a cut to 194", lim, a.slowStart)
 	}
-	answerWindow(t, a, 57, 300*time.Millisecond) // holds: answers of calls sent before the cut
-	if lim, _ := a.current(); lim != 57 {
+	answerWindow(t, a, 194, 300*time.Millisecond) // holds: answers of calls sent before the cut
+	if lim, _ := a.current(); lim != 194 {
 		t.Fatalf("the window after the cut moved the limit to %d", lim)
 	}
-	answerWindow(t, a, 57, 300*time.Millisecond) // as slow: no queue
-	if lim, _ := a.current(); !a.slowStart || lim != 57 || a.base != 0.3 {
-		t.Fatalf("limit %d, slow start %v, baseline %v s: want 57, slow start again, 0.3 s", lim, a.slowStart, a.base)
+	answerWindow(t, a, 194, 300*time.Millisecond) // as slow: no queue
+	if lim, _ := a.current(); !a.slowStart || lim != 194 || a.base != 0.3 {
+		t.Fatalf("limit %d, slow start %v, baseline %v s: want 194, slow start again, 0.3 s", lim, a.slowStart, a.base)
 	}
-	answerWindow(t, a, 57, 300*time.Millisecond)
-	if lim, _ := a.current(); lim != 114 {
-		t.Fatalf("slow start did not go on: limit %d, want 114", lim)
+	answerWindow(t, a, 194, 300*time.Millisecond)
+	if lim, _ := a.current(); lim != 582 {
+		t.Fatalf("slow start did not go on: limit %d, want 582", lim)
 	}
 }
 
@@ -113,11 +113,11 @@ func TestACutLatencyDoesNotAnswerWasNoQueue(t *testing.T) {
 func TestAQueueThatShortensIsCutAgain(t *testing.T) {
 	a := newAdaptive(8, 1000)
 	answerWindow(t, a, 8, 100*time.Millisecond)
-	answerWindow(t, a, 16, 100*time.Millisecond)
-	answerWindow(t, a, 32, 300*time.Millisecond) // cut to 57
-	answerWindow(t, a, 57, 300*time.Millisecond) // holds
-	answerWindow(t, a, 57, 250*time.Millisecond) // shorter: a queue, still over 200 ms
-	if lim, _ := a.current(); a.slowStart || lim != 51 {
-		t.Fatalf("limit %d, slow start %v: want a second cut to 51", lim, a.slowStart)
+	answerWindow(t, a, 24, 100*time.Millisecond)
+	answerWindow(t, a, 72, 300*time.Millisecond)  // cut to 194
+	answerWindow(t, a, 194, 300*time.Millisecond) // holds
+	answerWindow(t, a, 194, 250*time.Millisecond) // shorter: a queue, still over 200 ms
+	if lim, _ := a.current(); a.slowStart || lim != 174 {
+		t.Fatalf("limit %d, slow start %v: want a second cut to 174", lim, a.slowStart)
 	}
 }

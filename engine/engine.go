@@ -22,12 +22,19 @@ import (
 // provider's own limits from its answers.
 type Limits struct {
 	// Concurrency is where each model's concurrency limit starts (default
-	// 8). MaxConcurrency, when larger, is how far it may grow while the
+	// 8; the CLI's is Adaptive's). MaxConcurrency, when larger, is how far it may grow while the
 	// provider keeps up; otherwise Concurrency is also the ceiling.
 	Concurrency, MaxConcurrency int
 	RPM                         float64
 	TPM                         float64
 }
+
+// Adaptive returns the limits a model starts from when nothing sets its
+// concurrency: 16 calls at once, growing up to 128 while the provider keeps
+// up and cut when it pushes back or queues (see adaptive). Sixteen, not 8,
+// because slow start's ramp costs the run the slots it has not opened yet
+// (slowStartGrowth).
+func Adaptive() Limits { return Limits{Concurrency: 16, MaxConcurrency: 128} }
 
 // Resolver returns the provider for a provider name.
 type Resolver func(name string) (llm.Provider, error)

@@ -175,7 +175,7 @@ func (s *session) resolver() engine.Resolver {
 
 // maxConcurrency is how far a model's concurrency may ramp up when
 // --concurrency and the config leave it unset.
-const maxConcurrency = 128
+var maxConcurrency = engine.Adaptive().MaxConcurrency
 
 // checkSpecs resolves every provider up front so a missing key or unknown
 // provider fails the command before any work starts.
@@ -214,9 +214,10 @@ func (s *session) limits(provider string) engine.Limits {
 		out.Concurrency = s.g.Concurrency
 	}
 	if out.Concurrency == 0 {
-		// Not set: start at 8 per model and let the engine ramp up while
-		// the provider keeps up (it backs off when it pushes back).
-		out.Concurrency, out.MaxConcurrency = 8, maxConcurrency
+		// Not set: start at engine.Adaptive's and let the engine ramp up
+		// while the provider keeps up (it backs off when it pushes back).
+		a := engine.Adaptive()
+		out.Concurrency, out.MaxConcurrency = a.Concurrency, a.MaxConcurrency
 	}
 	if s.g.RPM > 0 {
 		out.RPM = s.g.RPM
