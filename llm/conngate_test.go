@@ -70,7 +70,6 @@ func TestNoDialForNobody(t *testing.T) {
 	defer srv.Close()
 	d := &heldDialer{}
 	client := newHTTPClient(4, d.dial)
-	defer client.CloseIdleConnections()
 	g := client.Transport.(quotaTransport).next.(gatedTransport).g
 	g.wait = time.Hour // no dial gets past the gate by waiting long
 	waiting := func() int { g.mu.Lock(); defer g.mu.Unlock(); return g.waiting }
@@ -114,5 +113,14 @@ func TestNoDialForNobody(t *testing.T) {
 	until(t, "the dial at the gate to give up, its request served", func() bool { return waiting() == 0 })
 	if n := accepted.Load(); n > 2 {
 		t.Fatalf("%d connections for at most 2 requests in flight (%d dials reached the network)", n, d.started.Load())
+	}
+	// The client's CloseIdleConnections reaches the transport, and the gate
+	// counts every connection closed and every request done.
+	client.CloseIdleConnections()
+	g.mu.Lock()
+	conns, inflight := g.conns, g.inflight
+	g.mu.Unlock()
+	if conns != 0 || inflight != 0 {
+		t.Fatalf("after every request and CloseIdleConnections the gate counts %d connections, %d requests in flight", conns, inflight)
 	}
 }

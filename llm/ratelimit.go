@@ -142,6 +142,14 @@ func HTTPClientOver(rt http.RoundTripper) *http.Client {
 
 type quotaTransport struct{ next http.RoundTripper }
 
+// CloseIdleConnections passes on to the transport below, as
+// http.Client.CloseIdleConnections expects of its transport.
+func (q quotaTransport) CloseIdleConnections() {
+	if c, ok := q.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 func (q quotaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := q.next.RoundTrip(r)
 	if err == nil {
