@@ -33,15 +33,17 @@ func (d *heldDialer) dial(ctx context.Context, network, addr string) (net.Conn, 
 	return nd.DialContext(ctx, network, addr)
 }
 
-// until spins until cond holds (each step yields to the goroutines it
-// waits for; nothing is timed).
+// until polls cond until it holds; it fails only after a minute (what it
+// waits for is in this process: a goroutine's next step).
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for i := 0; !cond(); i++ {
-		if i > 5_000_000 {
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
 			t.Fatalf("never: %s", what)
 		}
 		runtime.Gosched()
+		time.Sleep(100 * time.Microsecond)
 	}
 }
 
