@@ -21,6 +21,11 @@ type Dispatcher struct {
 	st   *Store
 	run  int64
 	Poll time.Duration
+	// EndPoll is how soon a poll follows one that heard of an answer
+	// while few jobs wait (FullPollBelow), as at a phase's end, where the
+	// run waits for its last answers (default 20 ms); a poll that heard
+	// of none doubles the wait, up to Poll.
+	EndPoll time.Duration
 	// FullPollEvery and FullPollBelow are how often (in polls) a poll
 	// reads every waiting job, and how few waiting jobs it always reads so
 	// (poll; defaults 10 and 512).
@@ -36,8 +41,9 @@ type Dispatcher struct {
 	berr   error
 	mu     sync.Mutex
 	waits  map[int64][]chan error
-	named  map[string]bool // the queues this run is known to use (naming held)
-	naming sync.Mutex      // held while named is read or a queue named
+	keys   map[int64]string // the call key of each job waited for, but refreshed ones
+	named  map[string]bool  // the queues this run is known to use (naming held)
+	naming sync.Mutex       // held while named is read or a queue named
 	once   sync.Once
 	// inserts are the jobs Dispatch hands to insertLoop, started once.
 	inserts chan insertReq
@@ -46,8 +52,8 @@ type Dispatcher struct {
 
 // NewDispatcher makes the dispatcher of a run.
 func NewDispatcher(st *Store, runID int64) *Dispatcher {
-	return &Dispatcher{st: st, run: runID, Poll: 100 * time.Millisecond, FullPollEvery: fullPollEvery, FullPollBelow: fullPollBelow,
-		waits: map[int64][]chan error{}, named: map[string]bool{},
+	return &Dispatcher{st: st, run: runID, Poll: 100 * time.Millisecond, EndPoll: 20 * time.Millisecond, FullPollEvery: fullPollEvery, FullPollBelow: fullPollBelow,
+		waits: map[int64][]chan error{}, keys: map[int64]string{}, named: map[string]bool{},
 		inserts: make(chan insertReq, insertBatch)}
 }
 
@@ -98,6 +104,9 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	ch := make(chan error, 1)
 	d.mu.Lock()
 	d.waits[id] = append(d.waits[id], ch)
+	if !j.Refresh { // a refreshed call's old answer is not its new one
+		d.keys[id] = key
+	}
 	d.mu.Unlock()
 	d.once.Do(func() { go d.poll(context.WithoutCancel(ctx)) })
 	select {
@@ -205,8 +214,15 @@ func (d *Dispatcher) insertLoop(ctx context.Context, c *river.Client[pgx.Tx]) {
 // the waiting jobs instead (and every poll does while few wait), which
 // finds those gone and any finalized with an earlier time than the last
 // poll saw (a worker's clock behind, or its batch committed late).
+//
+// While few jobs wait (a phase's end), a poll also reads which of their
+// calls have an answer stored: a worker stores it before its job ends, and
+// River's completer commits a job's end in batches, up to 250 ms later
+// when they are few — the run need not wait for that. And a poll then
+// follows one that heard of an answer after EndPoll, not Poll.
 func (d *Dispatcher) poll(ctx context.Context) {
-	t := time.NewTicker(d.Poll)
+	wait := d.Poll
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	var since time.Time // the last poll's start, by the store's clock
 	for n := 0; ; n++ {
@@ -217,19 +233,18 @@ func (d *Dispatcher) poll(ctx context.Context) {
 			ids = append(ids, id)
 		}
 		d.mu.Unlock()
-		if len(ids) == 0 {
-			continue
+		end := len(ids) <= d.FullPollBelow
+		finished, at, err := d.pollOnce(ctx, ids, since, end || n%max(d.FullPollEvery, 1) == 0, end)
+		switch {
+		case len(ids) > 0 && err == nil && end && len(finished) > 0:
+			wait = min(max(d.EndPoll, time.Millisecond), d.Poll)
+		case end:
+			wait = min(2*wait, d.Poll)
+		default:
+			wait = d.Poll
 		}
-		full := since.IsZero() || len(ids) <= d.FullPollBelow || n%max(d.FullPollEvery, 1) == 0
-		var finished map[int64]error
-		var at time.Time
-		var err error
-		if full {
-			finished, at, err = d.finishedOf(ctx, ids)
-		} else {
-			finished, at, err = d.finishedSince(ctx, since.Add(-pollOverlap))
-		}
-		if err != nil {
+		t.Reset(wait)
+		if len(ids) == 0 || err != nil {
 			continue // the next poll tries again
 		}
 		since = at
@@ -239,9 +254,44 @@ func (d *Dispatcher) poll(ctx context.Context) {
 				ch <- err
 			}
 			delete(d.waits, id)
+			delete(d.keys, id)
 		}
 		d.mu.Unlock()
 	}
+}
+
+// pollOnce reads which of the jobs ids finished: all of them (full, or
+// the first poll), or those finalized since the last poll; and with
+// answered, those whose call has an answer stored.
+func (d *Dispatcher) pollOnce(ctx context.Context, ids []int64, since time.Time, full, answered bool) (map[int64]error, time.Time, error) {
+	if len(ids) == 0 {
+		return nil, since, nil
+	}
+	if !full && !since.IsZero() {
+		return d.finishedSince(ctx, since.Add(-pollOverlap))
+	}
+	finished, at, err := d.finishedOf(ctx, ids)
+	if err != nil || !answered {
+		return finished, at, err
+	}
+	d.mu.Lock()
+	keyed := map[string][]int64{}
+	for _, id := range ids {
+		if k, ok := d.keys[id]; ok {
+			if _, done := finished[id]; !done {
+				keyed[k] = append(keyed[k], id)
+			}
+		}
+	}
+	d.mu.Unlock()
+	ok, err := d.st.answeredOf(ctx, keyed)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	for _, id := range ok {
+		finished[id] = nil
+	}
+	return finished, at, nil
 }
 
 // fullPollEvery is how often (in polls) a poll reads every waiting job,
@@ -279,6 +329,32 @@ func (d *Dispatcher) finishedOf(ctx context.Context, ids []int64) (map[int64]err
 		}
 	}
 	return finished, at, nil
+}
+
+// answeredOf returns the jobs of keyed (call key → its jobs) whose call
+// has an answer stored.
+func (st *Store) answeredOf(ctx context.Context, keyed map[string][]int64) ([]int64, error) {
+	if len(keyed) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(keyed))
+	for k := range keyed {
+		keys = append(keys, k)
+	}
+	rows, err := st.db.QueryContext(ctx, `SELECT key FROM calls WHERE key = ANY(?::text[]) AND status = 'ok'`, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		ids = append(ids, keyed[k]...)
+	}
+	return ids, rows.Err()
 }
 
 // finishedSince reads the call jobs finalized at or after since (any

@@ -315,6 +315,63 @@ func TestDispatchHearsEveryEnd(t *testing.T) {
 	}
 }
 
+// TestDispatchHearsAnAnswerBeforeItsJobEnds: while few jobs wait (a
+// phase's end), a job whose call has an answer stored is done for the run
+// at the next poll, before River's completer ends the job (up to 250 ms
+// later); a refreshed call's answer stored before is not its new one, and
+// its job is waited for until it ends.
+func TestDispatchHearsAnAnswerBeforeItsJobEnds(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := freshStore(t)
+	d := postgres.NewDispatcher(st, 1)
+	d.Poll = 10 * time.Millisecond
+	answer := func(key string) {
+		t.Helper()
+		if _, err := st.PutAnswer(ctx, store.Call{Key: key, Namespace: "test", Provider: "openai", Model: "gpt-4.1-mini", Status: store.StatusOK,
+			Response: &llm.Response{Text: "ok"}, Attempts: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := make(chan int64, 2)
+	d.Queued = func(_ string, id int64, _ bool) { ids <- id }
+	refreshed, rkey := callJob(1)
+	refreshed.Refresh = true
+	answer(rkey) // an old answer
+	rdone := make(chan error, 1)
+	go func() { rdone <- d.Dispatch(ctx, refreshed, rkey) }()
+	rid := <-ids
+	j, key := callJob(0)
+	done := make(chan error, 1)
+	go func() { done <- d.Dispatch(ctx, j, key) }()
+	id := <-ids
+	answer(key)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the job answered: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("a job whose answer is stored is still waited for")
+	}
+	var state string
+	if err := st.DB().QueryRow(`SELECT state::text FROM river_job WHERE id = $1`, id).Scan(&state); err != nil || state != "available" {
+		t.Fatalf("the job's state: %q (%v), want it still available (no worker ran it)", state, err)
+	}
+	time.Sleep(50 * time.Millisecond) // five polls more
+	select {
+	case err := <-rdone:
+		t.Fatalf("the refreshed job was done on its old answer (%v)", err)
+	default:
+	}
+	if _, err := st.DB().Exec(`UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = $1`, rid); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-rdone; err != nil {
+		t.Fatalf("the refreshed job: %v", err)
+	}
+}
+
 // TestOpenCallJobsBut: open call jobs count in every queue but those
 // skipped, a queue none has listed yet included; with none skipped, all.
 func TestOpenCallJobsBut(t *testing.T) {
