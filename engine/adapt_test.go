@@ -212,7 +212,7 @@ func TestRampsUpWhileTheProviderKeepsUp(t *testing.T) {
 // TestKeepsUpOnTheFakeClock: BenchmarkDefaultFlags's scenario (1,200
 // calls, lognormal latency of mean 500 ms, σ 1, default limits) on the fake
 // clock, where the time is the engine's alone, over four latency seeds:
-// each reaches 94 % of a pool as large as its peak on the same draws from
+// each reaches 93 % of a pool as large as its peak on the same draws from
 // the first call (95.0–97.2 %). On seed 2 a baseline taken in slow start
 // once cut the limit in six windows in a row (79.7 %); slow start from 8,
 // one slot per answer, reached 89.8–91.9 %.
@@ -226,7 +226,7 @@ func TestKeepsUpOnTheFakeClock(t *testing.T) {
 		ideal := idealPool(draws.got, o.peak, 0)
 		share := ideal.Seconds() / o.wall.Seconds()
 		t.Logf("seed %d: %s against %s for a pool of %d: %.1f %%", seed, o.wall, ideal, o.peak, 100*share)
-		if o.failed != 0 || share < 0.94 {
+		if o.failed != 0 || share < 0.93 {
 			t.Errorf("seed %d: %d failed, %.1f %% of the ideal pool", seed, o.failed, 100*share)
 		}
 	}
