@@ -35,6 +35,20 @@ func startWorker(ctx context.Context, t *testing.T, st *postgres.Store, id, queu
 	return w
 }
 
+// succeeded waits for a dispatched job's outcome (until ctx ends) and
+// fails the test unless the job succeeded.
+func succeeded(ctx context.Context, t *testing.T, done <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	case <-ctx.Done():
+		t.Fatalf("%s is still waited for", what)
+	}
+}
+
 // callJob is a job of the test, its key and its queue.
 func callJob(i int) (engine.Job, string) {
 	j := engine.Job{ID: "job-" + string(rune('a'+i)), Namespace: "test"}
@@ -150,14 +164,7 @@ func TestRiverRescue(t *testing.T) {
 	if n, err := other.Rescue(ctx, lease); err != nil || n != 1 {
 		t.Fatalf("rescued %d jobs of a silent worker (%v), want 1", n, err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the rescued job: %v", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("the rescued job was never made")
-	}
+	succeeded(ctx, t, done, "the rescued job")
 	if made.Load() != 1 {
 		t.Fatalf("the other worker made the job %d times, want 1", made.Load())
 	}
@@ -289,14 +296,7 @@ func TestDispatchHearsEveryEnd(t *testing.T) {
 			if _, err := st.DB().Exec(`UPDATE river_job SET state = 'completed', finalized_at = `+c.finalized+` WHERE id = $1`, ended); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("the job that ended: %v", err)
-				}
-			case <-ctx.Done():
-				t.Fatal("a job that ended is still waited for")
-			}
+			succeeded(ctx, t, done, "the job that ended")
 			if c.every > 100 {
 				return // no full poll: a job gone is never heard of
 			}
@@ -346,14 +346,7 @@ func TestDispatchHearsAnAnswerBeforeItsJobEnds(t *testing.T) {
 	go func() { done <- d.Dispatch(ctx, j, key) }()
 	id := <-ids
 	answer(key)
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the job answered: %v", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("a job whose answer is stored is still waited for")
-	}
+	succeeded(ctx, t, done, "the job whose answer is stored")
 	var state string
 	if err := st.DB().QueryRow(`SELECT state::text FROM river_job WHERE id = $1`, id).Scan(&state); err != nil || state != "available" {
 		t.Fatalf("the job's state: %q (%v), want it still available (no worker ran it)", state, err)
