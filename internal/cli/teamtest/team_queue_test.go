@@ -244,7 +244,7 @@ func TestRestartedWorkerNameInheritsNothing(t *testing.T) {
 	if err := again.Wait(); err != nil {
 		t.Fatalf("the restarted worker: %v\n%s", err, r.log("worker-b.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
+	if got := r.doneJobs(""); got != n {
 		t.Fatalf("%d of %d jobs done", got, n)
 	}
 }
@@ -320,7 +320,7 @@ func TestQueueAfterRunsRmAndCacheRefresh(t *testing.T) {
 		t.Fatalf("--cache refresh made %d requests through the workers, want %d", got-2*n, n)
 	}
 	for run := 2; run <= 3; run++ {
-		if got := r.count(fmt.Sprintf(`SELECT COUNT(*) FROM river_job WHERE state = 'completed' AND (args->>'run')::bigint = %d`, run)); got != n {
+		if got := r.doneJobs(fmt.Sprintf(`(args->>'run')::bigint = %d`, run)); got != n {
 			t.Fatalf("run %d: %d jobs done, want %d", run, got, n)
 		}
 	}
@@ -339,7 +339,7 @@ func TestUntilEmptyWaitsForTheNextPhase(t *testing.T) {
 	if err := w.Wait(); err != nil {
 		t.Fatalf("the worker: %v\n%s", err, r.log("worker.log"))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != 60 {
+	if got := r.doneJobs(""); got != 60 {
 		t.Fatalf("%d jobs done, want 30 generations and 30 judgements", got)
 	}
 }
@@ -615,12 +615,29 @@ func (r *rig) states() string {
 // one.
 func (r *rig) allDone(n int) {
 	r.t.Helper()
+	if got := r.doneJobs(""); got != n {
+		r.t.Fatalf("%d of %d jobs done", got, n)
+	}
 	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state IN ('cancelled', 'discarded')`); got != 0 {
 		r.t.Fatalf("%d jobs failed", got)
 	}
-	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
-		r.t.Fatalf("%d of %d jobs done", got, n)
+}
+
+// doneJobs is how many River jobs (those matching where; "": all) are
+// completed, counted once none of them is open: a queued run ends as its
+// last answers are stored, and River's completer records the ends of its
+// workers' jobs in batches, up to 250 ms later — a killed worker's job
+// whose answer was stored, once it is rescued and made again from the
+// cache.
+func (r *rig) doneJobs(where string) int {
+	r.t.Helper()
+	if where != "" {
+		where = " AND " + where
 	}
+	r.waitFor("River to record the jobs' ends", func() bool {
+		return r.count(`SELECT COUNT(*) FROM river_job WHERE state IN ('available', 'pending', 'retryable', 'running', 'scheduled')`+where) == 0
+	})
+	return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'` + where)
 }
 
 // finishes waits up to limit for the queuing run coord to end well; one

@@ -120,7 +120,7 @@ func shareARun(t testing.TB, kills int) time.Duration {
 	if got := count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`); got != n {
 		t.Fatalf("%d stored answers, want %d (one per job)", got, n)
 	}
-	if got := count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
+	if got := r.doneJobs(""); got != n {
 		t.Fatalf("%d jobs done of %d", got, n)
 	}
 	if got := count(`SELECT COUNT(*) FROM run_calls WHERE run_id = 1`); got != n {
@@ -318,7 +318,7 @@ func TestWorkersShareTheRateLimit(t *testing.T) {
 	}
 	rate := float64(n) / took.Minutes()
 	t.Logf("%d requests, %d refused (%.1f %%); %.0f answered a minute against a limit of 1,200 (%.0f %%)", len(ledger), refused, 100*share, rate, 100*rate/1200)
-	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
+	if got := r.doneJobs(""); got != n {
 		t.Fatalf("%d of %d jobs done", got, n)
 	}
 	if share > 0.05 {
@@ -422,7 +422,7 @@ func TestWorkersHoldTogether(t *testing.T) {
 	if held > 0 {
 		t.Fatalf("%d requests arrived while every worker should hold", held)
 	}
-	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != n {
+	if got := r.doneJobs(""); got != n {
 		t.Fatalf("%d of %d jobs done", got, n)
 	}
 }
@@ -475,7 +475,7 @@ func TestWorkersLearnALimitTogether(t *testing.T) {
 		!strings.Contains(log, `"msg":"holding the rate limit with the other processes"`) {
 		t.Fatalf("no worker adopted the limit another measured, or held it with the others:\n%s", tail(log, 3000))
 	}
-	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != learnN {
+	if got := r.doneJobs(""); got != learnN {
 		t.Fatalf("%d of %d jobs done", got, learnN)
 	}
 }
@@ -515,7 +515,7 @@ func TestTwoQueuedRunsShareALearnedLimit(t *testing.T) {
 	if got := r.count(`SELECT COUNT(*) FROM pushback WHERE learned = 1 AND team_limit > 0`); got < 2 {
 		t.Fatalf("%d workers hold the team's limit, want at least 2 of 3", got)
 	}
-	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`); got != learnN {
+	if got := r.doneJobs(""); got != learnN {
 		t.Fatalf("%d of %d jobs of the two runs done", got, learnN)
 	}
 }
