@@ -35,6 +35,18 @@ func startWorker(ctx context.Context, t *testing.T, st *postgres.Store, id, queu
 	return w
 }
 
+// dispatchRig is a fresh store, the dispatcher of its run 1 polling every
+// poll, and a context that ends after limit.
+func dispatchRig(t *testing.T, limit, poll time.Duration) (context.Context, *postgres.Store, *postgres.Dispatcher) {
+	t.Helper()
+	st := freshStore(t)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel) // before the store closes, as a deferred cancel would
+	d := postgres.NewDispatcher(st, 1)
+	d.Poll = poll
+	return ctx, st, d
+}
+
 // succeeded waits for a dispatched job's outcome (until ctx ends) and
 // fails the test unless the job succeeded.
 func succeeded(ctx context.Context, t *testing.T, done <-chan error, what string) {
@@ -62,11 +74,7 @@ func callJob(i int) (engine.Job, string) {
 // reaches the run, its HandBack returns the job for another, and a job
 // whose worker went silent is rescued at once.
 func TestRiverQueue(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	st := freshStore(t)
-	d := postgres.NewDispatcher(st, 1)
-	d.Poll = 20 * time.Millisecond
+	ctx, st, d := dispatchRig(t, 60*time.Second, 20*time.Millisecond)
 	var made sync.Map
 	var calls atomic.Int64
 	work := func(ctx context.Context, queue string, a postgres.CallArgs) error {
@@ -127,11 +135,7 @@ func TestRiverQueue(t *testing.T) {
 // the queue at once and that worker makes it — without waiting for
 // River's 5-minute backstop.
 func TestRiverRescue(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	st := freshStore(t)
-	d := postgres.NewDispatcher(st, 1)
-	d.Poll = 20 * time.Millisecond
+	ctx, st, d := dispatchRig(t, 60*time.Second, 20*time.Millisecond)
 	j, key := callJob(0)
 	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
 	hold, taken := make(chan struct{}), make(chan struct{}, 1)
@@ -277,11 +281,8 @@ func TestDispatchHearsEveryEnd(t *testing.T) {
 		{"a clock behind", 10, "now() - interval '1 hour'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			st := freshStore(t)
-			d := postgres.NewDispatcher(st, 1)
-			d.Poll, d.FullPollBelow, d.FullPollEvery = 10*time.Millisecond, 0, c.every
+			ctx, st, d := dispatchRig(t, 30*time.Second, 10*time.Millisecond)
+			d.FullPollBelow, d.FullPollEvery = 0, c.every
 			ids := make(chan int64, 2)
 			d.Queued = func(_ string, id int64, _ bool) { ids <- id }
 			done := make(chan error, 2)
@@ -321,11 +322,7 @@ func TestDispatchHearsEveryEnd(t *testing.T) {
 // later); a refreshed call's answer stored before is not its new one, and
 // its job is waited for until it ends.
 func TestDispatchHearsAnAnswerBeforeItsJobEnds(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st := freshStore(t)
-	d := postgres.NewDispatcher(st, 1)
-	d.Poll = 10 * time.Millisecond
+	ctx, st, d := dispatchRig(t, 30*time.Second, 10*time.Millisecond)
 	answer := func(key string) {
 		t.Helper()
 		if _, err := st.PutAnswer(ctx, store.Call{Key: key, Namespace: "test", Provider: "openai", Model: "gpt-4.1-mini", Status: store.StatusOK,
@@ -368,10 +365,7 @@ func TestDispatchHearsAnAnswerBeforeItsJobEnds(t *testing.T) {
 // TestOpenCallJobsBut: open call jobs count in every queue but those
 // skipped, a queue none has listed yet included; with none skipped, all.
 func TestOpenCallJobsBut(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st := freshStore(t)
-	d := postgres.NewDispatcher(st, 1)
+	ctx, st, d := dispatchRig(t, 30*time.Second, 100*time.Millisecond)
 	queued := make(chan struct{}, 1)
 	d.Queued = func(string, int64, bool) { queued <- struct{}{} }
 	wait, stop := context.WithCancel(ctx)
