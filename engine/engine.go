@@ -22,8 +22,9 @@ import (
 // provider's own limits from its answers.
 type Limits struct {
 	// Concurrency is where each model's concurrency limit starts (default
-	// 8; the CLI's is Adaptive's). MaxConcurrency, when larger, is how far it may grow while the
-	// provider keeps up; otherwise Concurrency is also the ceiling.
+	// 8; the CLI's is Adaptive's). MaxConcurrency, when larger, is how far
+	// it may grow while the provider keeps up; otherwise Concurrency is
+	// also the ceiling.
 	Concurrency, MaxConcurrency int
 	RPM                         float64
 	TPM                         float64
