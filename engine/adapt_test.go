@@ -354,13 +354,16 @@ func BenchmarkIsolated429s(b *testing.B) {
 
 // benchWindow is the window of the window benchmarks (a minute;
 // FALLACYLAB_WINDOW_SECONDS shortens it) and their mean latency, which
-// shrinks with it (500 ms at the minute).
+// shrinks with it (500 ms at the minute: a 120th of the window). It was
+// written 500 ms × per / 1 min, whose product (3·10¹⁹ ns²) overflows an
+// int64: a negative mean, NaN draws, and a server that answered at once —
+// the benchmarks measured a provider with no latency (TestBenchWindow).
 func benchWindow() (per, latency time.Duration) {
 	per = time.Minute
 	if v, err := strconv.ParseFloat(os.Getenv("FALLACYLAB_WINDOW_SECONDS"), 64); err == nil && v > 0 {
 		per = time.Duration(v * float64(time.Second))
 	}
-	return per, 500 * time.Millisecond * per / time.Minute
+	return per, per / 120
 }
 
 // BenchmarkWindowWithoutHints is the figure: a server limited to
@@ -397,6 +400,7 @@ type windowFigures struct {
 func hiddenWindow(t testing.TB, n int, per, lat time.Duration) windowFigures {
 	o := scenario{jobs: n, srv: llmtest.Options{Seed: 9, Window: llmtest.WindowLimit{N: 600, Per: per}, RetryAfterNone: true,
 		Latency: lognormal(lat, 1).draw}, limits: engine.Adaptive()}.run(t)
+	servedWith(t, o.ledger, lat)
 	var first429, lastAdmit time.Time
 	for _, e := range o.ledger {
 		if e.Status == 429 && (first429.IsZero() || e.Arrived.Before(first429)) {
@@ -424,6 +428,45 @@ func hiddenWindow(t testing.TB, n int, per, lat time.Duration) windowFigures {
 		w.used = float64(after) / (600 * span.Seconds() / per.Seconds())
 	}
 	return w
+}
+
+// servedWith fails t unless the server answered the admitted calls of
+// ledger in mean on average, within a factor of two (a lognormal mean of
+// 600 or more draws, σ 1, is within 15 % of it nearly always): a figure
+// measured against a server that answered at once is no figure of a
+// provider with latency.
+func servedWith(t testing.TB, ledger []llmtest.Entry, mean time.Duration) {
+	t.Helper()
+	var sum time.Duration
+	n := 0
+	for _, e := range ledger {
+		if e.Answered() {
+			sum += e.Time.Sub(e.Arrived)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("the server answered no call")
+	}
+	if got := sum / time.Duration(n); got < mean/2 || got > 2*mean {
+		t.Fatalf("the server answered in %s on average, not about %s: its latency was not applied", got, mean)
+	}
+}
+
+// TestBenchWindow: the window benchmarks' latency is a 120th of their
+// window — 500 ms at the minute, 50 ms at 6 s — and never the overflow of
+// 500 ms × 1 min in nanoseconds, which made it negative (no latency at
+// all: their figures were of a server answering at once).
+func TestBenchWindow(t *testing.T) {
+	for _, c := range []struct {
+		env      string
+		per, lat time.Duration
+	}{{"", time.Minute, 500 * time.Millisecond}, {"6", 6 * time.Second, 50 * time.Millisecond}} {
+		t.Setenv("FALLACYLAB_WINDOW_SECONDS", c.env)
+		if per, lat := benchWindow(); per != c.per || lat != c.lat {
+			t.Errorf("FALLACYLAB_WINDOW_SECONDS=%q: window %s, latency %s; want %s, %s", c.env, per, lat, c.per, c.lat)
+		}
+	}
 }
 
 // TestHiddenWindowFigure is BenchmarkWindowWithoutHints's figure on the
@@ -478,6 +521,7 @@ func BenchmarkModelsShareAWindow(b *testing.B) {
 		n := benchJobs()
 		o := scenario{jobs: n, models: 2, srv: llmtest.Options{Seed: 11, Window: llmtest.WindowLimit{N: 300, Per: per}, RetryAfterNone: true,
 			Latency: lognormal(lat, 1).draw}, limits: engine.Adaptive()}.run(b)
+		servedWith(b, o.ledger, lat)
 		ideal := time.Duration((n+299)/300-1) * per
 		b.ReportMetric(float64(o.failed), "failed")
 		b.ReportMetric(100*o.share429, "%429")
