@@ -28,9 +28,11 @@ import (
 //     grows, calls go one at a time), the limit is the
 //     calls it admitted in the last minute. One probe call at a time then
 //     finds when the provider has room again: probes go when the oldest of
-//     those admitted calls is 1.07, 1.58, 2.09, 3.11 … 56.15, 60.5, 62 … s old
+//     those admitted calls is 1.07, 1.58, 2.09, 3.11 … 56.15, 60.2, 60.5, 62 … s old
 //     (probeAges: finer for short windows), and the age at
-//     the first admitted probe is the window. Calls
+//     the first admitted probe is the window — taken as soon as the
+//     probe is not refused at once (silence), not when its answer comes a
+//     whole latency later (a provider refuses at once). Calls
 //     are then sent only while fewer than the limit were admitted in a
 //     sliding window, which grows by 5 % on any later hintless 429 at the
 //     limit;
@@ -71,12 +73,18 @@ type gate struct {
 	suspects  int         // calls in flight sent while a bare-429 streak grew
 	flying    []time.Time // send times of the calls in flight, sorted
 	probing   bool
-	nextTry   time.Time
-	extras    int                           // extra calls past the learned limit in flight
-	extraRoom int                           // how many may be in flight (0: none until nextExtra)
-	raisedAt  int                           // the limit when the extra calls began
-	nextExtra time.Time                     // no extra call before this
-	note      func(msg string, args ...any) // what the gate learned (nil: nothing said)
+	probeSent time.Time     // when the probe in flight was sent
+	refusedIn time.Duration // the longest a bare 429 took to come back
+	// provisional: the window is the age of the probe in flight, which
+	// was not refused within silence; its answer confirms it, or its
+	// refusal (a provider slow to refuse) sets the gate measuring again.
+	provisional bool
+	nextTry     time.Time
+	extras      int                           // extra calls past the learned limit in flight
+	extraRoom   int                           // how many may be in flight (0: none until nextExtra)
+	raisedAt    int                           // the limit when the extra calls began
+	nextExtra   time.Time                     // no extra call before this
+	note        func(msg string, args ...any) // what the gate learned (nil: nothing said)
 
 	// What the other processes of the store know of the limit (setTeam):
 	// their streaks of bare 429s add to this gate's, and a follower does
@@ -191,7 +199,7 @@ func (g *gate) wait(ctx context.Context, tokens int64, paced bool) (ticket, erro
 				g.tok.remaining -= tokens
 			}
 			if probe {
-				g.probing = true
+				g.probing, g.probeSent = true, now
 			}
 			if extra {
 				g.extras++
@@ -255,6 +263,9 @@ func (g *gate) delay(now time.Time) (time.Duration, bool, bool) {
 	if now.Before(g.quiet) {
 		d = max(d, g.quiet.Sub(now))
 	}
+	if g.measuring && g.probing && !now.Before(g.probeSent.Add(g.silence())) {
+		g.measured(g.probeSent, now, true)
+	}
 	if g.learned && (g.measuring || g.teamLimit == 0) {
 		g.prune(now)
 		if g.measuring || len(g.admitted)+g.inflight >= g.limit {
@@ -270,6 +281,9 @@ func (g *gate) delay(now time.Time) (time.Duration, bool, bool) {
 			}
 			if g.measuring {
 				wait = max(time.Millisecond, g.nextTry.Sub(now))
+				if g.probing { // until the probe's silence says there is room
+					wait = max(time.Millisecond, g.probeSent.Add(g.silence()).Sub(now))
+				}
 			}
 			d = max(d, wait)
 		}
@@ -361,17 +375,8 @@ func (g *gate) land(t ticket, err error, hasQuota bool) answer {
 func (g *gate) admit(t ticket, now time.Time) {
 	i := sort.Search(len(g.admitted), func(i int) bool { return g.admitted[i].After(t.sent) })
 	g.admitted = slices.Insert(g.admitted, i, t.sent)
-	if t.probe && g.measuring && g.note != nil {
-		g.note("rate limit learned", "limit", g.limit, "window", t.sent.Sub(g.oldest).Round(time.Millisecond).String())
-	}
-	if t.probe && g.measuring {
-		// Not capped at a minute: a window measured at 60.5 s holds
-		// the calls of its first milliseconds, which the provider
-		// (counting arrivals, a trip later) still holds too.
-		g.window = min(2*maxWindow, max(time.Second, t.sent.Sub(g.oldest)))
-		g.measuring = false
-		g.nextExtra = now.Add(g.window) // first a window at the limit measured
-		g.holdTogether()
+	if t.probe && (g.measuring || g.provisional) {
+		g.measured(t.sent, now, false)
 	}
 	if t.extra && g.learned {
 		g.limit = max(g.limit, len(g.admitted))
@@ -381,9 +386,47 @@ func (g *gate) admit(t ticket, now time.Time) {
 	}
 }
 
-// refusedWaits sets what a refusal makes wait: the next extra call, the
-// next probe, and everything until the provider's Retry-After.
+// measured ends measuring: the window is the age of the oldest admitted
+// call when probe (a send time) went. Not capped at a minute: a window
+// measured at 60.5 s holds the calls of its first milliseconds, which the
+// provider (counting arrivals, a trip later) still holds too. provisional:
+// the probe is in flight, not refused within silence; the team hears of
+// the window (and holds it together) once its answer confirms it.
+func (g *gate) measured(probe, now time.Time, provisional bool) {
+	if g.measuring && g.note != nil {
+		g.note("rate limit learned", "limit", g.limit, "window", probe.Sub(g.oldest).Round(time.Millisecond).String())
+	}
+	g.window = min(2*maxWindow, max(time.Second, probe.Sub(g.oldest)))
+	if g.measuring {
+		g.nextExtra = now.Add(g.window) // first a window at the limit measured
+	}
+	g.measuring, g.provisional = false, provisional
+	if !provisional {
+		g.holdTogether()
+	}
+}
+
+// silence is how long after a probe was sent no refusal means the
+// provider admitted it: twice the longest a bare 429 took to come back
+// (at least refusedWithin). Its answer takes the call's whole latency,
+// seconds for a model, while calls wait: a refusal comes at once.
+func (g *gate) silence() time.Duration { return max(refusedWithin, 2*g.refusedIn) }
+
+// refusedWithin is the shortest silence after a probe that counts as its
+// admission; refusedInCap bounds the refusal time it doubles (a refusal
+// that once came late makes no later probe wait a model's latency).
+const (
+	refusedWithin = 20 * time.Millisecond
+	refusedInCap  = 5 * time.Second
+)
+
+// refusedWaits sets what a refusal makes wait: a probe's silence (the
+// longest a bare 429 took), the next extra call, the next probe, and
+// everything until the provider's Retry-After.
 func (g *gate) refusedWaits(t ticket, a answer, now time.Time) {
+	if a.hintless {
+		g.refusedIn = min(refusedInCap, max(g.refusedIn, now.Sub(t.sent)))
+	}
 	if t.extra && a.limited && g.extraRoom > 0 {
 		if g.note != nil && g.limit > g.raisedAt {
 			g.note("room past the learned limit: limit raised", "from", g.raisedAt, "to", g.limit)
@@ -392,6 +435,13 @@ func (g *gate) refusedWaits(t ticket, a answer, now time.Time) {
 	}
 	if t.probe && a.limited {
 		g.nextTry = nextProbe(g.oldest, now)
+		if g.provisional {
+			// Refused after its silence: the window is still unknown.
+			g.measuring, g.provisional, g.window = true, false, maxWindow
+			if g.note != nil {
+				g.note("the probe was refused late: measuring the window again", "refused_after", now.Sub(t.sent).Round(time.Millisecond).String())
+			}
+		}
 	}
 	if a.limited && a.le.RetryAfter > 0 {
 		if p := now.Add(a.le.RetryAfter); p.After(g.pause) {
@@ -490,9 +540,12 @@ func (g *gate) adjust(t ticket, a answer, now time.Time) {
 // the oldest call from its arrival, a trip after it was sent: a probe at
 // exactly 3 s of a 3 s window is refused, and the window measured a step
 // too long. Every refused probe is a 429: between 55 s and the minute there
-// are none (no provider limits per 58 s).
+// are none (no provider limits per 58 s). At the minute, 60.2 s comes
+// first: the window is what calls wait for all run long, and 60.5 s took
+// 0.8 % of the limit; when the oldest call's trip was the longer by over
+// 0.2 s (a new connection's), the probe at 60.5 s follows, one 429 later.
 var probeAges = []time.Duration{1070, 1580, 2090, 3110, 4130, 5150, 6680, 8210, 10250, 15350, 20450, 30650,
-	45950, 56150, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
+	45950, 56150, 60200, 60500, 62000, 65000, 70000, 80000, 90000, 120000}
 
 // nextProbe is when to probe next: the next probe age past now (at least a
 // quarter second away), then every 30 s.

@@ -139,3 +139,46 @@ func TestGateBurstOfRefusalsKeepsQuietShort(t *testing.T) {
 		t.Fatalf("after a burst of six refusals: quiet for %v, until %v after the first (want %v)", g.quietFor, g.quiet.Sub(first), time.Minute/16)
 	}
 }
+
+// A probe not refused within its silence (twice the longest a bare 429
+// took to come back) measures the window while its answer is on the way,
+// provisionally: its admission confirms it; a late refusal sets the gate
+// measuring again, with no window, until the next probe.
+func TestGateProbeSilenceMeasuresTheWindow(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		g := newGate(nil)
+		g.learned, g.measuring, g.oldest, g.limit = true, true, t0, 7
+		g.refusedWaits(ticket{sent: t0}, answer{limited: true, hintless: true, le: &llm.Error{RateLimit: true}}, t0.Add(30*time.Millisecond))
+		probe := t0.Add(60200 * time.Millisecond)
+		g.nextTry = probe
+		if d, isProbe, _ := g.delay(probe); d > 0 || !isProbe {
+			t.Fatalf("no probe at %v: delay %v", probe, d)
+		}
+		g.probing, g.probeSent = true, probe
+		if d, _, _ := g.delay(probe.Add(59 * time.Millisecond)); !g.measuring || d != time.Millisecond {
+			t.Fatalf("59 ms after the probe: measuring %v, delay %v; want measuring, 1 ms to its silence", g.measuring, d)
+		}
+		g.delay(probe.Add(60 * time.Millisecond))
+		if g.measuring || !g.provisional || g.window != 60200*time.Millisecond {
+			t.Fatalf("60 ms after the probe: measuring %v, provisional %v, window %v", g.measuring, g.provisional, g.window)
+		}
+		if st := g.teamState(); st.window != 0 {
+			t.Fatalf("a provisional window told the team: %+v", st)
+		}
+		now := probe.Add(8 * time.Second)
+		pt := ticket{sent: probe, probe: true}
+		if late {
+			a := g.land(pt, &llm.Error{RateLimit: true}, false)
+			g.refusedWaits(pt, a, now)
+			if !g.measuring || g.provisional || g.window != maxWindow || !g.nextTry.Equal(nextProbe(t0, now)) {
+				t.Fatalf("refused late: measuring %v, provisional %v, window %v, next probe %v", g.measuring, g.provisional, g.window, g.nextTry)
+			}
+			continue
+		}
+		g.land(pt, nil, false)
+		g.admit(pt, now)
+		if g.measuring || g.provisional || g.window != 60200*time.Millisecond {
+			t.Fatalf("admitted: measuring %v, provisional %v, window %v", g.measuring, g.provisional, g.window)
+		}
+	}
+}

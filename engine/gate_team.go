@@ -23,7 +23,7 @@ func (g *gate) teamState() teamState {
 	switch {
 	case !g.learned:
 		st.streak = len(g.refused)
-	case !g.measuring:
+	case !g.measuring && !g.provisional:
 		st.limit, st.window = g.share, g.window
 	default:
 		st.limit = g.share
