@@ -64,7 +64,7 @@ func (s *Store) ImportCalls(ctx context.Context, calls []store.Call) (int, error
 			if c.Status != store.StatusOK || c.Response == nil {
 				return fmt.Errorf("import call %s: only successful calls are cache answers", c.Key)
 			}
-			args, err := callArgs(c)
+			args, err := CallValues(c)
 			if err != nil {
 				return err
 			}
@@ -85,8 +85,11 @@ const insertCall = `INSERT INTO calls (key, namespace, provider, model, request,
 	input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, batch_id, created_at)
 	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
-// callArgs are the insertCall parameters of c.
-func callArgs(c store.Call) ([]any, error) {
+// CallValues are the values of c's row in calls, in the column order of
+// its insert (key, namespace, provider, model, request, response, status,
+// error, attempts, input_tokens, output_tokens, reasoning_tokens, cost,
+// latency_ms, batch_id, created_at).
+func CallValues(c store.Call) ([]any, error) {
 	var resp any
 	if c.Response != nil {
 		b, err := json.Marshal(c.Response)

@@ -75,7 +75,7 @@ func (s *Store) PutAnswer(ctx context.Context, c store.Call) (store.Call, error)
 			return err
 		}
 		put = withAttempts(c, true, others)
-		args, err := callArgs(put)
+		args, err := CallValues(put)
 		if err != nil {
 			return err
 		}

@@ -68,7 +68,7 @@ func (s *Store) CopyCalls(ctx context.Context, calls []store.Call) (added int, e
 	err = s.write(ctx, func(tx Tx) error {
 		added = 0
 		for _, c := range calls {
-			args, err := callArgs(c)
+			args, err := CallValues(c)
 			if err != nil {
 				return err
 			}

@@ -494,6 +494,21 @@ func testClaims(t *testing.T, st Store) {
 	if c, _, _ := st.GetCall(ctx, "ck2"); c.Response.Text != "fast" || c.Attempts != 2 || *c.Cost != 1 {
 		t.Fatalf("stored %q, %d attempts at %v: want the fast answer, 2 attempts at 1 — each counted once", c.Response.Text, c.Attempts, *c.Cost)
 	}
+	// A call made again on purpose (--cache refresh) replaces the answer
+	// stored before; a failed one never does.
+	failed := okCall("ck2", "", 3)
+	failed.Response, failed.Status, failed.Error, failed.Replace = nil, store.StatusError, "boom", true
+	if _, err := st.PutAnswer(ctx, failed); err != nil {
+		t.Fatal(err)
+	}
+	refreshed := okCall("ck2", "refreshed", 3)
+	refreshed.Replace = true
+	if s, err := st.PutAnswer(ctx, refreshed); err != nil || s.Response == nil || s.Response.Text != "refreshed" {
+		t.Fatalf("a refreshed answer: the store returned %+v (%v), want it", s.Response, err)
+	}
+	if c, _, _ := st.GetCall(ctx, "ck2"); c.Response.Text != "refreshed" {
+		t.Fatalf("stored %q after a refresh: want the refreshed answer", c.Response.Text)
+	}
 }
 
 // marker is a store that marks calls sent.
