@@ -407,13 +407,13 @@ func (g *gate) measured(probe, now time.Time, provisional bool) {
 }
 
 // silence is how long after a probe was sent no refusal means the
-// provider admitted it: twice the longest a bare 429 took to come back
+// provider admitted it: three times the longest a bare 429 took to come back
 // (at least refusedWithin). Its answer takes the call's whole latency,
 // seconds for a model, while calls wait: a refusal comes at once.
-func (g *gate) silence() time.Duration { return max(refusedWithin, 2*g.refusedIn) }
+func (g *gate) silence() time.Duration { return max(refusedWithin, 3*g.refusedIn) }
 
 // refusedWithin is the shortest silence after a probe that counts as its
-// admission; refusedInCap bounds the refusal time it doubles (a refusal
+// admission; refusedInCap bounds the refusal time it triples (a refusal
 // that once came late makes no later probe wait a model's latency).
 const (
 	refusedWithin = 20 * time.Millisecond

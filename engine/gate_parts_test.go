@@ -140,7 +140,7 @@ func TestGateBurstOfRefusalsKeepsQuietShort(t *testing.T) {
 	}
 }
 
-// A probe not refused within its silence (twice the longest a bare 429
+// A probe not refused within its silence (three times the longest a bare 429
 // took to come back) measures the window while its answer is on the way,
 // provisionally: its admission confirms it; a late refusal sets the gate
 // measuring again, with no window, until the next probe.
@@ -155,12 +155,12 @@ func TestGateProbeSilenceMeasuresTheWindow(t *testing.T) {
 			t.Fatalf("no probe at %v: delay %v", probe, d)
 		}
 		g.probing, g.probeSent = true, probe
-		if d, _, _ := g.delay(probe.Add(59 * time.Millisecond)); !g.measuring || d != time.Millisecond {
-			t.Fatalf("59 ms after the probe: measuring %v, delay %v; want measuring, 1 ms to its silence", g.measuring, d)
+		if d, _, _ := g.delay(probe.Add(89 * time.Millisecond)); !g.measuring || d != time.Millisecond {
+			t.Fatalf("89 ms after the probe: measuring %v, delay %v; want measuring, 1 ms to its silence", g.measuring, d)
 		}
-		g.delay(probe.Add(60 * time.Millisecond))
+		g.delay(probe.Add(90 * time.Millisecond))
 		if g.measuring || !g.provisional || g.window != 60200*time.Millisecond {
-			t.Fatalf("60 ms after the probe: measuring %v, provisional %v, window %v", g.measuring, g.provisional, g.window)
+			t.Fatalf("90 ms after the probe: measuring %v, provisional %v, window %v", g.measuring, g.provisional, g.window)
 		}
 		if st := g.teamState(); st.window != 0 {
 			t.Fatalf("a provisional window told the team: %+v", st)
