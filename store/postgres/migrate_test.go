@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
@@ -178,4 +179,54 @@ func upgraded(t *testing.T, run store.Run, stmts ...string) (*postgres.Store, in
 	}
 	t.Cleanup(func() { st.Close() })
 	return st, id
+}
+
+// A store with every migration applied opens without the migrations'
+// advisory lock (a team's processes starting together queued on it);
+// one with a migration missing still waits for the lock, and applies it
+// once it has it.
+func TestMigratedStoreOpensWithoutTheLock(t *testing.T) {
+	u := freshDB(t)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	holder, err := st.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_lock(74110001)`); err != nil {
+		t.Fatal(err)
+	}
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	again, err := postgres.Open(quick, u)
+	cancel()
+	if err != nil {
+		t.Fatalf("a migrated store did not open while another process held the migrations' lock: %v", err)
+	}
+	again.Close()
+	if _, err := st.DB().Exec(`DELETE FROM schema_migrations WHERE version = 24`); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if s, err := postgres.Open(short, u); err == nil {
+		s.Close()
+		t.Fatal("a store with a migration missing opened without the migrations' lock")
+	}
+	cancel()
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_unlock(74110001)`); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := postgres.Open(ctx, u); err != nil {
+		t.Fatalf("reopen with the lock free: %v", err)
+	} else {
+		s.Close()
+	}
+	var n int
+	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM schema_migrations WHERE version = 24`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("migration 24 applied %d times (%v), want once", n, err)
+	}
 }
