@@ -244,17 +244,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	all, err := embeddedMigrations()
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: no version number", base)
-		}
+	for _, m := range all {
+		name, base, v := m.name, strings.TrimPrefix(m.name, "migrations/"), m.version
 		var done int
 		if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, v).Scan(&done); err != nil {
 			return fmt.Errorf("migrate: %w", err)
@@ -289,9 +284,13 @@ func (s *Store) migrate(ctx context.Context) error {
 // fallacylab adds to River's tables (migrateRiver) are applied — two
 // reads; false on any doubt (the locked migration then decides).
 func (s *Store) migrated(ctx context.Context) bool {
-	versions, err := migrationVersions()
+	all, err := embeddedMigrations()
 	if err != nil {
 		return false
+	}
+	versions := make([]int, len(all))
+	for i, m := range all {
+		versions[i] = m.version
 	}
 	var applied int
 	var index, oldQueue bool
@@ -308,20 +307,27 @@ func (s *Store) migrated(ctx context.Context) bool {
 	return err == nil && res.OK
 }
 
-// migrationVersions are the versions of the embedded migrations.
-func migrationVersions() ([]int, error) {
+// migration is an embedded migration: its file and version.
+type migration struct {
+	name    string
+	version int
+}
+
+// embeddedMigrations are the embedded migrations, in their files' order.
+func embeddedMigrations() ([]migration, error) {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
-	var out []int
+	sort.Strings(names)
+	out := make([]migration, 0, len(names))
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
 		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("migration %s: no version number", base)
 		}
-		out = append(out, v)
+		out = append(out, migration{name, v})
 	}
 	return out, nil
 }
