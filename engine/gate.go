@@ -325,6 +325,11 @@ func (g *gate) done(t ticket, err error, quota llm.Quota, hasQuota bool) {
 		g.admit(t, now)
 	}
 	g.refusedWaits(t, a, now)
+	if t.probe && g.provisional && !a.admitted && !a.limited {
+		// The probe failed on its way (no status): it confirms nothing,
+		// and a team waits for a confirmed window. Probe again now.
+		g.measuring, g.provisional, g.window, g.nextTry = true, false, maxWindow, now
+	}
 	if hasQuota {
 		g.readQuota(t, quota, a.later, now)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -143,9 +144,11 @@ func TestGateBurstOfRefusalsKeepsQuietShort(t *testing.T) {
 // A probe not refused within its silence (three times the longest a bare 429
 // took to come back) measures the window while its answer is on the way,
 // provisionally: its admission confirms it; a late refusal sets the gate
-// measuring again, with no window, until the next probe.
+// measuring again, with no window, until the next probe; one lost on its
+// way (no status) confirms nothing, and the next probe goes at once.
 func TestGateProbeSilenceMeasuresTheWindow(t *testing.T) {
-	for _, late := range []bool{false, true} {
+	for _, c := range []struct{ late, lost bool }{{false, false}, {true, false}, {true, true}} {
+		late, lost := c.late, c.lost
 		g := newGate(nil)
 		g.learned, g.measuring, g.oldest, g.limit = true, true, t0, 7
 		g.refusedWaits(ticket{sent: t0}, answer{limited: true, hintless: true, le: &llm.Error{RateLimit: true}}, t0.Add(30*time.Millisecond))
@@ -167,6 +170,14 @@ func TestGateProbeSilenceMeasuresTheWindow(t *testing.T) {
 		}
 		now := probe.Add(8 * time.Second)
 		pt := ticket{sent: probe, probe: true}
+		if late && lost {
+			g.inflight++
+			g.done(pt, errors.New("connection reset"), llm.Quota{}, false)
+			if !g.measuring || g.provisional || g.window != maxWindow || g.nextTry.After(time.Now()) {
+				t.Fatalf("lost on its way: measuring %v, provisional %v, window %v, next probe %v", g.measuring, g.provisional, g.window, g.nextTry)
+			}
+			continue
+		}
 		if late {
 			a := g.land(pt, &llm.Error{RateLimit: true}, false)
 			g.refusedWaits(pt, a, now)
