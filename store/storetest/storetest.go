@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"run model totals", testRunModelTotals},
 		{"batches", testBatches},
 		{"claims", testClaims},
+		{"answers stored twice", testAnswersStoredTwice},
 		{"run budgets", testRunBudgets},
 	}
 	for _, tc := range tests {
@@ -477,6 +478,13 @@ func testClaims(t *testing.T, st Store) {
 	if c, _, _ := st.GetCall(ctx, "ck"); c.Attempts != 3 || *c.Cost != 0.75 {
 		t.Fatalf("a result stored again counted: %d attempts, cost %v", c.Attempts, *c.Cost)
 	}
+}
+
+// testAnswersStoredTwice: a slow process's mark counts in the answer
+// stored first, and adds nothing when the slow one stores after it; a
+// refreshed answer replaces the stored one, and a failed one never does.
+func testAnswersStoredTwice(t *testing.T, st Store) {
+	ctx := context.Background()
 	// The other way round: the slow process's mark is there when the
 	// answer is stored first, which counts its attempt (at its own cost);
 	// when the slow one stores, its mark is gone and it adds nothing.
