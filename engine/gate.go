@@ -418,8 +418,8 @@ func (g *gate) measured(probe, now time.Time, provisional bool) {
 func (g *gate) silence() time.Duration { return max(refusedWithin, 3*g.refusedIn) }
 
 // refusedWithin is the shortest silence after a probe that counts as its
-// admission; refusedInCap bounds the refusal time it triples (a refusal
-// that once came late makes no later probe wait a model's latency).
+// admission; refusedInCap bounds the refusal time it triples, so one
+// refusal that came very late holds no later probe's calls past 15 s.
 const (
 	refusedWithin = 20 * time.Millisecond
 	refusedInCap  = 5 * time.Second

@@ -3,10 +3,10 @@
 -- call inserted (or an answer stored first kept, and what this outcome
 -- sent that nobody counted added to it), linked to its run, its claim
 -- ended — in one statement: one round trip where that transaction took
--- six, which a worker paid for every call (#42: three workers on two
--- cores were bound by the store's round trips). Its outcome: the attempts
--- and cost the call was stored with, and whether an earlier answer was
--- kept.
+-- six, which a worker paid for every call (each a wake-up of both
+-- processes, or a network trip to a database elsewhere). Its outcome: the
+-- attempts and cost the call was stored with, and whether an earlier
+-- answer was kept.
 CREATE OR REPLACE FUNCTION fl_put_answer(
     p_key TEXT, p_namespace TEXT, p_provider TEXT, p_model TEXT, p_request TEXT, p_response TEXT,
     p_status TEXT, p_error TEXT, p_attempts INTEGER, p_input INTEGER, p_output INTEGER,
