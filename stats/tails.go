@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"container/heap"
 	"math"
 	"slices"
 	"sync"
@@ -144,35 +143,60 @@ func (t *tails) add(row []float64) {
 
 // tailHeap keeps the cap(v) smallest values seen (max: a max-heap whose
 // root is the largest kept, the first to give way) or the cap(v) largest
-// (a min-heap).
+// (a min-heap). Its sifts are written out rather than container/heap's,
+// whose interface boxes each pushed float64 and calls Less and Swap
+// through an interface: a bootstrap keeps a value about 3·10⁶ times.
 type tailHeap struct {
 	v   []float64
 	max bool
 }
 
+// before reports whether a sits above b in the heap.
+func (h *tailHeap) before(a, b float64) bool {
+	if h.max {
+		return a > b
+	}
+	return a < b
+}
+
 func (h *tailHeap) keep(x float64) {
 	if len(h.v) < cap(h.v) {
-		heap.Push(h, x)
+		h.v = append(h.v, x)
+		h.up(len(h.v) - 1)
 		return
 	}
-	if h.max && x < h.v[0] || !h.max && x > h.v[0] {
+	if h.before(h.v[0], x) {
 		h.v[0] = x
-		heap.Fix(h, 0)
+		h.down(0)
 	}
 }
 
-// Len, Less, Swap, Push and Pop are heap.Interface.
-func (h *tailHeap) Len() int { return len(h.v) }
-func (h *tailHeap) Less(i, j int) bool {
-	if h.max {
-		return h.v[i] > h.v[j]
+// up and down restore the heap after the value at i has moved.
+func (h *tailHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.before(h.v[i], h.v[p]) {
+			return
+		}
+		h.v[i], h.v[p] = h.v[p], h.v[i]
+		i = p
 	}
-	return h.v[i] < h.v[j]
 }
-func (h *tailHeap) Swap(i, j int) { h.v[i], h.v[j] = h.v[j], h.v[i] }
-func (h *tailHeap) Push(x any)    { h.v = append(h.v, x.(float64)) }
-func (h *tailHeap) Pop() any {
-	x := h.v[len(h.v)-1]
-	h.v = h.v[:len(h.v)-1]
-	return x
+
+func (h *tailHeap) down(i int) {
+	n := len(h.v)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if r := c + 1; r < n && h.before(h.v[r], h.v[c]) {
+			c = r
+		}
+		if !h.before(h.v[c], h.v[i]) {
+			return
+		}
+		h.v[i], h.v[c] = h.v[c], h.v[i]
+		i = c
+	}
 }

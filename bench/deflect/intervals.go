@@ -467,9 +467,13 @@ func (p *prepared) pointsCell(v float64, reps stats.Replicates, err error, j, di
 // by claim and distinct value: what describe computes pandas' describe()
 // from under claim weights without sorting the resample.
 type valueHist struct {
-	values []float64      // distinct values, ascending
-	counts [][][2]float64 // by claim: (value index, count)
-	tot    []float64      // describe's counts by value, made again each call
+	values []float64 // distinct values, ascending
+	// Claim c's (value index, count) pairs are idx[at[c]:at[c+1]] and
+	// cnt[at[c]:at[c+1]]: flat, so that a resample walks two arrays.
+	at  []int32
+	idx []int32
+	cnt []float64
+	tot []float64 // describe's counts by value, made again each call
 }
 
 // newValueHist counts x (item i in claim claimOf[i]) over claims claims.
@@ -477,23 +481,25 @@ func newValueHist(x []float64, claimOf []int, claims int) *valueHist {
 	vals := append([]float64(nil), x...)
 	slices.Sort(vals)
 	vals = slices.Compact(vals)
-	idx := make(map[float64]int, len(vals))
+	idx := make(map[float64]int32, len(vals))
 	for i, v := range vals {
-		idx[v] = i
+		idx[v] = int32(i)
 	}
-	by := make([]map[int]float64, claims)
+	by := make([]map[int32]float64, claims)
 	for i, v := range x {
 		c := claimOf[i]
 		if by[c] == nil {
-			by[c] = map[int]float64{}
+			by[c] = map[int32]float64{}
 		}
 		by[c][idx[v]]++
 	}
-	h := &valueHist{values: vals, counts: make([][][2]float64, claims), tot: make([]float64, len(vals))}
+	h := &valueHist{values: vals, at: make([]int32, claims+1), tot: make([]float64, len(vals))}
 	for c, m := range by {
 		for u, n := range m {
-			h.counts[c] = append(h.counts[c], [2]float64{float64(u), n})
+			h.idx = append(h.idx, u)
+			h.cnt = append(h.cnt, n)
 		}
+		h.at[c+1] = int32(len(h.idx))
 	}
 	return h
 }
@@ -504,11 +510,16 @@ func newValueHist(x []float64, claimOf []int, claims int) *valueHist {
 func (h *valueHist) describe(w []int) []float64 {
 	tot := h.tot
 	clear(tot)
-	var n float64
+	var n float64 // every sum here is of whole numbers: exact in any order
 	for c, k := range w {
-		for _, x := range h.counts[c] {
-			tot[int(x[0])] += float64(k) * x[1]
-			n += float64(k) * x[1]
+		if k == 0 {
+			continue
+		}
+		fk := float64(k)
+		for e := h.at[c]; e < h.at[c+1]; e++ {
+			t := fk * h.cnt[e]
+			tot[h.idx[e]] += t
+			n += t
 		}
 	}
 	nan := math.NaN()
@@ -528,8 +539,8 @@ func (h *valueHist) describe(w []int) []float64 {
 		s += t * h.values[u]
 	}
 	mean := s / n
-	for u, t := range tot {
-		if t > 0 {
+	for u := first; u <= last; u++ {
+		if t := tot[u]; t > 0 {
 			d := h.values[u] - mean
 			ss += t * d * d
 		}
@@ -550,11 +561,14 @@ func (h *valueHist) describe(w []int) []float64 {
 	slices.SortFunc(order[:], func(a, b int) int { return cmp.Compare(pos[a], pos[b]) })
 	j := 0
 	var cum float64
-	for u, t := range tot {
+	for u, t := range tot[:last+1] {
 		cum += t
 		for j < len(order) && pos[order[j]] < cum {
 			at[order[j]] = h.values[u]
 			j++
+		}
+		if j == len(order) {
+			break
 		}
 	}
 	for ; j < len(order); j++ {
