@@ -66,7 +66,15 @@ func readLines[T any](r io.Reader, name string, d lineDecoder[T]) ([]T, error) {
 // holding a few blocks of the file at a time: its memory does not grow
 // with the file. An error names the file, line and field (the first bad
 // line of the file is the one named), and an error from emit stops the
-// read; either way nothing after it is emitted.
+// read; either way nothing after it is emitted. emit must not keep the
+// slice it is given: it is filled again with a later block's values.
+//
+// The blocks' bytes and the slices of values go round: a block read into
+// the buffer of one decoded before (the decoders copy what they keep: a
+// fastjson value points into the parser's own copy of its line), values
+// decoded into the slice of a block emitted before. Allocating them anew,
+// a report's read made the file's size again in large objects (1 MB
+// each, zeroed), a third of its garbage.
 func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]T) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	type decoded struct {
@@ -78,6 +86,16 @@ func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]
 	results := make(chan decoded, workers)
 	window := make(chan struct{}, 2*workers) // blocks read and not yet emitted
 	stop := make(chan struct{})
+	// At most 2·workers blocks are read and not emitted (window), so the
+	// free lists never hold more: a put never waits.
+	freeBufs := make(chan []byte, 2*workers+1)
+	freeVals := make(chan []T, 2*workers+1)
+	put := func(b []byte) {
+		select {
+		case freeBufs <- b[:0]:
+		default:
+		}
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -90,7 +108,15 @@ func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]
 			}
 			for b := range blocks {
 				// One value per line at most: no growing, no copies.
-				out := make([]T, 0, bytes.Count(b.data, []byte("\n"))+1)
+				lines := bytes.Count(b.data, []byte("\n")) + 1
+				var out []T
+				select {
+				case out = <-freeVals:
+				default:
+				}
+				if cap(out) < lines {
+					out = make([]T, 0, lines)
+				}
 				var err error
 				line, data := b.first, b.data
 				for len(data) > 0 {
@@ -109,13 +135,14 @@ func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]
 					data = data[min(end+1, len(data)):]
 					line++
 				}
+				put(b.data)
 				results <- decoded{b.n, out, err}
 			}
 		}()
 	}
 	readErr := make(chan error, 1)
 	go func() {
-		readErr <- splitBlocks(r, func(b block) bool {
+		readErr <- splitBlocks(r, freeBufs, func(b block) bool {
 			select {
 			case window <- struct{}{}:
 			case <-stop:
@@ -146,6 +173,11 @@ func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]
 			<-window
 			if x.err == nil {
 				x.err = emit(x.v)
+				clear(x.v) // what the values point to is not held here
+				select {
+				case freeVals <- x.v[:0]:
+				default:
+				}
 			}
 			if x.err != nil {
 				failed = x.err
@@ -162,13 +194,21 @@ func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]
 
 // splitBlocks reads r in blocks of whole lines, the first without a
 // byte-order mark, numbering their first lines, and hands each to send
-// until it says stop.
-func splitBlocks(r io.Reader, send func(block) bool) error {
+// until it says stop; a block is read into a buffer from free when one
+// there has room for the carried line and half a block more.
+func splitBlocks(r io.Reader, free <-chan []byte, send func(block) bool) error {
 	var carry []byte
 	line, n := 1, 0
 	for first := true; ; first = false {
-		buf := make([]byte, len(carry), len(carry)+blockSize)
-		copy(buf, carry)
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+		}
+		if cap(buf) < len(carry)+blockSize/2 { // a block of at least half the size
+			buf = make([]byte, 0, len(carry)+blockSize)
+		}
+		buf = append(buf[:0], carry...)
 		m, err := io.ReadFull(r, buf[len(carry):cap(buf)])
 		buf = buf[:len(carry)+m]
 		if first {
