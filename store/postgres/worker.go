@@ -166,7 +166,11 @@ func (w *Worker) lease() time.Duration {
 // update River's rescuer makes, written here because River 0.51 has no
 // heartbeat of its own and its rescuer runs every 30 s on rescue ages a
 // long call would pass; River's rescue stays as the backstop
-// (rescueBackstop). It also forgets workers silent for an hour.
+// (rescueBackstop). River's own heartbeat rescue (riverqueue/river#1256,
+// "Active job rescue based on heartbeat") is on a branch, in no release:
+// 0.51.2 is the module proxy's newest on 2026-12-07. Once it is released,
+// Beat's and Rescue's updates of river_job go. It also forgets workers
+// silent for an hour.
 func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, error) {
 	// A job whose cancel was asked for (River's cancel_attempted_at) ends
 	// cancelled, as River ends one when its worker hands it back. The
