@@ -216,6 +216,39 @@ type Engine struct {
 	pool          *pool              // workers of the Run in progress, guarded by mu
 	// call is the live path below the cache: retry → stop → limit → budget → send.
 	call func(ctx, callCtx context.Context, l *lane, j Job) attempts
+	// lookups holds a slot per cache lookup in flight where they are
+	// bounded (a queuing run: dispatchLookups); nil: unbounded.
+	lookups chan struct{}
+}
+
+// dispatchLookups is how many cache lookups a queuing run (Dispatch set)
+// has in flight at once. Its thousands of jobs start together, each with a
+// lookup; unbounded, they all queue for the store's few connections (8 by
+// default) ahead of the statements that queue the run's first job (which
+// waited 60–70 ms behind 1,800 lookups), and the workers' first call with
+// them. Six keep the pool busy with lookups and leave it room for those:
+// an idle team's first call came 0.09–0.11 s after the run's start, where
+// it came 0.20–0.22 s (BenchmarkScalingTeam, 3 workers idle).
+const dispatchLookups = 6
+
+// lookup takes a slot for a cache lookup, false if ctx ended first;
+// looked gives it back.
+func (e *Engine) lookup(ctx context.Context) bool {
+	if e.lookups == nil {
+		return true
+	}
+	select {
+	case e.lookups <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (e *Engine) looked() {
+	if e.lookups != nil {
+		<-e.lookups
+	}
 }
 
 // lane is one provider: its client, its token estimates, its permanent
@@ -323,6 +356,9 @@ func New(opt Options) *Engine {
 	}
 	e := &Engine{opt: opt, lanes: map[string]*lane{}, proc: newProcID()}
 	e.settled = sync.NewCond(&e.progMu)
+	if opt.Dispatch != nil {
+		e.lookups = make(chan struct{}, dispatchLookups)
+	}
 	// stopped twice: before a job waits for a slot, and again once it has
 	// one, for the jobs that were waiting when the first bad answer came.
 	e.call = e.retried(e.stopped(e.limited(e.stopped(e.budgeted(e.marked(e.send))))))
@@ -613,7 +649,12 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	// (answeredMeanwhile) finds one stored since, so a look before it
 	// would be a second round trip to the store for every call.
 	if j.Run == 0 || e.claims() == nil {
-		if r, hit := e.cachedResult(callCtx, j, key); hit {
+		if !e.lookup(ctx) {
+			return Result{Job: j, Key: key}, false
+		}
+		r, hit := e.cachedResult(callCtx, j, key)
+		e.looked()
+		if hit {
 			return r, true
 		}
 	}

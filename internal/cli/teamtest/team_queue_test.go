@@ -836,3 +836,66 @@ func BenchmarkPhaseGap(b *testing.B) {
 		b.ReportMetric(firstJudge.Sub(lastGen).Seconds(), "phase-gap-s")
 	}
 }
+
+// BenchmarkScalingTeam is BenchmarkScaling's run (1,800 calls at 300 ms,
+// default flags, queued with --workers 0) on a team that is already up, as
+// a team's workers are (`fallacylab worker` left running): k workers
+// waiting before the clock starts — idle (started, no run served yet) or
+// warm (they served an earlier run of 600 other prompts of the same model,
+// so each engine's concurrency has ramped: a worker keeps one engine, and
+// its limits, across runs). BenchmarkScaling's one-process run is the
+// baseline: one process has no team to be warm in.
+func BenchmarkScalingTeam(b *testing.B) {
+	n := 1800
+	if v, err := strconv.Atoi(os.Getenv("FALLACYLAB_SCALING_CALLS")); err == nil && v > 0 {
+		n = v
+	}
+	slow := llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 300 * time.Millisecond }}
+	run := func(plan string) []string {
+		return []string{"--workers", "0", "prompts", "run", plan, "--models", "openai:gpt-4.1-mini", "--out", plan + ".out"}
+	}
+	for _, warm := range []bool{false, true} {
+		for _, k := range []int{1, 3} {
+			name := fmt.Sprintf("%d-workers-idle", k)
+			if warm {
+				name = fmt.Sprintf("%d-workers-warm", k)
+			}
+			b.Run(name, func(b *testing.B) {
+				for range b.N {
+					r, srv, _ := teamRig(b, slow, n, "scaling prompt")
+					if err := r.spawn("create.log", "runs").Wait(); err != nil {
+						b.Fatalf("the store: %v\n%s", err, r.log("create.log"))
+					}
+					var ws []*exec.Cmd
+					for i := range k {
+						ws = append(ws, r.spawn(fmt.Sprintf("worker%d.log", i), "worker", "--name", fmt.Sprintf("w%d", i)))
+					}
+					r.waitFor("the workers to wait", func() bool { return r.count(`SELECT COUNT(*) FROM workers`) >= k })
+					if warm {
+						promptFile(b, r.dir, "warmup.jsonl", 600, "warm-up prompt")
+						if err := r.spawn("warmup.log", run("warmup.jsonl")...).Wait(); err != nil {
+							b.Fatalf("the warm-up run: %v\n%s", err, r.log("warmup.log"))
+						}
+					}
+					time.Sleep(500 * time.Millisecond) // idle
+					before := len(srv.Ledger())
+					start := time.Now()
+					if err := r.spawn("coordinator.log", run("plan.jsonl")...).Wait(); err != nil {
+						b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+					}
+					wall := time.Since(start)
+					for _, w := range ws {
+						_ = w.Process.Signal(syscall.SIGTERM)
+					}
+					r.wait(ws)
+					if l := srv.Ledger()[before:]; len(l) > 0 {
+						b.ReportMetric(l[0].Arrived.Sub(start).Seconds(), "first-call-s")
+						b.ReportMetric(wall.Seconds()-l[len(l)-1].Arrived.Sub(start).Seconds(), "after-last-call-s")
+					}
+					b.ReportMetric(wall.Seconds(), "wall-s")
+					b.ReportMetric(float64(n)/wall.Seconds(), "calls/s")
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+)
+
+// slowLookups is a store whose cache lookups take a while and are
+// counted: how many are in flight at most.
+type slowLookups struct {
+	*sqlite.Store
+	inFlight, most atomic.Int64
+}
+
+func (s *slowLookups) GetCall(ctx context.Context, key string) (store.Call, bool, error) {
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for {
+		m := s.most.Load()
+		if n <= m || s.most.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	time.Sleep(time.Millisecond) // a round trip to a team's store
+	return s.Store.GetCall(ctx, key)
+}
+
+// holdingDispatcher takes every job and holds it until the run is
+// stopped, as a queue whose workers have not answered yet; it counts the
+// jobs taken and says when all have been.
+type holdingDispatcher struct {
+	taken atomic.Int64
+	want  int64
+	all   chan struct{}
+	once  sync.Once
+}
+
+func (d *holdingDispatcher) Dispatch(ctx context.Context, _ engine.Job, _ string) error {
+	if d.taken.Add(1) == d.want {
+		d.once.Do(func() { close(d.all) })
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestQueuingRunBoundsItsLookups: a run that queues its jobs for workers
+// (Dispatch) starts thousands of them at once, each looking in the cache
+// first; its lookups are bounded, so they do not queue for the store's few
+// connections ahead of the run's first insert of a job (and the workers'
+// first call). Unbounded, all 300 looked at once.
+func TestQueuingRunBoundsItsLookups(t *testing.T) {
+	st := &slowLookups{Store: openStore(t)}
+	d := &holdingDispatcher{want: 300, all: make(chan struct{})}
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	o := fastOpts(st.Store, srv)
+	o.Store, o.Dispatch, o.Workers = st, d, 8192
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := engine.New(o).Run(ctx, plan(300, "openai"), nil)
+		done <- err
+	}()
+	select {
+	case <-d.all:
+	case <-time.After(time.Minute):
+		t.Fatalf("only %d of 300 jobs queued", d.taken.Load())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if most := st.most.Load(); most > 6 {
+		t.Fatalf("%d cache lookups in flight at once: want at most 6", most)
+	}
+}
