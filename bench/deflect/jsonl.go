@@ -532,7 +532,8 @@ func skipString(dst *string, key []byte, v *fastjson.Value, in *interner) error 
 }
 
 // evalScoresDecoder is evalDecoder without the judge's reasoning, raw
-// answer, timestamp and eval id (for analysis: Analyze never reads them).
+// answer, timestamp, eval id and detected fallacies (for analysis: Analyze
+// never reads them).
 var evalScoresDecoder = func() lineDecoder[Eval] {
 	d := evalDecoder
 	full := d.field
@@ -541,6 +542,19 @@ var evalScoresDecoder = func() lineDecoder[Eval] {
 		case "reasoning", "raw_judge_response", "timestamp", "eval_id":
 			var skip string
 			return skipString(&skip, key, v, in)
+		case "detected_fallacies":
+			// Checked as the full decoder checks it, nothing kept.
+			if v.Type() != fastjson.TypeArray {
+				return full(e, key, v, in) // null, or the error
+			}
+			items, _ := v.Array()
+			for _, x := range items {
+				var skip string
+				if err := skipString(&skip, key, x, in); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		return full(e, key, v, in)
 	}

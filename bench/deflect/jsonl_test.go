@@ -100,9 +100,18 @@ func TestFastReaderErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", c.body, err, c.want)
 		}
 	}
-	_, err := ReadEvals([]byte(`{"gen_id":"g","judge_model":"j","detected_fallacies":"WA"}`), "e.jsonl")
-	if err == nil || !strings.Contains(err.Error(), "e.jsonl line 1: field detected_fallacies: want a list, got a string") {
-		t.Fatal(err)
+	// Both the full and the analysis's (scores only) decoders check the
+	// fallacies detected, though the analysis keeps none of them.
+	for _, lean := range []bool{false, true} {
+		for _, c := range []struct{ body, want string }{
+			{`{"gen_id":"g","judge_model":"j","detected_fallacies":"WA"}`, "e.jsonl line 1: field detected_fallacies: want a list, got a string"},
+			{`{"gen_id":"g","judge_model":"j","detected_fallacies":["WA",3]}`, "e.jsonl line 1: field detected_fallacies: want a string, got a number"},
+		} {
+			_, err := ReadEvalsFrom(strings.NewReader(c.body), "e.jsonl", lean)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("scores only %v: %s: got %v, want %q", lean, c.body, err, c.want)
+			}
+		}
 	}
 	// The first bad line of the file is the one reported, whichever worker
 	// reached it first.
