@@ -134,6 +134,9 @@ row "hidden limit 600/min, no hints (% of limit used / % refused)" "$(hidden "$w
 if [ -n "${FALLACYLAB_TEST_POSTGRES:-}" ]; then
   echo
   echo "team (PostgreSQL at \$FALLACYLAB_TEST_POSTGRES; today's code):"
+  # Scaling: workers started with the run; ScalingTeam: a team already up,
+  # idle or warm (its workers served a run of the model before), against
+  # Scaling's one-process run.
   go test ./internal/cli/teamtest -run '^$' -bench 'Scaling|IdleTeamFirstCall|PhaseGap' -benchtime 1x -count "$RUNS" -timeout 30m | grep Benchmark
 fi
 
