@@ -98,6 +98,9 @@ type Options struct {
 	// Shared, if set, holds the configured requests/min and tokens/min
 	// across all processes sharing the store instead of in this one.
 	Shared SharedLimits
+	// Levels, if set, keeps each model's adaptive concurrency from run to
+	// run: a model starts at the level it last held (nil: at Limits').
+	Levels Levels
 	// Dispatch, if set, sends every job the cache cannot answer to workers
 	// in other processes (see Dispatcher) instead of calling it here.
 	Dispatch Dispatcher
@@ -262,7 +265,8 @@ type lane struct {
 	fatal      error            // stops every job of the lane (bad key)
 	fatalModel map[string]error // stops one model's jobs (not found)
 	models     map[string]*modelLimits
-	grown      func() // the engine's pool follows the sum of the ceilings
+	grown      func()                 // the engine's pool follows the sum of the ceilings
+	start      func(model string) int // where a model's concurrency starts (nil: lim.Concurrency)
 	log        *slog.Logger
 	name       string
 	team       bool // its gates learn limits with the other processes of the store (Options.Signals and Shared)
@@ -293,8 +297,18 @@ type modelLimits struct {
 func (l *lane) model(name string) *modelLimits {
 	l.mu.Lock()
 	m, ok := l.models[name]
+	l.mu.Unlock()
+	if ok {
+		return m
+	}
+	start := l.lim.Concurrency
+	if l.start != nil {
+		start = l.start(name) // may read the store: not under l.mu
+	}
+	l.mu.Lock()
+	m, ok = l.models[name]
 	if !ok {
-		m = &modelLimits{sem: newAdaptive(l.lim.Concurrency, l.lim.MaxConcurrency), gate: newGate(l.note(name)), sig: signals{seen: -1}}
+		m = &modelLimits{sem: newAdaptive(start, l.lim.MaxConcurrency), gate: newGate(l.note(name)), sig: signals{seen: -1}}
 		m.gate.team = l.team
 		if l.lim.RPM > 0 {
 			m.rpm = rate.NewLimiter(rate.Limit(l.lim.RPM/60), 1)
@@ -381,6 +395,7 @@ func (e *Engine) lane(name string) (*lane, error) {
 	}
 	lim.MaxConcurrency = max(lim.MaxConcurrency, lim.Concurrency)
 	l := &lane{p: p, lim: lim, est: newEstimator(), grown: e.growPool, log: e.opt.Log, name: name, team: e.opt.Signals != nil && e.opt.Shared != nil}
+	l.start = func(model string) int { return e.startLevel(l, model) }
 	e.lanes[name] = l
 	return l, nil
 }
@@ -457,6 +472,11 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 		stop := make(chan struct{})
 		defer close(stop)
 		go e.renewClaims(c, stop)
+	}
+	if e.opt.Levels != nil {
+		stop, saved := make(chan struct{}), make(chan struct{})
+		go func() { e.keepLevels(stop); close(saved) }()
+		defer func() { close(stop); <-saved }() // the run's last levels saved before it returns
 	}
 
 	jobs := make(chan Job)

@@ -64,6 +64,17 @@ type Claims interface {
 	MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
 }
 
+// Levels keeps the concurrency each provider model's calls last held, so
+// that a later run (of any process on the store) starts there rather than
+// ramping from the start again (engine.Levels).
+type Levels interface {
+	// Level is the level last saved for scope at or after since (ok:
+	// there is one).
+	Level(ctx context.Context, scope string, since time.Time) (level int, ok bool, err error)
+	// SaveLevel saves scope's level now; a later save replaces it.
+	SaveLevel(ctx context.Context, scope string, level int) error
+}
+
 // Lifecycle is what a run's lifecycle needs of a store.
 type Lifecycle interface {
 	StartRun(ctx context.Context, r Run) (int64, error)
@@ -93,6 +104,7 @@ type Studies interface {
 type Store interface {
 	Calls
 	Claims
+	Levels
 	Lifecycle
 	Studies
 	Run(ctx context.Context, id int64) (Run, bool, error)

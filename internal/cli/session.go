@@ -238,6 +238,7 @@ func (s *session) engineOptions(runID int64) engine.Options {
 		Budget: s.remainingBudget(runID), RunID: runID, CallTimeout: s.g.Timeout, MaxAttempts: s.g.MaxAttempts,
 		BatchSize: s.g.BatchSize, OnBatch: s.batchNews, Log: s.log, Secrets: secrets(s.cfg), Endpoint: s.cfg.Identity,
 		Cache: cacheMode(s.g.Cache), Spill: s.spill,
+		Levels: s.st, // a model starts at the concurrency it last held on this store
 	}
 	if team, ok := s.st.(backend.Team); ok {
 		// Configured rate limits, budgets and push-back hold for everyone

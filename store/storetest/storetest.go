@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"claims", testClaims},
 		{"answers stored twice", testAnswersStoredTwice},
 		{"run budgets", testRunBudgets},
+		{"concurrency levels", testLevels},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -986,4 +987,28 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// testLevels: a saved concurrency level is read back by its scope only,
+// a later save replaces it, and a level saved before since is not given.
+func testLevels(t *testing.T, st Store) {
+	ctx := context.Background()
+	long := time.Now().Add(-time.Hour)
+	if _, ok, err := st.Level(ctx, "openai:m", long); err != nil || ok {
+		t.Fatalf("a level before any was saved: %v, %v", ok, err)
+	}
+	must(t, st.SaveLevel(ctx, "openai:m", 48))
+	must(t, st.SaveLevel(ctx, "openai:m@http://127.0.0.1:8000", 7))
+	must(t, st.SaveLevel(ctx, "openai:m", 115))
+	for scope, want := range map[string]int{"openai:m": 115, "openai:m@http://127.0.0.1:8000": 7} {
+		if n, ok, err := st.Level(ctx, scope, long); err != nil || !ok || n != want {
+			t.Errorf("%s: %d, %v, %v; want %d", scope, n, ok, err, want)
+		}
+	}
+	if _, ok, err := st.Level(ctx, "anthropic:m", long); err != nil || ok {
+		t.Errorf("a scope never saved: %v, %v", ok, err)
+	}
+	if _, ok, err := st.Level(ctx, "openai:m", time.Now().Add(time.Hour)); err != nil || ok {
+		t.Errorf("a level saved before since: %v, %v; want none", ok, err)
+	}
 }
