@@ -707,7 +707,10 @@ func BenchmarkWorkers(b *testing.B) {
 // ended after the last call. The store is made before the clock starts.
 // FALLACYLAB_SCALING_CALLS sets another number of calls: a run's fixed
 // costs (its start, each engine's ramp from 16 calls at once, the last
-// round trip) weigh less in a longer one.
+// round trip) weigh less in a longer one. The -used-store runs are on a
+// store that served the model before the clock (a run of 600 other
+// prompts in one process): their processes start the model at the
+// concurrency it held then (engine.Levels), not at 16.
 func BenchmarkScaling(b *testing.B) {
 	n := 1800
 	if v, err := strconv.Atoi(os.Getenv("FALLACYLAB_SCALING_CALLS")); err == nil && v > 0 {
@@ -715,61 +718,79 @@ func BenchmarkScaling(b *testing.B) {
 	}
 	slow := llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 300 * time.Millisecond }}
 	args := []string{"prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl"}
-	for _, k := range []int{0, 1, 3} {
-		name := fmt.Sprintf("%d-workers", k)
-		if k == 0 {
-			name = "one-process"
-		}
-		b.Run(name, func(b *testing.B) {
-			for range b.N {
-				r, srv, _ := teamRig(b, slow, n, "scaling prompt")
-				// A team's store exists before its runs: its tables are
-				// made before the clock starts (the first command to open
-				// a new store makes them, 0.2–0.3 s, and the others wait).
-				if err := r.spawn("create.log", "runs").Wait(); err != nil {
-					b.Fatalf("the store: %v\n%s", err, r.log("create.log"))
-				}
-				start := time.Now()
-				var wall time.Duration
-				if k == 0 {
-					if err := r.spawn("coordinator.log", args...).Wait(); err != nil {
-						b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
-					}
-					wall = time.Since(start)
-				} else {
-					coord := r.spawn("coordinator.log", append([]string{"--workers", "0"}, args...)...)
-					ended := make(chan error, 1)
-					go func() { err := coord.Wait(); wall = time.Since(start); ended <- err }()
-					ws := r.workers(k, nil)
-					r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) >= n })
-					b.ReportMetric(time.Since(start).Seconds(), "all-queued-s")
-					r.wait(ws)
-					// The workers leave (--until-empty) once they find the
-					// queues empty, which may be after the run has ended: the
-					// run's time is its command's, as in one process.
-					b.ReportMetric(time.Since(start).Seconds(), "workers-gone-s")
-					if err := <-ended; err != nil {
-						b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
-					}
-				}
-				if k > 0 {
-					var first, last time.Time
-					if err := r.db.QueryRow(`SELECT MIN(created_at), MAX(finalized_at) FROM river_job`).Scan(&first, &last); err == nil {
-						b.ReportMetric(first.Sub(start).Seconds(), "first-queued-s")
-						b.ReportMetric(last.Sub(start).Seconds(), "last-done-s")
-					}
-				}
-				if l := srv.Ledger(); len(l) > 0 {
-					b.ReportMetric(l[len(l)-1].Time.Sub(start).Seconds(), "last-answer-s")
-					b.ReportMetric(l[0].Arrived.Sub(start).Seconds(), "first-call-s")
-					b.ReportMetric(wall.Seconds()-l[len(l)-1].Arrived.Sub(start).Seconds(), "after-last-call-s")
-				}
-				b.ReportMetric(wall.Seconds(), "wall-s")
-				b.ReportMetric(float64(n)/wall.Seconds(), "calls/s")
-
+	for _, used := range []bool{false, true} {
+		for _, k := range []int{0, 1, 3} {
+			name := fmt.Sprintf("%d-workers", k)
+			if k == 0 {
+				name = "one-process"
 			}
-		})
+			if used {
+				name += "-used-store"
+			}
+			scaling(b, name, n, k, used, slow, args)
+		}
 	}
+}
+
+// scaling is one of BenchmarkScaling's runs: k workers (0: one process),
+// on a store that served the model before (used) or not.
+func scaling(b *testing.B, name string, n, k int, used bool, slow llmtest.Options, args []string) {
+	b.Run(name, func(b *testing.B) {
+		for range b.N {
+			r, srv, _ := teamRig(b, slow, n, "scaling prompt")
+			// A team's store exists before its runs: its tables are
+			// made before the clock starts (the first command to open
+			// a new store makes them, 0.2–0.3 s, and the others wait).
+			if err := r.spawn("create.log", "runs").Wait(); err != nil {
+				b.Fatalf("the store: %v\n%s", err, r.log("create.log"))
+			}
+			if used {
+				promptFile(b, r.dir, "earlier.jsonl", 600, "earlier prompt")
+				if err := r.spawn("earlier.log", "prompts", "run", "earlier.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "earlier.out").Wait(); err != nil {
+					b.Fatalf("the earlier run: %v\n%s", err, r.log("earlier.log"))
+				}
+			}
+			before := len(srv.Ledger())
+			start := time.Now()
+			var wall time.Duration
+			if k == 0 {
+				if err := r.spawn("coordinator.log", args...).Wait(); err != nil {
+					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+				}
+				wall = time.Since(start)
+			} else {
+				coord := r.spawn("coordinator.log", append([]string{"--workers", "0"}, args...)...)
+				ended := make(chan error, 1)
+				go func() { err := coord.Wait(); wall = time.Since(start); ended <- err }()
+				ws := r.workers(k, nil)
+				r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) >= n })
+				b.ReportMetric(time.Since(start).Seconds(), "all-queued-s")
+				r.wait(ws)
+				// The workers leave (--until-empty) once they find the
+				// queues empty, which may be after the run has ended: the
+				// run's time is its command's, as in one process.
+				b.ReportMetric(time.Since(start).Seconds(), "workers-gone-s")
+				if err := <-ended; err != nil {
+					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+				}
+			}
+			if k > 0 {
+				var first, last time.Time
+				if err := r.db.QueryRow(`SELECT MIN(created_at), MAX(finalized_at) FROM river_job`).Scan(&first, &last); err == nil {
+					b.ReportMetric(first.Sub(start).Seconds(), "first-queued-s")
+					b.ReportMetric(last.Sub(start).Seconds(), "last-done-s")
+				}
+			}
+			if l := srv.Ledger()[before:]; len(l) > 0 {
+				b.ReportMetric(l[len(l)-1].Time.Sub(start).Seconds(), "last-answer-s")
+				b.ReportMetric(l[0].Arrived.Sub(start).Seconds(), "first-call-s")
+				b.ReportMetric(wall.Seconds()-l[len(l)-1].Arrived.Sub(start).Seconds(), "after-last-call-s")
+			}
+			b.ReportMetric(wall.Seconds(), "wall-s")
+			b.ReportMetric(float64(n)/wall.Seconds(), "calls/s")
+
+		}
+	})
 }
 
 // BenchmarkIdleTeamFirstCall is the worker path's latency on an idle team:
