@@ -37,9 +37,10 @@ func (e *Engine) levelScope(provider, model string) string {
 }
 
 // startLevel is where a model of lane l starts: the level it last held
-// (Options.Levels), within the lane's start and ceiling; the lane's start
-// where none is kept, the concurrency is fixed, or the store does not
-// answer within a second (a start is never held up by it for long).
+// (Options.Levels), up to the ceiling — below the usual start too, where
+// the provider pushed the last run down there; the lane's start where
+// none is kept, the concurrency is fixed, or the store does not answer
+// within a second (a start is never held up by it for long).
 func (e *Engine) startLevel(l *lane, model string) int {
 	if e.opt.Levels == nil || l.lim.MaxConcurrency <= l.lim.Concurrency {
 		return l.lim.Concurrency
@@ -50,7 +51,7 @@ func (e *Engine) startLevel(l *lane, model string) int {
 	if err != nil || !ok {
 		return l.lim.Concurrency
 	}
-	return min(max(n, l.lim.Concurrency), l.lim.MaxConcurrency)
+	return min(max(n, 1), l.lim.MaxConcurrency)
 }
 
 // saveLevels saves the level of every adaptive model the engine has

@@ -26,8 +26,8 @@ func promptPlan(n int, text string) engine.Plan {
 // TestModelStartsAtItsLastLevel: a second process on the store starts a
 // model's adaptive concurrency at the level the first one's run ended at
 // (saved with the store), not at 16 again: held answers show how many
-// calls it sends before its first answer. A fixed concurrency (--concurrency)
-// is kept as set.
+// calls it sends before its first answer. A level below 16 is where it
+// starts too; a fixed concurrency (--concurrency) is kept as set.
 func TestModelStartsAtItsLastLevel(t *testing.T) {
 	st := openStore(t)
 	adaptive := func(string) engine.Limits { return engine.Adaptive() }
@@ -68,6 +68,14 @@ func TestModelStartsAtItsLastLevel(t *testing.T) {
 	}
 	if n := before(adaptive, saved); n != int64(saved) {
 		t.Errorf("adaptive: %d calls before the first answer, want the saved level %d", n, saved)
+	}
+	// A provider that pushed the last run below the usual start is met
+	// where it settled.
+	if err := st.SaveLevel(context.Background(), "openai:m", 5); err != nil {
+		t.Fatal(err)
+	}
+	if n := before(adaptive, 5); n != 5 {
+		t.Errorf("after a run pushed down to 5: %d calls before the first answer, want 5", n)
 	}
 	fixed := func(string) engine.Limits { return engine.Limits{Concurrency: 8} }
 	if n := before(fixed, 8); n != 8 {
