@@ -322,6 +322,9 @@ func (l *lane) model(name string) *modelLimits {
 		l.models[name] = m
 	}
 	l.mu.Unlock()
+	if note := l.note(name); !ok && start != l.lim.Concurrency && note != nil {
+		note("concurrency starts at the level the model last held on this store", "level", start)
+	}
 	if !ok && l.grown != nil {
 		l.grown()
 	}
