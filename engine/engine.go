@@ -230,8 +230,8 @@ type Engine struct {
 // default) ahead of the statements that queue the run's first job (which
 // waited 60–70 ms behind 1,800 lookups), and the workers' first call with
 // them. Six keep the pool busy with lookups and leave it room for those:
-// an idle team's first call came 0.09–0.11 s after the run's start, where
-// it came 0.20–0.22 s (BenchmarkScalingTeam, 3 workers idle).
+// an idle team's first call came a median 0.10 s after the run's start,
+// where it came 0.22 s (BenchmarkScalingTeam, 3 workers idle, 8 runs).
 const dispatchLookups = 6
 
 // lookup takes a slot for a cache lookup, false if ctx ended first;
