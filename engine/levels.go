@@ -85,6 +85,17 @@ func (e *Engine) saveLevels(ctx context.Context) {
 	}
 }
 
+// levelSaveWithin bounds one save of the levels: a store that does not
+// answer (a database restarting) never holds up the run's end for long.
+const levelSaveWithin = 5 * time.Second
+
+// saveLevelsWithin is saveLevels given at most d.
+func (e *Engine) saveLevelsWithin(d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	e.saveLevels(ctx)
+}
+
 // keepLevels saves the levels every levelSaveEvery until stop closes,
 // then once more.
 func (e *Engine) keepLevels(stop <-chan struct{}) {
@@ -93,11 +104,9 @@ func (e *Engine) keepLevels(stop <-chan struct{}) {
 	for {
 		select {
 		case <-t.C:
-			e.saveLevels(context.Background())
+			e.saveLevelsWithin(levelSaveWithin)
 		case <-stop:
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			e.saveLevels(ctx)
-			cancel()
+			e.saveLevelsWithin(levelSaveWithin)
 			return
 		}
 	}

@@ -54,8 +54,11 @@ func TestModelStartsAtItsLastLevel(t *testing.T) {
 		defer srv.Close()
 		o := fastOpts(st, srv)
 		o.Limits, o.Levels, o.CallTimeout = lim, st, time.Minute
-		done := make(chan struct{})
-		go func() { defer close(done); collect(t, engine.New(o), promptPlan(200, fmt.Sprintf("held %d", want))) }()
+		done := make(chan error, 1)
+		go func() {
+			_, err := engine.New(o).Run(context.Background(), promptPlan(200, fmt.Sprintf("held %d", want)), nil)
+			done <- err
+		}()
 		deadline := time.Now().Add(10 * time.Second)
 		for arrived.Load() < int64(want) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
@@ -63,7 +66,9 @@ func TestModelStartsAtItsLastLevel(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // any call past want would have come by now
 		n := arrived.Load()
 		close(open)
-		<-done
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 		return n
 	}
 	if n := before(adaptive, saved); n != int64(saved) {
