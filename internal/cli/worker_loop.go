@@ -131,6 +131,11 @@ func (w *workerLoop) run(ctx context.Context) error {
 	for {
 		err := w.discover(ctx)
 		if err == nil {
+			// Its row before its first job: a worker killed at once is
+			// found silent, and its jobs rescued, like any other.
+			err = w.heartbeat(ctx)
+		}
+		if err == nil {
 			err = w.wk.Start(context.WithoutCancel(ctx))
 		}
 		if err == nil {
@@ -146,14 +151,14 @@ func (w *workerLoop) run(ctx context.Context) error {
 		// the engine's calls after its grace).
 		w.wk.Stop(context.WithoutCancel(ctx))
 	}()
-	beat, started := time.Duration(0), time.Now()
+	beat, started := w.beatEvery(), time.Now()
 	var said [2]int64
 	for ctx.Err() == nil {
 		if err := w.eng.StoreFailed(); err != nil {
 			return fmt.Errorf("the store failed for %s (%w): this worker stops; its jobs go to other workers", workerStoreOutage, err)
 		}
 		if beat <= 0 {
-			beat = max(w.lease/5, 200*time.Millisecond)
+			beat = w.beatEvery()
 			if err := w.heartbeat(ctx); err != nil {
 				if !w.unreachable(ctx, "heartbeat", err) {
 					break
@@ -191,7 +196,10 @@ func (w *workerLoop) run(ctx context.Context) error {
 	return nil
 }
 
-// heartbeat marks this worker and its jobs alive and rescues the jobs of
+// beatEvery is how often the worker beats: five times a lease.
+func (w *workerLoop) beatEvery() time.Duration { return max(w.lease/5, 200*time.Millisecond) }
+
+// heartbeat marks this worker (and so its jobs) alive and rescues the jobs of
 // workers silent for longer than --lease.
 func (w *workerLoop) heartbeat(ctx context.Context) error {
 	w.mu.Lock()

@@ -174,6 +174,107 @@ func TestRiverRescue(t *testing.T) {
 	}
 }
 
+// TestRiverRescueOnce (#42, River's API for River's job): three workers
+// that find the same worker silent return its jobs once — the job whose
+// cancel was asked for ends cancelled, the other is made — and leave the
+// job of a worker that beats, running for longer than the lease, its own.
+// A worker's heartbeat writes nothing to River's table: its jobs'
+// attempted_at stays the time they were taken.
+func TestRiverRescueOnce(t *testing.T) {
+	ctx, st, d := dispatchRig(t, 60*time.Second, 20*time.Millisecond)
+	j0, _ := callJob(0)
+	queue := postgres.QueueName(j0.Spec.Provider, j0.Spec.Model, "", false)
+	hold := make(chan struct{})
+	defer close(hold)
+	hang := func(taken chan<- int64) func(context.Context, string, postgres.CallArgs) error {
+		return func(ctx context.Context, _ string, _ postgres.CallArgs) error {
+			taken <- 1
+			select { // hangs, as a worker cut off from the store would
+			case <-hold:
+			case <-ctx.Done():
+			}
+			return ctx.Err()
+		}
+	}
+	other := postgres.NewDispatcher(st, 2) // the run whose job is cancelled
+	other.Poll = d.Poll
+	dispatch := func(d *postgres.Dispatcher, i int) chan error {
+		done := make(chan error, 1)
+		j, key := callJob(i)
+		go func() { done <- d.Dispatch(ctx, j, key) }()
+		return done
+	}
+	const lease = 300 * time.Millisecond
+	taken := make(chan int64, 3)
+	silent := startWorker(ctx, t, st, "silent", queue, 2, hang(taken))
+	if err := silent.Beat(ctx, queue); err != nil {
+		t.Fatal(err)
+	}
+	made, cancelled := dispatch(d, 0), dispatch(other, 1)
+	<-taken
+	<-taken
+	busy := startWorker(ctx, t, st, "busy", queue, 1, hang(taken))
+	kept := dispatch(d, 2)
+	<-taken
+	if n, err := st.CancelJobs(ctx, 2); err != nil || n != 1 {
+		t.Fatalf("cancel: %d, %v", n, err)
+	}
+	var was time.Time
+	if err := st.DB().QueryRow(`SELECT attempted_at FROM river_job WHERE args->>'job_id' = 'job-c'`).Scan(&was); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(lease + 100*time.Millisecond)
+	if err := busy.Beat(ctx, queue); err != nil {
+		t.Fatal(err)
+	}
+	var makes atomic.Int64
+	var rescuers []*postgres.Worker
+	for _, id := range []string{"r1", "r2", "r3"} {
+		rescuers = append(rescuers, startWorker(ctx, t, st, id, queue, 4, func(context.Context, string, postgres.CallArgs) error { makes.Add(1); return nil }))
+	}
+	var wg sync.WaitGroup
+	counts := make([]int64, len(rescuers))
+	errs := make([]error, len(rescuers))
+	for i, r := range rescuers {
+		wg.Go(func() { counts[i], errs[i] = r.Rescue(ctx, lease) })
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || errs[2] != nil {
+		t.Fatalf("rescue: %v", errs)
+	}
+	if sum := counts[0] + counts[1] + counts[2]; sum != 2 {
+		t.Fatalf("three rescuers returned %v jobs, want 2 in all: the silent worker's, once", counts)
+	}
+	if n, err := rescuers[0].Rescue(ctx, lease); err != nil || n != 0 {
+		t.Fatalf("a silent worker already rescued was rescued again: %d, %v", n, err)
+	}
+	succeeded(ctx, t, made, "the rescued job")
+	select {
+	case err := <-cancelled:
+		if err == nil {
+			t.Fatal("a job cancelled while its worker was silent was made")
+		}
+	case <-ctx.Done():
+		t.Fatal("the cancelled job is still waited for")
+	}
+	if makes.Load() != 1 {
+		t.Fatalf("the rescuers made %d jobs, want 1", makes.Load())
+	}
+	var state string
+	var now time.Time
+	if err := st.DB().QueryRow(`SELECT state, attempted_at FROM river_job WHERE args->>'job_id' = 'job-c'`).Scan(&state, &now); err != nil {
+		t.Fatal(err)
+	}
+	if state != "running" || !now.Equal(was) {
+		t.Fatalf("the beating worker's job: %s, attempted at %v (was %v), want running and untouched", state, now, was)
+	}
+	select {
+	case err := <-kept:
+		t.Fatalf("the beating worker's job ended: %v", err)
+	default:
+	}
+}
+
 // TestOldQueueMovesIntoRiver: a store made before River holds its open
 // jobs in the old queue table; opening it with this fallacylab moves the
 // queued and leased ones (a lease is void: its worker is an old one) into

@@ -2,13 +2,17 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // WorkerConfig is how a worker process works the queue.
@@ -69,9 +73,14 @@ func (c *callWorker) Work(ctx context.Context, job *river.Job[CallArgs]) error {
 	return c.w.cfg.Work(ctx, job.Queue, job.Args)
 }
 
-// rescueBackstop is River's own rescue of a job running this long without
-// a heartbeat, should no worker rescue it sooner (Rescue).
-const rescueBackstop = 5 * time.Minute
+// rescueBackstop is the age at which River's own rescuer returns a job
+// still running, whatever its worker: the last resort for a job whose
+// worker has no row to be found silent by (Rescue). A live worker's job
+// may run for long — a call of 20-second generations waiting behind 127
+// others for a limit pushed down to 2 slots, retries with back-off — and
+// its attempted_at is no longer renewed by the heartbeat, so the backstop
+// is a day, where it was 5 minutes.
+const rescueBackstop = 24 * time.Hour
 
 // NewWorker makes the River client of a worker process; it works no queue
 // until Serve.
@@ -129,25 +138,16 @@ func (w *Worker) Working() int {
 	return len(w.held)
 }
 
-// Beat is the worker's heartbeat: its row in the workers table, and the
-// jobs it is working marked alive (River's attempted_at, which the rescue
-// reads), so a long call is never taken from a live worker.
+// Beat is the worker's heartbeat: its row in the workers table, which
+// keeps the jobs it is working its own (River names their worker in each
+// job's attempted_by), so a long call is never taken from a live worker.
+// A worker that beats again after it was found silent is no longer
+// rescued.
 func (w *Worker) Beat(ctx context.Context, serves string) error {
-	w.mu.Lock()
-	ids := make([]int64, 0, len(w.held))
-	for id := range w.held {
-		ids = append(ids, id)
-	}
-	w.mu.Unlock()
 	if _, err := w.st.pg.Exec(ctx, `INSERT INTO workers (id, label, serves, working, proc, lease_ms) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (id) DO UPDATE SET serves = excluded.serves, working = excluded.working, heartbeat_at = now()`,
-		w.cfg.ID, w.cfg.Label, serves, len(ids), w.cfg.Proc, w.lease().Milliseconds()); err != nil {
+		ON CONFLICT (id) DO UPDATE SET serves = excluded.serves, working = excluded.working, heartbeat_at = now(), rescued = false`,
+		w.cfg.ID, w.cfg.Label, serves, w.Working(), w.cfg.Proc, w.lease().Milliseconds()); err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
-	}
-	if len(ids) > 0 {
-		if _, err := w.st.pg.Exec(ctx, `UPDATE river_job SET attempted_at = now() WHERE id = ANY($1) AND state = 'running'`, ids); err != nil {
-			return fmt.Errorf("heartbeat: %w", err)
-		}
 	}
 	return nil
 }
@@ -160,35 +160,119 @@ func (w *Worker) lease() time.Duration {
 	return w.cfg.Lease
 }
 
-// Rescue returns to their queues, at once, the running jobs without a
-// heartbeat for silence: their worker died (or lost the store); those
-// cancelled meanwhile (`fallacylab queue cancel`) end cancelled. It is the
-// update River's rescuer makes, written here because River 0.51 has no
-// heartbeat of its own and its rescuer runs every 30 s on rescue ages a
-// long call would pass; River's rescue stays as the backstop
-// (rescueBackstop). River's own heartbeat rescue (riverqueue/river#1256,
-// "Active job rescue based on heartbeat") is on a branch, in no release:
-// 0.51.2 is the module proxy's newest on 2026-12-07. Once it is released,
-// Beat's and Rescue's updates of river_job go. It also forgets workers
-// silent for an hour.
+// Rescue returns to their queues, at once, the running jobs of the
+// workers silent for longer than silence (they died, or lost the store);
+// those cancelled meanwhile (`fallacylab queue cancel`) end cancelled. It
+// also forgets workers silent for an hour.
+//
+// River 0.51 has no heartbeat of its own: its rescuer returns a job
+// running past an age (RescueStuckJobsAfter), which a long call passes
+// while its worker is alive, and it runs every 30 s. So the heartbeat is
+// the workers table's (Beat), and the rescue is River's own, given the
+// dead workers' jobs: its client lists them (JobList) and its driver
+// returns them (JobRescueMany, the statement River's rescuer runs). River's
+// heartbeat rescue (riverqueue/river#1256, "Active job rescue based on
+// heartbeat") is on a branch, in no release: 0.51.2 is the module proxy's
+// newest on 2026-12-07.
+//
+// One worker rescues a silent one: the others wait on its row, then find
+// it rescued.
 func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, error) {
-	// A job whose cancel was asked for (River's cancel_attempted_at) ends
-	// cancelled, as River ends one when its worker hands it back. The
-	// others keep their scheduled time, so they are taken before the jobs
-	// queued or handed back since (a call the dead worker sent is made
-	// again before the calls of the run's budget that wait for it).
-	res, err := w.st.pg.Exec(ctx, `UPDATE river_job SET
-		state = CASE WHEN metadata ? 'cancel_attempted_at' THEN 'cancelled'::river_job_state ELSE 'available'::river_job_state END,
-		finalized_at = CASE WHEN metadata ? 'cancel_attempted_at' THEN now() END, `+appendError(`$2::text`)+`
-		WHERE kind = 'fallacylab_call' AND state = 'running' AND attempted_at < now() - $1 * interval '1 millisecond'`,
-		silence.Milliseconds(), fmt.Sprintf("its worker was silent for %s: rescued by worker %s", silence, w.cfg.Label))
+	tx, err := w.st.pg.Begin(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("rescue jobs: %w", err)
 	}
-	if _, err := w.st.pg.Exec(ctx, `DELETE FROM workers WHERE heartbeat_at < now() - interval '1 hour'`); err != nil {
+	defer tx.Rollback(ctx)
+	var now time.Time
+	if err := tx.QueryRow(ctx, `SELECT statement_timestamp()`).Scan(&now); err != nil {
 		return 0, fmt.Errorf("rescue jobs: %w", err)
 	}
-	return res.RowsAffected(), nil
+	rows, err := tx.Query(ctx, `UPDATE workers SET rescued = true
+		WHERE heartbeat_at < $1::timestamptz - $2 * interval '1 millisecond' AND NOT rescued RETURNING id`, now, silence.Milliseconds())
+	if err != nil {
+		return 0, fmt.Errorf("rescue jobs: %w", err)
+	}
+	silent, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("rescue jobs: %w", err)
+	}
+	n := 0
+	if len(silent) > 0 {
+		if n, err = w.rescueOf(ctx, tx, silent, now, silence); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM workers WHERE heartbeat_at < now() - interval '1 hour'`); err != nil {
+		return 0, fmt.Errorf("rescue jobs: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("rescue jobs: %w", err)
+	}
+	return int64(n), nil
+}
+
+// rescueOf returns the running call jobs of the silent workers, taken
+// before now, to their queues (or ends them cancelled), in tx.
+func (w *Worker) rescueOf(ctx context.Context, tx pgx.Tx, silent []string, now time.Time, silence time.Duration) (int, error) {
+	var p riverdriver.JobRescueManyParams
+	params := river.NewJobListParams().Kinds(CallKind).States(rivertype.JobStateRunning).First(rescuePage)
+	for {
+		res, err := w.client.JobListTx(ctx, tx, params)
+		if err != nil {
+			return 0, fmt.Errorf("rescue jobs: list the running ones: %w", err)
+		}
+		for _, j := range res.Jobs {
+			if len(j.AttemptedBy) == 0 || !slices.Contains(silent, j.AttemptedBy[len(j.AttemptedBy)-1]) {
+				continue
+			}
+			if err := rescued(&p, j, now, fmt.Sprintf("its worker was silent for %s: rescued by worker %s", silence, w.cfg.Label)); err != nil {
+				return 0, err
+			}
+		}
+		if len(res.Jobs) < rescuePage {
+			break
+		}
+		params = params.After(res.LastCursor)
+	}
+	if len(p.ID) == 0 {
+		return 0, nil
+	}
+	// Jobs taken again since now (by a live worker, after another
+	// rescue) are left be: River's statement changes only running jobs
+	// attempted before the horizon.
+	p.StuckHorizon = now
+	if _, err := riverpgxv5.New(nil).UnwrapExecutor(tx).JobRescueMany(ctx, &p); err != nil {
+		return 0, fmt.Errorf("rescue jobs: %w", err)
+	}
+	return len(p.ID), nil
+}
+
+// rescuePage is how many running jobs one page of Rescue's list holds.
+const rescuePage = 1000
+
+// rescued adds job j to p, River's rescue of many jobs: back to its queue
+// at its scheduled time, so that it is taken before the jobs queued or
+// handed back since (a call the dead worker sent is made again before the
+// calls of the run's budget that wait for it), with why as its attempt's
+// error; or cancelled, if its cancel was asked for (River's
+// cancel_attempted_at), as River ends a job its worker hands back.
+func rescued(p *riverdriver.JobRescueManyParams, j *rivertype.JobRow, now time.Time, why string) error {
+	e, err := json.Marshal(rivertype.AttemptError{At: now, Attempt: j.Attempt, Error: why})
+	if err != nil {
+		return fmt.Errorf("rescue job %d: %w", j.ID, err)
+	}
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(j.Metadata, &meta) // none: not cancelled
+	state, finalized := rivertype.JobStateAvailable, (*time.Time)(nil)
+	if _, ok := meta["cancel_attempted_at"]; ok {
+		state, finalized = rivertype.JobStateCancelled, &now
+	}
+	p.ID = append(p.ID, j.ID)
+	p.Error = append(p.Error, e)
+	p.FinalizedAt = append(p.FinalizedAt, finalized)
+	p.ScheduledAt = append(p.ScheduledAt, j.ScheduledAt)
+	p.State = append(p.State, string(state))
+	return nil
 }
 
 // DeadOwner reports whether owner, a call claim's owner, is the engine of
@@ -201,8 +285,13 @@ func (s *Store) DeadOwner(ctx context.Context, owner string, silence time.Durati
 	return err == nil && dead
 }
 
-// Leave removes the worker's row (it exits).
+// Leave removes the worker's row (it exits), unless it still holds jobs.
 func (w *Worker) Leave(ctx context.Context) error {
+	if w.Working() > 0 {
+		// Jobs it could not finish nor hand back stay River's running
+		// ones: the row stays, to fall silent and have them rescued.
+		return nil
+	}
 	_, err := w.st.pg.Exec(ctx, `DELETE FROM workers WHERE id = $1`, w.cfg.ID)
 	return err
 }
