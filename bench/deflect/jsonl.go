@@ -6,8 +6,10 @@ import (
 	"io"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unsafe"
 
 	"github.com/valyala/fastjson"
@@ -102,7 +104,7 @@ func streamLines[T any](r io.Reader, name string, d lineDecoder[T], emit func([]
 		go func() {
 			defer wg.Done()
 			var p fastjson.Parser
-			in := &interner{m: map[string]string{}}
+			in := &interner{m: map[string]string{}, raw: map[string]string{}}
 			if d.arena {
 				in.arena = &textArena{}
 			}
@@ -268,6 +270,10 @@ func (d lineDecoder[T]) decode(p *fastjson.Parser, b []byte, in *interner) (T, e
 // prompt text twenty times — and collects an eval's eight rubric fields.
 type interner struct {
 	m      map[string]string
+	raw    map[string]string // the shared values by their bytes as the line has them (escaped)
+	buf    []byte            // rawOf's
+	part   fastjson.Parser   // unescapes the start of a long string (responseStart)
+	pbuf   []byte
 	arena  *textArena // own strings, when the decoder keeps them in one
 	scores [8]int
 	seen   [8]bool
@@ -328,8 +334,31 @@ func kindOf(v *fastjson.Value) string {
 	return "an object"
 }
 
+// rawOf is v's JSON text as the line has it, without unescaping a
+// string's contents (fastjson unescapes a string on its first Type or
+// StringBytes: for a long text with escapes, a walk of it byte by byte),
+// in in's buffer; its first byte tells its kind: '"' a string, 'n' null.
+func rawOf(v *fastjson.Value, in *interner) []byte {
+	in.buf = v.MarshalTo(in.buf[:0])
+	return in.buf
+}
+
 // str reads a string field (null leaves ""), interning it when shared.
 func str(dst *string, key []byte, v *fastjson.Value, in *interner, shared bool) error {
+	if shared {
+		// A shared value repeats (a prompt's text in each of its
+		// samples): it is found by its bytes as written, unescaped once.
+		if raw := rawOf(v, in); raw[0] == '"' {
+			if s, ok := in.raw[string(raw)]; ok {
+				*dst = s
+				return nil
+			}
+			b, _ := v.StringBytes()
+			*dst = in.str(b)
+			in.raw[string(raw)] = *dst
+			return nil
+		}
+	}
 	switch v.Type() {
 	case fastjson.TypeNull:
 		return nil
@@ -505,13 +534,12 @@ var leanGenerationLine = func() lineDecoder[Generation] {
 	d.field = func(g *Generation, key []byte, v *fastjson.Value, in *interner) error {
 		switch string(key) {
 		case "response":
-			if v.Type() != fastjson.TypeString {
+			raw := rawOf(v, in)
+			if raw[0] != '"' {
 				return full(g, key, v, in) // null, or the error
 			}
-			b, _ := v.StringBytes()
-			// The start is read from the line's bytes and only it is kept.
-			start := ResponseStart(unsafe.String(unsafe.SliceData(b), len(b)))
-			g.Response = arenaString(in.arena, start)
+			// Only the start is unescaped, and only it is kept.
+			g.Response = arenaString(in.arena, responseStart(raw[1:len(raw)-1], in))
 			return nil
 		case "timestamp":
 			var skip string
@@ -523,12 +551,64 @@ var leanGenerationLine = func() lineDecoder[Generation] {
 }()
 
 // skipString checks a string field the analysis does not read, keeping
-// nothing of it.
+// nothing of it (nor unescaping it).
 func skipString(dst *string, key []byte, v *fastjson.Value, in *interner) error {
-	if v.Type() != fastjson.TypeString && v.Type() != fastjson.TypeNull {
+	if c := rawOf(v, in)[0]; c != '"' && c != 'n' {
 		return str(dst, key, v, in, false)
 	}
 	return nil
+}
+
+// responseStart is ResponseStart of the JSON string whose contents, as
+// the line writes them (escaped), are raw: only as much of it is
+// unescaped as the start needs — a prefix cut between two escapes, 1 KB
+// first, four times longer while its start reaches its end — by the
+// unescaping fastjson does (a string of its own parser, in's), so that
+// the start is the one the whole string's unescaping has.
+func responseStart(raw []byte, in *interner) string {
+	for n := 1 << 10; ; n *= 4 {
+		cut := escapeEnd(raw, n)
+		in.pbuf = append(append(append(in.pbuf[:0], '"'), raw[:cut]...), '"')
+		v, err := in.part.ParseBytes(in.pbuf)
+		if err != nil {
+			return "" // not reached: raw is a string the line's parser read
+		}
+		b, _ := v.StringBytes()
+		s := unsafe.String(unsafe.SliceData(b), len(b))
+		start := ResponseStart(s)
+		if len(start) < len(s) || cut == len(raw) {
+			return start
+		}
+	}
+}
+
+// escapeEnd is the first place at or after n in raw, a JSON string's
+// escaped contents, that is not inside an escape: a \uXXXX of a UTF-16
+// surrogate is taken with the \uXXXX after it, which fastjson reads as
+// its pair.
+func escapeEnd(raw []byte, n int) int {
+	if n >= len(raw) {
+		return len(raw)
+	}
+	i := 0
+	for i < n {
+		j := bytes.IndexByte(raw[i:n], '\\')
+		if j < 0 {
+			return n
+		}
+		i += j
+		switch {
+		case i+1 < len(raw) && raw[i+1] == 'u':
+			x, err := strconv.ParseUint(string(raw[min(i+2, len(raw)):min(i+6, len(raw))]), 16, 16)
+			i += 6
+			if err == nil && utf16.IsSurrogate(rune(x)) && i+1 < len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				i += 6
+			}
+		default:
+			i += 2
+		}
+	}
+	return min(i, len(raw))
 }
 
 // evalScoresDecoder is evalDecoder without the judge's reasoning, raw

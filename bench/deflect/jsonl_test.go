@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
 )
 
 // viaEncodingJSON is the reading the fast reader replaced: encoding/json,
@@ -172,6 +174,49 @@ func TestResponseStartIsEnough(t *testing.T) {
 		// At most the quote, a space and the rune after it.
 		if utf8.RuneCountInString(strings.Join(strings.Fields(start), " ")) > exampleRunes+2 {
 			t.Fatalf("%q is longer than needed", start)
+		}
+	}
+}
+
+// TestLeanResponseStartUnescapesOnlyTheStart: the analysis's reading of a
+// response, which unescapes only as much of the line's string as its start
+// needs, keeps the start the whole string's unescaping has — with escapes,
+// surrogate pairs, lone and invalid escapes at and around every place a
+// prefix may be cut (1 KB, 4 KB, 16 KB), and with kilobytes of escaped
+// whitespace before the first word.
+func TestLeanResponseStartUnescapesOnlyTheStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	pieces := []string{"a", "word ", `\n`, `\t`, `\"`, `\\`, `\/`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\uzzzz`, `\q`, "é", " ", `\u0020`, `\u2003`}
+	in := &interner{m: map[string]string{}, raw: map[string]string{}}
+	// A surrogate pair whose first half ends the first 1 KB, where the
+	// start reaches its 240th rune: cut between its halves, the start
+	// would end in the first half's escape, as text.
+	pair := strings.Repeat(`\n`, 391) + strings.Repeat("a", 236) + `\ud83d\ude00 and more words`
+	var p fastjson.Parser
+	if v, err := p.Parse(`"` + pair + `"`); err != nil || responseStart([]byte(pair), in) != ResponseStart(string(v.GetStringBytes())) {
+		t.Fatalf("a surrogate pair at the first cut: %q, want %q (%v)", responseStart([]byte(pair), in), ResponseStart(string(v.GetStringBytes())), err)
+	}
+	for i := range 4000 {
+		var b strings.Builder
+		if i%5 == 0 { // escaped whitespace past the first cut, and the second
+			for range 300 + rng.IntN(3000) {
+				b.WriteString([]string{`\n`, " ", `\t`, `\u2003`}[rng.IntN(4)])
+			}
+		}
+		for b.Len() < 900+rng.IntN(300) || (i%3 == 0 && b.Len() < 4200) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		raw := b.String()
+		v, err := p.Parse(`"` + raw + `"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ResponseStart(string(v.GetStringBytes()))
+		if got := responseStart([]byte(raw), in); got != want {
+			t.Fatalf("start %q, want %q (of %q)", got, want, raw)
 		}
 	}
 }
