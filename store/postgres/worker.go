@@ -163,7 +163,7 @@ func (w *Worker) lease() time.Duration {
 // Rescue returns to their queues, at once, the running jobs of the
 // workers silent for longer than silence (they died, or lost the store);
 // those cancelled meanwhile (`fallacylab queue cancel`) end cancelled. It
-// also forgets workers silent for an hour.
+// also forgets workers rescued and silent for an hour.
 //
 // River 0.51 has no heartbeat of its own: its rescuer returns a job
 // running past an age (RescueStuckJobsAfter), which a long call passes
@@ -178,6 +178,16 @@ func (w *Worker) lease() time.Duration {
 // One worker rescues a silent one: the others wait on its row, then find
 // it rescued.
 func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, error) {
+	// One round trip at each heartbeat, unless a worker fell silent.
+	var any bool
+	if err := w.st.pg.QueryRow(ctx, `WITH gone AS (DELETE FROM workers WHERE rescued AND heartbeat_at < now() - interval '1 hour')
+		SELECT EXISTS (SELECT 1 FROM workers WHERE NOT rescued AND heartbeat_at < now() - $1 * interval '1 millisecond')`,
+		silence.Milliseconds()).Scan(&any); err != nil {
+		return 0, fmt.Errorf("rescue jobs: %w", err)
+	}
+	if !any {
+		return 0, nil
+	}
 	tx, err := w.st.pg.Begin(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("rescue jobs: %w", err)
@@ -201,9 +211,6 @@ func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, erro
 		if n, err = w.rescueOf(ctx, tx, silent, now, silence); err != nil {
 			return 0, err
 		}
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM workers WHERE heartbeat_at < now() - interval '1 hour'`); err != nil {
-		return 0, fmt.Errorf("rescue jobs: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, fmt.Errorf("rescue jobs: %w", err)
