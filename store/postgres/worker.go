@@ -179,13 +179,13 @@ func (w *Worker) lease() time.Duration {
 // it rescued.
 func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, error) {
 	// One round trip at each heartbeat, unless a worker fell silent.
-	var any bool
+	var found bool
 	if err := w.st.pg.QueryRow(ctx, `WITH gone AS (DELETE FROM workers WHERE rescued AND heartbeat_at < now() - interval '1 hour')
 		SELECT EXISTS (SELECT 1 FROM workers WHERE NOT rescued AND heartbeat_at < now() - $1 * interval '1 millisecond')`,
-		silence.Milliseconds()).Scan(&any); err != nil {
+		silence.Milliseconds()).Scan(&found); err != nil {
 		return 0, fmt.Errorf("rescue jobs: %w", err)
 	}
-	if !any {
+	if !found {
 		return 0, nil
 	}
 	tx, err := w.st.pg.Begin(ctx)
