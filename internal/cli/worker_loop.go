@@ -49,8 +49,9 @@ type workerLoop struct {
 	decided map[string]bool               // the queues served or skipped
 	infos   map[string]postgres.QueueInfo // the queues served, by name
 	served  []string
-	away    time.Duration // the current wait for the store (0: it answers)
-	sawWork bool          // a job or a run to wait for was seen (--until-empty)
+	away    time.Duration   // the current wait for the store (0: it answers)
+	sawWork bool            // a job or a run to wait for was seen (--until-empty)
+	older   map[string]bool // the workers of an older protocol said (sayOlder)
 }
 
 // workerStoreOutage is how long a worker's job waits for a store that does
@@ -209,10 +210,35 @@ func (w *workerLoop) heartbeat(ctx context.Context) error {
 		return err
 	}
 	n, err := w.wk.Rescue(ctx, w.lease)
-	if err == nil && n > 0 && !w.g.Quiet {
+	if err != nil {
+		return err
+	}
+	if n > 0 && !w.g.Quiet {
 		w.say("returned %d jobs of a worker silent for %s to the queue", n, w.lease)
 	}
-	return err
+	return w.sayOlder(ctx)
+}
+
+// sayOlder says, once for each, which workers alive keep their jobs by an
+// older fallacylab's protocol: they return this one's long jobs to the
+// queue (where they are made again, and no call is paid twice).
+func (w *workerLoop) sayOlder(ctx context.Context) error {
+	older, err := w.wk.OlderWorkers(ctx)
+	if err != nil {
+		return err
+	}
+	for _, label := range older {
+		if w.older[label] {
+			continue
+		}
+		if w.older == nil {
+			w.older = map[string]bool{}
+		}
+		w.older[label] = true
+		w.say("worker %s runs an older fallacylab: it returns to the queue this worker's jobs that run longer than its --lease, "+
+			"which are then made again (no call is paid twice, the time is lost); run one fallacylab version in a team", label)
+	}
+	return nil
 }
 
 // discover serves the queues runs have opened that this worker can serve,

@@ -144,12 +144,32 @@ func (w *Worker) Working() int {
 // A worker that beats again after it was found silent is no longer
 // rescued.
 func (w *Worker) Beat(ctx context.Context, serves string) error {
-	if _, err := w.st.pg.Exec(ctx, `INSERT INTO workers (id, label, serves, working, proc, lease_ms) VALUES ($1, $2, $3, $4, $5, $6)
+	if _, err := w.st.pg.Exec(ctx, `INSERT INTO workers (id, label, serves, working, proc, lease_ms, protocol) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET serves = excluded.serves, working = excluded.working, heartbeat_at = now(), rescued = false`,
-		w.cfg.ID, w.cfg.Label, serves, w.Working(), w.cfg.Proc, w.lease().Milliseconds()); err != nil {
+		w.cfg.ID, w.cfg.Label, serves, w.Working(), w.cfg.Proc, w.lease().Milliseconds(), teamProtocol); err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	return nil
+}
+
+// teamProtocol is how this fallacylab's workers keep their jobs their own
+// (the workers table's protocol column): 2, by their rows' heartbeats.
+const teamProtocol = 2
+
+// OlderWorkers are the labels of the workers alive (a heartbeat within
+// lease) that keep their jobs by the older protocol: they return to the
+// queue the jobs of this one that run longer than their lease.
+func (w *Worker) OlderWorkers(ctx context.Context) ([]string, error) {
+	rows, err := w.st.pg.Query(ctx, `SELECT label FROM workers WHERE protocol < $1
+		AND heartbeat_at >= now() - lease_ms * interval '1 millisecond' ORDER BY label`, teamProtocol)
+	if err != nil {
+		return nil, fmt.Errorf("list older workers: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list older workers: %w", err)
+	}
+	return out, nil
 }
 
 // lease is the worker's Lease (default 10 s, as the worker's --lease).

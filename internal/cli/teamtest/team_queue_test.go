@@ -145,6 +145,39 @@ func TestWorkerStartedBeforeItsRunWaits(t *testing.T) {
 	r.allDone(n)
 }
 
+// TestWorkerSaysAnOlderWorkerIsInTheTeam: a worker of an older
+// fallacylab — its heartbeat row written as the older code writes it, no
+// protocol — alive in the team: a worker of this one says so, once, with
+// what it costs (the older one returns this one's long jobs to the queue);
+// one whose heartbeat ran out is not named.
+func TestWorkerSaysAnOlderWorkerIsInTheTeam(t *testing.T) {
+	const n = 20
+	r, _, _ := teamRig(t, llmtest.Options{}, n, "older worker prompt")
+	if err := r.spawn("create.log", "runs").Wait(); err != nil {
+		t.Fatalf("the store: %v\n%s", err, r.log("create.log"))
+	}
+	for _, q := range []string{
+		`INSERT INTO workers (id, label, serves, working, proc, lease_ms) VALUES ('old#1', 'old-w', '', 0, '', 600000)`,
+		`INSERT INTO workers (id, label, serves, working, proc, lease_ms, heartbeat_at) VALUES ('gone#1', 'gone-w', '', 0, '', 10000, now() - interval '1 minute')`,
+	} {
+		if _, err := r.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := r.workers(1, nil)
+	coord := r.spawn("coordinator.log", "--workers", "0", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.finishes(coord, 90*time.Second, func() string { return r.log("worker0.log") }, w...)
+	r.wait(w)
+	r.allDone(n)
+	log := r.log("worker0.log")
+	if strings.Count(log, "worker old-w runs an older fallacylab") != 1 || !strings.Contains(log, "run one fallacylab version in a team") {
+		t.Fatalf("the worker does not say once that an older worker is in its team:\n%s", log)
+	}
+	if strings.Contains(log, "gone-w") {
+		t.Fatalf("the worker names a worker whose heartbeat ran out:\n%s", log)
+	}
+}
+
 // TestWorkerStopsDuringALongCall (#42 item 4): SIGTERM while a worker's
 // calls take longer than the engine's 10 s grace: the worker ends its
 // calls after the grace, hands its jobs back to the queue and exits
