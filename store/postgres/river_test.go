@@ -275,6 +275,47 @@ func TestRiverRescueOnce(t *testing.T) {
 	}
 }
 
+// TestRiverRescueLeavesAFreshJob: a worker late with its heartbeat keeps
+// a job it took within the lease (as a busy machine's worker does); the
+// job is rescued once it has been held for longer than the lease with no
+// heartbeat.
+func TestRiverRescueLeavesAFreshJob(t *testing.T) {
+	ctx, st, d := dispatchRig(t, 60*time.Second, 20*time.Millisecond)
+	j, key := callJob(0)
+	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
+	hold, taken := make(chan struct{}), make(chan struct{}, 1)
+	defer close(hold)
+	late := startWorker(ctx, t, st, "late", queue, 1, func(ctx context.Context, _ string, _ postgres.CallArgs) error {
+		taken <- struct{}{}
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return ctx.Err()
+	})
+	const lease = 300 * time.Millisecond
+	if err := late.Beat(ctx, queue); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(lease + 100*time.Millisecond) // late: no heartbeat since
+	done := make(chan error, 1)
+	go func() { done <- d.Dispatch(ctx, j, key) }()
+	<-taken
+	var made atomic.Int64
+	other := startWorker(ctx, t, st, "other", queue, 1, func(context.Context, string, postgres.CallArgs) error { made.Add(1); return nil })
+	if n, err := other.Rescue(ctx, lease); err != nil || n != 0 {
+		t.Fatalf("a job taken within the lease was rescued: %d, %v", n, err)
+	}
+	time.Sleep(lease + 100*time.Millisecond)
+	if n, err := other.Rescue(ctx, lease); err != nil || n != 1 {
+		t.Fatalf("rescued %d jobs held past the lease by a silent worker (%v), want 1", n, err)
+	}
+	succeeded(ctx, t, done, "the rescued job")
+	if made.Load() != 1 {
+		t.Fatalf("the other worker made the job %d times, want 1", made.Load())
+	}
+}
+
 // TestOldQueueMovesIntoRiver: a store made before River holds its open
 // jobs in the old queue table; opening it with this fallacylab moves the
 // queued and leased ones (a lease is void: its worker is an old one) into

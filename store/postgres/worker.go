@@ -228,8 +228,14 @@ func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, erro
 	}
 	n := 0
 	if len(silent) > 0 {
-		if n, err = w.rescueOf(ctx, tx, silent, now, silence); err != nil {
+		var fresh []string
+		if n, fresh, err = w.rescueOf(ctx, tx, silent, now, silence); err != nil {
 			return 0, err
+		}
+		// A worker with jobs taken within the lease is rescued again at
+		// a later heartbeat, once they are older.
+		if _, err := tx.Exec(ctx, `UPDATE workers SET rescued = false WHERE id = ANY($1)`, fresh); err != nil {
+			return 0, fmt.Errorf("rescue jobs: %w", err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -238,22 +244,34 @@ func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, erro
 	return int64(n), nil
 }
 
-// rescueOf returns the running call jobs of the silent workers, taken
-// before now, to their queues (or ends them cancelled), in tx.
-func (w *Worker) rescueOf(ctx context.Context, tx pgx.Tx, silent []string, now time.Time, silence time.Duration) (int, error) {
+// rescueOf returns the running call jobs of the silent workers taken
+// more than a lease (silence) before now to their queues (or ends them
+// cancelled), in tx. A job taken since is left to its worker, as when the heartbeat
+// renewed its jobs' attempted_at: a worker late with a heartbeat (a busy
+// machine) keeps what it took within the lease. fresh are the silent
+// workers that hold such jobs.
+func (w *Worker) rescueOf(ctx context.Context, tx pgx.Tx, silent []string, now time.Time, silence time.Duration) (n int, fresh []string, err error) {
+	horizon := now.Add(-silence)
 	var p riverdriver.JobRescueManyParams
 	params := river.NewJobListParams().Kinds(CallKind).States(rivertype.JobStateRunning).First(rescuePage)
+	why := fmt.Sprintf("its worker was silent for %s: rescued by worker %s", silence, w.cfg.Label)
 	for {
 		res, err := w.client.JobListTx(ctx, tx, params)
 		if err != nil {
-			return 0, fmt.Errorf("rescue jobs: list the running ones: %w", err)
+			return 0, nil, fmt.Errorf("rescue jobs: list the running ones: %w", err)
 		}
 		for _, j := range res.Jobs {
 			if len(j.AttemptedBy) == 0 || !slices.Contains(silent, j.AttemptedBy[len(j.AttemptedBy)-1]) {
 				continue
 			}
-			if err := rescued(&p, j, now, fmt.Sprintf("its worker was silent for %s: rescued by worker %s", silence, w.cfg.Label)); err != nil {
-				return 0, err
+			if j.AttemptedAt == nil || !j.AttemptedAt.Before(horizon) {
+				if by := j.AttemptedBy[len(j.AttemptedBy)-1]; !slices.Contains(fresh, by) {
+					fresh = append(fresh, by)
+				}
+				continue
+			}
+			if err := rescued(&p, j, now, why); err != nil {
+				return 0, nil, err
 			}
 		}
 		if len(res.Jobs) < rescuePage {
@@ -262,16 +280,16 @@ func (w *Worker) rescueOf(ctx context.Context, tx pgx.Tx, silent []string, now t
 		params = params.After(res.LastCursor)
 	}
 	if len(p.ID) == 0 {
-		return 0, nil
+		return 0, fresh, nil
 	}
-	// Jobs taken again since now (by a live worker, after another
-	// rescue) are left be: River's statement changes only running jobs
+	// Jobs taken again since (by a live worker, after another rescue)
+	// are left be: River's statement changes only running jobs
 	// attempted before the horizon.
-	p.StuckHorizon = now
+	p.StuckHorizon = horizon
 	if _, err := riverpgxv5.New(nil).UnwrapExecutor(tx).JobRescueMany(ctx, &p); err != nil {
-		return 0, fmt.Errorf("rescue jobs: %w", err)
+		return 0, nil, fmt.Errorf("rescue jobs: %w", err)
 	}
-	return len(p.ID), nil
+	return len(p.ID), fresh, nil
 }
 
 // rescuePage is how many running jobs one page of Rescue's list holds.
