@@ -55,12 +55,6 @@ func (CallArgs) Kind() string { return CallKind }
 var openStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
 	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
 
-// appendError is the SET clause that adds a reason (an SQL text
-// expression) to a River job's errors, as River records an attempt's error.
-func appendError(reason string) string {
-	return `errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', ` + reason + `, 'trace', ''))`
-}
-
 // cancelledNote is the error of a job cancelled through River (its cancel
 // records none).
 const cancelledNote = "cancelled by fallacylab queue cancel (or in River's UI)"

@@ -246,10 +246,10 @@ func (w *Worker) Rescue(ctx context.Context, silence time.Duration) (int64, erro
 
 // rescueOf returns the running call jobs of the silent workers taken
 // more than a lease (silence) before now to their queues (or ends them
-// cancelled), in tx. A job taken since is left to its worker, as when the heartbeat
-// renewed its jobs' attempted_at: a worker late with a heartbeat (a busy
-// machine) keeps what it took within the lease. fresh are the silent
-// workers that hold such jobs.
+// cancelled), in tx. A job taken since is left to its worker, as when
+// the heartbeat renewed its jobs' attempted_at: a worker late with a
+// heartbeat (a busy machine) keeps what it took within the lease. fresh
+// are the silent workers that hold such jobs.
 func (w *Worker) rescueOf(ctx context.Context, tx pgx.Tx, silent []string, now time.Time, silence time.Duration) (n int, fresh []string, err error) {
 	horizon := now.Add(-silence)
 	var p riverdriver.JobRescueManyParams
