@@ -175,6 +175,12 @@ func (s *Store) inserter() (*river.Client[pgx.Tx], error) {
 // migrateRiver applies River's own migrations and what fallacylab adds to
 // its tables: an index of a run's jobs, and the jobs an older store's
 // home-made queue held, moved into River (its table then dropped).
+// migrateRiver applies River's migrations (River's own migrator), then
+// adds an index of fallacylab's call jobs by run beside River's: the
+// counts of one run's jobs (QueueCounts, BetweenPhases, `fallacylab
+// queue`) read it, where River indexes jobs by state, queue and kind
+// only. River's migrations do not touch it. Then the queue of a
+// fallacylab before River moves into River (moveOldQueue).
 func (s *Store) migrateRiver(ctx context.Context) error {
 	m, err := rivermigrate.New(riverpgxv5.New(s.pg), &rivermigrate.Config{Logger: quiet})
 	if err != nil {
@@ -265,8 +271,9 @@ const stateOf = `CASE state WHEN 'running' THEN 'running' WHEN 'completed' THEN 
 	WHEN 'cancelled' THEN 'failed' WHEN 'discarded' THEN 'failed' ELSE 'queued' END`
 
 // QueueCounts is how many of a run's jobs are in each queue state. It,
-// OpenJobs and BetweenPhases read River's table: River counts no jobs, and
-// its job list pages whole rows (the calls' documents with them).
+// OpenJobs, OpenCallJobsBut and BetweenPhases read River's table (and
+// write nothing there): River counts no jobs, and its job list pages
+// whole rows (the calls' documents with them).
 func (s *Store) QueueCounts(ctx context.Context, runID int64) (map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+stateOf+`, COUNT(*) FROM river_job
 		WHERE kind = 'fallacylab_call' AND (args->>'run')::bigint = ? GROUP BY 1`, runID)
