@@ -178,8 +178,9 @@ func (s *Store) inserter() (*river.Client[pgx.Tx], error) {
 // migrateRiver applies River's migrations (River's own migrator), then
 // adds an index of fallacylab's call jobs by run beside River's: the
 // counts of one run's jobs (QueueCounts, BetweenPhases, `fallacylab
-// queue`) read it, where River indexes jobs by state, queue and kind
-// only. River's migrations do not touch it. Then the queue of a
+// queue`) read it; River's own indexes of jobs (by state, queue, kind, and
+// its GIN index of args, for containment) do not serve a run's number.
+// River's migrations do not touch it. Then the queue of a
 // fallacylab before River moves into River (moveOldQueue).
 func (s *Store) migrateRiver(ctx context.Context) error {
 	m, err := rivermigrate.New(riverpgxv5.New(s.pg), &rivermigrate.Config{Logger: quiet})
