@@ -130,27 +130,31 @@ func TestRiverQueue(t *testing.T) {
 	}
 }
 
+// hangs is a worker's Work that says on taken that it took a job, then
+// hangs, as a worker cut off from the store would, until hold is closed or
+// the job's context ends.
+func hangs(hold <-chan struct{}, taken chan<- struct{}) func(context.Context, string, postgres.CallArgs) error {
+	return func(ctx context.Context, _ string, _ postgres.CallArgs) error {
+		taken <- struct{}{}
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return ctx.Err()
+	}
+}
+
 // TestRiverRescue: a worker's job stays its own while it beats; once it is
 // silent for longer than the lease, another worker's Rescue returns it to
 // the queue at once and that worker makes it — without waiting for
-// River's 5-minute backstop.
+// River's backstop (a day).
 func TestRiverRescue(t *testing.T) {
 	ctx, st, d := dispatchRig(t, 60*time.Second, 20*time.Millisecond)
 	j, key := callJob(0)
 	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
 	hold, taken := make(chan struct{}), make(chan struct{}, 1)
 	defer close(hold)
-	start := func(id string, work func(context.Context, string, postgres.CallArgs) error) *postgres.Worker {
-		return startWorker(ctx, t, st, id, queue, 1, work)
-	}
-	silent := start("silent", func(ctx context.Context, _ string, _ postgres.CallArgs) error {
-		taken <- struct{}{}
-		select { // hangs, as a worker cut off from the store would
-		case <-hold:
-		case <-ctx.Done():
-		}
-		return ctx.Err()
-	})
+	silent := startWorker(ctx, t, st, "silent", queue, 1, hangs(hold, taken))
 	done := make(chan error, 1)
 	go func() { done <- d.Dispatch(ctx, j, key) }()
 	<-taken
@@ -159,14 +163,22 @@ func TestRiverRescue(t *testing.T) {
 	if err := silent.Beat(ctx, queue); err != nil {
 		t.Fatal(err)
 	}
+	rescuedLater(ctx, t, st, queue, lease, done, "a job whose worker beats")
+}
+
+// rescuedLater starts another worker of queue and checks that its Rescue
+// returns no job now (not, what must not be rescued), the one job of done
+// a lease later, and that it then makes that job, once.
+func rescuedLater(ctx context.Context, t *testing.T, st *postgres.Store, queue string, lease time.Duration, done <-chan error, not string) {
+	t.Helper()
 	var made atomic.Int64
-	other := start("other", func(context.Context, string, postgres.CallArgs) error { made.Add(1); return nil })
+	other := startWorker(ctx, t, st, "other", queue, 1, func(context.Context, string, postgres.CallArgs) error { made.Add(1); return nil })
 	if n, err := other.Rescue(ctx, lease); err != nil || n != 0 {
-		t.Fatalf("a job whose worker beats was rescued: %d, %v", n, err)
+		t.Fatalf("%s was rescued: %d, %v", not, n, err)
 	}
 	time.Sleep(lease + 100*time.Millisecond)
 	if n, err := other.Rescue(ctx, lease); err != nil || n != 1 {
-		t.Fatalf("rescued %d jobs of a silent worker (%v), want 1", n, err)
+		t.Fatalf("rescued %d jobs of a worker silent past the lease (%v), want 1", n, err)
 	}
 	succeeded(ctx, t, done, "the rescued job")
 	if made.Load() != 1 {
@@ -186,16 +198,6 @@ func TestRiverRescueOnce(t *testing.T) {
 	queue := postgres.QueueName(j0.Spec.Provider, j0.Spec.Model, "", false)
 	hold := make(chan struct{})
 	defer close(hold)
-	hang := func(taken chan<- int64) func(context.Context, string, postgres.CallArgs) error {
-		return func(ctx context.Context, _ string, _ postgres.CallArgs) error {
-			taken <- 1
-			select { // hangs, as a worker cut off from the store would
-			case <-hold:
-			case <-ctx.Done():
-			}
-			return ctx.Err()
-		}
-	}
 	other := postgres.NewDispatcher(st, 2) // the run whose job is cancelled
 	other.Poll = d.Poll
 	dispatch := func(d *postgres.Dispatcher, i int) chan error {
@@ -205,15 +207,15 @@ func TestRiverRescueOnce(t *testing.T) {
 		return done
 	}
 	const lease = 300 * time.Millisecond
-	taken := make(chan int64, 3)
-	silent := startWorker(ctx, t, st, "silent", queue, 2, hang(taken))
+	taken := make(chan struct{}, 3)
+	silent := startWorker(ctx, t, st, "silent", queue, 2, hangs(hold, taken))
 	if err := silent.Beat(ctx, queue); err != nil {
 		t.Fatal(err)
 	}
 	made, cancelled := dispatch(d, 0), dispatch(other, 1)
 	<-taken
 	<-taken
-	busy := startWorker(ctx, t, st, "busy", queue, 1, hang(taken))
+	busy := startWorker(ctx, t, st, "busy", queue, 1, hangs(hold, taken))
 	kept := dispatch(d, 2)
 	<-taken
 	if n, err := st.CancelJobs(ctx, 2); err != nil || n != 1 {
@@ -285,14 +287,7 @@ func TestRiverRescueLeavesAFreshJob(t *testing.T) {
 	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
 	hold, taken := make(chan struct{}), make(chan struct{}, 1)
 	defer close(hold)
-	late := startWorker(ctx, t, st, "late", queue, 1, func(ctx context.Context, _ string, _ postgres.CallArgs) error {
-		taken <- struct{}{}
-		select {
-		case <-hold:
-		case <-ctx.Done():
-		}
-		return ctx.Err()
-	})
+	late := startWorker(ctx, t, st, "late", queue, 1, hangs(hold, taken))
 	const lease = 300 * time.Millisecond
 	if err := late.Beat(ctx, queue); err != nil {
 		t.Fatal(err)
@@ -301,19 +296,7 @@ func TestRiverRescueLeavesAFreshJob(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- d.Dispatch(ctx, j, key) }()
 	<-taken
-	var made atomic.Int64
-	other := startWorker(ctx, t, st, "other", queue, 1, func(context.Context, string, postgres.CallArgs) error { made.Add(1); return nil })
-	if n, err := other.Rescue(ctx, lease); err != nil || n != 0 {
-		t.Fatalf("a job taken within the lease was rescued: %d, %v", n, err)
-	}
-	time.Sleep(lease + 100*time.Millisecond)
-	if n, err := other.Rescue(ctx, lease); err != nil || n != 1 {
-		t.Fatalf("rescued %d jobs held past the lease by a silent worker (%v), want 1", n, err)
-	}
-	succeeded(ctx, t, done, "the rescued job")
-	if made.Load() != 1 {
-		t.Fatalf("the other worker made the job %d times, want 1", made.Load())
-	}
+	rescuedLater(ctx, t, st, queue, lease, done, "a job taken within the lease")
 }
 
 // TestOldQueueMovesIntoRiver: a store made before River holds its open
