@@ -172,16 +172,13 @@ func (s *Store) inserter() (*river.Client[pgx.Tx], error) {
 	return s.river, s.riverErr
 }
 
-// migrateRiver applies River's own migrations and what fallacylab adds to
-// its tables: an index of a run's jobs, and the jobs an older store's
-// home-made queue held, moved into River (its table then dropped).
 // migrateRiver applies River's migrations (River's own migrator), then
 // adds an index of fallacylab's call jobs by run beside River's: the
 // counts of one run's jobs (QueueCounts, BetweenPhases, `fallacylab
 // queue`) read it; River's own indexes of jobs (by state, queue, kind, and
 // its GIN index of args, for containment) do not serve a run's number.
-// River's migrations do not touch it. Then the queue of a
-// fallacylab before River moves into River (moveOldQueue).
+// River's migrations do not touch it. Then the jobs an older store's
+// home-made queue held move into River, its table dropped (moveOldQueue).
 func (s *Store) migrateRiver(ctx context.Context) error {
 	m, err := rivermigrate.New(riverpgxv5.New(s.pg), &rivermigrate.Config{Logger: quiet})
 	if err != nil {
