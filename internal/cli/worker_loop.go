@@ -197,7 +197,7 @@ func (w *workerLoop) run(ctx context.Context) error {
 	return nil
 }
 
-// beatEvery is how often the worker beats: five times in each --lease (at most every 200 ms).
+// beatEvery is how often the worker beats: five times in each --lease, and no more often than every 200 ms.
 func (w *workerLoop) beatEvery() time.Duration { return max(w.lease/5, 200*time.Millisecond) }
 
 // heartbeat marks this worker (and so its jobs) alive and rescues the jobs of
