@@ -31,11 +31,17 @@ type Limits struct {
 }
 
 // Adaptive returns the limits a model starts from when nothing sets its
-// concurrency: 16 calls at once, growing up to 128 while the provider keeps
-// up and cut when it pushes back or queues (see adaptive). Sixteen, not 8,
-// because slow start's ramp costs the run the slots it has not opened yet
-// (slowStartGrowth).
-func Adaptive() Limits { return Limits{Concurrency: 16, MaxConcurrency: 128} }
+// concurrency: 32 calls at once, growing up to 128 while the provider keeps
+// up and cut when it pushes back or queues (see adaptive). Thirty-two, not
+// 8 or 16, because slow start's ramp costs the run the slots it has not
+// opened yet (slowStartGrowth), and each worker of a team ramps on its
+// own: on the fake clock, 1,800 calls at 300 ms take one engine 2.29× as
+// long as 600 do from 16 (the most three workers can gain over one
+// process, before any queue's cost), 2.67× from 32; 1,200 calls of 500 ms
+// mean latency reach 94.5–97.2 % of the ideal pool from 16 and 97.5–98.8 %
+// from 32, over eight latency seeds; a hidden limit of 600 a minute
+// refuses 1.9 % of the calls from either, over four.
+func Adaptive() Limits { return Limits{Concurrency: 32, MaxConcurrency: 128} }
 
 // Resolver returns the provider for a provider name.
 type Resolver func(name string) (llm.Provider, error)

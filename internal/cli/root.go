@@ -130,7 +130,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 	pf.StringVar(&g.DBPath, "db", "fallacylab.db", "store of runs, cached calls and records: a SQLite file, or a postgres:// URL for a shared team store (else $FALLACYLAB_DB, else db: in the config, else ./fallacylab.db)")
 	g.Workers = -1
 	pf.Var((*workersFlag)(&g.Workers), "workers", "0: call nothing here — queue every call for worker processes (fallacylab worker) on a shared postgres:// store and wait for them (default: call here)")
-	pf.IntVar(&g.Concurrency, "concurrency", 0, "concurrent calls per model, fixed (default from config, else adaptive: from 16 up to 128 while the provider keeps up)")
+	pf.IntVar(&g.Concurrency, "concurrency", 0, "concurrent calls per model, fixed (default from config, else adaptive: from 32 up to 128 while the provider keeps up)")
 	pf.Float64Var(&g.RPM, "rpm", 0, "requests per minute per provider (0: config or unlimited)")
 	pf.Float64Var(&g.TPM, "tpm", 0, "tokens per minute per provider (0: config or unlimited)")
 	pf.BoolVar(&g.Batch, "batch", false, "use the providers' batch APIs (cheaper, slower; resumable)")
