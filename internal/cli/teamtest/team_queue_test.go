@@ -739,11 +739,11 @@ func BenchmarkWorkers(b *testing.B) {
 // the first call reached the server, every job was queued, and the run
 // ended after the last call. The store is made before the clock starts.
 // FALLACYLAB_SCALING_CALLS sets another number of calls: a run's fixed
-// costs (its start, each engine's ramp from 16 calls at once, the last
+// costs (its start, each engine's ramp from 32 calls at once, the last
 // round trip) weigh less in a longer one. The -used-store runs are on a
 // store that served the model before the clock (a run of 600 other
 // prompts in one process): their processes start the model at the
-// concurrency it held then (engine.Levels), not at 16.
+// concurrency it held then (engine.Levels), not at 32.
 func BenchmarkScaling(b *testing.B) {
 	n := 1800
 	if v, err := strconv.Atoi(os.Getenv("FALLACYLAB_SCALING_CALLS")); err == nil && v > 0 {
