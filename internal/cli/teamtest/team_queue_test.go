@@ -953,3 +953,64 @@ func BenchmarkScalingTeam(b *testing.B) {
 		}
 	}
 }
+
+// TestPhaseGoesOnPastAKilledWorker (#42, "a test that kills a worker
+// between the two"): a worker is killed after it stored the last answer
+// of a run's first phase and before River recorded the end of its job —
+// the test holds the phase's job rows locked, so River's completer cannot
+// end them, and kills the worker once every answer is stored. The run
+// goes on to its next phase at once: it hears an answer as it is stored,
+// not as its job ends, so a second worker makes the judgements while the
+// dead worker's jobs are still running (both workers' leases are an hour:
+// nothing rescues them meanwhile), and no call is made twice.
+func TestPhaseGoesOnPastAKilledWorker(t *testing.T) {
+	r, srv, _ := teamRig(t, llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 1500 * time.Millisecond }}, 0, "")
+	coord := r.queue("--max-unusable", "1", "deflect", "run", "--models", "openai:gen-m", "--judges", "openai:judge-m", "--samples", "1", "--pilot", "2")
+	const gens = 30
+	first := r.spawnEnv("first.log", []string{"PGAPPNAME=fallacylab-first"}, "worker", "--name", "first", "--lease", "1h")
+	r.waitFor("the worker to take the generations", func() bool {
+		return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'running'`) == gens
+	})
+	hold, err := r.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	var held int
+	if err := hold.QueryRow(`WITH l AS (SELECT id FROM river_job WHERE state = 'running' FOR UPDATE) SELECT COUNT(*) FROM l`).Scan(&held); err != nil || held != gens {
+		t.Fatalf("%d jobs held (%v), want the %d generations running", held, err, gens)
+	}
+	r.waitFor("every generation's answer to be stored", func() bool {
+		return r.count(`SELECT COUNT(*) FROM calls WHERE model = 'gen-m' AND status = 'ok'`) == gens
+	})
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	// The dead worker's statements blocked on the held rows (River's
+	// completer, ending its jobs) end with it: PostgreSQL would find its
+	// connections gone only after the lock, and end the jobs after all.
+	r.waitFor("the killed worker's connections to end", func() bool {
+		_, err := r.db.Exec(`SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE application_name = 'fallacylab-first'`)
+		return err == nil && r.count(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'fallacylab-first'`) == 0
+	})
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	second := r.spawn("second.log", "worker", "--name", "second", "--lease", "1h")
+	r.finishes(coord, 90*time.Second, func() string {
+		return "it waits for the jobs of the killed worker, whose answers are stored: " + r.states() + "\n" + r.log("coordinator.log")
+	}, second)
+	if got := r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] LIKE 'first%'`); got != gens {
+		t.Fatalf("%d of the killed worker's jobs still running, want all %d (its answers were stored: the run did not wait for them)", got, gens)
+	}
+	calls := map[string]int{}
+	for _, e := range srv.Ledger() {
+		calls[e.Call.Model]++
+	}
+	if calls["gen-m"] != gens || calls["judge-m"] != gens {
+		t.Fatalf("requests per model: %v, want %d generations and %d judgements, none made twice", calls, gens, gens)
+	}
+	_ = second.Process.Signal(syscall.SIGTERM)
+	_ = second.Wait()
+}
