@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -166,6 +167,12 @@ func (im *importer) set() store.RecordSet {
 		// the files, and builds them, again).
 		Snapshots: []store.Snapshot{{Kind: KindGeneration, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) {
 			defer func() { im.genCols = genColumns{} }()
+			// The stream's garbage (its lines, the records written) is
+			// collected first, so that the snapshots' encoding (twice
+			// their size at once, about 20 MB at 4×) reuses its memory
+			// instead of growing the process past it: the 4× import's
+			// peak, there, was 191–203 MB, and is 185–190.
+			runtime.GC()
 			return im.genCols.encode()
 		})},
 			{Kind: KindEval, Format: snapshotFormat, Data: snapshot(func() ([]byte, error) {
