@@ -223,8 +223,8 @@ func (s *Store) openWritable(ctx context.Context, o Options) error {
 	// a new connection reads and parses the whole schema (its triggers
 	// included) before its first statement, which under a busy engine cost
 	// half its time.
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8)
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	s.db = db
 	if err := s.waitUnlocked(ctx, o); err != nil {
 		return err
@@ -415,6 +415,18 @@ func (s *Store) Path() string { return s.path }
 
 // DB exposes the database for read-only queries by reporting code.
 func (s *Store) DB() *sql.DB { return s.db }
+
+// maxConns is how many connections a writable store opens and keeps idle.
+const maxConns = 8
+
+// ReleaseMemory closes the store's idle connections, and with them the
+// memory SQLite holds for each: after a large write, its writer's page
+// cache (after a 4× DeflectBench import, 15 MB). The next statement opens
+// a connection again, reading the schema anew (a few milliseconds).
+func (s *Store) ReleaseMemory() {
+	s.db.SetMaxIdleConns(0)
+	s.db.SetMaxIdleConns(maxConns)
+}
 
 // Close flushes pending writes and closes the database.
 func (s *Store) Close() error {
