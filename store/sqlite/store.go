@@ -209,12 +209,13 @@ func (t sqliteTx) Prepare(q string) (sqlstore.Stmt, error) { return t.Tx.Prepare
 // openWritable opens (or creates) a store for writing. A new store gets
 // 16 KB pages (SQLite's default is 4 KB): a full DeflectBench import writes
 // a quarter as many; page_size only takes before the first table exists,
-// so existing stores keep theirs. The page cache is 4 MB per connection:
-// in the pure-Go driver it costs several times its size in memory (16 MB
-// held a full import at 200 MB), and neither an import, a report from
-// snapshots nor the viewer reads faster with more (measured).
+// so existing stores keep theirs. The page cache is 1 MB per connection:
+// in the pure-Go driver it costs several times its size in memory (at
+// 4 MB, 15 MB held a 4× DeflectBench import at 186–199 MB, at 1 MB
+// 174–176), and neither an import, a report from snapshots nor the viewer
+// reads faster with more (measured).
 func (s *Store) openWritable(ctx context.Context, o Options) error {
-	dsn := "file:" + s.path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-4096)&_pragma=page_size(16384)"
+	dsn := "file:" + s.path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-1024)&_pragma=page_size(16384)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", s.path, err)
