@@ -76,6 +76,14 @@ type Options struct {
 	// the sum of the providers' concurrency, growing as providers are first
 	// used, and at least 64 so cache hits stream fast).
 	Workers int
+	// ReadyAhead keeps, by default, twice as many workers as the
+	// providers' concurrency: while every slot is busy, as many jobs again
+	// make their cache look-ups and claims, so that a slot an answer frees
+	// is taken by a job ready to send. For a plan fed a job at a time by a
+	// queue (a team's worker, which takes as many jobs): otherwise each job
+	// makes its look-ups in its slot's time, three round trips to a shared
+	// store, and the slots freed by a wave of answers stand idle meanwhile.
+	ReadyAhead bool
 	// BatchSize caps the requests in one provider batch (default 2000).
 	BatchSize int
 	// BatchPoll is the first delay between batch polls; it doubles to 5 minutes
@@ -412,7 +420,7 @@ func (e *Engine) lane(name string) (*lane, error) {
 // growPool starts workers to cover the concurrency ceilings of every model
 // opened so far.
 func (e *Engine) growPool() {
-	total := e.laneConcurrency()
+	total := e.poolSize()
 	e.mu.Lock()
 	p := e.pool
 	e.mu.Unlock()
@@ -527,7 +535,7 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 	if e.opt.Workers > 0 {
 		p.grow(e.opt.Workers)
 	} else {
-		p.grow(max(minWorkers, e.laneConcurrency()))
+		p.grow(max(minWorkers, e.poolSize()))
 	}
 	wg.Wait()
 	e.mu.Lock()
@@ -536,6 +544,16 @@ func (e *Engine) Run(ctx context.Context, plan Plan, onResult func(Result)) (Sum
 	sum := e.summary(ctx)
 	e.flushUnwritten(&sum)
 	return sum, nil
+}
+
+// poolSize is how many workers a Run keeps for the lanes open: their
+// concurrency, twice it with ReadyAhead.
+func (e *Engine) poolSize() int {
+	n := e.laneConcurrency()
+	if e.opt.ReadyAhead {
+		n *= 2
+	}
+	return n
 }
 
 // laneConcurrency is the sum of the open models' concurrency ceilings.
