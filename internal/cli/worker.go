@@ -94,7 +94,7 @@ them. Each worker process is its own River client: --name is only a label.`,
 	// as the engine's slots make their calls (64 held one worker to 0.6×
 	// one process), and as many again their cache look-ups and claims
 	// meanwhile, ready for a slot (engine.Options.ReadyAhead: three
-	// workers, 1,800 calls of 300 ms, 759–774 → 794–799 calls/s).
+	// workers, 1,800 calls of 300 ms, 737–785 → 771–799 calls/s).
 	cmd.Flags().IntVar(&take, "take", 2*maxConcurrency, "jobs of one queue taken at a time (those beyond the model's concurrency make their cache look-ups and wait for a slot)")
 	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job this worker can serve is open and no run is between two phases; at start it waits up to 30 s for a run to queue work (default: wait for work)")
 	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue (fallacylab queue) and its messages (default host:pid; a random suffix makes each process its own River client)")
