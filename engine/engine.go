@@ -76,8 +76,8 @@ type Options struct {
 	// the sum of the providers' concurrency, growing as providers are first
 	// used, and at least 64 so cache hits stream fast).
 	Workers int
-	// ReadyAhead keeps, by default, twice as many workers as the
-	// providers' concurrency: while every slot is busy, as many jobs again
+	// ReadyAhead keeps twice as many workers as the providers'
+	// concurrency (with Workers 0): while every slot is busy, as many jobs again
 	// make their cache look-ups and claims, so that a slot an answer frees
 	// is taken by a job ready to send. For a plan fed a job at a time by a
 	// queue (a team's worker, which takes as many jobs): otherwise each job
