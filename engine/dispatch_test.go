@@ -14,13 +14,28 @@ import (
 )
 
 // slowLookups is a store whose cache lookups take a while and are
-// counted: how many are in flight at most.
+// counted: how many are in flight at most, and which keys were looked up.
 type slowLookups struct {
 	*sqlite.Store
 	inFlight, most atomic.Int64
+	mu             sync.Mutex
+	keys           map[string]bool
+}
+
+// looked is how many keys were looked up.
+func (s *slowLookups) looked() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.keys)
 }
 
 func (s *slowLookups) GetCall(ctx context.Context, key string) (store.Call, bool, error) {
+	s.mu.Lock()
+	if s.keys == nil {
+		s.keys = map[string]bool{}
+	}
+	s.keys[key] = true
+	s.mu.Unlock()
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	for {

@@ -3,36 +3,12 @@ package engine_test
 import (
 	"context"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
-	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/store/sqlite"
 )
-
-// lookups is a store that records the keys whose cached answers were
-// looked up.
-type lookups struct {
-	*sqlite.Store
-	mu   sync.Mutex
-	keys map[string]bool
-}
-
-func (l *lookups) GetCall(ctx context.Context, key string) (store.Call, bool, error) {
-	l.mu.Lock()
-	l.keys[key] = true
-	l.mu.Unlock()
-	return l.Store.GetCall(ctx, key)
-}
-
-func (l *lookups) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.keys)
-}
 
 // TestReadyAheadPreparesJobsWhileSlotsAreBusy: with every one of 64 slots
 // holding a call, ReadyAhead has 64 jobs more make their cache look-ups
@@ -41,7 +17,7 @@ func (l *lookups) count() int {
 func TestReadyAheadPreparesJobsWhileSlotsAreBusy(t *testing.T) {
 	for _, ahead := range []bool{false, true} {
 		srv := llmtest.New(llmtest.Options{Latency: func(*rand.Rand) time.Duration { return time.Minute }})
-		st := &lookups{Store: openStore(t), keys: map[string]bool{}}
+		st := &slowLookups{Store: openStore(t)}
 		e := engine.New(engine.Options{Store: st, Providers: resolver(srv), Grace: 10 * time.Millisecond, ReadyAhead: ahead,
 			Limits: func(string) engine.Limits { return engine.Limits{Concurrency: 64} }})
 		ctx, cancel := context.WithCancel(context.Background())
@@ -55,14 +31,14 @@ func TestReadyAheadPreparesJobsWhileSlotsAreBusy(t *testing.T) {
 			want = 128
 		}
 		deadline := time.Now().Add(30 * time.Second)
-		for e.Progress().InFlight < 64 || st.count() < want {
+		for e.Progress().InFlight < 64 || st.looked() < want {
 			if time.Now().After(deadline) {
-				t.Fatalf("ReadyAhead %v: %d calls in flight, %d jobs looked up; want 64 and %d", ahead, e.Progress().InFlight, st.count(), want)
+				t.Fatalf("ReadyAhead %v: %d calls in flight, %d jobs looked up; want 64 and %d", ahead, e.Progress().InFlight, st.looked(), want)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 		time.Sleep(100 * time.Millisecond) // nothing more is read while the slots are busy
-		if got := st.count(); got != want {
+		if got := st.looked(); got != want {
 			t.Errorf("ReadyAhead %v: %d jobs looked up while 64 calls are in flight, want %d", ahead, got, want)
 		}
 		cancel()
