@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -597,7 +598,10 @@ func TestWorkersSpendTheBudgetThroughKills(t *testing.T) { spendTheBudget(t, 2) 
 
 // spendTheBudget runs 400 prompts with --budget 0.05 on three workers,
 // killing kills of them along the way once the run has spent a share of
-// its budget and while they have calls booked.
+// its budget, each while it has calls booked. The budget is spent in a few
+// seconds: whichever worker is first seen with calls booked is the one
+// killed — waiting for one named worker to book again could outlast the
+// run (a worker caught late, once the spend had passed the next share).
 func spendTheBudget(t *testing.T, kills int) {
 	if testing.Short() {
 		t.Skip("spawns processes")
@@ -618,16 +622,30 @@ func spendTheBudget(t *testing.T, kills int) {
 		r.db.QueryRow(`SELECT COALESCE(SUM(spent), 0) FROM run_budgets`).Scan(&usd)
 		return usd
 	}
+	killed := map[int]bool{}
 	for k := range kills {
 		share := budget * float64(k+1) / float64(kills+2)
 		r.waitFor(fmt.Sprintf("$%.3f spent before kill %d", share, k+1), func() bool { return spentNow() >= share })
-		// A worker with calls booked (most are, most of the time).
-		r.waitFor(fmt.Sprintf("worker %d to have calls booked", k), func() bool {
-			return r.count(fmt.Sprintf(`SELECT COUNT(*) FROM budget_holds h JOIN workers w ON w.proc = h.holder WHERE h.usd > 0 AND w.label = 'w%d'`, k)) > 0
+		// A worker alive with calls booked (most are, most of the time).
+		dead := []string{"''"}
+		for i := range killed {
+			dead = append(dead, fmt.Sprintf("'w%d'", i))
+		}
+		victim := -1
+		r.waitFor(fmt.Sprintf("a worker to kill with calls booked (kill %d)", k+1), func() bool {
+			var label string
+			err := r.db.QueryRow(`SELECT w.label FROM budget_holds h JOIN workers w ON w.proc = h.holder
+				WHERE h.usd > 0 AND w.label NOT IN (` + strings.Join(dead, ",") + `) ORDER BY w.label LIMIT 1`).Scan(&label)
+			if err != nil {
+				return false
+			}
+			victim, err = strconv.Atoi(strings.TrimPrefix(label, "w"))
+			return err == nil
 		})
-		workers[k].Process.Signal(syscall.SIGKILL)
-		workers[k].Wait()
-		t.Logf("worker %d killed at $%.4f spent, %s", k, spentNow(), time.Since(start).Round(time.Millisecond))
+		workers[victim].Process.Signal(syscall.SIGKILL)
+		workers[victim].Wait()
+		killed[victim] = true
+		t.Logf("worker %d killed at $%.4f spent, %s", victim, spentNow(), time.Since(start).Round(time.Millisecond))
 	}
 	done := make(chan error, 1)
 	go func() { done <- coord.Wait() }()
@@ -637,7 +655,11 @@ func spendTheBudget(t *testing.T, kills int) {
 	case <-time.After(3 * time.Minute): // a hang guard
 		t.Fatalf("the run never ended ($%.4f spent):\n%s", spentNow(), tail(r.log("worker2.log"), 3000))
 	}
-	r.wait(workers[kills:])
+	for i, w := range workers {
+		if err := w.Wait(); err != nil && !killed[i] {
+			t.Fatalf("worker %d: %v\n%s", i, err, r.log(fmt.Sprintf("worker%d.log", i)))
+		}
+	}
 	var spent float64
 	if err := r.db.QueryRow(`SELECT COALESCE(SUM(cost), 0) FROM calls WHERE status = 'ok'`).Scan(&spent); err != nil {
 		t.Fatal(err)
