@@ -785,16 +785,18 @@ func scaling(b *testing.B, name string, n, k int, used bool, slow llmtest.Option
 			}
 			before := len(srv.Ledger())
 			start := time.Now()
+			load := startBusy()
 			var wall time.Duration
 			if k == 0 {
 				if err := r.spawn("coordinator.log", args...).Wait(); err != nil {
 					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 				}
 				wall = time.Since(start)
+				load.report(b)
 			} else {
 				coord := r.spawn("coordinator.log", append([]string{"--workers", "0"}, args...)...)
 				ended := make(chan error, 1)
-				go func() { err := coord.Wait(); wall = time.Since(start); ended <- err }()
+				go func() { err := coord.Wait(); wall = time.Since(start); load.end(); ended <- err }()
 				ws := r.workers(k, nil)
 				r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) >= n })
 				b.ReportMetric(time.Since(start).Seconds(), "all-queued-s")
@@ -806,6 +808,7 @@ func scaling(b *testing.B, name string, n, k int, used bool, slow llmtest.Option
 				if err := <-ended; err != nil {
 					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 				}
+				load.report(b)
 			}
 			if k > 0 {
 				var first, last time.Time
@@ -934,10 +937,12 @@ func BenchmarkScalingTeam(b *testing.B) {
 					time.Sleep(500 * time.Millisecond) // idle
 					before := len(srv.Ledger())
 					start := time.Now()
+					load := startBusy()
 					if err := r.spawn("coordinator.log", run("plan.jsonl")...).Wait(); err != nil {
 						b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 					}
 					wall := time.Since(start)
+					load.report(b)
 					for _, w := range ws {
 						_ = w.Process.Signal(syscall.SIGTERM)
 					}
