@@ -21,9 +21,12 @@ type QueueRow struct {
 }
 
 // QueueTable is every run's jobs per queue (run 0), or one run's, in run
-// and queue order. It reads River's table: River counts no jobs (its
+// and queue order. It reads River's table: River's own counts (its
+// driver's JobCountByQueueAndState and JobCountByAllStates, behind its UI)
+// are of a whole queue (available and running only) or of the whole
+// table, while a queue here is shared by every run of its model; and its
 // JobList pages whole rows, tens of thousands for one run's progress,
-// where this is one grouped count), so the count is SQL of ours, read
+// where this is one grouped count. So the count is SQL of ours, read
 // only, as OpenJobs' is.
 func (s *Store) QueueTable(ctx context.Context, run int64) ([]QueueRow, error) {
 	rows, err := s.pg.Query(ctx, `SELECT (j.args->>'run')::bigint AS run, j.queue,

@@ -270,7 +270,11 @@ const stateOf = `CASE state WHEN 'running' THEN 'running' WHEN 'completed' THEN 
 
 // QueueCounts is how many of a run's jobs are in each queue state. It,
 // OpenJobs, OpenCallJobsBut and BetweenPhases read River's table (and
-// write nothing there): River counts no jobs, and its job list pages
+// write nothing there): River's counts (its driver's
+// JobCountByQueueAndState) are per queue, of its available and running
+// jobs only — a job handed back with a delay (scheduled, retryable) is not
+// among them, and a worker counting on them would leave while it waits —
+// and a queue is shared by the runs of one model; its job list pages
 // whole rows (the calls' documents with them).
 func (s *Store) QueueCounts(ctx context.Context, runID int64) (map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+stateOf+`, COUNT(*) FROM river_job
