@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/internal/config"
 	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )
@@ -66,8 +68,8 @@ them. Each worker process is its own River client: --name is only a label.`,
 			say := func(f string, a ...any) {
 				fmt.Fprintf(g.Stderr, "%s worker %s: "+f+"\n", append([]any{time.Now().Format("15:04:05"), name}, a...)...)
 			}
-			say("has keys for %s", strings.Join(serves.Providers, ", "))
-			for _, why := range serves.why {
+			say("%s", serves.keysLine())
+			for _, why := range serves.other {
 				say("skips %s", why)
 			}
 			if len(serves.Providers) == 0 {
@@ -130,7 +132,9 @@ const queueRetention = time.Hour
 // servable is what a worker serves, and why it skips what it does not.
 type servable struct {
 	Providers []string
-	why       []string
+	why       []string // "provider: reason" of each provider it skips
+	keyless   []string // the providers it skips for want of a key
+	other     []string // the others' "provider: reason"
 }
 
 // workerServes are the providers this worker has a key for (or needs none
@@ -139,12 +143,34 @@ func workerServes(s *session) servable {
 	var out servable
 	for _, p := range s.cfg.Names() {
 		if _, err := s.cfg.Provider(p, nil); err != nil {
-			out.why = append(out.why, fmt.Sprintf("%s: %v", p, err))
+			why := fmt.Sprintf("%s: %v", p, err)
+			out.why = append(out.why, why)
+			if _, ok := errors.AsType[*config.MissingKeyError](err); ok {
+				out.keyless = append(out.keyless, p)
+			} else {
+				out.other = append(out.other, why)
+			}
 			continue
 		}
 		out.Providers = append(out.Providers, p)
 	}
 	return out
+}
+
+// keysLine is what a worker says of its keys as it starts: the providers
+// it serves, and in one line those it has no key for (each built-in
+// provider it has no key for would be a line of its own otherwise); the
+// variable to set is said with the first queue of such a provider that a
+// run opens (discover).
+func (v servable) keysLine() string {
+	line := "has keys for " + strings.Join(v.Providers, ", ")
+	if len(v.Providers) == 0 {
+		line = "has no key for any provider"
+	}
+	if len(v.keyless) > 0 && len(v.Providers) > 0 {
+		line += "; none for " + strings.Join(v.keyless, ", ") + " (their queues are skipped, saying which variable to set)"
+	}
+	return line
 }
 
 // workerInstance is the queue's name of this worker process: its label

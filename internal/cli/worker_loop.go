@@ -282,8 +282,8 @@ func (w *workerLoop) discover(ctx context.Context) error {
 func (w *workerLoop) cannotServe(q postgres.QueueInfo) string {
 	if !slices.Contains(w.serves.Providers, q.Provider) {
 		for _, why := range w.serves.why {
-			if strings.HasPrefix(why, q.Provider+":") {
-				return why
+			if rest, ok := strings.CutPrefix(why, q.Provider+": "); ok {
+				return rest // the queue's line names the provider
 			}
 		}
 		return fmt.Sprintf("this worker's config has no provider %s", q.Provider)
