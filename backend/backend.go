@@ -28,7 +28,9 @@ type Store = store.Store
 // A command asks a store for it, never for the store's type.
 type Team interface {
 	Team() (engine.SharedLimits, engine.SharedBudget, engine.SharedSignals)
-	Queue(runID int64, budget float64) engine.Dispatcher
+	// Queue's say, if not nil, hears when no worker alive serves a queue
+	// the run waits on, and when one does again.
+	Queue(runID int64, budget float64, say func(string)) engine.Dispatcher
 }
 
 // Jobs is the capability of a store whose runs queue their calls for

@@ -247,7 +247,7 @@ func (s *session) engineOptions(runID int64) engine.Options {
 		if s.g.Workers == 0 && runID != 0 {
 			// The workers call; this process queues and waits, many jobs
 			// at once, within the budget the workers hold together.
-			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID)), dispatchInFlight, 0
+			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID), s.teamNews), dispatchInFlight, 0
 		}
 	}
 	return o
@@ -274,6 +274,18 @@ func (s *session) batchNews(ev engine.BatchEvent) {
 		}
 	}
 	fmt.Fprintf(s.g.Stderr, "%s%s batch %s (%s, %d requests): %s\n", clear, time.Now().Format("15:04:05"), ev.ID, ev.Provider, ev.Requests, what)
+}
+
+// teamNews says what a queuing run hears of its workers (no worker alive
+// serves a queue it waits on; one does again), over the progress bar as
+// batchNews does; with --quiet too, as a run waiting on nobody is not
+// news a quiet run may keep to itself.
+func (s *session) teamNews(line string) {
+	clear := ""
+	if s.g.TTY {
+		clear = "\r\033[K"
+	}
+	fmt.Fprintf(s.g.Stderr, "%s%s %s\n", clear, time.Now().Format("15:04:05"), line)
 }
 
 // snapshot is the run's configuration as stored: flags and config, no secrets

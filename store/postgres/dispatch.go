@@ -37,14 +37,22 @@ type Dispatcher struct {
 	// whether the same call was already queued and not finished (the job
 	// then waits for that one).
 	Queued func(job string, id int64, duplicate bool)
-	budget sync.Once
-	berr   error
-	mu     sync.Mutex
-	waits  map[int64][]chan error
-	keys   map[int64]string // the call key of each job waited for, but refreshed ones
-	named  map[string]bool  // the queues this run is known to use (naming held)
-	naming sync.Mutex       // held while named is read or a queue named
-	once   sync.Once
+	// Say, if set, hears when no worker alive has served a queue the run
+	// waits on for UnservedAfter (default 10 s), and when one serves it
+	// again (watchServed).
+	Say           func(string)
+	UnservedAfter time.Duration
+
+	budget  sync.Once
+	berr    error
+	mu      sync.Mutex
+	waits   map[int64][]chan error
+	keys    map[int64]string     // the call key of each job waited for, but refreshed ones
+	queueOf map[int64]string     // the queue of each job waited for
+	infos   map[string]QueueInfo // each queue's provider and model, for Say
+	named   map[string]bool      // the queues this run is known to use (naming held)
+	naming  sync.Mutex           // held while named is read or a queue named
+	once    sync.Once
 	// inserts are the jobs Dispatch hands to insertLoop, started once.
 	inserts chan insertReq
 	insOnce sync.Once
@@ -53,6 +61,7 @@ type Dispatcher struct {
 // NewDispatcher makes the dispatcher of a run.
 func NewDispatcher(st *Store, runID int64) *Dispatcher {
 	return &Dispatcher{st: st, run: runID, Poll: 100 * time.Millisecond, EndPoll: 20 * time.Millisecond, FullPollEvery: fullPollEvery, FullPollBelow: fullPollBelow,
+		UnservedAfter: unservedAfter, queueOf: map[int64]string{}, infos: map[string]QueueInfo{},
 		waits: map[int64][]chan error{}, keys: map[int64]string{}, named: map[string]bool{},
 		inserts: make(chan insertReq, insertBatch)}
 }
@@ -104,11 +113,17 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	ch := make(chan error, 1)
 	d.mu.Lock()
 	d.waits[id] = append(d.waits[id], ch)
+	d.queueOf[id], d.infos[q.Name] = q.Name, q
 	if !j.Refresh { // a refreshed call's old answer is not its new one
 		d.keys[id] = key
 	}
 	d.mu.Unlock()
-	d.once.Do(func() { go d.poll(context.WithoutCancel(ctx)) })
+	d.once.Do(func() {
+		go d.poll(context.WithoutCancel(ctx))
+		if d.Say != nil && d.UnservedAfter > 0 {
+			go d.watchServed(context.WithoutCancel(ctx))
+		}
+	})
 	select {
 	case err := <-ch:
 		return err
@@ -255,6 +270,7 @@ func (d *Dispatcher) poll(ctx context.Context) {
 			}
 			delete(d.waits, id)
 			delete(d.keys, id)
+			delete(d.queueOf, id)
 		}
 		d.mu.Unlock()
 	}

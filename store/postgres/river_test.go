@@ -508,3 +508,50 @@ func TestOpenCallJobsBut(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchSaysWhenNoWorkerServesItsQueue: a run waiting on a queue no
+// worker alive serves says so once UnservedAfter has passed (before: it
+// waited without a word), says it again when the worker that comes skips
+// the queue, then that a worker serves it once one does, and gets its
+// answer.
+func TestDispatchSaysWhenNoWorkerServesItsQueue(t *testing.T) {
+	ctx, st, d := dispatchRig(t, 60*time.Second, 20*time.Millisecond)
+	said := make(chan string, 16)
+	d.Say = func(line string) { said <- line }
+	d.UnservedAfter = 200 * time.Millisecond
+	j, key := callJob(0)
+	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
+	done := make(chan error, 1)
+	go func() { done <- d.Dispatch(ctx, j, key) }()
+	hear := func(want string) {
+		t.Helper()
+		select {
+		case line := <-said:
+			if !strings.Contains(line, want) {
+				t.Fatalf("the run said %q, want %q", line, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("the run never said %q", want)
+		}
+	}
+	hear("no worker is alive to make this run's calls of openai:gpt-4.1-mini")
+	// A worker alive that serves another queue (its heartbeat names what
+	// it serves).
+	other := startWorker(ctx, t, st, "keyless", "lab_m1_x", 1, func(context.Context, string, postgres.CallArgs) error { return nil })
+	if err := other.Beat(ctx, "lab_m1_x"); err != nil {
+		t.Fatal(err)
+	}
+	hear("openai:gpt-4.1-mini (queue " + queue + ") has waited")
+	w := startWorker(ctx, t, st, "keyed", queue, 1, func(context.Context, string, postgres.CallArgs) error { return nil })
+	if err := w.Beat(ctx, queue); err != nil {
+		t.Fatal(err)
+	}
+	succeeded(ctx, t, done, "the job")
+	select {
+	case line := <-said:
+		if !strings.Contains(line, "a worker serves openai:gpt-4.1-mini now") {
+			t.Fatalf("the run said %q once its queue had a worker", line)
+		}
+	default: // the answer may come before the watch's next look: then it has nothing to say
+	}
+}

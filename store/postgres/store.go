@@ -388,8 +388,9 @@ func (s *Store) Team() (engine.SharedLimits, engine.SharedBudget, engine.SharedS
 }
 
 // Queue is the dispatcher that queues a run's calls for workers, who hold
-// budget (USD, 0: none) together (backend.Team).
-func (s *Store) Queue(runID int64, budget float64) engine.Dispatcher {
+// budget (USD, 0: none) together (backend.Team); say, if not nil, hears
+// when no worker alive serves a queue the run waits on (Dispatcher.Say).
+func (s *Store) Queue(runID int64, budget float64, say func(string)) engine.Dispatcher {
 	// The run is known to queue for workers from now, before it has named
 	// a queue (its plan may take a while): a worker waiting --until-empty
 	// counts it as between two phases and waits for its work. A failure
@@ -398,6 +399,6 @@ func (s *Store) Queue(runID int64, budget float64) engine.Dispatcher {
 	s.pg.Exec(ctx, `INSERT INTO run_queues (run_id, queue) VALUES ($1, '') ON CONFLICT DO NOTHING`, runID)
 	cancel()
 	d := NewDispatcher(s, runID)
-	d.Budget = budget
+	d.Budget, d.Say = budget, say
 	return d
 }
