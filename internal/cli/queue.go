@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -124,6 +125,10 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 			if r.LastError != "" {
 				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d failed, the last: %s\n", r.Run, r.Provider, r.Model, r.Failed, oneLine(r.LastError, 200))
 			}
+			if open := r.Queued + r.Running; open > 0 && len(workers) > 0 && !servedBy(workers, r.Queue) {
+				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d open and none of the workers heard from serves its queue (a worker skips a provider it has no key for, and a budgeted model it has no price for, saying so)\n",
+					r.Run, r.Provider, r.Model, open)
+			}
 		}
 	}
 	fmt.Fprintln(g.Stdout)
@@ -144,6 +149,11 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 			w.Started.Local().Format("2006-01-02 15:04:05"), now.Sub(w.Heartbeat).Round(time.Second))
 	}
 	return tw.Flush()
+}
+
+// servedBy reports whether one of workers serves queue.
+func servedBy(workers []postgres.WorkerInfo, queue string) bool {
+	return slices.ContainsFunc(workers, func(w postgres.WorkerInfo) bool { return slices.Contains(strings.Fields(w.Serves), queue) })
 }
 
 // oneLine is s on one line, at most n runes.

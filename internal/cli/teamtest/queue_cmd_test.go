@@ -59,6 +59,15 @@ func TestQueueCommand(t *testing.T) {
 	if out := queue("retry", "1"); !strings.Contains(out, "queued 30 failed jobs of run 1 again") {
 		t.Fatalf("queue retry: %s", out)
 	}
+	// A worker alive without the provider's key: the queue says that none
+	// of the workers serves the open jobs' queue.
+	keyless := r.spawnEnv("keyless.log", []string{"OPENAI_API_KEY="}, "worker", "--name", "the-keyless-one")
+	r.waitFor("the keyless worker's heartbeat", func() bool { return strings.Contains(queue(), "the-keyless-one") })
+	if out := queue(); !strings.Contains(out, "run 1, openai:gpt-4.1-mini: 30 open and none of the workers heard from serves its queue") {
+		t.Fatalf("queue with a worker that skips the queue:\n%s", out)
+	}
+	keyless.Process.Kill()
+	keyless.Wait()
 	alive := r.spawn("alive.log", "worker", "--name", "the-listed-one")
 	r.waitFor("the retried jobs made", func() bool {
 		return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`) == n
