@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,6 +151,31 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 			w.Started.Local().Format("2006-01-02 15:04:05"), now.Sub(w.Heartbeat).Round(time.Second))
 	}
 	return tw.Flush()
+}
+
+// unservedLines writes, for `runs show`, each of the run's queues with
+// jobs open that none of the workers heard from serves (or that no worker
+// at all was heard from).
+func unservedLines(ctx context.Context, w io.Writer, pg backend.Jobs, run int64) error {
+	rows, err := pg.QueueTable(ctx, run)
+	if err != nil {
+		return err
+	}
+	workers, err := pg.Workers(ctx, workersAlive)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Queued+r.Running == 0 || servedBy(workers, r.Queue) {
+			continue
+		}
+		why := "none of the workers heard from in the last " + workersAlive.String() + " serves its queue"
+		if len(workers) == 0 {
+			why = "no worker heard from in the last " + workersAlive.String()
+		}
+		fmt.Fprintf(w, "           %s:%s: %d open, %s\n", r.Provider, r.Model, r.Queued+r.Running, why)
+	}
+	return nil
 }
 
 // servedBy reports whether one of workers serves queue.

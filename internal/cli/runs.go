@@ -186,6 +186,9 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 				}
 				if len(q) > 0 {
 					fmt.Fprintf(w, "workers:   %d jobs queued, %d running, %d done, %d failed\n", q[postgres.Queued], q[postgres.Running], q[postgres.Done], q[postgres.Failed])
+					if err := unservedLines(cmd.Context(), w, pg, r.ID); err != nil {
+						return err
+					}
 					budget, spent, stopped, ok, err := pg.Budget(cmd.Context(), r.ID)
 					if err != nil {
 						return err

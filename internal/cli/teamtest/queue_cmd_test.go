@@ -66,6 +66,9 @@ func TestQueueCommand(t *testing.T) {
 	if out := queue(); !strings.Contains(out, "run 1, openai:gpt-4.1-mini: 30 open and none of the workers heard from serves its queue") {
 		t.Fatalf("queue with a worker that skips the queue:\n%s", out)
 	}
+	if out, _, err := clitest.Run(t, r.dir, "--db", pg, "runs", "show", "1"); err != nil || !strings.Contains(out, "openai:gpt-4.1-mini: 30 open, none of the workers heard from in the last 1m0s serves its queue") {
+		t.Fatalf("runs show with a worker that skips the run's queue (%v):\n%s", err, out)
+	}
 	keyless.Process.Kill()
 	keyless.Wait()
 	alive := r.spawn("alive.log", "worker", "--name", "the-listed-one")
