@@ -35,6 +35,8 @@ type session struct {
 	// created: this invocation made the SQLite file; Close removes it
 	// again if it still holds nothing (a dry run, refused input).
 	created string
+	// runID is the run the runner last started or resumed.
+	runID int64
 }
 
 // openSession loads the config and opens the store for writing: commands
@@ -276,6 +278,23 @@ func (s *session) batchNews(ev engine.BatchEvent) {
 	fmt.Fprintf(s.g.Stderr, "%s%s batch %s (%s, %d requests): %s\n", clear, time.Now().Format("15:04:05"), ev.ID, ev.Provider, ev.Requests, what)
 }
 
+// stillQueued says, of a queuing run interrupted, that the jobs it queued
+// and the workers have not finished stay queued: the workers make them
+// (and are paid for them), unless the run's jobs are cancelled.
+func (s *session) stillQueued() {
+	pg, ok := s.st.(backend.Jobs)
+	if !ok || s.runID == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	q, err := pg.QueueCounts(ctx, s.runID)
+	if open := q[postgres.Queued] + q[postgres.Running]; err == nil && open > 0 {
+		fmt.Fprintf(s.g.Stderr, "%s this run queued stay in the queue: workers make them, and the same command run again uses their answers (fallacylab --db … queue cancel %d takes them out)\n",
+			plural(open, "job", "jobs"), s.runID)
+	}
+}
+
 // teamNews says what a queuing run hears of its workers (no worker alive
 // serves a queue it waits on; one does again), over the progress bar as
 // batchNews does; with --quiet too, as a run waiting on nobody is not
@@ -341,6 +360,9 @@ func (s *session) runner() *runner.Runner {
 		Summarize: func(sum engine.Summary, counts []store.PhaseCount) {
 			printSummary(s.g, sum)
 			printPhaseCounts(s.g, counts)
+			if sum.Interrupted && s.g.Workers == 0 {
+				s.stillQueued()
+			}
 		},
 		Estimate: func(est engine.Estimate) {
 			printEstimate(s.g.Stdout, est)
@@ -354,6 +376,7 @@ func (s *session) runner() *runner.Runner {
 			return err
 		},
 		Ran: func(id int64) {
+			s.runID = id
 			if s.g.sweep != nil {
 				s.g.sweep.runID = id
 			}

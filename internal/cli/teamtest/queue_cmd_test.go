@@ -2,8 +2,11 @@ package teamtest_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -199,5 +202,28 @@ func TestQueuingNeedsNoKeys(t *testing.T) {
 	r.allDone(n)
 	if got := len(srv.Ledger()); got != n {
 		t.Fatalf("%d requests for %d jobs", got, n)
+	}
+}
+
+// TestInterruptedQueuingRunSaysItsJobsStay: a queuing run interrupted
+// (Ctrl-C) while no worker has made its jobs exits 130 and says that the
+// jobs it queued stay in the queue for the workers, and how to take them
+// out (before: only that it was interrupted, while workers went on making
+// — and paying for — its calls).
+func TestInterruptedQueuingRunSaysItsJobsStay(t *testing.T) {
+	const n = 30
+	r, _, _ := teamRig(t, llmtest.Options{}, n, "interrupted prompt")
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) == n })
+	if err := coord.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := coord.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("the interrupted run: %v, want exit 130\n%s", err, r.log("coordinator.log"))
+	}
+	if log := r.log("coordinator.log"); !strings.Contains(log, "30 jobs this run queued stay in the queue") || !strings.Contains(log, "queue cancel 1 takes them out") {
+		t.Fatalf("the interrupted run does not say its jobs stay queued:\n%s", log)
 	}
 }
