@@ -119,7 +119,7 @@ func openWorkerSession(ctx context.Context, g *Global) (*session, error) {
 			return s, err
 		}
 		away = min(max(2*away, time.Second), storeAway)
-		fmt.Fprintf(g.Stderr, "%s worker: the store %s (open: %v): trying again in %s\n", time.Now().Format("15:04:05"), postgres.WhyWait(err), err, away)
+		fmt.Fprintf(g.Stderr, "%s worker: the store %s (%v): trying again in %s\n", time.Now().Format("15:04:05"), postgres.WhyWait(err), err, away)
 		sleepCtx(ctx, away)
 		waited += away
 	}
