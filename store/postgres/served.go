@@ -96,7 +96,7 @@ func (w *servedWatch) news(now time.Time, waiting map[string]QueueInfo, live [][
 		if len(live) == 1 {
 			alive = "the worker alive does not serve it"
 		}
-		out = append(out, fmt.Sprintf("%s (queue %s) has waited %s for a worker: %s (a worker skips a provider it has no key for, and a budgeted model it has no price for, saying so; fallacylab --db … queue lists what each serves)",
+		out = append(out, fmt.Sprintf("%s (queue %s) has waited %s for a worker: %s (a worker skips a queue whose provider it has no key for, that it reaches at another endpoint, or whose budgeted model it has no price for, and says why; fallacylab --db … queue lists what each serves)",
 			pm, name, waited, alive))
 	}
 	if len(unserved) > 0 {
