@@ -27,9 +27,12 @@ func Unreachable(err error) bool {
 		return pe.Code == pgerrcode.TooManyConnections || pe.Code == pgerrcode.CannotConnectNow ||
 			pe.Code == pgerrcode.AdminShutdown || pe.Code == pgerrcode.CrashShutdown || pgerrcode.IsConnectionException(pe.Code)
 	}
-	var ne net.Error
+	// A network operation's error, not any error of the net.Error shape: a
+	// syscall.Errno has that shape too, so a missing config file (ENOENT)
+	// read as a server to wait for (a worker waited five minutes).
+	var oe *net.OpError
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ne) || errors.As(err, &ce) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	if errors.As(err, &oe) || errors.As(err, &ce) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return true
 	}

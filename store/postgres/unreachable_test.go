@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,7 +56,9 @@ func TestUnreachable(t *testing.T) {
 		}
 	}
 	for _, err := range []error{nil, &pgconn.PgError{Code: "28P01", Message: "password authentication failed"},
-		fmt.Errorf("open: %w", &pgconn.PgError{Code: "3D000"}), errors.New("config: bad yaml")} {
+		fmt.Errorf("open: %w", &pgconn.PgError{Code: "3D000"}), errors.New("config: bad yaml"),
+		fmt.Errorf("config x.yaml: %w", &fs.PathError{Op: "open", Path: "x.yaml", Err: syscall.ENOENT}),
+		fmt.Errorf("open store: %w", &fs.PathError{Op: "open", Path: "f.db", Err: syscall.EACCES})} {
 		if Unreachable(err) {
 			t.Errorf("%v taken for an unreachable server", err)
 		}
