@@ -287,12 +287,19 @@ func engineFlagsUnused(cmd *cobra.Command) error {
 func helpWithoutEngineFlags(root *cobra.Command) {
 	def := root.HelpFunc()
 	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		var hide []string
 		if !sendsCalls(cmd) && cmd.HasParent() {
-			for _, name := range engineFlags {
-				if f := root.PersistentFlags().Lookup(name); f != nil && !f.Hidden {
-					f.Hidden = true
-					defer func() { f.Hidden = false }()
-				}
+			hide = engineFlags
+		}
+		if cmd.Annotations[refusesRunFlags] != "" {
+			for _, f := range runFlags {
+				hide = append(hide, f.name)
+			}
+		}
+		for _, name := range hide {
+			if f := root.PersistentFlags().Lookup(name); f != nil && !f.Hidden {
+				f.Hidden = true
+				defer func() { f.Hidden = false }()
 			}
 		}
 		def(cmd, args)

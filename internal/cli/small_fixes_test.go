@@ -93,3 +93,35 @@ func TestWorkersHelpReadsOnce(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// TestWorkerRefusesARunsFlags: a run's flags given to a worker are refused
+// before it opens the store, saying whose they are (before: --dry-run and
+// --cache only failed every job the worker took, its own --budget ended a
+// run that had none, --batch did nothing); its help leaves them out, and
+// the flags that are a worker's still serve it.
+func TestWorkerRefusesARunsFlags(t *testing.T) {
+	dir := t.TempDir()
+	db := "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"
+	for _, args := range [][]string{{"--dry-run"}, {"--budget", "1"}, {"--cache", "only"}, {"--cache", "use"}, {"--batch"},
+		{"--batch-size", "10"}, {"--max-unusable", "0.5"}, {"--workers", "0"}} {
+		_, _, err := runCLI2(t, dir, db, append(args, "worker", "--until-empty")...)
+		if err == nil || !strings.Contains(err.Error(), args[0]+" is not a worker's") {
+			t.Errorf("worker %v: %v", args, err)
+		}
+	}
+	out, _, err := runCLI(t, dir, "worker", "--help")
+	if err != nil || strings.Contains(out, "--dry-run") || strings.Contains(out, "--budget") || !strings.Contains(out, "--rpm") {
+		t.Fatalf("worker --help (%v):\n%s", err, out)
+	}
+	// A config file that is not there is an error at once, not a store
+	// to wait for (before: "the store does not answer", for five minutes).
+	if _, _, err := runCLI2(t, dir, db, "--rpm", "60", "worker", "--until-empty"); err == nil || !strings.Contains(err.Error(), "fallacylab.yaml") {
+		t.Fatalf("worker without its config file: %v, want the config's error", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI2(t, dir, filepath.Join(dir, "f.db"), "--rpm", "60", "worker", "--until-empty"); err == nil || !strings.Contains(err.Error(), "needs the shared store") {
+		t.Fatalf("worker --rpm on a SQLite store: %v, want the store's error", err)
+	}
+}

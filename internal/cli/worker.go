@@ -24,7 +24,7 @@ func newWorkerCmd(g *Global) *cobra.Command {
 	var name string
 	cmd := &cobra.Command{
 		Use:         "worker",
-		Annotations: callsModels(),
+		Annotations: workerAnnotations(),
 		Short:       "Make the calls runs queued with --workers 0: take jobs from the shared store's River queues, call, commit, repeat",
 		Long: `Takes jobs from the work queue of a shared PostgreSQL store (--db postgres://…; the queue is River's,
 github.com/riverqueue/river) and calls the providers with this machine's keys and limits, answering from
@@ -37,6 +37,9 @@ them. Each worker process is its own River client: --name is only a label.`,
   fallacylab --db "$FALLACYLAB_DB" worker --until-empty --lease 1m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := runFlagsRefused(cmd); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			s, err := openWorkerSession(ctx, g)
 			if err != nil {
@@ -101,6 +104,42 @@ them. Each worker process is its own River client: --name is only a label.`,
 	cmd.Flags().BoolVar(&untilEmpty, "until-empty", false, "exit once no job this worker can serve is open and no run is between two phases; at start it waits up to 30 s for a run to queue work (default: wait for work)")
 	cmd.Flags().StringVar(&name, "name", "", "this worker's label in the queue (fallacylab queue) and its messages (default host:pid; a random suffix makes each process its own River client)")
 	return cmd
+}
+
+// runFlags are the engine's flags that belong to a run, not to a worker,
+// and why: a worker makes the jobs runs queue as each job says (its run's
+// budget, its refresh), live. Taken by a worker, they failed or stopped
+// the runs it served (--dry-run and --cache only failed every job it took;
+// its own --budget ended a run that had none) or did nothing (--batch).
+var runFlags = []struct{ name, why string }{
+	{"dry-run", "a worker takes jobs to make their calls: give --dry-run to the run's command to see what it would send and cost"},
+	{"budget", "a budget is the run's: give --budget to the command that queues the calls, and the workers hold it together"},
+	{"cache", "the cache mode is the run's: a run queued with --cache refresh hands it to the workers with each job, and --cache only queues nothing"},
+	{"batch", "a worker makes live calls: a run with --batch sends its provider batches itself and queues nothing"},
+	{"batch-size", "a worker makes live calls: a run with --batch sends its provider batches itself and queues nothing"},
+	{"max-unusable", "the share of unusable answers a run bears is the run's: give --max-unusable to its command"},
+	{"workers", "--workers 0 is for the command whose calls workers make"},
+}
+
+// refusesRunFlags marks a command that refuses runFlags (its help hides them).
+const refusesRunFlags = "fallacylab/refuses-run-flags"
+
+// workerAnnotations mark the worker command: it calls models, and refuses
+// a run's flags.
+func workerAnnotations() map[string]string {
+	a := callsModels()
+	a[refusesRunFlags] = "yes"
+	return a
+}
+
+// runFlagsRefused refuses a run's flag given to a worker, saying whose it is.
+func runFlagsRefused(cmd *cobra.Command) error {
+	for _, f := range runFlags {
+		if fl := cmd.Flags().Lookup(f.name); fl != nil && fl.Changed {
+			return fmt.Errorf("--%s is not a worker's: %s", f.name, f.why)
+		}
+	}
+	return nil
 }
 
 // openWorkerSession opens the store as every command does, but a
