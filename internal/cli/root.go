@@ -53,7 +53,10 @@ type Global struct {
 
 	ctx       context.Context // the running command's, for opening the store
 	dbFlagSet bool            // --db was given
-	dbFrom    string          // where the store's path came from, once resolved
+	// lockTimeoutSet: --lock-timeout was given (a SQLite file's; a
+	// postgres:// store refuses it, as a SQLite file --db-max-conns).
+	lockTimeoutSet bool
+	dbFrom         string // where the store's path came from, once resolved
 
 	Stdout, Stderr io.Writer
 	TTY            bool // stderr is a terminal: draw a progress bar
@@ -115,6 +118,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 		setGCPercent(cmd)
 		g.dbFlagSet = cmd.Flags().Changed("db")
 		g.budgetSet = cmd.Flags().Changed("budget")
+		g.lockTimeoutSet = cmd.Flags().Changed("lock-timeout")
 		if err := checkFlags(cmd); err != nil {
 			return err
 		}

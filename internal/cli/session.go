@@ -48,12 +48,28 @@ func openSession(g *Global) (*session, error) { return open(g, false) }
 // read-only file or folder can be browsed.
 func openBrowse(g *Global) (*session, error) { return open(g, true) }
 
+// storeFlagsFit refuses a store flag that the store in use has no use
+// for: it would do nothing, silently.
+func storeFlagsFit(g *Global) error {
+	pg := backend.IsURL(g.DBPath)
+	switch {
+	case g.DBMaxConns > 0 && !pg:
+		return fmt.Errorf("--db-max-conns caps a postgres:// store's connections; this store is a SQLite file (%s): leave it out", g.DBPath)
+	case g.lockTimeoutSet && pg:
+		return fmt.Errorf("--lock-timeout is how long to wait for a SQLite file's lock; a postgres:// store has none: leave it out")
+	}
+	return nil
+}
+
 func open(g *Global, browse bool) (*session, error) {
 	cfg, err := config.Load(config.Locate(g.ConfigPath))
 	if err != nil {
 		return nil, err
 	}
 	resolveDB(g, cfg)
+	if err := storeFlagsFit(g); err != nil {
+		return nil, err
+	}
 	ctx := g.ctx
 	if ctx == nil {
 		ctx = context.Background()

@@ -125,3 +125,22 @@ func TestWorkerRefusesARunsFlags(t *testing.T) {
 		t.Fatalf("worker --rpm on a SQLite store: %v, want the store's error", err)
 	}
 }
+
+// TestStoreFlagsFitTheStore: a store flag the store in use has no use for
+// is refused, naming it (before: --db-max-conns on a SQLite file and
+// --lock-timeout on a postgres:// store did nothing, silently).
+func TestStoreFlagsFitTheStore(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, dir, "--db-max-conns", "4", "runs"); err == nil || !strings.Contains(err.Error(), "--db-max-conns caps a postgres:// store's connections") {
+		t.Errorf("--db-max-conns on a SQLite file: %v", err)
+	}
+	if _, _, err := runCLI2(t, dir, "postgres://nobody@127.0.0.1:1/none", "--lock-timeout", "5s", "runs"); err == nil || !strings.Contains(err.Error(), "--lock-timeout is how long to wait for a SQLite file's lock") {
+		t.Errorf("--lock-timeout on a postgres:// store: %v", err)
+	}
+	if _, _, err := runCLI(t, dir, "--lock-timeout", "5s", "runs"); err != nil && strings.Contains(err.Error(), "lock-timeout") {
+		t.Errorf("--lock-timeout on a SQLite file: %v", err)
+	}
+}
