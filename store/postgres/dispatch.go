@@ -121,7 +121,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	d.once.Do(func() {
 		go d.poll(context.WithoutCancel(ctx))
 		if d.Say != nil && d.UnservedAfter > 0 {
-			go d.watchServed(context.WithoutCancel(ctx))
+			go d.watchServed(ctx) // says nothing once the run has stopped waiting
 		}
 	})
 	select {
