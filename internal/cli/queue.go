@@ -82,6 +82,9 @@ func newQueueActCmd(g *Global, use, short string, act func(backend.Jobs, *cobra.
 				return err
 			}
 			defer s.Close()
+			if _, err := runByArg(cmd, s, args[0]); err != nil { // a mistyped id is not "0 jobs"
+				return fmt.Errorf("queue %s: %w", use, err)
+			}
 			n, err := act(pg, cmd, id)
 			if err != nil {
 				return err

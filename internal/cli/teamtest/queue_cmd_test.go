@@ -39,6 +39,9 @@ func TestQueueCommand(t *testing.T) {
 	if !strings.Contains(out, "openai:gpt-4.1-mini  30      0        0     0") || !strings.Contains(out, "no worker heard from") {
 		t.Fatalf("queue before any worker:\n%s", out)
 	}
+	if _, _, err := clitest.Run(t, r.dir, "--db", pg, "queue", "cancel", "99"); err == nil || !strings.Contains(err.Error(), "no run 99") {
+		t.Fatalf("queue cancel of a run that is not there: %v, want an error (before: \"cancelled 0 jobs\")", err)
+	}
 	if out := queue("cancel", "1"); !strings.Contains(out, "cancelled 30 jobs of run 1") {
 		t.Fatalf("queue cancel: %s", out)
 	}
