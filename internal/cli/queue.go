@@ -156,29 +156,83 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 	return tw.Flush()
 }
 
-// unservedLines writes, for `runs show`, each of the run's queues with
-// jobs open that none of the workers heard from serves (or that no worker
-// at all was heard from).
-func unservedLines(ctx context.Context, w io.Writer, pg backend.Jobs, run int64) error {
+// teamProgress is a queued run's progress through the workers (a team
+// store's, for `runs show`): its jobs by state, the models whose open jobs
+// none of the workers heard from serves, and the budget they book.
+type teamProgress struct {
+	Queued  int `json:"queued"`
+	Running int `json:"running"`
+	Done    int `json:"done"`
+	Failed  int `json:"failed"`
+	// Unserved are the models (provider:model) with jobs open in a queue
+	// none of the workers heard from in the last workersAlive serves
+	// (NoWorker: no worker was heard from at all), with how many.
+	Unserved []unservedJSON `json:"unserved,omitempty"`
+	NoWorker bool           `json:"no_worker_alive,omitempty"`
+	Budget   *teamBudget    `json:"budget,omitempty"`
+}
+
+type unservedJSON struct {
+	Model string `json:"model"`
+	Open  int    `json:"open"`
+}
+
+type teamBudget struct {
+	USD     float64 `json:"usd"`
+	Booked  float64 `json:"booked_usd"`
+	Reached bool    `json:"reached"`
+}
+
+// runTeamProgress is run's progress through the workers; nil if it
+// queued nothing.
+func runTeamProgress(ctx context.Context, pg backend.Jobs, run int64) (*teamProgress, error) {
+	q, err := pg.QueueCounts(ctx, run)
+	if err != nil || len(q) == 0 {
+		return nil, err
+	}
+	tp := &teamProgress{Queued: q[postgres.Queued], Running: q[postgres.Running], Done: q[postgres.Done], Failed: q[postgres.Failed]}
 	rows, err := pg.QueueTable(ctx, run)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	workers, err := pg.Workers(ctx, workersAlive)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range rows {
-		if r.Queued+r.Running == 0 || servedBy(workers, r.Queue) {
-			continue
+		if open := r.Queued + r.Running; open > 0 && !servedBy(workers, r.Queue) {
+			tp.Unserved = append(tp.Unserved, unservedJSON{r.Provider + ":" + r.Model, open})
+			tp.NoWorker = len(workers) == 0
 		}
+	}
+	budget, spent, stopped, ok, err := pg.Budget(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		tp.Budget = &teamBudget{budget, spent, stopped}
+	}
+	return tp, nil
+}
+
+// print writes the progress as `runs show` shows it.
+func (tp *teamProgress) print(w io.Writer) {
+	fmt.Fprintf(w, "workers:   %d jobs queued, %d running, %d done, %d failed\n", tp.Queued, tp.Running, tp.Done, tp.Failed)
+	for _, u := range tp.Unserved {
 		why := "none of the workers heard from in the last " + workersAlive.String() + " serves its queue"
-		if len(workers) == 0 {
+		if tp.NoWorker {
 			why = "no worker heard from in the last " + workersAlive.String()
 		}
-		fmt.Fprintf(w, "           %s:%s: %d open, %s\n", r.Provider, r.Model, r.Queued+r.Running, why)
+		fmt.Fprintf(w, "           %s: %d open, %s\n", u.Model, u.Open, why)
 	}
-	return nil
+	if b := tp.Budget; b != nil {
+		state := ""
+		if b.Reached {
+			state = " — reached: the rest is not sent"
+		}
+		fmt.Fprintf(w, "budget:    $%.4f of $%.2f booked by the workers%s\n", b.Booked, b.USD, state)
+	}
+	fmt.Fprintln(w)
 }
 
 // servedBy reports whether one of workers serves queue.

@@ -23,7 +23,6 @@ import (
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
-	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -162,13 +161,20 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var tp *teamProgress
+			if pg, ok := s.st.(backend.Jobs); ok { // the workers' progress on its queued jobs
+				if tp, err = runTeamProgress(cmd.Context(), pg, r.ID); err != nil {
+					return err
+				}
+			}
 			if asJSON {
 				return printJSON(g, struct {
-					Run    runJSON         `json:"run"`
-					Phases []phaseJSON     `json:"phases"`
-					Models []modelJSON     `json:"models"`
-					Config json.RawMessage `json:"config"`
-				}{runOf(r, time.Now()), phasesOf(phases), modelsOf(stats), r.Config})
+					Run     runJSON         `json:"run"`
+					Phases  []phaseJSON     `json:"phases"`
+					Workers *teamProgress   `json:"workers,omitempty"`
+					Models  []modelJSON     `json:"models"`
+					Config  json.RawMessage `json:"config"`
+				}{runOf(r, time.Now()), phasesOf(phases), tp, modelsOf(stats), r.Config})
 			}
 			w := g.Stdout
 			fmt.Fprintf(w, "run %d: %s\nbenchmark: %s\nstatus:    %s\nversion:   %s\nstarted:   %s\nduration:  %s\ncalls:     %d (%d from the cache)\n\n",
@@ -179,29 +185,8 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 				}
 				fmt.Fprintln(w)
 			}
-			if pg, ok := s.st.(backend.Jobs); ok { // the workers' progress on its queued jobs
-				q, err := pg.QueueCounts(cmd.Context(), r.ID)
-				if err != nil {
-					return err
-				}
-				if len(q) > 0 {
-					fmt.Fprintf(w, "workers:   %d jobs queued, %d running, %d done, %d failed\n", q[postgres.Queued], q[postgres.Running], q[postgres.Done], q[postgres.Failed])
-					if err := unservedLines(cmd.Context(), w, pg, r.ID); err != nil {
-						return err
-					}
-					budget, spent, stopped, ok, err := pg.Budget(cmd.Context(), r.ID)
-					if err != nil {
-						return err
-					}
-					if ok {
-						state := ""
-						if stopped {
-							state = " — reached: the rest is not sent"
-						}
-						fmt.Fprintf(w, "budget:    $%.4f of $%.2f booked by the workers%s\n", spent, budget, state)
-					}
-					fmt.Fprintln(w)
-				}
+			if tp != nil {
+				tp.print(w)
 			}
 			if len(stats) > 0 {
 				if err := modelTable(w, stats); err != nil {

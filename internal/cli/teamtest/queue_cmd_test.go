@@ -75,6 +75,21 @@ func TestQueueCommand(t *testing.T) {
 	if out, _, err := clitest.Run(t, r.dir, "--db", pg, "runs", "show", "1"); err != nil || !strings.Contains(out, "openai:gpt-4.1-mini: 30 open, none of the workers heard from in the last 1m0s serves its queue") {
 		t.Fatalf("runs show with a worker that skips the run's queue (%v):\n%s", err, out)
 	}
+	var shown struct {
+		Workers struct {
+			Queued   int
+			Unserved []struct {
+				Model string
+				Open  int
+			}
+			NoWorker bool `json:"no_worker_alive"`
+		}
+	}
+	out, _, err := clitest.Run(t, r.dir, "--db", pg, "runs", "show", "1", "--json")
+	if err != nil || json.Unmarshal([]byte(out), &shown) != nil || shown.Workers.Queued != n || len(shown.Workers.Unserved) != 1 ||
+		shown.Workers.Unserved[0].Model != "openai:gpt-4.1-mini" || shown.Workers.Unserved[0].Open != n || shown.Workers.NoWorker {
+		t.Fatalf("runs show --json with a worker that skips the run's queue (%v): %+v\n%s", err, shown, out)
+	}
 	keyless.Process.Kill()
 	keyless.Wait()
 	alive := r.spawn("alive.log", "worker", "--name", "the-listed-one")
