@@ -48,7 +48,7 @@ type Jobs interface {
 	Budget(ctx context.Context, runID int64) (budget, spent float64, stopped, ok bool, err error)
 	QueueTable(ctx context.Context, run int64) ([]postgres.QueueRow, error)
 	Workers(ctx context.Context, within time.Duration) ([]postgres.WorkerInfo, error)
-	CancelJobs(ctx context.Context, run int64) (int, error)
+	CancelJobs(ctx context.Context, run int64) (queued, running int, err error)
 	RetryJobs(ctx context.Context, run int64) (int, error)
 	DeadOwner(ctx context.Context, owner string, silence time.Duration) bool
 	RiverClient() (*river.Client[pgx.Tx], error)

@@ -56,18 +56,24 @@ their label, River client id, the queues they serve and the jobs they are making
 	cmd.Flags().Int64Var(&run, "run", 0, "only this run's jobs")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.AddCommand(newQueueActCmd(g, "cancel", "Cancel a run's open jobs: those queued at once, those being made by interrupting their call; the run sees them failed",
-		func(pg backend.Jobs, cmd *cobra.Command, id int64) (int, error) {
-			return pg.CancelJobs(cmd.Context(), id)
-		}, "cancelled %d jobs of run %d\n"),
+		func(pg backend.Jobs, cmd *cobra.Command, id int64) (string, error) {
+			queued, running, err := pg.CancelJobs(cmd.Context(), id)
+			said := fmt.Sprintf("cancelled %d jobs of run %d", queued+running, id)
+			if running > 0 {
+				said = fmt.Sprintf("cancelled %d queued jobs of run %d; %d being made stop when their worker hears of it (a call that ends first keeps its answer)", queued, id, running)
+			}
+			return said, err
+		}),
 		newQueueActCmd(g, "retry", "Put a run's failed jobs back in their queues: workers make them again and store the answers; run the run's command again (it resumes) to use them",
-			func(pg backend.Jobs, cmd *cobra.Command, id int64) (int, error) {
-				return pg.RetryJobs(cmd.Context(), id)
-			}, "queued %d failed jobs of run %d again\n"))
+			func(pg backend.Jobs, cmd *cobra.Command, id int64) (string, error) {
+				n, err := pg.RetryJobs(cmd.Context(), id)
+				return fmt.Sprintf("queued %d failed jobs of run %d again", n, id), err
+			}))
 	return cmd
 }
 
 // newQueueActCmd is `queue cancel RUN` or `queue retry RUN`.
-func newQueueActCmd(g *Global, use, short string, act func(backend.Jobs, *cobra.Command, int64) (int, error), said string) *cobra.Command {
+func newQueueActCmd(g *Global, use, short string, act func(backend.Jobs, *cobra.Command, int64) (string, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use + " RUN",
 		Short: short,
@@ -85,11 +91,11 @@ func newQueueActCmd(g *Global, use, short string, act func(backend.Jobs, *cobra.
 			if _, err := runByArg(cmd, s, args[0]); err != nil { // a mistyped id is not "0 jobs"
 				return fmt.Errorf("queue %s: %w", use, err)
 			}
-			n, err := act(pg, cmd, id)
+			said, err := act(pg, cmd, id)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.Stdout, said, n, id)
+			fmt.Fprintln(g.Stdout, said)
 			return nil
 		},
 	}

@@ -84,27 +84,34 @@ func (s *Store) Workers(ctx context.Context, within time.Duration) ([]WorkerInfo
 // waiting in a queue at once, those being made when their worker next
 // hears of it (its call is interrupted), or, should their worker be dead,
 // when its jobs are rescued. The run waiting for them sees them failed.
-// It returns how many it cancelled.
-func (s *Store) CancelJobs(ctx context.Context, run int64) (int, error) {
+// It returns how many it cancelled at once (queued) and how many were
+// being made (running: cancelled when their worker hears of it, unless
+// their call ends first and keeps its answer).
+func (s *Store) CancelJobs(ctx context.Context, run int64) (queued, running int, err error) {
 	c, err := s.inserter()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	ids, err := s.runJobs(ctx, run, openStates...)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	n := 0
 	for _, id := range ids {
-		if _, err := c.JobCancel(ctx, id); err != nil {
+		j, err := c.JobCancel(ctx, id)
+		if err != nil {
 			if errors.Is(err, river.ErrNotFound) {
 				continue // finished and removed meanwhile
 			}
-			return n, fmt.Errorf("cancel job %d of run %d: %w", id, run, err)
+			return queued, running, fmt.Errorf("cancel job %d of run %d: %w", id, run, err)
 		}
-		n++
+		switch j.State {
+		case rivertype.JobStateCancelled:
+			queued++
+		case rivertype.JobStateRunning:
+			running++
+		}
 	}
-	return n, nil
+	return queued, running, nil
 }
 
 // RetryJobs puts a run's failed jobs (cancelled, or out of attempts) back
