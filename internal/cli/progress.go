@@ -200,14 +200,42 @@ func printPhaseCounts(g *Global, counts []store.PhaseCount) {
 	}
 }
 
+// printFailures lists the failed jobs, those of one model that failed
+// with the same error as one line with their number and first ids (a
+// thousand jobs cancelled, or refused for one bad key, read as one cause,
+// not as twenty lines and "… and 980 more"), in the order of each cause's
+// first job; at most 20 lines.
 func printFailures(w io.Writer, fs []engine.Failure) {
-	const show = 20
-	for i, f := range fs {
+	const show, ids = 20, 3
+	type cause struct{ spec, err string }
+	var order []cause
+	jobs := map[cause][]string{}
+	for _, f := range fs {
+		c := cause{f.Spec.String(), f.Err}
+		if _, ok := jobs[c]; !ok {
+			order = append(order, c)
+		}
+		jobs[c] = append(jobs[c], f.JobID)
+	}
+	for i, c := range order {
 		if i == show {
-			fmt.Fprintf(w, "  … and %d more failures (see the store: fallacylab runs)\n", len(fs)-show)
+			rest := 0
+			for _, c := range order[show:] {
+				rest += len(jobs[c])
+			}
+			fmt.Fprintf(w, "  … and %d more failures (see the store: fallacylab runs)\n", rest)
 			break
 		}
-		fmt.Fprintf(w, "  FAILED %s [%s]: %s\n", f.JobID, f.Spec, f.Err)
+		js := jobs[c]
+		if len(js) == 1 {
+			fmt.Fprintf(w, "  FAILED %s [%s]: %s\n", js[0], c.spec, c.err)
+			continue
+		}
+		list := strings.Join(js[:min(ids, len(js))], ", ")
+		if len(js) > ids {
+			list += ", …"
+		}
+		fmt.Fprintf(w, "  FAILED %d jobs [%s] (%s): %s\n", len(js), c.spec, list, c.err)
 	}
 }
 
