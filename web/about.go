@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/store"
 )
@@ -71,6 +73,9 @@ type liveView struct {
 	Unusable int
 	Failed   int
 	Budget   string
+	// Workers is the progress of a run that queued its calls for workers
+	// (a team store's; nil otherwise).
+	Workers *backend.TeamProgress
 }
 
 type livePhase struct {
@@ -107,8 +112,16 @@ func (s *Server) live(ctx context.Context, w http.ResponseWriter, a *aboutView) 
 		l.Rate = fmt.Sprintf("%.1f calls/s over %s (%d paid, %d from the cache)", rate,
 			time.Since(a.Run.Started).Round(time.Second), a.Total.Calls-a.Total.Hits, a.Total.Hits)
 	}
+	if jobs, ok := s.st.(backend.Jobs); ok {
+		// A failed read only leaves the line out: the page is the run's.
+		l.Workers, _ = backend.RunTeamProgress(ctx, jobs, a.Run.ID)
+	}
 	for i, p := range l.Phases {
-		if left := p.Jobs - p.Done; left > 0 && rate > 0 {
+		left := p.Jobs - p.Done
+		switch {
+		case left > 0 && l.Workers != nil && slices.ContainsFunc(l.Workers.Unserved, func(u backend.Unserved) bool { return u.Model == p.Model }):
+			l.Phases[i].ETA = "no worker serves it" // the run's pace says nothing of a model no one calls
+		case left > 0 && rate > 0:
 			l.Phases[i].ETA = (time.Duration(float64(left) / rate * float64(time.Second))).Round(time.Second).String()
 		}
 	}

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +14,7 @@ import (
 )
 
 // workersAlive is how recently a worker must have beaten to be listed.
-const workersAlive = time.Minute
+const workersAlive = backend.WorkersAlive
 
 func newQueueCmd(g *Global) *cobra.Command {
 	var run int64
@@ -136,7 +134,7 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 			if r.LastError != "" {
 				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d failed, the last: %s\n", r.Run, r.Provider, r.Model, r.Failed, oneLine(r.LastError, 200))
 			}
-			if open := r.Queued + r.Running; open > 0 && len(workers) > 0 && !servedBy(workers, r.Queue) {
+			if open := r.Queued + r.Running; open > 0 && len(workers) > 0 && !backend.Serves(workers, r.Queue) {
 				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d open and none of the workers heard from serves its queue (a worker skips a queue whose provider it has no key for, that it reaches at another endpoint, or whose budgeted model it has no price for, and says why)\n",
 					r.Run, r.Provider, r.Model, open)
 			}
@@ -162,74 +160,12 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 	return tw.Flush()
 }
 
-// teamProgress is a queued run's progress through the workers (a team
-// store's, for `runs show`): its jobs by state, the models whose open jobs
-// none of the workers heard from serves, and the budget they book.
-type teamProgress struct {
-	Queued  int `json:"queued"`
-	Running int `json:"running"`
-	Done    int `json:"done"`
-	Failed  int `json:"failed"`
-	// Unserved are the models (provider:model) with jobs open in a queue
-	// none of the workers heard from in the last workersAlive serves
-	// (NoWorker: no worker was heard from at all), with how many.
-	Unserved []unservedJSON `json:"unserved,omitempty"`
-	NoWorker bool           `json:"no_worker_alive,omitempty"`
-	Budget   *teamBudget    `json:"budget,omitempty"`
-}
-
-type unservedJSON struct {
-	Model string `json:"model"`
-	Open  int    `json:"open"`
-}
-
-type teamBudget struct {
-	USD     float64 `json:"usd"`
-	Booked  float64 `json:"booked_usd"`
-	Reached bool    `json:"reached"`
-}
-
-// runTeamProgress is run's progress through the workers; nil if it
-// queued nothing.
-func runTeamProgress(ctx context.Context, pg backend.Jobs, run int64) (*teamProgress, error) {
-	q, err := pg.QueueCounts(ctx, run)
-	if err != nil || len(q) == 0 {
-		return nil, err
-	}
-	tp := &teamProgress{Queued: q[postgres.Queued], Running: q[postgres.Running], Done: q[postgres.Done], Failed: q[postgres.Failed]}
-	rows, err := pg.QueueTable(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	workers, err := pg.Workers(ctx, workersAlive)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if open := r.Queued + r.Running; open > 0 && !servedBy(workers, r.Queue) {
-			tp.Unserved = append(tp.Unserved, unservedJSON{r.Provider + ":" + r.Model, open})
-			tp.NoWorker = len(workers) == 0
-		}
-	}
-	budget, spent, stopped, ok, err := pg.Budget(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		tp.Budget = &teamBudget{budget, spent, stopped}
-	}
-	return tp, nil
-}
-
-// print writes the progress as `runs show` shows it.
-func (tp *teamProgress) print(w io.Writer) {
+// printTeamProgress writes a queued run's progress through the workers
+// as `runs show` shows it.
+func printTeamProgress(w io.Writer, tp *backend.TeamProgress) {
 	fmt.Fprintf(w, "workers:   %d jobs queued, %d running, %d done, %d failed\n", tp.Queued, tp.Running, tp.Done, tp.Failed)
 	for _, u := range tp.Unserved {
-		why := "none of the workers heard from in the last " + workersAlive.String() + " serves its queue"
-		if tp.NoWorker {
-			why = "no worker heard from in the last " + workersAlive.String()
-		}
-		fmt.Fprintf(w, "           %s: %d open, %s\n", u.Model, u.Open, why)
+		fmt.Fprintf(w, "           %s: %d open, %s\n", u.Model, u.Open, tp.Why())
 	}
 	if b := tp.Budget; b != nil {
 		state := ""
@@ -239,11 +175,6 @@ func (tp *teamProgress) print(w io.Writer) {
 		fmt.Fprintf(w, "budget:    $%.4f of $%.2f booked by the workers%s\n", b.Booked, b.USD, state)
 	}
 	fmt.Fprintln(w)
-}
-
-// servedBy reports whether one of workers serves queue.
-func servedBy(workers []postgres.WorkerInfo, queue string) bool {
-	return slices.ContainsFunc(workers, func(w postgres.WorkerInfo) bool { return slices.Contains(strings.Fields(w.Serves), queue) })
 }
 
 // oneLine is s on one line, at most n runes.

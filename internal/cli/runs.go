@@ -161,19 +161,19 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var tp *teamProgress
+			var tp *backend.TeamProgress
 			if pg, ok := s.st.(backend.Jobs); ok { // the workers' progress on its queued jobs
-				if tp, err = runTeamProgress(cmd.Context(), pg, r.ID); err != nil {
+				if tp, err = backend.RunTeamProgress(cmd.Context(), pg, r.ID); err != nil {
 					return err
 				}
 			}
 			if asJSON {
 				return printJSON(g, struct {
-					Run     runJSON         `json:"run"`
-					Phases  []phaseJSON     `json:"phases"`
-					Workers *teamProgress   `json:"workers,omitempty"`
-					Models  []modelJSON     `json:"models"`
-					Config  json.RawMessage `json:"config"`
+					Run     runJSON               `json:"run"`
+					Phases  []phaseJSON           `json:"phases"`
+					Workers *backend.TeamProgress `json:"workers,omitempty"`
+					Models  []modelJSON           `json:"models"`
+					Config  json.RawMessage       `json:"config"`
 				}{runOf(r, time.Now()), phasesOf(phases), tp, modelsOf(stats), r.Config})
 			}
 			w := g.Stdout
@@ -186,7 +186,7 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 				fmt.Fprintln(w)
 			}
 			if tp != nil {
-				tp.print(w)
+				printTeamProgress(w, tp)
 			}
 			if len(stats) > 0 {
 				if err := modelTable(w, stats); err != nil {

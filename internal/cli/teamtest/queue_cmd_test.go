@@ -1,10 +1,12 @@
 package teamtest_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/web"
 )
 
 // TestQueueCommand (#26 item 8): `fallacylab queue` shows a run's jobs per
@@ -243,5 +247,42 @@ func TestInterruptedQueuingRunSaysItsJobsStay(t *testing.T) {
 	}
 	if log := r.log("coordinator.log"); !strings.Contains(log, "30 jobs this run queued stay in the queue") || !strings.Contains(log, "queue cancel 1 takes them out") {
 		t.Fatalf("the interrupted run does not say its jobs stay queued:\n%s", log)
+	}
+}
+
+// TestViewerShowsAQueuedRunsWorkers: the viewer's page of a queued run
+// still running says how its jobs stand with the workers, and, where no
+// worker alive serves a model's queue, says so in place of that model's
+// ETA (before: the page showed an ETA from the run's pace for a model no
+// one was calling, and nothing of the workers).
+func TestViewerShowsAQueuedRunsWorkers(t *testing.T) {
+	const n = 30
+	r, _, pg := teamRig(t, llmtest.Options{}, n, "viewer prompt")
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	defer func() { coord.Process.Kill(); coord.Wait() }()
+	r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) == n })
+	st, err := backend.Open(context.Background(), pg, backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page string
+	r.waitFor("the run's phase counted on its page", func() bool {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/runs/1", nil)
+		req.Host = "127.0.0.1:7411"
+		v.Handler().ServeHTTP(rec, req)
+		page = rec.Body.String()
+		return rec.Code == 200 && strings.Contains(page, "<td>openai:gpt-4.1-mini</td>")
+	})
+	for _, want := range []string{"Its calls are made by workers: 30 queued, 0 being made, 0 done, 0 failed.",
+		"openai:gpt-4.1-mini: 30 open, no worker heard from in the last 1m0s.", "no worker serves it"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the run's page lacks %q:\n%s", want, page)
+		}
 	}
 }
