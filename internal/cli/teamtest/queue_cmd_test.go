@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/web"
+	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // TestQueueCommand (#26 item 8): `fallacylab queue` shows a run's jobs per
@@ -270,12 +270,10 @@ func TestViewerShowsAQueuedRunsWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	get := webtest.Visitor(v.Handler())
 	var page string
 	r.waitFor("the run's phase counted on its page", func() bool {
-		rec := httptest.NewRecorder()
-		req := httptest.NewRequest("GET", "/runs/1", nil)
-		req.Host = "127.0.0.1:7411"
-		v.Handler().ServeHTTP(rec, req)
+		rec := get("GET", "/runs/1", nil)
 		page = rec.Body.String()
 		return rec.Code == 200 && strings.Contains(page, "<td>openai:gpt-4.1-mini</td>")
 	})
