@@ -153,13 +153,18 @@ func (s *Server) about(ctx context.Context, id int64) (*aboutView, error) {
 		return nil, err
 	}
 	now := time.Now()
-	a := &aboutView{Run: run, Duration: "running", Phases: phases}
+	a := &aboutView{Run: run, Phases: phases}
 	a.Run.Status = lifecycle.State(run, now)
 	if a.Run.Status != store.RunDone {
 		a.Unfinished = lifecycle.Describe(run, now)
 	}
-	if !run.Ended.IsZero() {
+	switch {
+	case !run.Ended.IsZero():
 		a.Duration = run.Ended.Sub(run.Started).Round(time.Millisecond).String()
+	case a.Run.Status == store.RunRunning:
+		a.Duration = now.Sub(run.Started).Round(time.Second).String() + " so far" // "running · running" before
+	default:
+		a.Duration = "no end recorded" // its process is gone
 	}
 	var cost float64
 	unpriced := 0

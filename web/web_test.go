@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -275,6 +276,9 @@ func TestRunAboutBlock(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Fatalf("about block lacks %q:\n%s", want, body)
 		}
+	}
+	if strings.Contains(body, "running · running") || !regexp.MustCompile(`About this run: [a-z]+ · (\d+[hms0-9]* so far|no end recorded) ·`).MatchString(body) {
+		t.Fatalf("the about line of a run with no end says no elapsed time (before: \"running · running\"):\n%s", body)
 	}
 	if strings.Contains(body, "<script>") {
 		t.Fatal("config snapshot not escaped")
