@@ -154,6 +154,7 @@ func (w *workerLoop) run(ctx context.Context) error {
 	}()
 	beat, started := w.beatEvery(), time.Now()
 	var said [2]int64
+	var saidAt time.Time
 	for ctx.Err() == nil {
 		if err := w.eng.StoreFailed(); err != nil {
 			return fmt.Errorf("the store failed for %s (%w): this worker stops; its jobs go to other workers", workerStoreOutage, err)
@@ -167,9 +168,10 @@ func (w *workerLoop) run(ctx context.Context) error {
 				continue
 			}
 			w.answers()
-			if d, f := w.done.Load(), w.failed.Load(); !w.g.Quiet && (d != said[0] || f != said[1]) {
+			if d, f := w.done.Load(), w.failed.Load(); !w.g.Quiet && (d != said[0] || f != said[1]) &&
+				(time.Since(saidAt) >= workerSayEvery || w.wk.Working() == 0) {
 				w.say("%s done, %d failed", plural(int(d), "job", "jobs"), f)
-				said = [2]int64{d, f}
+				said, saidAt = [2]int64{d, f}, time.Now()
 			}
 		}
 		if err := w.discover(ctx); err != nil {
@@ -196,6 +198,11 @@ func (w *workerLoop) run(ctx context.Context) error {
 	}
 	return nil
 }
+
+// workerSayEvery is how often a busy worker says how many jobs it has
+// done (and, at once, when it has none in hand): at each heartbeat it
+// said so every 2 s, thirty lines a minute.
+const workerSayEvery = 10 * time.Second
 
 // beatEvery is how often the worker beats: five times in each --lease, and no more often than every 200 ms.
 func (w *workerLoop) beatEvery() time.Duration { return max(w.lease/5, 200*time.Millisecond) }
