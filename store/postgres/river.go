@@ -27,6 +27,16 @@ import (
 // locks a job as "running" for its client), retries, snoozes (a job handed
 // back), unique jobs, pruning of finished jobs and the leader's rescue of
 // stuck jobs are River's, configured here.
+//
+// What stays beside River, and why: a call's claim (store.Claims: a row
+// per call key, with a lease, taken before the call is paid for). River's
+// unique jobs keep one job per call among those queued; a call is also
+// made outside the queue — by a run in one process on the same store, by a
+// run resumed after a crash — and the claim is what keeps every one of
+// them from paying for it twice. Its lease no longer decides when a dead
+// worker's call is made again (#42 item 5): River rescues the job, and the
+// worker that gets it takes the dead owner's claim over at once (the
+// engine's DeadOwner) and counts the call as paid twice.
 
 // CallKind is the River job kind of a model call a run queued for workers.
 const CallKind = "fallacylab_call"
