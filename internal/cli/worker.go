@@ -84,6 +84,10 @@ them. Each worker process is its own River client: --name is only a label.`,
 				return err
 			}
 			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed", name, w.done.Load(), w.failed.Load())
+			if p := eng.Progress(); p.Requests > 0 { // what this machine's keys paid for
+				fmt.Fprintf(g.Stdout, "; %s sent, %s in + %s out tokens, %s", plural(p.Requests, "request", "requests"),
+					humanCount(p.Usage.InputTokens), humanCount(p.Usage.OutputTokens), money(p.Cost, p.Unpriced))
+			}
 			if n := w.handed.Load(); n > 0 {
 				fmt.Fprintf(g.Stdout, ", %s handed back to the queue as it stopped", plural(int(n), "job", "jobs"))
 			}

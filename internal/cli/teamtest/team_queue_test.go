@@ -404,6 +404,10 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 		!strings.Contains(log, "0 jobs done, 0 failed") || strings.Contains(log, "skips anthropic") {
 		t.Fatalf("the keyless worker does not say why it skips the run's provider, or made jobs:\n%s", log)
 	}
+	// The healthy worker made every call, and says what its keys paid for.
+	if log := r.log("healthy.log"); !strings.Contains(log, fmt.Sprintf("%d jobs done, 0 failed; %d requests sent, ", n, n)) {
+		t.Fatalf("the healthy worker does not say what it sent:\n%s", tail(log, 2000))
+	}
 }
 
 // TestWorkerWithAWrongKeyFailsNothing (#42 item 1): beside two healthy
