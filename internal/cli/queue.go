@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/backend"
+	"github.com/fallacylab/fallacylab/lifecycle"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/spf13/cobra"
 )
@@ -48,7 +51,11 @@ their label, River client id, the queues they serve and the jobs they are making
 			if asJSON {
 				return printJSON(g, queueJSON{Jobs: jobRowsJSON(rows), Workers: workersJSON(workers)})
 			}
-			return printQueue(g, rows, workers, run)
+			orphans, err := orphanLines(cmd.Context(), s, rows)
+			if err != nil {
+				return err
+			}
+			return printQueue(g, rows, workers, run, orphans)
 		},
 	}
 	cmd.Flags().Int64Var(&run, "run", 0, "only this run's jobs")
@@ -114,7 +121,7 @@ func openQueue(g *Global) (*session, backend.Jobs, error) {
 }
 
 // printQueue writes the queue's tables.
-func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerInfo, run int64) error {
+func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerInfo, run int64, notes []string) error {
 	if len(rows) == 0 {
 		if run > 0 {
 			fmt.Fprintf(g.Stdout, "run %d has no jobs in the queue\n", run)
@@ -139,6 +146,9 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 					r.Run, r.Provider, r.Model, open)
 			}
 		}
+		for _, n := range notes {
+			fmt.Fprintln(g.Stdout, n)
+		}
 	}
 	fmt.Fprintln(g.Stdout)
 	if len(workers) == 0 {
@@ -158,6 +168,35 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 			w.Started.Local().Format("2006-01-02 15:04:05"), now.Sub(w.Heartbeat).Round(time.Second))
 	}
 	return tw.Flush()
+}
+
+// orphanLines say, of each run with jobs open whose own process no longer
+// waits for them (interrupted, killed), that the workers still make them:
+// nothing uses their answers until its command runs again.
+func orphanLines(ctx context.Context, s *session, rows []postgres.QueueRow) ([]string, error) {
+	open := map[int64]int{}
+	var runs []int64
+	for _, r := range rows {
+		if n := r.Queued + r.Running; n > 0 {
+			if _, seen := open[r.Run]; !seen {
+				runs = append(runs, r.Run)
+			}
+			open[r.Run] += n
+		}
+	}
+	now := time.Now()
+	var out []string
+	for _, id := range runs {
+		r, ok, err := s.st.Run(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ok && lifecycle.State(r, now) != store.RunRunning {
+			out = append(out, fmt.Sprintf("run %d is %s, with %s open: the workers still make them, and its command run again uses their answers (fallacylab --db … queue cancel %d takes them out)",
+				id, lifecycle.Describe(r, now), plural(open[id], "job", "jobs"), id))
+		}
+	}
+	return out, nil
 }
 
 // printTeamProgress writes a queued run's progress through the workers

@@ -234,7 +234,7 @@ func TestQueuingNeedsNoKeys(t *testing.T) {
 // — and paying for — its calls).
 func TestInterruptedQueuingRunSaysItsJobsStay(t *testing.T) {
 	const n = 30
-	r, _, _ := teamRig(t, llmtest.Options{}, n, "interrupted prompt")
+	r, _, pg := teamRig(t, llmtest.Options{}, n, "interrupted prompt")
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	r.waitFor("every job queued", func() bool { return r.count(`SELECT COUNT(*) FROM river_job`) == n })
 	if err := coord.Process.Signal(os.Interrupt); err != nil {
@@ -247,6 +247,11 @@ func TestInterruptedQueuingRunSaysItsJobsStay(t *testing.T) {
 	}
 	if log := r.log("coordinator.log"); !strings.Contains(log, "30 jobs this run queued stay in the queue") || !strings.Contains(log, "queue cancel 1 takes them out") {
 		t.Fatalf("the interrupted run does not say its jobs stay queued:\n%s", log)
+	}
+	// The queue says so too, of a run no process waits for.
+	out, _, err := clitest.Run(t, r.dir, "--db", pg, "queue")
+	if err != nil || !regexp.MustCompile(`run 1 is interrupted[^\n]*, with 30 jobs open: the workers still make them`).MatchString(out) {
+		t.Fatalf("queue after the run was interrupted (%v):\n%s", err, out)
 	}
 }
 
