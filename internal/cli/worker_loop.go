@@ -52,6 +52,7 @@ type workerLoop struct {
 	away    time.Duration   // the current wait for the store (0: it answers)
 	sawWork bool            // a job or a run to wait for was seen (--until-empty)
 	older   map[string]bool // the workers of an older protocol said (sayOlder)
+	runs    map[int64]bool  // the runs whose jobs this worker took (sayRun)
 }
 
 // workerStoreOutage is how long a worker's job waits for a store that does
@@ -95,7 +96,7 @@ func (w *workerLoop) answers() {
 }
 
 func (w *workerLoop) run(ctx context.Context) error {
-	w.waits, w.decided, w.infos = map[string]chan engine.Result{}, map[string]bool{}, map[string]postgres.QueueInfo{}
+	w.waits, w.decided, w.infos, w.runs = map[string]chan engine.Result{}, map[string]bool{}, map[string]postgres.QueueInfo{}, map[int64]bool{}
 	w.feed, w.ended = make(chan engine.Job), make(chan struct{})
 	wk, err := w.pg.NewWorker(postgres.WorkerConfig{ID: w.name, Label: w.label, Proc: w.eng.Proc(), Lease: w.lease, MaxWorkers: w.take, Retention: queueRetention, Work: w.work})
 	if err != nil {
@@ -419,6 +420,7 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 		return postgres.Fail(err)
 	}
 	j.ID, j.Refresh, j.Run = a.JobID, a.Refresh, a.Run
+	w.sayRun(a.Run)
 	if j.Refresh {
 		j.RefreshAfter = time.Now() // an answer stored before this worker took the job is the one to replace
 	}
@@ -486,6 +488,28 @@ func (w *workerLoop) work(ctx context.Context, queue string, a postgres.CallArgs
 	}
 	w.failed.Add(1)
 	return postgres.Fail(r.Err)
+}
+
+// sayRun says, once for each run, that this worker makes its jobs: the
+// run's id and name, so that a worker's log tells whose calls its keys
+// paid for. The name is read aside, not on the job's way.
+func (w *workerLoop) sayRun(run int64) {
+	w.mu.Lock()
+	seen := w.runs[run]
+	w.runs[run] = true
+	w.mu.Unlock()
+	if seen || w.g.Quiet {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		name := ""
+		if r, ok, err := w.s.st.Run(ctx, run); err == nil && ok {
+			name = fmt.Sprintf(" (%s)", r.Name)
+		}
+		w.say("makes the jobs of run %d%s", run, name)
+	}()
 }
 
 // result hands the engine's result of a job to the work call waiting on it.

@@ -388,7 +388,7 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	keyless := r.spawnEnv("keyless.log", []string{"OPENAI_API_KEY="}, "worker", "--until-empty", "--name", "keyless")
 	time.Sleep(500 * time.Millisecond) // the keyless worker looks at the queue first
-	healthy := r.spawn("healthy.log", "worker", "--until-empty", "--name", "healthy")
+	healthy := r.spawn("healthy.log", "--quiet=false", "worker", "--until-empty", "--name", "healthy") // says what it does
 	for _, w := range []*exec.Cmd{keyless, healthy} {
 		if err := w.Wait(); err != nil {
 			t.Fatalf("a worker: %v\n%s\n%s", err, r.log("keyless.log"), r.log("healthy.log"))
@@ -405,8 +405,9 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 		t.Fatalf("the keyless worker does not say why it skips the run's provider, or made jobs:\n%s", log)
 	}
 	// The healthy worker made every call, and says what its keys paid for.
-	if log := r.log("healthy.log"); !strings.Contains(log, fmt.Sprintf("%d jobs done, 0 failed; %d requests sent, ", n, n)) {
-		t.Fatalf("the healthy worker does not say what it sent:\n%s", tail(log, 2000))
+	if log := r.log("healthy.log"); !strings.Contains(log, fmt.Sprintf("%d jobs done, 0 failed; %d requests sent, ", n, n)) ||
+		strings.Count(log, "makes the jobs of run 1 (prompts plan.jsonl)") != 1 {
+		t.Fatalf("the healthy worker does not say whose jobs it made, once, and what it sent:\n%s", tail(log, 2000))
 	}
 }
 
