@@ -387,8 +387,9 @@ func TestMisconfiguredWorkerFailsNothing(t *testing.T) {
 	r, _, _ := teamRig(t, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(2+r.IntN(5)) * time.Millisecond }}, n, "keyless test prompt")
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	keyless := r.spawnEnv("keyless.log", []string{"OPENAI_API_KEY="}, "worker", "--until-empty", "--name", "keyless")
-	time.Sleep(500 * time.Millisecond)                                                                 // the keyless worker looks at the queue first
-	healthy := r.spawn("healthy.log", "--quiet=false", "worker", "--until-empty", "--name", "healthy") // says what it does
+	time.Sleep(500 * time.Millisecond) // the keyless worker looks at the queue first
+	// Not --quiet, so that it says what it does.
+	healthy := r.spawn("healthy.log", "--quiet=false", "worker", "--until-empty", "--name", "healthy")
 	for _, w := range []*exec.Cmd{keyless, healthy} {
 		if err := w.Wait(); err != nil {
 			t.Fatalf("a worker: %v\n%s\n%s", err, r.log("keyless.log"), r.log("healthy.log"))
