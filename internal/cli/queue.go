@@ -142,8 +142,8 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d failed, the last: %s\n", r.Run, r.Provider, r.Model, r.Failed, oneLine(r.LastError, 200))
 			}
 			if open := r.Queued + r.Running; open > 0 && len(workers) > 0 && !backend.Serves(workers, r.Queue) {
-				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d open and none of the workers heard from serves its queue (a worker skips a queue whose provider it has no key for, that it reaches at another endpoint, or whose budgeted model it has no price for, and says why)\n",
-					r.Run, r.Provider, r.Model, open)
+				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d open and none of the workers heard from serves its queue (%s)\n",
+					r.Run, r.Provider, r.Model, open, postgres.SkipReasons)
 			}
 		}
 		for _, n := range notes {

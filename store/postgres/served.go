@@ -15,6 +15,11 @@ import (
 // every --lease/5).
 const unservedAfter = 10 * time.Second
 
+// SkipReasons says why a worker may not serve a queue, wherever a queue
+// no worker serves is said (the queuing run, `fallacylab queue`; the
+// viewer's page says it in a sentence of its own).
+const SkipReasons = "a worker skips a queue whose provider it has no key for, that it reaches at another endpoint, or whose budgeted model it has no price for, and says why"
+
 // liveServes is what each worker alive serves: the queue names of its
 // last heartbeat, of each worker whose heartbeat is within its own
 // --lease (a worker silent for longer is dead: its jobs are rescued).
@@ -96,8 +101,8 @@ func (w *servedWatch) news(now time.Time, waiting map[string]QueueInfo, live [][
 		if len(live) == 1 {
 			alive = "the worker alive does not serve it"
 		}
-		out = append(out, fmt.Sprintf("%s (queue %s) has waited %s for a worker: %s (a worker skips a queue whose provider it has no key for, that it reaches at another endpoint, or whose budgeted model it has no price for, and says why; fallacylab --db … queue lists what each serves)",
-			pm, name, waited, alive))
+		out = append(out, fmt.Sprintf("%s (queue %s) has waited %s for a worker: %s (%s; fallacylab --db … queue lists what each serves)",
+			pm, name, waited, alive, SkipReasons))
 	}
 	if len(unserved) > 0 {
 		out = append(out, fmt.Sprintf("no worker is alive to make this run's calls of %s, for %s now: start one with the provider's key (fallacylab --db … worker)", strings.Join(unserved, ", "), longest))
