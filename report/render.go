@@ -119,6 +119,10 @@ func mdEscape(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
+// legend says how a proportion cell reads; a report says it only where it
+// has one (a comparison's or Missci's figures are plain numbers).
+const legend = "Proportions are percentages with 95 % confidence intervals in brackets and the number of rows in parentheses."
+
 func renderMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "# %s\n\n", mdEscape(r.Title))
 	for _, m := range r.Meta {
@@ -127,7 +131,9 @@ func renderMarkdown(w io.Writer, r *Report) error {
 	if len(r.Meta) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, "Proportions are percentages with 95 % confidence intervals in brackets and the number of rows in parentheses.\n\n")
+	if r.HasProportions() {
+		fmt.Fprint(w, legend+"\n\n")
+	}
 	for _, s := range r.Sections {
 		fmt.Fprintf(w, "## %s\n\n", mdEscape(s.Title))
 		if s.Intro != "" {
@@ -545,6 +551,7 @@ var htmlHeadline = template.Must(template.Must(htmlSections.Clone()).New("headli
 
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"css":      func() template.CSS { return template.CSS(CSS) },
+	"legend":   func() string { return legend },
 	"sections": func(r *Report) (template.HTML, error) { return SectionsHTML(r, nil) },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -553,8 +560,8 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 <style>{{css}}</style></head><body>
 <h1>{{.Title}}</h1>
 <dl>{{range .Meta}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
-<p class="note">Proportions are percentages with 95 % confidence intervals in brackets and the number of rows in parentheses.</p>
-{{sections .}}</body></html>
+{{if .HasProportions}}<p class="note">{{legend}}</p>
+{{end}}{{sections .}}</body></html>
 `))
 
 func renderHTML(w io.Writer, r *Report) error {

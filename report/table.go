@@ -161,6 +161,21 @@ func (r *Report) Tables() []*Table {
 	return out
 }
 
+// HasProportions says whether a cell of the report is a proportion
+// (shown in percent, with its CI and rows).
+func (r *Report) HasProportions() bool {
+	for _, t := range r.Tables() {
+		for _, row := range t.Rows {
+			for _, c := range row {
+				if c.Kind == Prop {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // Table is the table of that id (nil: none).
 func (r *Report) Table(id string) *Table {
 	for _, s := range r.Sections {
