@@ -18,10 +18,11 @@ func newCompareCmd(g *Global) *cobra.Command {
 	var o compare.Options
 	var format, out, dir string
 	cmd := &cobra.Command{
-		Use:   "compare ARM ARM [ARM…]",
+		Use:   "compare ARM ARM [ARM…] | RUN",
 		Short: "Compare runs (or models inside runs) of one benchmark item by item: paired differences, tests and verdicts",
 		Long: `Compare two or more arms of one benchmark on the items they share. An arm is a run
-(RUN: its id) or one model inside a run (RUN:MODEL, e.g. 12:openai:gpt-4.1).
+(RUN: its id) or one model inside a run (RUN:MODEL, e.g. 12:openai:gpt-4.1). One run
+alone compares every model inside it.
 
 For each headline metric of the benchmark: each arm's estimate and the paired difference
 on the shared items, with percentile intervals from a bootstrap over the benchmark's
@@ -32,8 +33,9 @@ Benjamini–Hochberg adjust the p-values over the pairs of each metric; each pai
 verdict at --alpha.`,
 		Example: `  fallacylab compare 12 13                           # two runs
   fallacylab compare 12 13 14 --alpha 0.01 --format html --out compare.html
-  fallacylab compare 7:openai:gpt-4.1 7:anthropic:claude-haiku-4-5   # two models of one run`,
-		Args: cobra.MinimumNArgs(2),
+  fallacylab compare 7:openai:gpt-4.1 7:anthropic:claude-haiku-4-5   # two models of one run
+  fallacylab compare 7                               # every model of run 7, pair by pair`,
+		Args: cobra.MinimumNArgs(1),
 	}
 	f := cmd.Flags()
 	f.Float64Var(&o.Alpha, "alpha", 0.05, "the level of the verdicts (two-sided)")
@@ -85,11 +87,20 @@ verdict at --alpha.`,
 			if err != nil {
 				return fmt.Errorf("run %d: %w", id, err)
 			}
+			if len(args) == 1 && model == "" {
+				if arms, err = everyModel(runArms, id); err != nil {
+					return err
+				}
+				break
+			}
 			arm, err := pickArm(runArms, id, model)
 			if err != nil {
 				return fmt.Errorf("arm %q: %w", a, err)
 			}
 			arms = append(arms, arm)
+		}
+		if len(arms) < 2 {
+			return fmt.Errorf("one arm (%s) compares with nothing: name another run, or another model of a run (RUN:MODEL)", arms[0].Label)
 		}
 		pairs, err := compare.Compare(arms, o)
 		if err != nil {
@@ -110,6 +121,19 @@ func parseArm(a string) (id int64, model string, err error) {
 		return 0, "", fmt.Errorf("%q: name a run (its id) or a model inside a run (RUN:MODEL, e.g. 12:openai:gpt-4.1)", a)
 	}
 	return id, model, nil
+}
+
+// everyModel is an arm for each model of run id (compare RUN): a run of
+// one model is an error that says what to name.
+func everyModel(arms []bench.Arm, id int64) ([]compare.Arm, error) {
+	if len(arms) < 2 {
+		return nil, fmt.Errorf("run %d has one model: compare it with another run (compare %d RUN) or name a model of another (RUN:MODEL)", id, id)
+	}
+	out := make([]compare.Arm, len(arms))
+	for i, a := range arms {
+		out[i] = compare.Arm{Label: fmt.Sprintf("run %d:%s", id, a.Model), Metrics: a.Metrics}
+	}
+	return out, nil
 }
 
 // pickArm is the arm of run id a comparison names: the model's, or the

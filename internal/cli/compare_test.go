@@ -5,12 +5,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fallacylab/fallacylab/bench/classify"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
@@ -131,6 +133,21 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 			t.Fatalf("%s: p %v is not an exact sign-flip p over 4 claims", r[0].Text, r[10].Value)
 		}
 	}
+	// The run alone compares its models: the same pair, the same figures.
+	whole, _ := jsonReport(t, dir, "compare", "1", "--format", "json", "--resamples", "100")
+	plain := func(rows [][]report.Cell) (out [][]string) {
+		for _, r := range rows {
+			var line []string
+			for _, c := range r {
+				line = append(line, c.Plain())
+			}
+			out = append(out, line)
+		}
+		return out
+	}
+	if got, want := plain(whole.Table("paired").Rows), plain(rows); !reflect.DeepEqual(got, want) {
+		t.Fatalf("compare 1:\n%q\nwant\n%q", got, want)
+	}
 }
 
 // TestCompareFoilsAudits (#44): two Scheme Foils audits (the built-in
@@ -144,6 +161,9 @@ func TestCompareFoilsAudits(t *testing.T) {
 	}
 	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "40", "--detector", "llm:openai:detector-model:typed", "--resamples", "50", "--permutations", "50"); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, dir, "compare", "1"); err == nil || !strings.Contains(err.Error()+stderr, "run 1 has one model") {
+		t.Fatalf("a run of one model alone: %v", err)
 	}
 	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "50")
 	rows := rep.Table("paired").Rows
