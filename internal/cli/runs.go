@@ -252,11 +252,12 @@ by item (fallacylab compare) exports; the same run exports to the same files eve
 
 --format inspect: the run as inspect_ai eval logs (log format version 2), one per model under
 --out-dir (or --out FILE.eval|FILE.json for a run of one model), in inspect's .eval ZIP
-container (--log-format eval, the default, as inspect writes them) or its JSON form: the benchmark as the task (fallacylab/<name>) and its options as
-the task's args; each item a sample with the messages sent, the answer, a score per headline
-metric and a model event per call; each metric's mean and bootstrap standard error in the
-results (its interval in the score's metadata); the run's status, times and tokens. inspect
-view and inspect's dataframes read them.`,
+container (--log-format eval, the default, as inspect writes them) or its JSON form: the
+benchmark as the task (fallacylab/<name>) and its options as the task's args; each item a
+sample with the messages sent, the answer, a score per headline metric and a model event per
+call; each metric's mean and bootstrap standard error in the results (its interval in the
+score's metadata); the run's status, times and tokens. inspect view and inspect's dataframes
+read them.`,
 		Example: `  fallacylab runs export 12 --out calls.jsonl
   fallacylab runs export 12 --format eee --out-dir eee/ --organization "My lab"
   fallacylab runs export 12 --format inspect --out-dir logs/ && inspect view --log-dir logs/`,
@@ -326,11 +327,14 @@ view and inspect's dataframes read them.`,
 // exportCalls writes every call of a run as JSONL (runs export's --format
 // calls).
 func exportCalls(ctx context.Context, g *Global, s *session, r store.Run, out string) error {
+	n := 0
 	fill := func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
+		n = 0
 		err := s.st.RunCalls(ctx, r.ID, func(c store.RunCall) error {
+			n++
 			return enc.Encode(exportedCall{Job: c.Job, Key: c.Key, Cached: c.Cached, Namespace: c.Namespace,
 				Provider: c.Provider, Model: c.Model, Request: c.Request, Response: c.Response, Status: c.Status,
 				Error: c.Error, Attempts: c.Attempts, Usage: c.Usage, Cost: c.Cost, LatencyMS: c.Latency.Milliseconds(),
@@ -342,12 +346,18 @@ func exportCalls(ctx context.Context, g *Global, s *session, r store.Run, out st
 		return bw.Flush()
 	}
 	if out == "" || out == "-" {
-		return fill(g.Stdout)
+		if err := fill(g.Stdout); err != nil {
+			return err
+		}
+	} else {
+		if err := outfile.Write(g.Stdout, out, fill); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", n, r.ID, out)
 	}
-	if err := outfile.Write(g.Stdout, out, fill); err != nil {
-		return err
+	if n == 0 { // an import, an offline audit: its results are its records
+		fmt.Fprintf(g.Stderr, "run %d made no model calls: --format eee or --format inspect exports its results\n", r.ID)
 	}
-	fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", r.Calls, r.ID, out)
 	return nil
 }
 

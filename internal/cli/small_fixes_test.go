@@ -144,3 +144,28 @@ func TestStoreFlagsFitTheStore(t *testing.T) {
 		t.Errorf("--lock-timeout on a SQLite file: %v", err)
 	}
 }
+
+// TestExportCallsOfARunWithout: a run that made no calls (an import)
+// exports an empty file, says so and where its results are; the count said
+// is of the lines written.
+func TestExportCallsOfARunWithout(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644)
+	syn := filepath.Join(dir, "syn")
+	if _, stderr, err := runCLI(t, dir, "deflect", "synth", "--models", "m-a", "--samples", "1", "--out-dir", syn); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if _, stderr, err := runCLI(t, dir, "deflect", "import", "--generations", filepath.Join(syn, "generations.jsonl")); err != nil {
+		t.Fatal(err, stderr)
+	}
+	out := filepath.Join(dir, "calls.jsonl")
+	for _, args := range [][]string{{"--out", out}, {"--out", "-"}, nil} {
+		stdout, stderr, err := runCLI(t, dir, append([]string{"runs", "export", "1"}, args...)...)
+		if err != nil || stdout != "" || !strings.Contains(stderr, "run 1 made no model calls: --format eee or --format inspect exports its results") {
+			t.Fatalf("%v: %v\n%q\n%s", args, err, stdout, stderr)
+		}
+	}
+	if b, err := os.ReadFile(out); err != nil || len(b) != 0 {
+		t.Fatalf("%q, %v", b, err)
+	}
+}
