@@ -161,17 +161,21 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	return []bench.Arm{{Model: h.Model, Metrics: metrics(h, samples)}}, nil
 }
 
-// metrics are the samples' scores, a metric per scorer (the log's scorers
-// first, in their order).
+// metrics are the samples' scores, a metric per scorer: the log's scorers
+// first, in their order, then the scores it does not list, by name (a
+// sample's scores are a map: in the order read, a report or comparison
+// differed from one run of it to the next).
 func metrics(h Header, samples []Sample) []compare.Metric {
-	names := slices.Clone(h.Scorers)
+	var extra []string
 	for _, s := range samples {
 		for n := range s.Scores {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
+			if !slices.Contains(h.Scorers, n) && !slices.Contains(extra, n) {
+				extra = append(extra, n)
 			}
 		}
 	}
+	slices.Sort(extra)
+	names := append(slices.Clone(h.Scorers), extra...)
 	epochs := several(samples)
 	var out []compare.Metric
 	for _, n := range names {
