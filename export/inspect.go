@@ -26,7 +26,10 @@ const InspectVersion = 2
 // item as a sample with the messages sent and the answer, a score per
 // headline metric and a model event per call; each metric's mean and
 // bootstrap standard error in the results, with its interval in the
-// score's metadata; the run's status, timings and token usage.
+// score's metadata, and the stderr's params naming the sample metadata
+// field that holds each item's cluster ("claim": its claim), as
+// inspect's stderr(cluster="claim") does; the run's status, timings and token
+// usage.
 func Inspect(r Run) ([]File, error) {
 	var out []File
 	for _, a := range r.Arms {
@@ -60,7 +63,7 @@ func inspectLog(r Run, a Arm) obj {
 		scores = append(scores, obj{"name": e.Metric, "scorer": e.Metric, "params": obj{}, "scored_samples": e.N,
 			"metrics": obj{
 				"mean":   obj{"name": "mean", "value": e.Mean, "params": obj{}},
-				"stderr": obj{"name": "stderr", "value": e.SE, "params": obj{"method": "cluster bootstrap over " + e.Unit + "s"}},
+				"stderr": obj{"name": "stderr", "value": e.SE, "params": obj{"cluster": clusterField(a), "method": "cluster bootstrap over " + e.Unit + "s"}},
 			},
 			"metadata": obj{"interval": []float64{e.Lo, e.Hi}, "level": e.Level, "method": "percentile cluster bootstrap over " + e.Unit + "s",
 				"resamples": e.Resamples, "seed": e.Seed, "clusters": e.Clusters}})
@@ -117,6 +120,15 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
+// clusterField is the sample metadata field that holds an item's cluster:
+// the arm's unit ("claim", "text", "argument"), as its stderr names it.
+func clusterField(a Arm) string {
+	if len(a.Metrics) > 0 && a.Metrics[0].Unit != "" {
+		return a.Metrics[0].Unit
+	}
+	return "cluster"
+}
+
 // inspectSamples are the arm's items as samples, in the order the metrics
 // first name them, and the arm's token usage by model.
 func inspectSamples(a Arm, model string) ([]obj, obj) {
@@ -146,7 +158,7 @@ func inspectSamples(a Arm, model string) ([]obj, obj) {
 	var samples []obj
 	for _, id := range order {
 		calls := a.Calls[id]
-		s := obj{"id": id, "epoch": 1, "input": "", "target": "", "scores": scores[id], "metadata": obj{"cluster": cluster[id]},
+		s := obj{"id": id, "epoch": 1, "input": "", "target": "", "scores": scores[id], "metadata": obj{clusterField(a): cluster[id]},
 			"store": obj{}, "model_usage": obj{}, "role_usage": obj{}, "attachments": obj{}}
 		var msgs, events []obj
 		answer := ""

@@ -55,6 +55,10 @@ type Header struct {
 	Created string   `json:"created"`
 	Scorers []string `json:"scorers"`
 	Samples int      `json:"samples"`
+	// ClusterBy is the sample metadata field whose value clusters the
+	// samples (the bootstrap and the tests resample clusters); "": each
+	// sample id is its own cluster (its epochs move together).
+	ClusterBy string `json:"cluster_by,omitempty"`
 	// Dropped says what the log held that the run does not.
 	Dropped []string `json:"dropped,omitempty"`
 }
@@ -71,6 +75,8 @@ type Sample struct {
 	Scores map[string]float64 `json:"scores"`
 	Raw    map[string]string  `json:"raw_scores,omitempty"`
 	Error  string             `json:"error,omitempty"`
+	// Cluster is the sample's value of the log's Header.ClusterBy field.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // Key is the sample's item id: its id, and its epoch when the log has

@@ -22,7 +22,38 @@ type rawLog struct {
 			Name string `json:"name"`
 		} `json:"scorers"`
 	} `json:"eval"`
+	Results struct {
+		Scores []struct {
+			Metrics map[string]struct {
+				Name   string                     `json:"name"`
+				Params map[string]json.RawMessage `json:"params"`
+			} `json:"metrics"`
+		} `json:"scores"`
+	} `json:"results"`
 	Samples []rawSample `json:"samples"`
+}
+
+// clusterField is the sample metadata field a log clusters its samples
+// by: the one its stderr metric names (inspect's stderr(cluster=…)), else
+// "cluster" where every sample's metadata has it (fallacylab's export
+// writes the claim, text or argument there); "" where the log names none.
+func clusterField(log rawLog) string {
+	for _, sc := range log.Results.Scores {
+		for _, m := range sc.Metrics {
+			if m.Name != "stderr" {
+				continue
+			}
+			if f := scalar(m.Params["cluster"]); f != "" && f != "null" {
+				return f
+			}
+		}
+	}
+	for _, s := range log.Samples {
+		if _, ok := s.Metadata["cluster"]; !ok {
+			return ""
+		}
+	}
+	return "cluster"
 }
 
 // rawSample is what the import reads of an inspect EvalSample.
@@ -40,7 +71,8 @@ type rawSample struct {
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
-	Events []json.RawMessage `json:"events"`
+	Events   []json.RawMessage          `json:"events"`
+	Metadata map[string]json.RawMessage `json:"metadata"`
 }
 
 // Read reads an inspect log, in its JSON form or its .eval container
@@ -66,10 +98,16 @@ func Read(name string, data []byte) (Header, []Sample, error) {
 	var out []Sample
 	events := 0
 	dropped := map[string]bool{}
+	h.ClusterBy = clusterField(log)
 	for i, r := range log.Samples {
 		s, err := sampleOf(r, dropped)
 		if err != nil {
 			return Header{}, nil, fmt.Errorf("%s: samples[%d]: %w", name, i, err)
+		}
+		if h.ClusterBy != "" {
+			if s.Cluster = scalar(r.Metadata[h.ClusterBy]); s.Cluster == "" || s.Cluster == "null" {
+				return Header{}, nil, fmt.Errorf("%s: samples[%d] (id %s): metadata.%s: missing, where the log's stderr clusters by it", name, i, s.ID, h.ClusterBy)
+			}
 		}
 		events += len(r.Events)
 		out = append(out, s)

@@ -1,6 +1,7 @@
 package inspectlog
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -151,8 +152,9 @@ func scoresText(s Sample) string {
 }
 
 // Arms implements bench.Compares: the log's model, each scorer a metric
-// over the samples (binary when every value is 0 or 1); a sample's epochs
-// move together (the sample id is the cluster).
+// over the samples (binary when every value is 0 or 1), clustered by the
+// log's cluster field, else by sample id (a sample's epochs move
+// together).
 func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm, error) {
 	h, samples, err := Load(ctx, env.Records, run.ID)
 	if err != nil {
@@ -179,14 +181,14 @@ func metrics(h Header, samples []Sample) []compare.Metric {
 	epochs := several(samples)
 	var out []compare.Metric
 	for _, n := range names {
-		m := compare.Metric{Name: n, Unit: "sample", Binary: true}
+		m := compare.Metric{Name: n, Unit: cmp.Or(h.ClusterBy, "sample"), Binary: true}
 		for _, s := range samples {
 			v, ok := s.Scores[n]
 			if !ok || math.IsNaN(v) {
 				continue
 			}
 			m.Binary = m.Binary && (v == 0 || v == 1)
-			m.Items = append(m.Items, compare.Item{ID: s.Key(epochs), Cluster: s.ID, Value: v})
+			m.Items = append(m.Items, compare.Item{ID: s.Key(epochs), Cluster: cmp.Or(s.Cluster, s.ID), Value: v})
 		}
 		if len(m.Items) > 0 {
 			out = append(out, m)
@@ -211,7 +213,12 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 		for _, d := range h.Dropped {
 			rep.Meta = append(rep.Meta, [2]string{"not carried", d})
 		}
-		t := rep.AddSection("Scores", fmt.Sprintf("Each scorer's mean over the samples, with a 95 %% percentile bootstrap interval over sample ids (%d resamples, seed %d; a sample's epochs move together). C, I, P and N count as 1, 0, 0.5 and 0.", o.Resamples, o.Seed)).
+		over := "sample ids"
+		if h.ClusterBy != "" {
+			over = "the samples' clusters, metadata." + h.ClusterBy
+			rep.Meta = append(rep.Meta, [2]string{"clustered by", "metadata." + h.ClusterBy})
+		}
+		t := rep.AddSection("Scores", fmt.Sprintf("Each scorer's mean over the samples, with a 95 %% percentile bootstrap interval over %s (%d resamples, seed %d; a sample's epochs move together). C, I, P and N count as 1, 0, 0.5 and 0.", over, o.Resamples, o.Seed)).
 			Add(&report.Table{ID: "scores", Title: "Scores", Columns: report.Cols("scorer", "samples", "mean")})
 		for _, m := range metrics(h, samples) {
 			e, err := compare.EstimateOf(m, o)

@@ -148,6 +148,26 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 	if got, want := plain(whole.Table("paired").Rows), plain(rows); !reflect.DeepEqual(got, want) {
 		t.Fatalf("compare 1:\n%q\nwant\n%q", got, want)
 	}
+	// Exported as inspect logs and imported back, the two models compare
+	// as they did: the logs keep the claims as clusters (the stderr's
+	// cluster field), so the same intervals and sign-flip test, not a
+	// McNemar test of generations one by one.
+	logs := filepath.Join(dir, "logs")
+	if _, stderr, err := runCLI(t, dir, "runs", "export", "1", "--format", "inspect", "--out-dir", logs); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, m := range []string{"model-a", "model-b"} {
+		if _, stderr, err := runCLI(t, dir, "runs", "import", filepath.Join(logs, "deflect_openai_"+m+"_run1.eval")); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	back, _ := jsonReport(t, dir, "compare", "2", "3", "--format", "json", "--resamples", "100")
+	got := plain(back.Table("paired").Rows)
+	for i, want := range plain(rows) {
+		if !reflect.DeepEqual(got[i][3:], want[3:]) { // the arms' labels name other runs
+			t.Fatalf("imported logs, row %d:\n%q\nwant\n%q", i, got[i], want)
+		}
+	}
 }
 
 // TestCompareFoilsAudits (#44): two Scheme Foils audits (the built-in
