@@ -371,6 +371,11 @@ type Imports interface {
 type Arm struct {
 	Model   string
 	Metrics []compare.Metric
+	// Design is what the arm's figures measure where runs of one
+	// benchmark measure different things under one metric's name
+	// (MissciPlus's "subtask 1" and "subtask 2" both have a P@1): arms of
+	// two designs do not compare. "": the benchmark has one.
+	Design string
 	// Calls names, by item id, the calls whose answers the item's outcomes
 	// score, in the order they were made (a MAFALDA text's sentences):
 	// what an exported sample shows of its messages, answer and tokens.

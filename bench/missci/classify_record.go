@@ -77,7 +77,15 @@ func LoadClassification(ctx context.Context, recs bench.RecordReader, runID int6
 	if err != nil || !found {
 		return c, false, err
 	}
-	c.Units, err = bench.ReadAll[ClassifiedUnit](ctx, recs, runID, KindClassified, "classification")
+	err = recs.Records(ctx, runID, KindClassified, func(r store.Record) error {
+		var u ClassifiedUnit
+		if err := json.Unmarshal(r.Body, &u); err != nil {
+			return fmt.Errorf("classification %s: %w", r.Key, err)
+		}
+		u.CallKey = r.CallKey // kept with the record, not in its body
+		c.Units = append(c.Units, u)
+		return nil
+	})
 	return c, err == nil, err
 }
 

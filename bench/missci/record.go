@@ -84,7 +84,7 @@ func LoadRecord(ctx context.Context, recs bench.RecordReader, runID int64) (Reco
 	}
 	m.Split, m.Source, m.Unknown = s.Split, s.Source, s.Unknown
 	if !found {
-		return m, fmt.Errorf("run %d has no Missci predictions (only reconstruction runs are stored)", runID)
+		return m, fmt.Errorf("run %d has no Missci reconstruction (a classification run, or one stopped before its answers were stored)", runID)
 	}
 	if len(m.Unknown) == 0 {
 		m.Unknown = nil

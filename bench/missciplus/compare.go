@@ -57,7 +57,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if setup.Model != "" {
 		model = setup.Model
 	}
-	return []bench.Arm{{Model: model, Metrics: metrics}}, nil
+	return []bench.Arm{{Model: model, Metrics: metrics, Design: fmt.Sprintf("subtask %d", setup.Subtask)}}, nil
 }
 
 func indexOf(names []string, n string) int {

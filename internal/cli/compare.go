@@ -56,7 +56,7 @@ verdict at --alpha.`,
 		defer s.Close()
 		var arms []compare.Arm
 		seen := map[string]bool{}
-		benchmark := ""
+		benchmark, design, first := "", "", ""
 		for _, a := range args {
 			id, model, err := parseArm(a)
 			if err != nil {
@@ -86,6 +86,14 @@ verdict at --alpha.`,
 			runArms, err := c.Arms(ctx, s.taskEnv(dir), r)
 			if err != nil {
 				return fmt.Errorf("run %d: %w", id, err)
+			}
+			if len(runArms) == 0 {
+				return fmt.Errorf("arm %q: run %d has no figures to compare", a, id)
+			}
+			if d := runArms[0].Design; first == "" {
+				design, first = d, a
+			} else if d != design {
+				return fmt.Errorf("arm %q is a run of %s %s, arm %q of %s: their figures measure different things", a, bench.Title(r.Benchmark), d, first, design)
 			}
 			if len(args) == 1 && model == "" {
 				if arms, err = everyModel(runArms, id); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/fallacylab/fallacylab/bench/missci"
 	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/report"
 )
 
 // TestMissciRunEndToEnd scripts a model that names the first gold class of
@@ -111,6 +112,11 @@ func TestMissciClassifyGoldEndToEnd(t *testing.T) {
 		answer[p] = "The premise overgeneralises.\nFallacy: " + promptName(u.Gold)
 	}
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
+		if c.Model == "gpt-4.1-mini" { // right on every other unit
+			if len(c.Prompt)%2 == 0 {
+				return llmtest.Reply{Text: "Fallacy: Ambiguity"}
+			}
+		}
 		return llmtest.Reply{Text: answer[c.Prompt]}
 	}})
 	defer srv.Close()
@@ -123,6 +129,37 @@ func TestMissciClassifyGoldEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(out, "| 96 | 1.0000 | 1.0000 |") {
 		t.Fatalf("want 96 units, accuracy 1, macro-F1 1:\n%s", out)
+	}
+	// Two classification runs compare unit by unit, their arguments the
+	// clusters; the accuracy compared is the report's.
+	mini, stderr, err := runCLI(t, dir, "--max-unusable", "1", "missci", "run", "--task", "classify-gold", "--model", "openai:gpt-4.1-mini", "--split", "dev", "--format", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	miniRep, err := report.FromJSON([]byte(mini))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acc float64
+	for _, tb := range miniRep.Tables() {
+		for i, c := range tb.Columns {
+			if c.Label == "accuracy" && len(tb.Rows) > 0 {
+				acc = tb.Rows[0][i].Value
+			}
+		}
+	}
+	rep, _ := jsonReport(t, dir, "compare", "1", "2", "--format", "json", "--resamples", "100")
+	row := rep.Table("paired").Rows[0]
+	if row[0].Text != "accuracy" || row[3].Text != "96 / 96 / 96" || row[4].Value != float64(len(args)) || row[5].Value != 1 ||
+		math.Abs(row[6].Value-acc) > 1e-9 || acc <= 0 || acc >= 1 || !strings.HasPrefix(row[9].Text, "sign-flip over arguments") {
+		t.Fatalf("compare of two classify-gold runs (the report's accuracy %v): %+v", acc, row)
+	}
+	// A classification run does not compare with a reconstruction run.
+	if _, stderr, err := runCLI(t, dir, "--max-unusable", "1", "missci", "run", "--model", "openai:gpt-4.1", "--split", "dev", "--limit", "3"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, _, err := runCLI(t, dir, "compare", "1", "3"); err == nil || !strings.Contains(err.Error(), `arm "3" is a run of Missci reconstruction, arm "1" of classify-gold`) {
+		t.Fatalf("classify-gold against a reconstruction: %v", err)
 	}
 }
 

@@ -138,6 +138,14 @@ func TestMissciPlusBaselinesByCommand(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "missciplus", "run", "--ranker", "ordered", "--model", "openai:x"); err == nil || !strings.Contains(err.Error(), "calls no model") {
 		t.Fatalf("--model with ordered: %v", err)
 	}
+	// Subtask 1's P@1 (the accurate premise's passage first) is not
+	// subtask 2's (a fallacy's passage first): their runs do not compare.
+	if _, stderr, err := runCLI(t, dir, "missciplus", "run", "--subtask", "1", "--ranker", "random", "--seeds", "1"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, _, err := runCLI(t, dir, "compare", "1", "2"); err == nil || !strings.Contains(err.Error(), `arm "2" is a run of MissciPlus subtask 1, arm "1" of subtask 2: their figures measure different things`) {
+		t.Fatalf("subtask 1 against subtask 2: %v", err)
+	}
 	if _, _, err := runCLI(t, dir, "missciplus", "run", "--subtask", "2", "--fullstudy"); err == nil {
 		t.Fatal("--fullstudy with subtask 2 accepted")
 	}
