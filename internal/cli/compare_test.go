@@ -281,6 +281,20 @@ func TestPlanFromADeflectPilot(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "plan", "--rate", "1.2"); err == nil {
 		t.Fatal("a rate above 1 was planned for")
 	}
+	// A change past 0 or 1 is refused (it was planned for 1 silently);
+	// a metric that is no rate, or not the pilot's, names the rates it has.
+	for _, c := range []struct{ args []string }{
+		{[]string{"--rate", "0.99", "--delta", "0.05"}},
+		{[]string{"--rate", "0.3", "--delta", "-0.35"}},
+	} {
+		if _, _, err := runCLI(t, dir, append([]string{"plan"}, c.args...)...); err == nil || !strings.Contains(err.Error(), "not a rate") {
+			t.Errorf("plan %v: %v", c.args, err)
+		}
+	}
+	if _, _, err := runCLI(t, dir, "plan", "--pilot", "1:openai:model-a", "--metric", "nope"); err == nil ||
+		!strings.Contains(err.Error(), `run 1 has no rate "nope": its rates are refusal, soft refusal, labelled compliance, clean compliance`) {
+		t.Errorf("a metric the pilot does not have: %v", err)
+	}
 }
 
 // TestStudyCorrectsTheRunsRates (#44 item 3): a DeflectBench run and a

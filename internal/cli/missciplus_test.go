@@ -138,6 +138,10 @@ func TestMissciPlusBaselinesByCommand(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "missciplus", "run", "--ranker", "ordered", "--model", "openai:x"); err == nil || !strings.Contains(err.Error(), "calls no model") {
 		t.Fatalf("--model with ordered: %v", err)
 	}
+	// A mean over two seeds is no rate to plan for: the plan says so.
+	if _, _, err := runCLI(t, dir, "plan", "--pilot", "1"); err == nil || !strings.Contains(err.Error(), "run 1 has no rate to plan for (its figures, P@1, mAP, are not 0 or 1 per item)") {
+		t.Fatalf("plan from a run of two seeds: %v", err)
+	}
 	// Subtask 1's P@1 (the accurate premise's passage first) is not
 	// subtask 2's (a fallacy's passage first): their runs do not compare.
 	if _, stderr, err := runCLI(t, dir, "missciplus", "run", "--subtask", "1", "--ranker", "random", "--seeds", "1"); err != nil {

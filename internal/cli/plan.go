@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -115,15 +117,9 @@ func pilotInput(cmd *cobra.Command, g *Global, o planOptions) (planInput, error)
 	if err != nil {
 		return planInput{}, fmt.Errorf("--pilot: %w", err)
 	}
-	var m compare.Metric
-	for _, x := range arm.Metrics {
-		if x.Binary && (o.metric == "" || x.Name == o.metric) {
-			m = x
-			break
-		}
-	}
-	if m.Name == "" {
-		return planInput{}, fmt.Errorf("--pilot: run %d has no rate %q to plan for", id, o.metric)
+	m, err := pilotRate(arm, id, o.metric)
+	if err != nil {
+		return planInput{}, err
 	}
 	groups := map[string][]float64{}
 	var order []string
@@ -162,6 +158,38 @@ func pilotInput(cmd *cobra.Command, g *Global, o planOptions) (planInput, error)
 	return in, nil
 }
 
+// pilotRate is the pilot arm's rate to plan for: the one named, else its
+// first; an error names the rates it has, or says that its figures are no
+// rates (a mean over seeds, a rank, an F1).
+func pilotRate(arm compare.Arm, id int64, name string) (compare.Metric, error) {
+	var rates, others []string
+	for _, x := range arm.Metrics {
+		if !x.Binary {
+			others = append(others, x.Name)
+			continue
+		}
+		if name == "" || x.Name == name {
+			return x, nil
+		}
+		rates = append(rates, x.Name)
+	}
+	switch {
+	case slices.Contains(others, name):
+		return compare.Metric{}, fmt.Errorf("--pilot: %s of run %d is not a rate (its items are not each 0 or 1): a plan sizes a rate; its rates: %s", name, id, orNone(rates))
+	case len(rates) == 0:
+		return compare.Metric{}, fmt.Errorf("--pilot: run %d has no rate to plan for (its figures, %s, are not 0 or 1 per item): give --rate, --samples and --icc instead", id, strings.Join(others, ", "))
+	}
+	return compare.Metric{}, fmt.Errorf("--pilot: run %d has no rate %q: its rates are %s", id, name, strings.Join(rates, ", "))
+}
+
+// orNone is the names joined, or "none".
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
 // planReport is the plan: items per arm and observations, the pilot's
 // minimum detectable effect, the price.
 func planReport(in planInput, o planOptions) (*report.Report, error) {
@@ -171,7 +199,14 @@ func planReport(in planInput, o planOptions) (*report.Report, error) {
 	if in.m < 1 || in.rho < 0 || in.rho > 1 {
 		return nil, fmt.Errorf("--samples %g and --icc %g: at least one observation per item, and a correlation in [0, 1]", in.m, in.rho)
 	}
-	target := math.Min(1, in.rate+o.delta)
+	target := in.rate + o.delta
+	if target < 0 || target > 1 {
+		hint := "a smaller --delta, or a negative one to detect a fall"
+		if o.delta < 0 {
+			hint = "a smaller fall"
+		}
+		return nil, fmt.Errorf("--delta %g from the base rate %.3f is %.3f, not a rate: %s", o.delta, in.rate, target, hint)
+	}
 	h := 2*math.Asin(math.Sqrt(target)) - 2*math.Asin(math.Sqrt(in.rate))
 	n, err := stats.SampleSize(h, o.alpha, o.power)
 	if err != nil {
