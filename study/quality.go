@@ -118,11 +118,13 @@ func timing(rep *report.Report, s Study, anns []Annotation) {
 	}
 	sort.Float64s(all)
 	study := 0.0
+	median := "no save timed yet: answers from a coding sheet carry no times"
 	if len(all) > 0 {
 		study, _ = stats.Quantile(all, 0.5)
+		median = seconds(study)
 	}
 	sec := rep.AddSection("Time per item", fmt.Sprintf("Seconds from an annotator's previous save to each save (gaps over %.0f minutes are breaks, not counted). "+
-		"A speeder's median is under a third of the study's median (the median of the annotators' medians: %s); speeders are flagged, not excluded.", breakAfter.Minutes(), seconds(study)))
+		"A speeder's median is under a third of the study's median (the median of the annotators' medians: %s); speeders are flagged, not excluded.", breakAfter.Minutes(), median))
 	t := sec.Add(&report.Table{ID: "time_per_item", Title: "Time per item by annotator", Columns: report.Cols("annotator", "items timed", "median (s)", "fastest 5 % (s)", "flag")})
 	for _, a := range s.Annotators {
 		ts := times[a.Name]

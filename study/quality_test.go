@@ -271,3 +271,25 @@ func TestSheetAnnotatorIsNotASpeeder(t *testing.T) {
 		}
 	}
 }
+
+// A study whose answers all came from coding sheets timed nothing: its
+// time section says so, not that the study's median is 0.0 s.
+func TestSheetOnlyStudyTimesNothing(t *testing.T) {
+	s, _ := qualityStudy()
+	at := time.Unix(1700005000, 0)
+	var anns []Annotation
+	for _, a := range s.Annotators {
+		for _, it := range s.Items {
+			anns = append(anns, Annotation{StudyID: 1, Annotator: a.Name, Item: it.Key, Answers: map[string]string{"q": "1"}, At: at})
+		}
+	}
+	rep, err := Analyze(s, anns, AnalyzeOptions{Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range rep.Sections {
+		if sec.Title == "Time per item" && (strings.Contains(sec.Intro, "0.0 s") || !strings.Contains(sec.Intro, "no save timed yet")) {
+			t.Fatalf("%s", sec.Intro)
+		}
+	}
+}
