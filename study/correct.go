@@ -57,6 +57,7 @@ func Correct(p, varP float64, pReps []float64, c Confusion, seed uint64) Correct
 	rg := stats.RoganGladen(p, varP, out.Se, nPos, out.Sp, nNeg, 0.95)
 	out.Rate, out.Bootstrap = report.NA(rg.Reason), report.NA(rg.Reason)
 	if !rg.Defined {
+		out.Note = rg.Reason // a "–" in a table says nothing of why
 		return out
 	}
 	out.Rate = report.NCI(rg.Rate, rg.Lo, rg.Hi, 3)
