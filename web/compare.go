@@ -45,7 +45,19 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, sum, code, err := s.pairs(r.Context(), ds)
 	if err != nil {
-		s.fail(w, code, err)
+		t, _ := bench.TaskOf(ds[0].run.Benchmark)
+		if _, can := t.(bench.Compares); !can || code != http.StatusBadRequest || r.URL.Query().Get("export") != "" {
+			s.fail(w, code, err)
+			return
+		}
+		// No items side by side (MissciPlus's rankings), but the paired
+		// comparison `fallacylab compare` makes: the page shows that.
+		paired, note := s.paired(r.Context(), ds)
+		items := fmt.Sprintf("%s runs are not listed item by item side by side", bench.Title(ds[0].run.Benchmark))
+		if paired != "" {
+			items += "; their paired comparison:"
+		}
+		s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Paired": paired, "PairedNote": note, "ItemsNote": items})
 		return
 	}
 	if exportPairs(w, r, ds, rows) {
@@ -180,6 +192,9 @@ func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, str
 			return "", fmt.Sprintf("run %d: %v", d.run.ID, err)
 		}
 		arms[i] = a
+	}
+	if len(arms[0]) > 0 && len(arms[1]) > 0 && arms[0][0].Design != arms[1][0].Design {
+		return "", fmt.Sprintf("run %d is a run of %s and run %d of %s: their figures measure different things", ds[0].run.ID, arms[0][0].Design, ds[1].run.ID, arms[1][0].Design)
 	}
 	var pairs []compare.Pair
 	o := compare.Options{Resamples: 1000, Seed: 20260101}

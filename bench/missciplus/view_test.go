@@ -1,0 +1,41 @@
+package missciplus_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/fallacylab/fallacylab/bench/benchtest"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/web"
+	"github.com/fallacylab/fallacylab/web/webtest"
+)
+
+// TestViewerComparesOneSubtask: the viewer's comparison of two runs
+// pairs them where they rank for one subtask, and says why not where one
+// ranks for subtask 1 and the other for subtask 2 (both have a P@1).
+func TestViewerComparesOneSubtask(t *testing.T) {
+	h := benchtest.New(t, nil)
+	h.Run("missciplus", "run", "--subtask", "1", "--ranker", "random", "--seeds", "1", "--split", "dev")
+	h.Run("missciplus", "run", "--subtask", "1", "--ranker", "ordered", "--split", "dev")
+	h.Run("missciplus", "run", "--subtask", "2", "--ranker", "ordered", "--split", "dev")
+	st, err := sqlite.Open(h.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := web.New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := webtest.Visitor(v.Handler())
+	for path, want := range map[string]string{
+		"/compare?a=1&b=2": "Paired comparisons on the shared items",
+		"/compare?a=1&b=3": "run 1 is a run of subtask 1 and run 3 of subtask 2: their figures measure different things",
+	} {
+		rec := get(http.MethodGet, path, nil)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("%s: %d, lacks %q\n%.3000s", path, rec.Code, want, rec.Body.String())
+		}
+	}
+}
