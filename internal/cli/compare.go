@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,6 +59,7 @@ verdict at --alpha.`,
 		var arms []compare.Arm
 		seen := map[string]bool{}
 		benchmark, design, first := "", "", ""
+		panels := map[int64][]string{}
 		for _, a := range args {
 			id, model, err := parseArm(a)
 			if err != nil {
@@ -90,6 +93,7 @@ verdict at --alpha.`,
 			if len(runArms) == 0 {
 				return fmt.Errorf("arm %q: run %d has no figures to compare", a, id)
 			}
+			panels[id] = slices.Sorted(slices.Values(runArms[0].Judges))
 			if d := runArms[0].Design; first == "" {
 				design, first = d, a
 			} else if d != design {
@@ -115,9 +119,32 @@ verdict at --alpha.`,
 			return err
 		}
 		rep := compare.Report(bench.Title(benchmark)+": paired comparison", benchmark, pairs, o)
+		if note := panelsNote(panels); note != "" {
+			rep.Meta = append(rep.Meta, [2]string{"judges", note})
+		}
 		return writeReport(g, rep, rf, out)
 	}
 	return cmd
+}
+
+// panelsNote says, where the runs compared were judged by different
+// panels (a DeflectBench run judged again with other judges), that a
+// difference may be the judges' rather than the models'; "" where one
+// panel (or none) judged them all.
+func panelsNote(panels map[int64][]string) string {
+	ids := slices.Sorted(maps.Keys(panels))
+	differ := false
+	for _, id := range ids[1:] {
+		differ = differ || !slices.Equal(panels[id], panels[ids[0]])
+	}
+	if !differ {
+		return ""
+	}
+	var parts []string
+	for _, id := range ids {
+		parts = append(parts, fmt.Sprintf("run %d: %s", id, orNone(panels[id])))
+	}
+	return "the runs' outcomes come from different judge panels (" + strings.Join(parts, "; ") + "): a difference between them may be the judges', not the models'"
 }
 
 // parseArm reads an arm's name: RUN, or RUN:MODEL (the model's own colons

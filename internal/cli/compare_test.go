@@ -168,6 +168,26 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 			t.Fatalf("imported logs, row %d:\n%q\nwant\n%q", i, got[i], want)
 		}
 	}
+	// The same generations judged again by another panel: a comparison
+	// across the two runs says their outcomes come from different judges.
+	if _, stderr, err := runCLI(t, dir, "deflect", "judge", "--run", "1", "--judges", "anthropic:judge-c,gemini:judge-b"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	judged, _ := jsonReport(t, dir, "compare", "1:openai:model-a", "4:openai:model-a", "--format", "json", "--resamples", "50")
+	note := ""
+	for _, m := range judged.Meta {
+		if m[0] == "judges" {
+			note = m[1]
+		}
+	}
+	if !strings.Contains(note, "run 1: anthropic:judge-a, gemini:judge-b; run 4: anthropic:judge-c, gemini:judge-b") {
+		t.Fatalf("two panels: %+v", judged.Meta)
+	}
+	for _, m := range whole.Meta {
+		if m[0] == "judges" {
+			t.Fatalf("one panel: %+v", whole.Meta)
+		}
+	}
 }
 
 // TestCompareFoilsAudits (#44): two Scheme Foils audits (the built-in
