@@ -1,11 +1,15 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -391,6 +395,27 @@ type Arm struct {
 	// Extra are, by item id, further scores by name beside the headline
 	// metrics (each judge's rubric fields).
 	Extra map[string]map[string]float64
+}
+
+// PanelsNote says, where the runs compared were judged by different
+// panels (a DeflectBench run judged again with other judges), that a
+// difference may be the judges' rather than the models'; "" where one
+// panel (or none) judged them all. panels are each run's Arm.Judges,
+// sorted.
+func PanelsNote(panels map[int64][]string) string {
+	ids := slices.Sorted(maps.Keys(panels))
+	differ := false
+	for _, id := range ids[1:] {
+		differ = differ || !slices.Equal(panels[id], panels[ids[0]])
+	}
+	if !differ {
+		return ""
+	}
+	var parts []string
+	for _, id := range ids {
+		parts = append(parts, fmt.Sprintf("run %d: %s", id, cmp.Or(strings.Join(panels[id], ", "), "none")))
+	}
+	return "the runs' outcomes come from different judge panels (" + strings.Join(parts, "; ") + "): a difference between them may be the judges', not the models'"
 }
 
 // CallsOf maps the run's records of kind, by key, to the call each names

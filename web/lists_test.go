@@ -275,11 +275,22 @@ func TestRunListTellsTwinsApart(t *testing.T) {
 // secondDeflect is a second DeflectBench run of run runID's records (the
 // viewer compares two runs, never one with itself).
 func secondDeflect(t *testing.T, st *sqlite.Store, runID int64) int64 {
+	return secondDeflectJudged(t, st, runID, nil)
+}
+
+// secondDeflectJudged is secondDeflect with each eval's judge renamed by
+// rename (nil: as it was): the same generations judged by another panel.
+func secondDeflectJudged(t *testing.T, st *sqlite.Store, runID int64, rename func(string) string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	ds, err := deflect.LoadRecords(ctx, st, runID)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range ds.Evals {
+		if rename != nil {
+			ds.Evals[i].JudgeModel = rename(ds.Evals[i].JudgeModel)
+		}
 	}
 	b, _ := st.StartRun(ctx, store.Run{Name: "deflect again", Benchmark: "deflect", Version: "test"})
 	if err := deflect.SaveRecords(ctx, st, b, ds.Gens, ds.Evals); err != nil {

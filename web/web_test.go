@@ -117,6 +117,13 @@ func TestPages(t *testing.T) {
 		strings.Count(cmpBody, "synthetic:judge-a, synthetic:judge-b") != 2 {
 		t.Fatalf("the comparison does not name the judge panels:\n%.1500s", cmpBody)
 	}
+	// Judged by another panel: the paired comparison says whose its
+	// differences may be.
+	other := secondDeflectJudged(t, st, id1, func(j string) string { return strings.Replace(j, "judge-a", "judge-<c>", 1) })
+	if _, cmpBody, _ := get(t, h, fmt.Sprintf("/compare?a=%d&b=%d", id1, other)); !strings.Contains(cmpBody, "come from different judge panels") ||
+		!strings.Contains(cmpBody, "synthetic:judge-&lt;c&gt;") || strings.Contains(cmpBody, "judge-<c>") {
+		t.Fatalf("two panels, unsaid or unescaped:\n%.3000s", cmpBody)
+	}
 	// The report's method block: how the figures were made, and how a
 	// cell reads.
 	if !strings.Contains(body, `<dl class="method"><dt>models</dt>`) || !strings.Contains(body, "<dt>bootstrap</dt><dd>50 resamples") || !strings.Contains(body, "<dt>consensus</dt><dd>any</dd>") ||

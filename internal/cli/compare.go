@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,32 +118,12 @@ verdict at --alpha.`,
 			return err
 		}
 		rep := compare.Report(bench.Title(benchmark)+": paired comparison", benchmark, pairs, o)
-		if note := panelsNote(panels); note != "" {
+		if note := bench.PanelsNote(panels); note != "" {
 			rep.Meta = append(rep.Meta, [2]string{"judges", note})
 		}
 		return writeReport(g, rep, rf, out)
 	}
 	return cmd
-}
-
-// panelsNote says, where the runs compared were judged by different
-// panels (a DeflectBench run judged again with other judges), that a
-// difference may be the judges' rather than the models'; "" where one
-// panel (or none) judged them all.
-func panelsNote(panels map[int64][]string) string {
-	ids := slices.Sorted(maps.Keys(panels))
-	differ := false
-	for _, id := range ids[1:] {
-		differ = differ || !slices.Equal(panels[id], panels[ids[0]])
-	}
-	if !differ {
-		return ""
-	}
-	var parts []string
-	for _, id := range ids {
-		parts = append(parts, fmt.Sprintf("run %d: %s", id, orNone(panels[id])))
-	}
-	return "the runs' outcomes come from different judge panels (" + strings.Join(parts, "; ") + "): a difference between them may be the judges', not the models'"
 }
 
 // parseArm reads an arm's name: RUN, or RUN:MODEL (the model's own colons

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -175,19 +176,11 @@ func pilotRate(arm compare.Arm, id int64, name string) (compare.Metric, error) {
 	}
 	switch {
 	case slices.Contains(others, name):
-		return compare.Metric{}, fmt.Errorf("--pilot: %s of run %d is not a rate (its items are not each 0 or 1): a plan sizes a rate; its rates: %s", name, id, orNone(rates))
+		return compare.Metric{}, fmt.Errorf("--pilot: %s of run %d is not a rate (its items are not each 0 or 1): a plan sizes a rate; its rates: %s", name, id, cmp.Or(strings.Join(rates, ", "), "none"))
 	case len(rates) == 0:
 		return compare.Metric{}, fmt.Errorf("--pilot: run %d has no rate to plan for (its figures, %s, are not 0 or 1 per item): give --rate, --samples and --icc instead", id, strings.Join(others, ", "))
 	}
 	return compare.Metric{}, fmt.Errorf("--pilot: run %d has no rate %q: its rates are %s", id, name, strings.Join(rates, ", "))
-}
-
-// orNone is the names joined, or "none".
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
 }
 
 // planReport is the plan: items per arm and observations, the pilot's
