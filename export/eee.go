@@ -112,6 +112,16 @@ func modelInfo(name string) map[string]any {
 	return info
 }
 
+// evalName is a metric's evaluation name: the benchmark, the arm's design
+// where it has one ("missciplus subtask 1 P@1"; subtask 2's P@1 is
+// another evaluation), and the metric.
+func evalName(r Run, a Arm, metric string) string {
+	if a.Design != "" {
+		return r.Benchmark + " " + a.Design + " " + metric
+	}
+	return r.Benchmark + " " + metric
+}
+
 // eeeResults are the arm's metrics: mean, interval, standard error.
 func eeeResults(r Run, a Arm) []map[string]any {
 	var out []map[string]any
@@ -136,7 +146,7 @@ func eeeResults(r Run, a Arm) []map[string]any {
 		}
 		out = append(out, map[string]any{
 			"evaluation_result_id": slug(e.Metric),
-			"evaluation_name":      r.Benchmark + " " + e.Metric,
+			"evaluation_name":      evalName(r, a, e.Metric),
 			"source_data":          map[string]any{"dataset_name": r.Title, "source_type": "other", "additional_details": map[string]string{"benchmark": r.Benchmark}},
 			"metric_config":        cfg,
 			"score_details": map[string]any{
@@ -165,7 +175,7 @@ func eeeInstances(r Run, a Arm, evalID string) ([]byte, int, error) {
 		for _, it := range m.Items {
 			line := instance(a, m, it.ID, it.Cluster, it.Value)
 			line["schema_version"], line["evaluation_id"], line["model_id"] = EEESchemaVersion, evalID, a.Model
-			line["evaluation_name"], line["evaluation_result_id"] = r.Benchmark+" "+m.Name, slug(m.Name)
+			line["evaluation_name"], line["evaluation_result_id"] = evalName(r, a, m.Name), slug(m.Name)
 			if err := enc.Encode(line); err != nil {
 				return nil, 0, err
 			}

@@ -39,7 +39,11 @@ type Run struct {
 // metrics item by item, their estimates, and the calls behind its items.
 type Arm struct {
 	// Model is "provider:model" (or a detector's or ranker's name).
-	Model     string
+	Model string
+	// Design is what the arm's figures measure where the benchmark's runs
+	// measure several things under one metric's name (bench.Arm's:
+	// "subtask 1"); it joins the evaluation's name.
+	Design    string
 	Metrics   []compare.Metric
 	Estimates []compare.Estimate
 	// Judges are the models whose verdicts make the outcomes.

@@ -150,6 +150,20 @@ func TestMissciPlusBaselinesByCommand(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "compare", "1", "2"); err == nil || !strings.Contains(err.Error(), `arm "2" is a run of MissciPlus subtask 1, arm "1" of subtask 2: their figures measure different things`) {
 		t.Fatalf("subtask 1 against subtask 2: %v", err)
 	}
+	// Exported, each subtask's P@1 is an evaluation of its own name.
+	for run, want := range map[string]string{"1": "missciplus subtask 2 P@1", "2": "missciplus subtask 1 P@1"} {
+		out := filepath.Join(dir, "eee-"+run)
+		if _, stderr, err := runCLI(t, dir, "runs", "export", run, "--format", "eee", "--out-dir", out, "--resamples", "20"); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "data", "missciplus", "*", "*", "*.json"))
+		if len(files) != 1 {
+			t.Fatalf("run %s: %v", run, files)
+		}
+		if b, _ := os.ReadFile(files[0]); !strings.Contains(string(b), `"evaluation_name": "`+want+`"`) {
+			t.Fatalf("run %s: no evaluation %q:\n%.800s", run, want, b)
+		}
+	}
 	if _, _, err := runCLI(t, dir, "missciplus", "run", "--subtask", "2", "--fullstudy"); err == nil {
 		t.Fatal("--fullstudy with subtask 2 accepted")
 	}

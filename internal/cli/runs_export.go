@@ -67,7 +67,7 @@ func exportRun(ctx context.Context, s *session, r store.Run, o compare.Options) 
 		}
 	}
 	for _, a := range arms {
-		x := export.Arm{Model: a.Model, Metrics: a.Metrics, Judges: a.Judges, Calls: map[string][]export.Call{}, Answers: a.Answers, Extra: a.Extra}
+		x := export.Arm{Model: a.Model, Design: a.Design, Metrics: a.Metrics, Judges: a.Judges, Calls: map[string][]export.Call{}, Answers: a.Answers, Extra: a.Extra}
 		if x.Model == "" {
 			x.Model = r.Name
 		}
