@@ -64,6 +64,11 @@ type rawSample struct {
 	Target json.RawMessage `json:"target"`
 	Output struct {
 		Completion string `json:"completion"`
+		Choices    []struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
 	} `json:"output"`
 	Scores map[string]struct {
 		Value json.RawMessage `json:"value"`
@@ -188,6 +193,11 @@ func readEval(name string, data []byte) (rawLog, error) {
 // named in dropped.
 func sampleOf(r rawSample, dropped map[string]bool) (Sample, error) {
 	s := Sample{ID: scalar(r.ID), Epoch: max(r.Epoch, 1), Answer: r.Output.Completion, Scores: map[string]float64{}}
+	if s.Answer == "" && len(r.Output.Choices) > 0 && len(r.Output.Choices[0].Message.Content) > 0 {
+		// inspect computes completion from the first choice and writes it
+		// to no log it makes itself (our own export writes both)
+		s.Answer = contentText(r.Output.Choices[0].Message.Content)
+	}
 	if s.ID == "" {
 		return s, fmt.Errorf("id: missing")
 	}
