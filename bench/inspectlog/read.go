@@ -207,20 +207,35 @@ func sampleOf(r rawSample, dropped map[string]bool) (Sample, error) {
 		s.Error = r.Error.Message
 	}
 	for name, sc := range r.Scores {
-		v, raw, ok := scoreValue(sc.Value)
-		if !ok {
-			dropped[fmt.Sprintf("score %s: values that are not a number, a boolean or C/I/P/N (%s)", name, raw)] = true
+		var parts map[string]json.RawMessage
+		if json.Unmarshal(sc.Value, &parts) != nil {
+			s.addScore(name, sc.Value, dropped)
 			continue
 		}
-		s.Scores[name] = v
-		if raw != strconv.FormatFloat(v, 'g', -1, 64) {
-			if s.Raw == nil {
-				s.Raw = map[string]string{}
-			}
-			s.Raw[name] = raw
+		// A scorer of several values (inspect's dict-valued Score): a
+		// score each, named scorer/key.
+		for key, v := range parts {
+			s.addScore(name+"/"+key, v, dropped)
 		}
 	}
 	return s, nil
+}
+
+// addScore adds score name of value v to the sample, or names in dropped
+// a value that is not a score.
+func (s *Sample) addScore(name string, v json.RawMessage, dropped map[string]bool) {
+	x, raw, ok := scoreValue(v)
+	if !ok {
+		dropped[fmt.Sprintf("score %s: values that are not a number, a boolean or C/I/P/N (%s)", name, raw)] = true
+		return
+	}
+	s.Scores[name] = x
+	if raw != strconv.FormatFloat(x, 'g', -1, 64) {
+		if s.Raw == nil {
+			s.Raw = map[string]string{}
+		}
+		s.Raw[name] = raw
+	}
 }
 
 // scoreValue reads a score's value as a number: inspect's CORRECT,

@@ -135,11 +135,13 @@ func newRunsImportCmd(g *Global) *cobra.Command {
 		Use:   "import --format FORMAT FILE",
 		Short: "Make a run of a file another tool wrote (an inspect_ai eval log), to list, report and compare",
 		Long: `--format inspect: an inspect_ai eval log (.eval or .json) becomes a run of its samples — each
-one's id, epoch, input, target, answer and scores (C, I, P and N as 1, 0, 0.5 and 0) — which the
-viewer lists, its report reports and ` + "`fallacylab compare`" + ` compares item by item with
-another imported log. Not carried: the samples' events (model calls, the transcript), tools,
-sandboxes, attachments, and scores whose values are not numbers, booleans or C/I/P/N; the
-import names what it left out. The same file imported again is the same run.`,
+one's id, epoch, input, target, answer and scores (C, I, P and N as 1, 0, 0.5 and 0; a
+dict-valued score as one score per key, scorer/key) — which the viewer lists, its report
+reports and ` + "`fallacylab compare`" + ` compares item by item with another imported log,
+resampling the clusters its stderr names (stderr(cluster="…"): a sample metadata field), else
+each sample. Not carried: the samples' events (model calls, the transcript), tools, sandboxes,
+attachments, and scores whose values are not numbers, booleans or C/I/P/N; the import names
+what it left out. The same file imported again is the same run.`,
 		Example: `  fallacylab runs import --format inspect logs/2026-01-05_mytask_abc.eval
   fallacylab compare 7 8`,
 		Args: cobra.ExactArgs(1),
