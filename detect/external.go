@@ -83,17 +83,33 @@ func (f *File) Name() string {
 	return "file:" + f.Path
 }
 
-// Detect implements Detector; a missing id is an error naming it.
+// Detect implements Detector; missing ids are an error that names the
+// first, counts them, and shows an id of the file beside one it needs (a
+// file of other ids — another corpus, other id columns — is told apart
+// from one missing a few).
 func (f *File) Detect(_ context.Context, in []Input) ([]Prediction, error) {
 	out := make([]Prediction, len(in))
+	missing, first := 0, ""
 	for i, x := range in {
 		l, ok := f.preds[x.ID]
 		if !ok {
-			return nil, fmt.Errorf("%s has no prediction for id %q (ids look like %q)", f.Path, x.ID, in[0].ID)
+			if missing++; first == "" {
+				first = x.ID
+			}
+			continue
 		}
 		out[i] = Prediction{ID: x.ID, Label: l, Parsed: true}
 	}
-	return out, nil
+	if missing == 0 {
+		return out, nil
+	}
+	theirs := ""
+	for id := range f.preds {
+		if theirs == "" || id < theirs { // one of its ids, the same every time
+			theirs = id
+		}
+	}
+	return nil, fmt.Errorf("%s has no prediction for %d of the %d items, the first id %q (the file's ids look like %q)", f.Path, missing, len(in), first, theirs)
 }
 
 // HTTP is a detector behind the user's own endpoint. Protocol: POST a JSON

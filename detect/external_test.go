@@ -53,6 +53,12 @@ func TestFileDetector(t *testing.T) {
 	if err != nil || p[0].Label != "slippery slope" {
 		t.Fatalf("%v %v", p, err)
 	}
+	// Ids the file lacks: how many, the first, and what the file's ids
+	// look like (its ids were "x" and "y", the audit's another corpus').
+	if _, err := f.Detect(context.Background(), []Input{{ID: "y"}, {ID: "T:a/1"}, {ID: "T:a/2"}}); err == nil ||
+		!strings.Contains(err.Error(), `p.csv has no prediction for 2 of the 3 items, the first id "T:a/1" (the file's ids look like "x")`) {
+		t.Fatal(err)
+	}
 	if _, err := LoadFile(strings.NewReader("id,label\nx,none\nx,none\n"), "d.csv"); err == nil || !strings.Contains(err.Error(), `d.csv line 3: field id: "x" appears twice`) {
 		t.Fatal(err)
 	}
