@@ -41,7 +41,7 @@ type foilsOptions struct {
 // model file and makes no run; sheet is the older spelling of a
 // foils-native study, kept for the files it reads and writes.
 func (Task) Commands(h bench.Host) []*cobra.Command {
-	return []*cobra.Command{newFoilsTrainCmd(h), newFoilsSheetCmd(h)}
+	return []*cobra.Command{newFoilsTrainCmd(h), newFoilsItemsCmd(h), newFoilsSheetCmd(h)}
 }
 
 // LoadCorpus returns a corpus' items (corpus.Load) from the data folder

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -159,5 +160,54 @@ func TestFoilsAuditLimit(t *testing.T) {
 	// The offline detector too.
 	if _, stderr, err := runCLI(t, dir, "foils", "audit", "--limit", "5", "--resamples", "50", "--permutations", "50"); err != nil {
 		t.Fatalf("tfidf --limit 5: %v\n%s", err, stderr)
+	}
+}
+
+// TestFoilsItemsForAFileDetector: foils items writes every text the audit
+// of the same flags labels, with its id (CSV, or JSONL on stdout); labels
+// for exactly those ids audit as a file detector (every text flagged: every
+// false-positive rate is 1); a predictions file that lacks ids says how
+// many.
+func TestFoilsItemsForAFileDetector(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644)
+	items := filepath.Join(dir, "items.csv")
+	if _, stderr, err := runCLI(t, dir, "foils", "items", "--limit", "5", "--out", items); err != nil || !strings.Contains(stderr, "wrote 15 texts") {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	jsonl, _, err := runCLI(t, dir, "foils", "items", "--limit", "5")
+	if err != nil || strings.Count(jsonl, "\n") != 15 || !strings.HasPrefix(jsonl, `{"context":`) {
+		t.Fatalf("JSONL to stdout: %v\n%.300s", err, jsonl)
+	}
+	f, _ := os.Open(items)
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 16 || strings.Join(rows[0], ",") != "id,text,context" {
+		t.Fatalf("%v: %d rows, header %q", err, len(rows), rows[0])
+	}
+	write := func(name string, rows [][]string) string {
+		var b strings.Builder
+		b.WriteString("id,label\n")
+		for _, r := range rows {
+			b.WriteString(`"` + r[0] + `",slippery slope` + "\n")
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	all := write("all.csv", rows[1:])
+	rep, _ := jsonReport(t, dir, "foils", "audit", "--limit", "5", "--detector", "file:"+all, "--resamples", "50", "--permutations", "50", "--format", "json")
+	rates := rep.Table("flag_rates")
+	if rates == nil || len(rates.Rows) < 2 {
+		t.Fatalf("no flag rates: %+v", rates)
+	}
+	for _, r := range rates.Rows {
+		if last := r[len(r)-1]; last.Kind != "prop" || last.Value != 1 {
+			t.Fatalf("%s: %+v with every text flagged", r[0].Text, last)
+		}
+	}
+	short := write("short.csv", rows[1:6])
+	if _, _, err := runCLI(t, dir, "foils", "audit", "--limit", "5", "--detector", "file:"+short); err == nil || !strings.Contains(err.Error(), "has no prediction for 10 of the 15 items") {
+		t.Fatalf("a file lacking ids: %v", err)
 	}
 }
