@@ -41,6 +41,10 @@ func TestCallTranscript(t *testing.T) {
 	if b := list("?retried=1"); !strings.Contains(b, "job-1") || strings.Contains(b, "job-2") {
 		t.Fatalf("?retried=1:\n%.3000s", b)
 	}
+	// The run's page links its calls (a run without calls does not).
+	if _, page, _ := get(t, h, fmt.Sprintf("/runs/%d", id)); !strings.Contains(page, fmt.Sprintf(`<a href="/runs/%d/calls">Every call of this run</a>, with requests`, id)) {
+		t.Fatalf("the run page does not link its calls:\n%.3000s", page)
+	}
 	if b := list("?model=anthropic:c"); !strings.Contains(b, "job-3") || strings.Contains(b, "job-1") {
 		t.Fatalf("?model=anthropic:c:\n%.3000s", b)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/study"
 )
 
 var funcs = template.FuncMap{
@@ -99,9 +100,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := map[string]any{"Run": d.run, "Report": rep, "About": about, "Studies": studies, "Query": r.URL.Query()}
-	if l, ok := listingOf(d); ok {
+	l, lists := listingOf(d)
+	if lists {
 		data["Listing"] = l.Title
 	}
+	data["StudyHint"] = studyHint(d.run, lists)
 	if d.task != nil {
 		// The Task's own pages the viewer's run page links (those titled).
 		var pages [][2]string
@@ -157,6 +160,29 @@ func (s *Server) unfinished(w http.ResponseWriter, r *http.Request, run store.Ru
 		waiting = fmt.Sprintf("run %d is running: its records are stored as its phases end, and this page fills in then; meanwhile it shows each phase's progress", run.ID)
 	}
 	s.render(w, "run.html", map[string]any{"Run": run, "About": about, "Studies": studies, "Waiting": waiting})
+}
+
+// studyHint is how to validate the run with people: the study kinds of
+// its benchmark, and a records study where its records are listed; ""
+// where no kind fits (the page then says nothing of studies).
+func studyHint(run store.Run, lists bool) string {
+	var kinds []string
+	for _, k := range study.Registered() {
+		if k.Benchmark == run.Benchmark {
+			kinds = append(kinds, string(k.Kind))
+		}
+	}
+	if lists {
+		kinds = append(kinds, string(study.RecordsKind)+" --questions FILE.yaml")
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	hint := fmt.Sprintf("fallacylab study create --run %d --kind %s", run.ID, kinds[0])
+	if len(kinds) > 1 {
+		hint += " (or --kind " + strings.Join(kinds[1:], ", ") + ")"
+	}
+	return hint
 }
 
 // runFrom loads the run named in the path, answering 400 or 404 itself.

@@ -11,7 +11,8 @@ import (
 	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
-// TestViewerComparesOneSubtask: the viewer's comparison of two runs
+// TestViewerComparesOneSubtask: the run page of a run that called no
+// model; the viewer's comparison of two runs
 // pairs them where they rank for one subtask, and says why not where one
 // ranks for subtask 1 and the other for subtask 2 (both have a P@1).
 func TestViewerComparesOneSubtask(t *testing.T) {
@@ -29,6 +30,13 @@ func TestViewerComparesOneSubtask(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := webtest.Visitor(v.Handler())
+	// A run that called no model links no calls; the study it may have
+	// is named, not "--kind …".
+	page := get(http.MethodGet, "/runs/1", nil).Body.String()
+	if strings.Contains(page, "Every call of this run") || strings.Contains(page, "with the call each was made from") ||
+		!strings.Contains(page, "fallacylab study create --run 1 --kind missciplus-premise (or --kind records --questions FILE.yaml)") {
+		t.Errorf("run page of a run without calls:\n%.3000s", page)
+	}
 	for path, want := range map[string]string{
 		"/compare?a=1&b=2": "Paired comparisons on the shared items",
 		"/compare?a=1&b=3": "run 1 is a run of subtask 1 and run 3 of subtask 2: their figures measure different things",
