@@ -14,6 +14,8 @@
 package benchtest
 
 import (
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +23,9 @@ import (
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/store/sqlite"
+	"github.com/fallacylab/fallacylab/web"
+	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // Main runs fallacylab instead of the tests when the test binary was
@@ -80,6 +85,23 @@ func (h *Harness) Calls() int { return len(h.Server.Ledger()) }
 
 // DB is the harness' store.
 func (h *Harness) DB() string { return filepath.Join(h.Dir, "f.db") }
+
+// Viewer is the viewer of the harness' store, as a visitor (cookies
+// kept) that requests its pages in this process; the store closes when
+// the test ends.
+func (h *Harness) Viewer() func(method, path string, form url.Values) *httptest.ResponseRecorder {
+	h.t.Helper()
+	st, err := sqlite.Open(h.DB())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { st.Close() })
+	v, err := web.New(st)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return webtest.Visitor(v.Handler())
+}
 
 // Table is the report's table with this id (the test fails without it).
 func Table(t testing.TB, rep *report.Report, id string) *report.Table {

@@ -7,9 +7,6 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/benchtest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
-	"github.com/fallacylab/fallacylab/store/sqlite"
-	"github.com/fallacylab/fallacylab/web"
-	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // TestViewerPages: two runs of three texts, one whose model answers with
@@ -29,16 +26,7 @@ func TestViewerPages(t *testing.T) {
 			t.Fatalf("run: %v\n%s", err, stderr)
 		}
 	}
-	st, err := sqlite.Open(h.DB())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	v, err := web.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := webtest.Visitor(v.Handler())
+	get := h.Viewer()
 	page := func(path string, want ...string) string {
 		t.Helper()
 		rec := get(http.MethodGet, path, nil)

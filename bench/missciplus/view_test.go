@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/benchtest"
-	"github.com/fallacylab/fallacylab/store/sqlite"
-	"github.com/fallacylab/fallacylab/web"
-	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
 // TestViewerComparesOneSubtask: the run page of a run that called no
@@ -20,16 +17,7 @@ func TestViewerComparesOneSubtask(t *testing.T) {
 	h.Run("missciplus", "run", "--subtask", "1", "--ranker", "random", "--seeds", "1", "--split", "dev")
 	h.Run("missciplus", "run", "--subtask", "1", "--ranker", "ordered", "--split", "dev")
 	h.Run("missciplus", "run", "--subtask", "2", "--ranker", "ordered", "--split", "dev")
-	st, err := sqlite.Open(h.DB())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	v, err := web.New(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := webtest.Visitor(v.Handler())
+	get := h.Viewer()
 	// A run that called no model links no calls; the study it may have
 	// is named, not "--kind …".
 	page := get(http.MethodGet, "/runs/1", nil).Body.String()
