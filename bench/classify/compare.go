@@ -37,5 +37,6 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if err != nil {
 		return nil, err
 	}
-	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}, Calls: calls, Answers: answers}}, nil
+	// The corpus is the design: an accuracy on LOGIC is not one on Reddit.
+	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}, Calls: calls, Answers: answers, Design: setup.Corpus}}, nil
 }
