@@ -357,6 +357,28 @@ type Compares interface {
 	Arms(ctx context.Context, env Env, run store.Run) ([]Arm, error)
 }
 
+// ComparesAs is a Compares some of whose runs compare with another
+// benchmark's: an imported log of a fallacylab run with that benchmark's
+// runs. ComparesAs names the benchmark ("": the run's own).
+type ComparesAs interface {
+	Compares
+	ComparesAs(ctx context.Context, env Env, run store.Run) (string, error)
+}
+
+// ComparedAs is the benchmark whose runs run compares with: its own, or
+// the one its Task's ComparesAs names (an imported log of a fallacylab
+// run: that run's benchmark).
+func ComparedAs(ctx context.Context, env Env, run store.Run) (string, error) {
+	t, _ := TaskOf(run.Benchmark)
+	if ca, ok := t.(ComparesAs); ok {
+		b, err := ca.ComparesAs(ctx, env, run)
+		if err != nil || b != "" {
+			return b, err
+		}
+	}
+	return run.Benchmark, nil
+}
+
 // Imports is a Task whose runs are made from files other tools wrote
 // (fallacylab runs import --format F FILE): the run holds what the file
 // says, as records, and calls no model.

@@ -97,7 +97,7 @@ func inspectLog(r Run, a Arm) obj {
 			"config":                obj{},
 			"packages":              obj{"fallacylab": orUnknown(r.Version)},
 			"scorers":               scorers,
-			"metadata":              obj{"fallacylab_run": r.ID, "fallacylab_run_name": r.Name, "command": r.Command, "judges": a.Judges},
+			"metadata":              evalMetadata(r, a),
 		},
 		"plan":        obj{"name": "plan", "steps": []obj{{"solver": "generate", "params": obj{}, "params_passed": obj{}}}, "config": obj{}},
 		"results":     obj{"total_samples": len(samples), "completed_samples": len(samples), "scores": scores},
@@ -118,6 +118,17 @@ func stamp(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// evalMetadata is what the log says of the fallacylab run it is: the run,
+// its command, its judges, and its design where it has one (what an
+// import needs to compare the log with that benchmark's runs).
+func evalMetadata(r Run, a Arm) obj {
+	m := obj{"fallacylab_run": r.ID, "fallacylab_run_name": r.Name, "command": r.Command, "judges": a.Judges}
+	if a.Design != "" {
+		m["fallacylab_design"] = a.Design
+	}
+	return m
 }
 
 // clusterField is the sample metadata field that holds an item's cluster:

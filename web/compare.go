@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -40,7 +41,15 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if ds[0].run.Benchmark != ds[1].run.Benchmark {
-		s.fail(w, 400, fmt.Errorf("run %d is a %s run and run %d a %s run: only runs of one benchmark compare", ds[0].run.ID, ds[0].run.Benchmark, ds[1].run.ID, ds[1].run.Benchmark))
+		// An imported log of a fallacylab run compares with that
+		// benchmark's runs: paired, not listed item by item.
+		as0, err0 := bench.ComparedAs(r.Context(), s.taskEnv(), ds[0].run)
+		as1, err1 := bench.ComparedAs(r.Context(), s.taskEnv(), ds[1].run)
+		if err := errors.Join(err0, err1); err != nil || as0 != as1 || r.URL.Query().Get("export") != "" {
+			s.fail(w, 400, fmt.Errorf("run %d is a %s run and run %d a %s run: only runs of one benchmark compare", ds[0].run.ID, ds[0].run.Benchmark, ds[1].run.ID, ds[1].run.Benchmark))
+			return
+		}
+		s.pairedOnly(w, r, ds, fmt.Sprintf("one run is an imported log of a %s run: the two are not listed item by item side by side", bench.Title(as0)))
 		return
 	}
 	rows, sum, code, err := s.pairs(r.Context(), ds)
@@ -52,12 +61,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 		// No items side by side (MissciPlus's rankings), but the paired
 		// comparison `fallacylab compare` makes: the page shows that.
-		paired, note := s.paired(r.Context(), ds)
-		items := fmt.Sprintf("%s runs are not listed item by item side by side", bench.Title(ds[0].run.Benchmark))
-		if paired != "" {
-			items += "; their paired comparison:"
-		}
-		s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Paired": paired, "PairedNote": note, "ItemsNote": items})
+		s.pairedOnly(w, r, ds, fmt.Sprintf("%s runs are not listed item by item side by side", bench.Title(ds[0].run.Benchmark)))
 		return
 	}
 	if exportPairs(w, r, ds, rows) {
@@ -74,6 +78,16 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	paired, note := s.paired(r.Context(), ds)
 	s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Shared": shared, "Summary": sum,
 		"Rows": differ[pg.From:pg.To], "Pager": pg, "All": q.Get("all") == "1", "Differ": len(differ), "Paired": paired, "PairedNote": note})
+}
+
+// pairedOnly is the page of two runs with their paired comparison alone,
+// why (items) it lists no items side by side.
+func (s *Server) pairedOnly(w http.ResponseWriter, r *http.Request, ds [2]*runData, items string) {
+	paired, note := s.paired(r.Context(), ds)
+	if paired != "" {
+		items += "; their paired comparison:"
+	}
+	s.render(w, "compare.html", map[string]any{"A": ds[0].run, "B": ds[1].run, "Paired": paired, "PairedNote": note, "ItemsNote": items})
 }
 
 // exportPairs answers ?export=csv|jsonl with every shared item of the
@@ -180,13 +194,13 @@ func (s *Server) compareTask(ctx context.Context, ds [2]*runData, l bench.Listin
 // `fallacylab compare` makes it): their one arm each, or each model both
 // runs have; note says why there is none.
 func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, string) {
-	t, ok := bench.TaskOf(ds[0].run.Benchmark)
-	c, can := t.(bench.Compares)
-	if !ok || !can {
-		return "", fmt.Sprintf("%s runs have no paired comparison yet", bench.Title(ds[0].run.Benchmark))
-	}
 	var arms [2][]bench.Arm
 	for i, d := range ds {
+		t, ok := bench.TaskOf(d.run.Benchmark)
+		c, can := t.(bench.Compares)
+		if !ok || !can {
+			return "", fmt.Sprintf("%s runs have no paired comparison yet", bench.Title(d.run.Benchmark))
+		}
 		a, err := c.Arms(ctx, s.taskEnv(), d.run)
 		if err != nil {
 			return "", fmt.Sprintf("run %d: %v", d.run.ID, err)

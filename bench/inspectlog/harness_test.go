@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fallacylab/fallacylab/bench/benchtest"
@@ -38,5 +39,16 @@ func TestImportAndReportThroughTheHarness(t *testing.T) {
 		if again := h.Run("runs", "import", "--format", "inspect", log); again != out {
 			t.Fatalf("%s: the same file imported again is another run:\n%s\n%s", form, out, again)
 		}
+	}
+	// The imported log of a classification run compares with classification
+	// runs, in the command and in the viewer: with the run it came from, it
+	// differs nowhere.
+	rep := h.Report("compare", "1", "2", "--resamples", "50")
+	if row := benchtest.Table(t, rep, "paired").Rows[0]; row[0].Text != "accuracy" || row[3].Text != "24 / 24 / 24" || row[7].Value != 0 {
+		t.Fatalf("the run against its own imported log: %+v", row)
+	}
+	page := h.Viewer()("GET", "/compare?a=1&b=2", nil)
+	if body := page.Body.String(); page.Code != 200 || !strings.Contains(body, "imported log of a Fallacy classification run") || !strings.Contains(body, "Paired comparisons on the shared items") {
+		t.Fatalf("the viewer's comparison: %d\n%.2000s", page.Code, body)
 	}
 }

@@ -59,6 +59,11 @@ type Header struct {
 	// samples (the bootstrap and the tests resample clusters); "": each
 	// sample id is its own cluster (its epochs move together).
 	ClusterBy string `json:"cluster_by,omitempty"`
+	// Design and Judges are what a log fallacylab exported says of its
+	// run: what its figures measure (bench.Arm's Design) and who judged
+	// them.
+	Design string   `json:"design,omitempty"`
+	Judges []string `json:"judges,omitempty"`
 	// Dropped says what the log held that the run does not.
 	Dropped []string `json:"dropped,omitempty"`
 }

@@ -21,6 +21,12 @@ type rawLog struct {
 		Scorers []struct {
 			Name string `json:"name"`
 		} `json:"scorers"`
+		// Metadata is what fallacylab's export says of the run (none in
+		// other tools' logs).
+		Metadata struct {
+			Design string   `json:"fallacylab_design"`
+			Judges []string `json:"judges"`
+		} `json:"metadata"`
 	} `json:"eval"`
 	Results struct {
 		Scores []struct {
@@ -96,7 +102,8 @@ func Read(name string, data []byte) (Header, []Sample, error) {
 	if log.Eval.Task == "" && log.Eval.Model == "" {
 		return Header{}, nil, fmt.Errorf("%s: no eval.task or eval.model: not an inspect log", name)
 	}
-	h := Header{File: path.Base(name), Task: log.Eval.Task, Model: log.Eval.Model, Status: log.Status, Created: log.Eval.Created}
+	h := Header{File: path.Base(name), Task: log.Eval.Task, Model: log.Eval.Model, Status: log.Status, Created: log.Eval.Created,
+		Design: log.Eval.Metadata.Design, Judges: log.Eval.Metadata.Judges}
 	for _, s := range log.Eval.Scorers {
 		h.Scorers = append(h.Scorers, s.Name)
 	}

@@ -160,7 +160,26 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if err != nil {
 		return nil, err
 	}
-	return []bench.Arm{{Model: h.Model, Metrics: metrics(h, samples)}}, nil
+	return []bench.Arm{{Model: h.Model, Metrics: metrics(h, samples), Design: h.Design, Judges: h.Judges}}, nil
+}
+
+// ComparesAs implements bench.ComparesAs: a log fallacylab exported (its
+// task fallacylab/NAME) compares with the runs of NAME — a colleague's
+// exported run, imported, against one's own — item by item, on the
+// metrics both have.
+func (Task) ComparesAs(ctx context.Context, env bench.Env, run store.Run) (string, error) {
+	var h Header
+	if _, err := bench.ReadOne(ctx, env.Records, run.ID, KindLog, &h); err != nil {
+		return "", err
+	}
+	name, ok := strings.CutPrefix(h.Task, "fallacylab/")
+	if !ok {
+		return "", nil
+	}
+	if _, known := bench.TaskOf(name); !known {
+		return "", nil
+	}
+	return name, nil
 }
 
 // metrics are the samples' scores, a metric per scorer: the log's scorers

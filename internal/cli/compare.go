@@ -76,15 +76,19 @@ verdict at --alpha.`,
 			if !ok {
 				return fmt.Errorf("arm %q: the store has no run %d (fallacylab runs lists them)", a, id)
 			}
-			if benchmark != "" && r.Benchmark != benchmark {
-				return fmt.Errorf("arm %q is a run of %s, the others of %s: arms of two benchmarks do not compare", a, bench.Title(r.Benchmark), bench.Title(benchmark))
-			}
-			benchmark = r.Benchmark
 			t, ok := bench.TaskOf(r.Benchmark)
 			c, can := t.(bench.Compares)
 			if !ok || !can {
 				return fmt.Errorf("arm %q: runs of %s do not compare item by item yet", a, bench.Title(r.Benchmark))
 			}
+			as, err := bench.ComparedAs(ctx, s.taskEnv(dir), r)
+			if err != nil {
+				return fmt.Errorf("arm %q: %w", a, err)
+			}
+			if benchmark != "" && as != benchmark {
+				return fmt.Errorf("arm %q is a run of %s, the others of %s: arms of two benchmarks do not compare", a, bench.Title(as), bench.Title(benchmark))
+			}
+			benchmark = as
 			runArms, err := c.Arms(ctx, s.taskEnv(dir), r)
 			if err != nil {
 				return fmt.Errorf("run %d: %w", id, err)

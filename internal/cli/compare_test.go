@@ -168,6 +168,15 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 			t.Fatalf("imported logs, row %d:\n%q\nwant\n%q", i, got[i], want)
 		}
 	}
+	// A colleague's exported run, imported, compares with one's own run of
+	// the benchmark: model-a here against model-b's imported log.
+	mixed, _ := jsonReport(t, dir, "compare", "1:openai:model-a", "3", "--format", "json", "--resamples", "100")
+	got = plain(mixed.Table("paired").Rows)
+	for i, want := range plain(rows) {
+		if !reflect.DeepEqual(got[i][3:], want[3:]) {
+			t.Fatalf("own run against an imported log, row %d:\n%q\nwant\n%q", i, got[i], want)
+		}
+	}
 	// The same generations judged again by another panel: a comparison
 	// across the two runs says their outcomes come from different judges.
 	if _, stderr, err := runCLI(t, dir, "deflect", "judge", "--run", "1", "--judges", "anthropic:judge-c,gemini:judge-b"); err != nil {

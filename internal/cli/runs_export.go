@@ -137,8 +137,8 @@ func newRunsImportCmd(g *Global) *cobra.Command {
 		Long: `--format inspect: an inspect_ai eval log (.eval or .json) becomes a run of its samples — each
 one's id, epoch, input, target, answer and scores (C, I, P and N as 1, 0, 0.5 and 0; a
 dict-valued score as one score per key, scorer/key) — which the viewer lists, its report
-reports and ` + "`fallacylab compare`" + ` compares item by item with another imported log,
-resampling the clusters its stderr names (stderr(cluster="…"): a sample metadata field), else
+reports and ` + "`fallacylab compare`" + ` compares item by item with another imported log (a log
+fallacylab exported, with the runs of its benchmark too), resampling the clusters its stderr names (stderr(cluster="…"): a sample metadata field), else
 each sample. Not carried: the samples' events (model calls, the transcript), tools, sandboxes,
 attachments, and scores whose values are not numbers, booleans or C/I/P/N; the import names
 what it left out. The same file imported again is the same run.`,
