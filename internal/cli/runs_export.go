@@ -138,10 +138,11 @@ func newRunsImportCmd(g *Global) *cobra.Command {
 one's id, epoch, input, target, answer and scores (C, I, P and N as 1, 0, 0.5 and 0; a
 dict-valued score as one score per key, scorer/key) — which the viewer lists, its report
 reports and ` + "`fallacylab compare`" + ` compares item by item with another imported log (a log
-fallacylab exported, with the runs of its benchmark too), resampling the clusters its stderr names (stderr(cluster="…"): a sample metadata field), else
-each sample. Not carried: the samples' events (model calls, the transcript), tools, sandboxes,
-attachments, and scores whose values are not numbers, booleans or C/I/P/N; the import names
-what it left out. The same file imported again is the same run.`,
+fallacylab exported, with the runs of its benchmark too), resampling the clusters its stderr
+names (stderr(cluster="…"): a sample metadata field), else each sample. Not carried: the
+samples' events (model calls, the transcript), tools, sandboxes, attachments, and scores whose
+values are not numbers, booleans or C/I/P/N; the import names what it left out. The same file
+imported again is the same run.`,
 		Example: `  fallacylab runs import --format inspect logs/2026-01-05_mytask_abc.eval
   fallacylab compare 7 8`,
 		Args: cobra.ExactArgs(1),
