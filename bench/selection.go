@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -37,12 +39,13 @@ func Select[T any](s Selection, what string, items []T, id func(T) string) ([]T,
 				delete(want, id(it))
 			}
 		}
-		for x := range want {
+		if len(want) > 0 {
+			missing := slices.Sorted(maps.Keys(want)) // the same error every time
 			var some []string
 			for _, it := range items[:min(3, len(items))] {
 				some = append(some, id(it))
 			}
-			return nil, fmt.Errorf("--sample-id %s: no such %s (ids look like %s)", x, strings.TrimSuffix(what, "s"), strings.Join(some, ", "))
+			return nil, fmt.Errorf("--sample-id %s: no such %s (ids look like %s)", strings.Join(missing, ", "), strings.TrimSuffix(what, "s"), strings.Join(some, ", "))
 		}
 		items = out
 	}
