@@ -101,15 +101,18 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 	}
 	out.CostKnown = true
 	for _, m := range per {
+		out.Models = append(out.Models, *m)
+	}
+	sort.Slice(out.Models, func(i, k int) bool { return out.Models[i].Spec.String() < out.Models[k].Spec.String() })
+	for i := range out.Models { // summed in the models' order: the same total every time
+		m := &out.Models[i]
 		if c, ok := e.opt.Prices.Cost(m.Spec, llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}); ok {
 			m.Cost = c
 			out.Cost += c
 		} else if m.Jobs > m.Cached {
 			out.CostKnown = false
 		}
-		out.Models = append(out.Models, *m)
 	}
-	sort.Slice(out.Models, func(i, k int) bool { return out.Models[i].Spec.String() < out.Models[k].Spec.String() })
 	return out, nil
 }
 
