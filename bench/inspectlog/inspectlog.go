@@ -59,11 +59,17 @@ type Header struct {
 	// samples (the bootstrap and the tests resample clusters); "": each
 	// sample id is its own cluster (its epochs move together).
 	ClusterBy string `json:"cluster_by,omitempty"`
+	// Unit is what a cluster is ("claim"), where the log says it
+	// ("": ClusterBy names it, else "sample").
+	Unit string `json:"unit,omitempty"`
 	// Design and Judges are what a log fallacylab exported says of its
 	// run: what its figures measure (bench.Arm's Design) and who judged
-	// them.
+	// them; Of is the fallacylab benchmark it is a run of ("": none).
 	Design string   `json:"design,omitempty"`
 	Judges []string `json:"judges,omitempty"`
+	Of     string   `json:"of,omitempty"`
+	// Format is the file's format: "" (an inspect_ai log) or "eee".
+	Format string `json:"format,omitempty"`
 	// Dropped says what the log held that the run does not.
 	Dropped []string `json:"dropped,omitempty"`
 }

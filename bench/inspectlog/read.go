@@ -104,6 +104,7 @@ func Read(name string, data []byte) (Header, []Sample, error) {
 	}
 	h := Header{File: path.Base(name), Task: log.Eval.Task, Model: log.Eval.Model, Status: log.Status, Created: log.Eval.Created,
 		Design: log.Eval.Metadata.Design, Judges: log.Eval.Metadata.Judges}
+	h.Of, _ = strings.CutPrefix(log.Eval.Task, "fallacylab/")
 	for _, s := range log.Eval.Scorers {
 		h.Scorers = append(h.Scorers, s.Name)
 	}
@@ -111,6 +112,7 @@ func Read(name string, data []byte) (Header, []Sample, error) {
 	events := 0
 	dropped := map[string]bool{}
 	h.ClusterBy = clusterField(log)
+	h.Unit = h.ClusterBy // fallacylab's export names the field after the unit
 	for i, r := range log.Samples {
 		s, err := sampleOf(r, dropped)
 		if err != nil {

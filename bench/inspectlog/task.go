@@ -35,10 +35,18 @@ func (Task) Import(_ context.Context, env bench.Env, file string) (runner.Spec, 
 	if err != nil {
 		return runner.Spec{}, err
 	}
+	return importSpec(env, file, data, h, samples), nil
+}
+
+// importSpec is the run that holds an imported file (its bytes data):
+// its header and samples stored as records when the run completes; its
+// identity is the file's digest, so that the same file imported again is
+// the same run.
+func importSpec(env bench.Env, file string, data []byte, h Header, samples []Sample) runner.Spec {
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	return runner.Spec{
-		Name:     "inspect log " + h.File,
+		Name:     titleOf(h) + " " + h.File,
 		Options:  map[string]string{"file": file, "sha256": digest},
 		Identity: []any{digest},
 		Complete: func(ctx context.Context, runID int64) error {
@@ -56,7 +64,15 @@ func (Task) Import(_ context.Context, env bench.Env, file string) (runner.Spec, 
 			}
 			return nil
 		},
-	}, nil
+	}
+}
+
+// titleOf names what the run holds: "inspect log" or "EEE results".
+func titleOf(h Header) string {
+	if h.Format == "eee" {
+		return "EEE results"
+	}
+	return "inspect log"
 }
 
 // records are the header and the samples as records.
@@ -116,7 +132,7 @@ func Load(ctx context.Context, r bench.RecordReader, runID int64) (Header, []Sam
 		return h, nil, fmt.Errorf("run %d: %w", runID, err)
 	}
 	if !found {
-		return h, nil, fmt.Errorf("run %d holds no imported inspect log", runID)
+		return h, nil, fmt.Errorf("run %d holds no imported log", runID)
 	}
 	return h, samples, nil
 }
@@ -172,11 +188,11 @@ func (Task) ComparesAs(ctx context.Context, env bench.Env, run store.Run) (strin
 	if _, err := bench.ReadOne(ctx, env.Records, run.ID, KindLog, &h); err != nil {
 		return "", err
 	}
-	name, ok := strings.CutPrefix(h.Task, "fallacylab/")
-	if !ok {
-		return "", nil
+	name := h.Of
+	if name == "" { // imported before the header kept it
+		name, _ = strings.CutPrefix(h.Task, "fallacylab/")
 	}
-	if _, known := bench.TaskOf(name); !known {
+	if _, known := bench.TaskOf(name); !known || name == Name || name == EEEName {
 		return "", nil
 	}
 	return name, nil
@@ -200,7 +216,7 @@ func metrics(h Header, samples []Sample) []compare.Metric {
 	epochs := several(samples)
 	var out []compare.Metric
 	for _, n := range names {
-		m := compare.Metric{Name: n, Unit: cmp.Or(h.ClusterBy, "sample"), Binary: true}
+		m := compare.Metric{Name: n, Unit: cmp.Or(h.Unit, h.ClusterBy, "sample"), Binary: true}
 		for _, s := range samples {
 			v, ok := s.Scores[n]
 			if !ok || math.IsNaN(v) {
@@ -227,7 +243,7 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 		if err != nil {
 			return nil, err
 		}
-		rep := &report.Report{Title: "inspect log " + h.File, Benchmark: Name,
+		rep := &report.Report{Title: titleOf(h) + " " + h.File, Benchmark: run.Benchmark,
 			Meta: [][2]string{{"task", h.Task}, {"model", h.Model}, {"log status", h.Status}, {"created", h.Created}, {"samples", itoa(len(samples))}}}
 		for _, d := range h.Dropped {
 			rep.Meta = append(rep.Meta, [2]string{"not carried", d})
@@ -237,7 +253,11 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 			over = "the samples' clusters, metadata." + h.ClusterBy
 			rep.Meta = append(rep.Meta, [2]string{"clustered by", "metadata." + h.ClusterBy})
 		}
-		t := rep.AddSection("Scores", fmt.Sprintf("Each scorer's mean over the samples, with a 95 %% percentile bootstrap interval over %s (%d resamples, seed %d; a sample's epochs move together). C, I, P and N count as 1, 0, 0.5 and 0.", over, o.Resamples, o.Seed)).
+		intro := fmt.Sprintf("Each scorer's mean over the samples, with a 95 %% percentile bootstrap interval over %s (%d resamples, seed %d; a sample's epochs move together).", over, o.Resamples, o.Seed)
+		if h.Format == "" {
+			intro += " C, I, P and N count as 1, 0, 0.5 and 0."
+		}
+		t := rep.AddSection("Scores", intro).
 			Add(&report.Table{ID: "scores", Title: "Scores", Columns: report.Cols("scorer", "samples", "mean")})
 		for _, m := range metrics(h, samples) {
 			e, err := compare.EstimateOf(m, o)

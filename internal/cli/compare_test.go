@@ -177,19 +177,38 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 			t.Fatalf("own run against an imported log, row %d:\n%q\nwant\n%q", i, got[i], want)
 		}
 	}
+	// Exported as Every Eval Ever results and imported back: the same.
+	eee := filepath.Join(dir, "eee")
+	if _, stderr, err := runCLI(t, dir, "runs", "export", "1", "--format", "eee", "--out-dir", eee); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	aggs, _ := filepath.Glob(filepath.Join(eee, "data", "deflect", "*", "model-b", "*.json"))
+	if len(aggs) != 1 {
+		t.Fatalf("model-b's aggregate: %v", aggs)
+	}
+	if out, stderr, err := runCLI(t, dir, "runs", "import", "--format", "eee", aggs[0]); err != nil || !strings.HasPrefix(out, "run 4:") {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	viaEEE, _ := jsonReport(t, dir, "compare", "1:openai:model-a", "4", "--format", "json", "--resamples", "100")
+	got = plain(viaEEE.Table("paired").Rows)
+	for i, want := range plain(rows) {
+		if !reflect.DeepEqual(got[i][3:], want[3:]) {
+			t.Fatalf("own run against imported EEE results, row %d:\n%q\nwant\n%q", i, got[i], want)
+		}
+	}
 	// The same generations judged again by another panel: a comparison
 	// across the two runs says their outcomes come from different judges.
 	if _, stderr, err := runCLI(t, dir, "deflect", "judge", "--run", "1", "--judges", "anthropic:judge-c,gemini:judge-b"); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	judged, _ := jsonReport(t, dir, "compare", "1:openai:model-a", "4:openai:model-a", "--format", "json", "--resamples", "50")
+	judged, _ := jsonReport(t, dir, "compare", "1:openai:model-a", "5:openai:model-a", "--format", "json", "--resamples", "50")
 	note := ""
 	for _, m := range judged.Meta {
 		if m[0] == "judges" {
 			note = m[1]
 		}
 	}
-	if !strings.Contains(note, "run 1: anthropic:judge-a, gemini:judge-b; run 4: anthropic:judge-c, gemini:judge-b") {
+	if !strings.Contains(note, "run 1: anthropic:judge-a, gemini:judge-b; run 5: anthropic:judge-c, gemini:judge-b") {
 		t.Fatalf("two panels: %+v", judged.Meta)
 	}
 	for _, m := range whole.Meta {

@@ -133,7 +133,7 @@ func newRunsImportCmd(g *Global) *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   "import --format FORMAT FILE",
-		Short: "Make a run of a file another tool wrote (an inspect_ai eval log), to list, report and compare",
+		Short: "Make a run of a file another tool wrote (an inspect_ai eval log, Every Eval Ever results), to list, report and compare",
 		Long: `--format inspect: an inspect_ai eval log (.eval or .json) becomes a run of its samples — each
 one's id, epoch, input, target, answer and scores (C, I, P and N as 1, 0, 0.5 and 0; a
 dict-valued score as one score per key, scorer/key) — which the viewer lists, its report
@@ -142,8 +142,16 @@ fallacylab exported, with the runs of its benchmark too), resampling the cluster
 names (stderr(cluster="…"): a sample metadata field), else each sample. Not carried: the
 samples' events (model calls, the transcript), tools, sandboxes, attachments, and scores whose
 values are not numbers, booleans or C/I/P/N; the import names what it left out. The same file
-imported again is the same run.`,
+imported again is the same run.
+
+--format eee: Every Eval Ever results (evaleval/every_eval_ever) — the aggregate JSON with its
+instance-level <uuid>_samples.jsonl beside it, or that file alone — become a run of their
+instances: each sample's score per evaluation (named by its metric where the aggregate says
+it), clustered by metadata.cluster where every line has one. Listed, reported (fallacylab
+eee-log report) and compared as an inspect log is; results fallacylab exported compare with the
+runs of their benchmark.`,
 		Example: `  fallacylab runs import --format inspect logs/2026-01-05_mytask_abc.eval
+  fallacylab runs import --format eee data/deflect/acme/model-x/6b1f….json
   fallacylab compare 7 8`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
