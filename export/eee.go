@@ -191,6 +191,8 @@ func eeeInstances(r Run, a Arm, evalID string) ([]byte, int, error) {
 func instance(a Arm, m compare.Metric, id, cluster string, v float64) map[string]any {
 	calls := a.Calls[id]
 	value := strconv.FormatFloat(v, 'g', -1, 64)
+	// Without a parsed answer the value extracted is the outcome; an
+	// import knows it by this method's words (inspectlog's outcomeMethod).
 	extracted, method := value, "the benchmark's own parser and scorer ("+m.Name+")"
 	if ans, ok := a.Answers[id]; ok {
 		extracted, method = ans, "the benchmark's own parser (its score: "+m.Name+" = "+value+")"

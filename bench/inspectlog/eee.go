@@ -88,6 +88,11 @@ type eeeAggregate struct {
 	} `json:"detailed_evaluation_results"`
 }
 
+// outcomeMethod begins the extraction method fallacylab's export writes
+// where its extracted value is the item's outcome, not a parsed answer
+// (export.instance).
+const outcomeMethod = "the benchmark's own parser and scorer"
+
 // eeeInstance is what the import reads of one instance-level line.
 type eeeInstance struct {
 	SampleID       json.RawMessage `json:"sample_id"`
@@ -101,6 +106,7 @@ type eeeInstance struct {
 	} `json:"output"`
 	Attribution []struct {
 		Extracted string `json:"extracted_value"`
+		Method    string `json:"extraction_method"`
 	} `json:"answer_attribution"`
 	Evaluation *struct {
 		Score *float64 `json:"score"`
@@ -196,8 +202,11 @@ func eeeSamples(name string, data []byte, metricOf map[string]string, h *Header)
 		if !seen {
 			i, at[id] = len(out), len(out)
 			s := Sample{ID: id, Epoch: 1, Input: rawText(x.Input.Raw), Answer: rawText(x.Output.Raw), Scores: map[string]float64{}}
-			if len(x.Attribution) > 0 && x.Attribution[0].Extracted != "" {
-				s.Answer = x.Attribution[0].Extracted
+			// Else the answer extracted from it — unless fallacylab's export
+			// says the value is the scorer's outcome (a benchmark that
+			// parses no answer: DeflectBench's judges).
+			if a := x.Attribution; s.Answer == "" && len(a) > 0 && !strings.HasPrefix(a[0].Method, outcomeMethod) {
+				s.Answer = a[0].Extracted
 			}
 			out = append(out, s)
 		}

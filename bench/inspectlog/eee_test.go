@@ -19,6 +19,8 @@ func TestReadEEE(t *testing.T) {
 	  "detailed_evaluation_results": {"file_path": "data/gsm8k/acme/x/u1_samples.jsonl", "format": "jsonl"}}`
 	inst := `{"sample_id": 7, "evaluation_name": "gsm8k", "model_id": "acme/x", "input": {"raw": "2+2?"}, "output": {"raw": ["4"]}, "evaluation": {"score": 1, "is_correct": true}}
 {"sample_id": 8, "evaluation_name": "gsm8k", "model_id": "acme/x", "input": {"raw": "3+3?"}, "output": {"raw": ["5"]}, "evaluation": {"score": 0, "is_correct": false}}
+{"sample_id": 9, "evaluation_name": "gsm8k", "model_id": "acme/x", "input": {"raw": "1+1?"}, "output": {"raw": []}, "answer_attribution": [{"extracted_value": "2"}], "evaluation": {"score": 1, "is_correct": true}}
+{"sample_id": 10, "evaluation_name": "gsm8k", "model_id": "acme/x", "input": {"raw": "0+1?"}, "output": {"raw": []}, "answer_attribution": [{"extracted_value": "1", "extraction_method": "the benchmark's own parser and scorer (exact match)"}], "evaluation": {"score": 1, "is_correct": true}}
 `
 	files := map[string]string{"r/u1.json": agg, "r/u1_samples.jsonl": inst}
 	open := func(p string) ([]byte, error) {
@@ -31,12 +33,16 @@ func TestReadEEE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Format != "eee" || h.Model != "acme/x" || h.Of != "" || h.ClusterBy != "" || len(samples) != 2 ||
-		samples[0].ID != "7" || samples[0].Scores["exact match"] != 1 || samples[1].Answer != "5" || samples[1].Input != "3+3?" {
+	// The answer: the output, else the value extracted — but not an
+	// outcome fallacylab's export wrote there (a benchmark without a parsed
+	// answer).
+	if h.Format != "eee" || h.Model != "acme/x" || h.Of != "" || h.ClusterBy != "" || len(samples) != 4 ||
+		samples[0].ID != "7" || samples[0].Scores["exact match"] != 1 || samples[1].Answer != "5" || samples[1].Input != "3+3?" ||
+		samples[2].Answer != "2" || samples[3].Answer != "" {
 		t.Fatalf("%+v\n%+v", h, samples)
 	}
 	ms := metrics(h, samples)
-	if len(ms) != 1 || ms[0].Name != "exact match" || ms[0].Unit != "sample" || ms[0].Items[1].Cluster != "8" {
+	if len(ms) != 1 || ms[0].Name != "exact match" || ms[0].Unit != "sample" || ms[0].Items[1].Cluster != "8" || len(ms[0].Items) != 4 {
 		t.Fatalf("metrics %+v", ms)
 	}
 	// The instance file alone: the aggregate beside it is read.
@@ -44,9 +50,9 @@ func TestReadEEE(t *testing.T) {
 		t.Fatalf("%+v %v", h2, err)
 	}
 	for _, c := range []struct{ name, data, want string }{
-		{"r/u1_samples.jsonl", inst + `{"sample_id": 9, "evaluation_name": "gsm8k", "evaluation": {}}` + "\n", "r/u1_samples.jsonl line 3: field evaluation.score: missing"},
+		{"r/u1_samples.jsonl", inst + `{"sample_id": 11, "evaluation_name": "gsm8k", "evaluation": {}}` + "\n", "r/u1_samples.jsonl line 5: field evaluation.score: missing"},
 		{"r/u1_samples.jsonl", `{"evaluation_name": "gsm8k", "evaluation": {"score": 1}}` + "\n", "line 1: field sample_id: missing"},
-		{"r/u1_samples.jsonl", inst + inst, "line 3: sample 7 has a second exact match"},
+		{"r/u1_samples.jsonl", inst + inst, "line 5: sample 7 has a second exact match"},
 		{"r/u1_samples.jsonl", `{"sample_id": 1, "evaluation_name": "a", "evaluation": {"score": 1}, "metadata": {"cluster": "p"}}
 {"sample_id": 1, "evaluation_name": "b", "evaluation": {"score": 1}, "metadata": {"cluster": "q"}}`, `line 2: field metadata.cluster: "q", where sample 1's other lines say "p"`},
 		{"r/other.json", agg, "r/other.json: its instance-level file, which item-by-item figures need"},
