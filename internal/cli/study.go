@@ -93,7 +93,11 @@ in an order of their own. Decoys have a known answer.`,
 			if sp.runID == 0 {
 				fmt.Fprintf(g.Stdout, "run %d: the latest a %s study can sample (--run chooses another)\n", st.RunID, st.Kind)
 			}
-			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", st.ID, len(st.Items)-sp.o.Decoys, st.Overlap, sp.o.Decoys, strings.Join(sp.annotators, ", "))
+			sampled := len(st.Items) - sp.o.Decoys
+			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", st.ID, sampled, st.Overlap, sp.o.Decoys, strings.Join(sp.annotators, ", "))
+			if sp.o.N > 0 && sampled < sp.o.N {
+				fmt.Fprintf(g.Stderr, "note: --n %d asked for more items than run %d has to sample (%d): the study has them all\n", sp.o.N, st.RunID, sampled)
+			}
 			if sheet != "" {
 				fmt.Fprintf(g.Stdout, "coding sheet %s; when coded: fallacylab study import %d %s ; fallacylab study report %d\n", sheet, st.ID, sheet, st.ID)
 			}

@@ -88,8 +88,10 @@ func TestStudySheetRoundTrip(t *testing.T) {
 	if list, _, _ := runCLI(t, dir, "study", "list"); !strings.Contains(list, "ana 8/8, ben 8/8") {
 		t.Fatalf("a refused runs rm lost answers:\n%s", list)
 	}
-	// A second study goes alone.
-	if _, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "foils-native", "--n", "4", "--annotators", "cy"); err != nil {
+	// A second study goes alone. It asks for more items than the run has:
+	// it has them all, and says so.
+	if _, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "foils-native", "--n", "5000", "--annotators", "cy"); err != nil ||
+		!strings.Contains(stderr, "note: --n 5000 asked for more items than run 1 has to sample (") {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	if out, _, err := runCLI(t, dir, "study", "rm", "2"); err != nil || !strings.Contains(out, "deleted study 2") || !strings.Contains(out, "its 0 human answers") {
