@@ -400,7 +400,8 @@ type Arm struct {
 	// Design is what the arm's figures measure where runs of one
 	// benchmark measure different things under one metric's name
 	// (MissciPlus's "subtask 1" and "subtask 2" both have a P@1): arms of
-	// two designs do not compare. "": the benchmark has one.
+	// two designs do not compare (SameDesign). "": the benchmark has one,
+	// or an imported log does not say.
 	Design string
 	// Calls names, by item id, the calls whose answers the item's outcomes
 	// score, in the order they were made (a MAFALDA text's sentences):
@@ -418,6 +419,11 @@ type Arm struct {
 	// metrics (each judge's rubric fields).
 	Extra map[string]map[string]float64
 }
+
+// SameDesign reports whether arms of designs a and b measure the same
+// thing: the same design, or one unknown ("": a log exported before
+// exports said it, whose arms compare as they did then).
+func SameDesign(a, b string) bool { return a == "" || b == "" || a == b }
 
 // PanelsNote says, where the runs compared were judged by different
 // panels (a DeflectBench run judged again with other judges), that a

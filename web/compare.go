@@ -207,7 +207,7 @@ func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, str
 		}
 		arms[i] = a
 	}
-	if len(arms[0]) > 0 && len(arms[1]) > 0 && arms[0][0].Design != arms[1][0].Design {
+	if len(arms[0]) > 0 && len(arms[1]) > 0 && !bench.SameDesign(arms[0][0].Design, arms[1][0].Design) {
 		return "", fmt.Sprintf("run %d is a run of %s and run %d of %s: their figures measure different things", ds[0].run.ID, arms[0][0].Design, ds[1].run.ID, arms[1][0].Design)
 	}
 	var pairs []compare.Pair

@@ -97,9 +97,9 @@ verdict at --alpha.`,
 				return fmt.Errorf("arm %q: run %d has no figures to compare", a, id)
 			}
 			panels[id] = slices.Sorted(slices.Values(runArms[0].Judges))
-			if d := runArms[0].Design; first == "" {
+			if d := runArms[0].Design; design == "" {
 				design, first = d, a
-			} else if d != design {
+			} else if !bench.SameDesign(d, design) {
 				return fmt.Errorf("arm %q is a run of %s %s, arm %q of %s: their figures measure different things", a, bench.Title(r.Benchmark), d, first, design)
 			}
 			if len(args) == 1 && model == "" {
