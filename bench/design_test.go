@@ -14,3 +14,17 @@ func TestSameDesign(t *testing.T) {
 		}
 	}
 }
+
+// The panels note: none for one run or one panel, each run's panel where
+// they differ.
+func TestPanelsNote(t *testing.T) {
+	if n := PanelsNote(nil); n != "" {
+		t.Fatal(n)
+	}
+	if n := PanelsNote(map[int64][]string{1: {"a", "b"}, 2: {"a", "b"}}); n != "" {
+		t.Fatal(n)
+	}
+	if n := PanelsNote(map[int64][]string{2: {"a"}, 1: nil}); n != "the runs' outcomes come from different judge panels (run 1: none; run 2: a): a difference between them may be the judges', not the models'" {
+		t.Fatal(n)
+	}
+}

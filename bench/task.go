@@ -432,6 +432,9 @@ func SameDesign(a, b string) bool { return a == "" || b == "" || a == b }
 // sorted.
 func PanelsNote(panels map[int64][]string) string {
 	ids := slices.Sorted(maps.Keys(panels))
+	if len(ids) < 2 {
+		return ""
+	}
 	differ := false
 	for _, id := range ids[1:] {
 		differ = differ || !slices.Equal(panels[id], panels[ids[0]])
