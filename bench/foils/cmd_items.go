@@ -83,8 +83,12 @@ func newFoilsItemsCmd(h bench.Host) *cobra.Command {
 			if err := outfile.Write(stdout, out, write); err != nil {
 				return err
 			}
-			fmt.Fprintf(h.Settings().Stderr, "wrote %d texts to %s (%d test, %d matched, %d wrong-scheme): label them and audit with --detector file:PREDS.csv (columns id, label)\n",
+			stderr := h.Settings().Stderr
+			fmt.Fprintf(stderr, "wrote %d texts to %s (%d test, %d matched, %d wrong-scheme): label them and audit with --detector file:PREDS.csv (columns id, label)\n",
 				len(in), out, len(sets.Test), len(sets.Matched), len(sets.Wrong))
+			if bad.Count > 0 {
+				fmt.Fprintf(stderr, "skipped %d malformed corpus rows (first: %s)\n", bad.Count, bad.Errors[0])
+			}
 			return nil
 		},
 	}
