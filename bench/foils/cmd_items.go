@@ -76,16 +76,18 @@ func newFoilsItemsCmd(h bench.Host) *cobra.Command {
 				}
 				return nil
 			}
-			stdout := h.Settings().Stdout
+			stdout, stderr := h.Settings().Stdout, h.Settings().Stderr
 			if out == "" || out == "-" {
-				return write(stdout)
+				if err := write(stdout); err != nil {
+					return err
+				}
+			} else {
+				if err := outfile.Write(stdout, out, write); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "wrote %d texts to %s (%d test, %d matched, %d wrong-scheme): label them and audit with --detector file:PREDS.csv (columns id, label)\n",
+					len(in), out, len(sets.Test), len(sets.Matched), len(sets.Wrong))
 			}
-			if err := outfile.Write(stdout, out, write); err != nil {
-				return err
-			}
-			stderr := h.Settings().Stderr
-			fmt.Fprintf(stderr, "wrote %d texts to %s (%d test, %d matched, %d wrong-scheme): label them and audit with --detector file:PREDS.csv (columns id, label)\n",
-				len(in), out, len(sets.Test), len(sets.Matched), len(sets.Wrong))
 			if bad.Count > 0 {
 				fmt.Fprintf(stderr, "skipped %d malformed corpus rows (first: %s)\n", bad.Count, bad.Errors[0])
 			}
