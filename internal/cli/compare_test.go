@@ -445,6 +445,43 @@ func TestStudyCorrectsTheRunsRates(t *testing.T) {
 			t.Fatalf("a run with a study still says how to get one: %q", m[1])
 		}
 	}
+	// A second study whose annotator fails every decoy: the run's report
+	// says that annotator is left out of its corrections.
+	if out, stderr, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "deflect-rubric", "--fields", "refusal", "--annotators", "cy,dee", "--decoys", "2", "--n", "10", "--seed", "4"); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	st, err = sqlite.Open(filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _, err := st.Study(t.Context(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anns = nil
+	for _, it := range s2.Items {
+		right := it.Known["refusal"]
+		if right == "" {
+			right = "0"
+		}
+		wrong := map[string]string{"1": "0", "0": "1"}[right]
+		anns = append(anns, store.Annotation{StudyID: 2, Annotator: "cy", Item: it.Key, Answers: map[string]string{"refusal": wrong}, At: time.Unix(1700000000, 0)},
+			store.Annotation{StudyID: 2, Annotator: "dee", Item: it.Key, Answers: map[string]string{"refusal": right}, At: time.Unix(1700000000, 0)})
+	}
+	if err := st.PutAnnotations(t.Context(), anns); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	runRep, _ = jsonReport(t, dir, "deflect", "report", "--run", "1", "--format", "json", "--resamples", "20")
+	said := ""
+	for _, m := range runRep.Meta {
+		if m[0] == "study 2" {
+			said = m[1]
+		}
+	}
+	if !strings.HasPrefix(said, "cy left out of its corrections: below the decoy bar") {
+		t.Fatalf("the run's report does not say who study 2 left out: %q", said)
+	}
 }
 
 // TestMissciClassificationRunsReportLater (#43): a Missci classify-gold

@@ -335,7 +335,10 @@ func addStudies(ctx context.Context, st study.ReportStore, benchmark string, run
 		}
 		// The annotations the study's own figures count: annotators below
 		// the decoy bar are left out here too.
-		kept, keptAnns, _ := study.Counted(x, anns, study.AnalyzeOptions{})
+		kept, keptAnns, out := study.Counted(x, anns, study.AnalyzeOptions{})
+		if len(out) > 0 { // else a correction of nobody's answers reads as a study without any
+			rep.Meta = append(rep.Meta, [2]string{fmt.Sprintf("study %d", x.ID), fmt.Sprintf("%s left out of its corrections: below the decoy bar (fallacylab study report %d shows why; --keep-flagged there counts them)", strings.Join(out, ", "), x.ID)})
+		}
 		if err := spec.Corrects(ctx, st, rep, kept, keptAnns); err != nil {
 			return fmt.Errorf("study %d: %w", x.ID, err)
 		}
