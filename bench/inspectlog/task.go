@@ -46,7 +46,7 @@ func importSpec(env bench.Env, file string, data []byte, h Header, samples []Sam
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	return runner.Spec{
-		Name:     titleOf(h) + " " + h.File,
+		Name:     runName(h),
 		Options:  map[string]string{"file": file, "sha256": digest},
 		Identity: []any{digest},
 		Complete: func(ctx context.Context, runID int64) error {
@@ -65,6 +65,15 @@ func importSpec(env bench.Env, file string, data []byte, h Header, samples []Sam
 			return nil
 		},
 	}
+}
+
+// runName names the run: its format and file, and for EEE results (files
+// named by a uuid) what they evaluate and the model.
+func runName(h Header) string {
+	if h.Format == "eee" {
+		return strings.Join(strings.Fields(strings.Join([]string{titleOf(h), h.Task, h.Model, "(" + h.File + ")"}, " ")), " ")
+	}
+	return titleOf(h) + " " + h.File
 }
 
 // titleOf names what the run holds: "inspect log" or "EEE results".
