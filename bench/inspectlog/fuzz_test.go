@@ -19,5 +19,6 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		Read("log.json", data)
+		Read("log.eval", data) // the .eval ZIP container
 	})
 }
