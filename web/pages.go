@@ -43,6 +43,9 @@ var funcs = template.FuncMap{
 	"long": func(s string) bool { return len(s) > clipAt*4/3 },
 	// short is a cell a list keeps on one line (a label, an id).
 	"short": func(s string) bool { return len([]rune(s)) <= 40 },
+	// corrects says whether a study of that kind corrects its run's
+	// judged rates (its report then holds them).
+	"corrects": func(k study.Kind) bool { spec, ok := study.SpecOf(k); return ok && spec.Corrects != nil },
 }
 
 // clipAt is how many characters of an answer a list shows before "show all".

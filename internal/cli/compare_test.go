@@ -482,6 +482,11 @@ func TestStudyCorrectsTheRunsRates(t *testing.T) {
 	if !strings.HasPrefix(said, "cy left out of its corrections: below the decoy bar") {
 		t.Fatalf("the run's report does not say who study 2 left out: %q", said)
 	}
+	// The viewer's run page says where the corrected rates are.
+	page := webtest.Visitor(viewerOf(t, dir))("GET", "/runs/1", nil).Body.String()
+	if !strings.Contains(page, `2 annotators): its report gives this run's judged rates corrected for the judges' errors</li>`) {
+		t.Fatalf("the run page does not say its studies correct its rates:\n%.3000s", page[max(0, strings.Index(page, "Human validation")):])
+	}
 }
 
 // TestMissciClassificationRunsReportLater (#43): a Missci classify-gold
