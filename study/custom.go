@@ -93,16 +93,38 @@ type customFile struct {
 var customKeys = []string{"id", "text", "type", "choices", "positive", "scale", "low", "high", "optional", "when"}
 
 type customQuestion struct {
-	ID       string   `yaml:"id"`
-	Text     string   `yaml:"text"`
-	Type     string   `yaml:"type"`
-	Choices  []Choice `yaml:"choices"`
+	ID       string         `yaml:"id"`
+	Text     string         `yaml:"text"`
+	Type     string         `yaml:"type"`
+	Choices  []customChoice `yaml:"choices"`
 	Positive string   `yaml:"positive"`
 	Scale    int      `yaml:"scale"`
 	Low      string   `yaml:"low"`
 	High     string   `yaml:"high"`
 	Optional bool     `yaml:"optional"`
 	When     *When    `yaml:"when"`
+}
+
+// customChoice is a choice as the YAML writes it: {key, label, help}, or
+// a word alone (choices: [yes, no]), both its key and its label.
+type customChoice Choice
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (c *customChoice) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*c = customChoice{Key: n.Value, Label: n.Value}
+		return nil
+	}
+	var full struct {
+		Key   string `yaml:"key"`
+		Label string `yaml:"label"`
+		Help  string `yaml:"help"`
+	}
+	if err := n.Decode(&full); err != nil {
+		return err
+	}
+	*c = customChoice(full)
+	return nil
 }
 
 // ParseCustom reads a records study's YAML (name: the file, for errors,
@@ -186,7 +208,10 @@ func parseQuestion(n yaml.Node, name string, earlier []Question) (Question, erro
 // typed is the question its type makes (a likert question's choices are
 // its scale's points), or why the file's question is not one.
 func (c customQuestion) typed() (Question, string) {
-	q := Question{ID: c.ID, Text: c.Text, Positive: c.Positive, Optional: c.Optional, When: c.When, Choices: c.Choices}
+	q := Question{ID: c.ID, Text: c.Text, Positive: c.Positive, Optional: c.Optional, When: c.When}
+	for _, ch := range c.Choices {
+		q.Choices = append(q.Choices, Choice(ch))
+	}
 	switch c.Type {
 	case "", "choice":
 		if len(c.Choices) < 2 {
@@ -211,7 +236,7 @@ func (c customQuestion) typed() (Question, string) {
 		if len(c.Choices) < 2 || c.Positive != "" {
 			return q, "a multi question has two or more choices and no positive one (each choice is counted as a yes / no of its own)"
 		}
-		if slices.ContainsFunc(c.Choices, func(ch Choice) bool { return strings.Contains(ch.Key, ",") }) {
+		if slices.ContainsFunc(q.Choices, func(ch Choice) bool { return strings.Contains(ch.Key, ",") }) {
 			return q, "choices: a multi question's keys hold no comma (its answers are keys joined by commas)"
 		}
 		q.Type = Multi

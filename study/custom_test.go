@@ -57,3 +57,19 @@ questions:
 		}
 	}
 }
+
+// A choice may be a word alone, its key and its label (choices: [yes,
+// no]); it was an unmarshal error naming a Go type.
+func TestParseCustomShortChoices(t *testing.T) {
+	c, err := ParseCustom([]byte("questions:\n  - id: ok\n    text: Is it right?\n    choices: [yes, no, {key: u, label: unsure, help: can't tell}]\n"), "q.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Questions[0].Choices
+	if len(got) != 3 || got[0] != (Choice{Key: "yes", Label: "yes"}) || got[1].Key != "no" || got[2] != (Choice{Key: "u", Label: "unsure", Help: "can't tell"}) {
+		t.Fatalf("%+v", got)
+	}
+	if _, err := ParseCustom([]byte("questions:\n  - id: ok\n    text: t\n    choices: [yes, yes]\n"), "q.yaml"); err == nil || !strings.Contains(err.Error(), "each needs a key of its own") {
+		t.Fatal(err)
+	}
+}
