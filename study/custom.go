@@ -97,12 +97,12 @@ type customQuestion struct {
 	Text     string         `yaml:"text"`
 	Type     string         `yaml:"type"`
 	Choices  []customChoice `yaml:"choices"`
-	Positive string   `yaml:"positive"`
-	Scale    int      `yaml:"scale"`
-	Low      string   `yaml:"low"`
-	High     string   `yaml:"high"`
-	Optional bool     `yaml:"optional"`
-	When     *When    `yaml:"when"`
+	Positive string         `yaml:"positive"`
+	Scale    int            `yaml:"scale"`
+	Low      string         `yaml:"low"`
+	High     string         `yaml:"high"`
+	Optional bool           `yaml:"optional"`
+	When     *When          `yaml:"when"`
 }
 
 // customChoice is a choice as the YAML writes it: {key, label, help}, or
