@@ -240,7 +240,7 @@ func printFailures(w io.Writer, fs []engine.Failure) {
 }
 
 func printEstimate(w io.Writer, e engine.Estimate) {
-	fmt.Fprintf(w, "dry run: %d jobs, %d cached, %d to call\n", e.Jobs, e.Cached, e.Jobs-e.Cached)
+	fmt.Fprintf(w, "dry run: %s, %d cached, %d to call\n", plural(e.Jobs, "job", "jobs"), e.Cached, e.Jobs-e.Cached)
 	for _, m := range e.Models {
 		price := fmt.Sprintf("$%.4f", m.Cost)
 		if !m.PriceKnown {
@@ -256,7 +256,11 @@ func printEstimate(w io.Writer, e engine.Estimate) {
 				basis = fmt.Sprintf("  (out: mean of %d stored answers)", m.Learned)
 			}
 		}
-		fmt.Fprintf(w, "  %-40s %6d jobs %6d cached  ~%s in + ~%s out tokens  %s%s\n", m.Spec, m.Jobs, m.Cached,
+		jobs := "jobs"
+		if m.Jobs == 1 {
+			jobs = "job " // the column keeps its width
+		}
+		fmt.Fprintf(w, "  %-40s %6d %s %6d cached  ~%s in + ~%s out tokens  %s%s\n", m.Spec, m.Jobs, jobs, m.Cached,
 			humanCount(m.InputTokens), humanCount(m.OutputTokens), price, basis)
 	}
 	batch := ""
