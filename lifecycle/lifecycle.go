@@ -229,6 +229,9 @@ func (r *Run) outcome(err error) (status, reason string, exit error) {
 		return store.RunIncomplete, msg, &ExitError{Code: ExitFailedJobs, Err: fmt.Errorf("run %d: %s (listed above): fix the cause and run the same command again; answered jobs are cached", r.ID, msg)}
 	case budget:
 		msg := fmt.Sprintf("budget reached: %d jobs not sent", skipped)
+		if skipped == 1 {
+			msg = "budget reached: 1 job not sent"
+		}
 		return store.RunIncomplete, msg, &ExitError{Code: ExitBudget, Err: fmt.Errorf("run %d: %s; raise --budget and run the same command again", r.ID, msg)}
 	}
 	return store.RunDone, "", nil

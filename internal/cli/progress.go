@@ -235,7 +235,7 @@ func printFailures(w io.Writer, fs []engine.Failure) {
 		if len(js) > ids {
 			list += ", …"
 		}
-		fmt.Fprintf(w, "  FAILED %d jobs [%s] (%s): %s\n", len(js), c.spec, list, c.err)
+		fmt.Fprintf(w, "  FAILED %s [%s] (%s): %s\n", plural(len(js), "job", "jobs"), c.spec, list, c.err)
 	}
 }
 

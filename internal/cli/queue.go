@@ -63,7 +63,7 @@ their label, River client id, the queues they serve and the jobs they are making
 	cmd.AddCommand(newQueueActCmd(g, "cancel", "Cancel a run's open jobs: those queued at once, those being made by interrupting their call; the run sees them failed",
 		func(pg backend.Jobs, cmd *cobra.Command, id int64) (string, error) {
 			queued, running, err := pg.CancelJobs(cmd.Context(), id)
-			said := fmt.Sprintf("cancelled %d jobs of run %d", queued+running, id)
+			said := fmt.Sprintf("cancelled %s of run %d", plural(queued+running, "job", "jobs"), id)
 			if running > 0 {
 				said = fmt.Sprintf("cancelled %d queued jobs of run %d; %d being made stop when their worker hears of it (a call that ends first keeps its answer)", queued, id, running)
 			}

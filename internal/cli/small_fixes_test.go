@@ -83,6 +83,13 @@ func TestSmallThings(t *testing.T) {
 	if strings.Contains(stderr, "1 jobs") || !strings.Contains(stderr, "1 job:") {
 		t.Errorf("one job is plural: %s", stderr)
 	}
+	// So is one job a budget stopped, and one job of a dry run.
+	if _, _, err := runCLI(t, dir, "--budget", "0.0000001", "ask", "openai:gpt-4.1-mini", "a prompt not asked yet"); err == nil || !strings.Contains(err.Error(), "budget reached: 1 job not sent") {
+		t.Errorf("a budget that stops one job: %v", err)
+	}
+	if out, _, _ := runCLI(t, dir, "--dry-run", "ask", "openai:gpt-4.1-mini", "another prompt not asked yet"); !strings.Contains(out, "dry run: 1 job, 0 cached, 1 to call") || strings.Contains(out, "1 jobs") {
+		t.Errorf("a dry run of one job:\n%s", out)
+	}
 }
 
 // TestWorkersHelpReadsOnce (#41 item 20): --workers' help says its

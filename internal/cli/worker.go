@@ -83,7 +83,7 @@ them. Each worker process is its own River client: --name is only a label.`,
 			if err := w.run(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(g.Stdout, "worker %s: %d jobs done, %d failed", name, w.done.Load(), w.failed.Load())
+			fmt.Fprintf(g.Stdout, "worker %s: %s done, %d failed", name, plural(int(w.done.Load()), "job", "jobs"), w.failed.Load())
 			if p := eng.Progress(); p.Requests > 0 { // what this machine's keys paid for
 				fmt.Fprintf(g.Stdout, "; %s sent, %s in + %s out tokens, %s", plural(p.Requests, "request", "requests"),
 					humanCount(p.Usage.InputTokens), humanCount(p.Usage.OutputTokens), money(p.Cost, p.Unpriced))
