@@ -94,6 +94,16 @@ type Pair struct {
 	H                  float64 // Cohen's h (binary metrics; NaN otherwise)
 	Test               string  // "McNemar exact" or "sign-flip"
 	P, MidP            float64 // MidP: McNemar's mid-p (NaN otherwise)
+	// MinP is the smallest p the test could give on these items, were
+	// every difference on one side: 2·0.5^n for McNemar's exact test on n
+	// discordant items, 2^(1−k) for the exact sign-flip over k clusters
+	// whose difference is not 0 (1/(flips) drawn at random). At or above
+	// the level, no outcome of these items could show a difference: the
+	// verdict says so rather than "no difference shown".
+	MinP float64
+	// Informative is what MinP rests on: the discordant items (McNemar)
+	// or the clusters whose difference is not 0 (sign-flip).
+	Informative int
 	Discordant         [2]int  // McNemar: items only A got (1), only B
 	PHolm, PBH         float64
 	Family             int // the pairs Holm and BH correct over (this metric's)
@@ -208,6 +218,8 @@ func pair(la, lb string, a, b Metric, o Options) (Pair, error) {
 			return p, err
 		}
 		p.Test, p.P, p.MidP = "McNemar exact", m.P, stats.McNemarMidP(p.Discordant[0], p.Discordant[1])
+		p.Informative = p.Discordant[0] + p.Discordant[1]
+		p.MinP = math.Min(1, 2*math.Pow(0.5, float64(p.Informative)))
 		return p, nil
 	}
 	d := make([]float64, len(clusters))
@@ -222,8 +234,18 @@ func pair(la, lb string, a, b Metric, o Options) (Pair, error) {
 		return p, err
 	}
 	p.Test, p.P = "sign-flip over "+a.Unit+"s", sf.P
+	for _, v := range d {
+		if v != 0 {
+			p.Informative++
+		}
+	}
+	// Flipping a cluster whose difference is 0 changes nothing: of the
+	// 2^k distinct flips of the others, the observed one and its mirror
+	// are the most extreme there can be.
+	p.MinP = math.Min(1, math.Pow(2, float64(1-p.Informative)))
 	if !sf.Exact {
 		p.Test += fmt.Sprintf(" (%d random flips)", sf.B)
+		p.MinP = math.Max(p.MinP, 1/float64(sf.B))
 	}
 	return p, nil
 }
@@ -249,6 +271,16 @@ func verdict(p Pair, alpha float64) string {
 	if p.Family > 1 {
 		padj, how = p.PHolm, "Holm-adjusted "
 	}
+	if p.Informative == 0 {
+		if p.Test == "McNemar exact" {
+			return fmt.Sprintf("no difference: the arms agree on every %s (p = %.3g)", unitOf(p), p.P)
+		}
+		return fmt.Sprintf("no difference: each %s's mean difference is 0 (p = %.3g)", unitOf(p), p.P)
+	}
+	if padj >= alpha && p.MinP >= alpha {
+		return fmt.Sprintf("too few to show a difference at α = %g: %s, where the smallest p the test can give is %.3g (%sp = %.3g)",
+			alpha, informative(p), p.MinP, how, padj)
+	}
 	if padj >= alpha {
 		return fmt.Sprintf("no difference shown at α = %g (%sp = %.3g)", alpha, how, padj)
 	}
@@ -257,4 +289,28 @@ func verdict(p Pair, alpha float64) string {
 		hi, lo = lo, hi
 	}
 	return fmt.Sprintf("%s is higher than %s at α = %g (%sp = %.3g)", hi, lo, alpha, how, padj)
+}
+
+// informative says what a pair's smallest possible p rests on: "3 items
+// differ", "5 texts with a difference".
+func informative(p Pair) string {
+	unit := unitOf(p)
+	if p.Test == "McNemar exact" {
+		if p.Informative == 1 {
+			return "1 " + unit + " differs"
+		}
+		return fmt.Sprintf("%d %ss differ", p.Informative, unit)
+	}
+	if p.Informative == 1 {
+		return "1 " + unit + " with a difference"
+	}
+	return fmt.Sprintf("%d %ss with a difference", p.Informative, unit)
+}
+
+// unitOf is the name of a pair's cluster ("item" where the metric names none).
+func unitOf(p Pair) string {
+	if p.Unit == "" {
+		return "item"
+	}
+	return p.Unit
 }

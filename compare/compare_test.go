@@ -116,3 +116,71 @@ func TestThreeArmsAndNoSharedItems(t *testing.T) {
 		t.Fatalf("no shared items: %v", err)
 	}
 }
+
+// TestVerdictTooFewToShow: where no outcome of the items could give a p
+// below the level — five texts, or four discordant items — the verdict
+// says the comparison is too small, not that no difference was shown;
+// with one more, the same one-sided outcome shows it; identical arms
+// agree.
+func TestVerdictTooFewToShow(t *testing.T) {
+	clustered := func(k int, shift float64) []Arm {
+		mk := func(label string, s float64) Arm {
+			m := Metric{Name: "F1", Unit: "text"}
+			for c := range k {
+				for i := range 2 {
+					m.Items = append(m.Items, Item{ID: fmt.Sprintf("%d/%d", c, i), Cluster: fmt.Sprint(c), Value: float64(c)/10 + s*float64(i+1)})
+				}
+			}
+			return Arm{Label: label, Metrics: []Metric{m}}
+		}
+		return []Arm{mk("A", shift), mk("B", 0)}
+	}
+	for _, c := range []struct {
+		arms    []Arm
+		minP    float64
+		verdict string
+	}{
+		{clustered(5, 0.1), 0.0625, "too few to show a difference at α = 0.05: 5 texts with a difference, where the smallest p the test can give is 0.0625 (p = 0.0625)"},
+		{clustered(6, 0.1), 0.03125, "A is higher than B at α = 0.05 (p = 0.0312)"},
+		{clustered(5, 0), 1, "no difference: each text's mean difference is 0 (p = 1)"},
+		{[]Arm{binaryArm("A", 20, func(i int) bool { return i < 14 }), binaryArm("B", 20, func(i int) bool { return i < 10 })}, 0.125,
+			"too few to show a difference at α = 0.05: 4 texts differ, where the smallest p the test can give is 0.125 (p = 0.125)"},
+		{[]Arm{binaryArm("A", 20, func(i int) bool { return i < 16 }), binaryArm("B", 20, func(i int) bool { return i < 10 })}, 0.03125,
+			"A is higher than B at α = 0.05 (p = 0.0313)"}, // McNemar's p is 0.03125 plus rounding
+		{[]Arm{binaryArm("A", 20, func(i int) bool { return i < 9 }), binaryArm("B", 20, func(i int) bool { return i < 9 })}, 1,
+			"no difference: the arms agree on every text (p = 1)"},
+	} {
+		ps, err := Compare(c.arms, Options{Resamples: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := ps[0]; math.Abs(p.MinP-c.minP) > 1e-12 || p.Verdict != c.verdict {
+			t.Errorf("%s: min p %g, verdict %q; want %g, %q", p.Test, p.MinP, p.Verdict, c.minP, c.verdict)
+		}
+	}
+}
+
+// TestReportWarnsOfFewClusters: a pair on fewer than FewClusters clusters
+// is named in the report's meta; one on more is not.
+func TestReportWarnsOfFewClusters(t *testing.T) {
+	few := []Arm{binaryArm("A", 8, func(i int) bool { return i < 6 }), binaryArm("B", 8, func(i int) bool { return i < 2 })}
+	many := []Arm{binaryArm("A", 40, func(i int) bool { return i < 30 }), binaryArm("B", 40, func(i int) bool { return i < 12 })}
+	for _, c := range []struct {
+		arms []Arm
+		want bool
+	}{{few, true}, {many, false}} {
+		ps, err := Compare(c.arms, Options{Resamples: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warned bool
+		for _, m := range Report("t", "b", ps, Options{}).Meta {
+			if m[0] == "few clusters" {
+				warned = strings.HasPrefix(m[1], "1 of the 1 pairs rest on fewer than 10 clusters")
+			}
+		}
+		if warned != c.want {
+			t.Errorf("%d clusters: warned %v", ps[0].Clusters, warned)
+		}
+	}
+}

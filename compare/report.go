@@ -6,6 +6,10 @@ import (
 	"github.com/fallacylab/fallacylab/report"
 )
 
+// FewClusters is how few clusters a pair's bootstrap interval may rest on
+// before the report warns that it is too narrow to read.
+const FewClusters = 10
+
 // Report is the comparison's report: one table of every pair on every
 // metric, and the family each adjustment corrects over.
 func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
@@ -21,6 +25,9 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 			seen[p.Metric] = true
 			rep.Meta = append(rep.Meta, [2]string{"family: " + p.Metric, fmt.Sprintf("the %d pairs of arms on %s (Holm and Benjamini–Hochberg adjust over them)", p.Family, p.Metric)})
 		}
+	}
+	if note := FewClustersNote(pairs); note != "" {
+		rep.Meta = append(rep.Meta, [2]string{"few clusters", note})
 	}
 	t := &report.Table{ID: "paired", Title: "Paired comparisons on the shared items",
 		Columns: report.Cols("metric", "arm A", "arm B", "items (A / B / shared)", "clusters", "A", "B", "A − B", "Cohen's h", "test", "p", "mid-p", "p (Holm)", "p (BH)", "verdict")}
@@ -40,4 +47,21 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 	}
 	rep.AddSection("Paired comparisons", "Each pair of arms on the items both have; their estimates and difference are means over those items, with intervals from resampling the items' clusters. A verdict reads the Holm-adjusted p where a metric compares more than one pair.").Add(t)
 	return rep
+}
+
+// FewClustersNote warns of the pairs whose bootstrap intervals rest on
+// fewer than FewClusters clusters ("" if none does): a percentile
+// bootstrap over so few resamples only what was seen, and its intervals
+// are too narrow.
+func FewClustersNote(pairs []Pair) string {
+	few := 0
+	for _, p := range pairs {
+		if p.Clusters < FewClusters {
+			few++
+		}
+	}
+	if few == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of the %d pairs rest on fewer than %d clusters: a percentile bootstrap over so few resamples only what was seen and its intervals are too narrow (one may leave out 0 where the exact test shows nothing); read their tests", few, len(pairs), FewClusters)
 }

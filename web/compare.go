@@ -244,6 +244,9 @@ func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, str
 	if err != nil {
 		return "", err.Error()
 	}
+	if note := compare.FewClustersNote(pairs); note != "" {
+		h = template.HTML(`<p class="note">`+template.HTMLEscapeString(note)+`</p>`) + h
+	}
 	sorted := func(a []bench.Arm) []string { return slices.Sorted(slices.Values(a[0].Judges)) }
 	if note := bench.PanelsNote(map[int64][]string{ds[0].run.ID: sorted(arms[0]), ds[1].run.ID: sorted(arms[1])}); note != "" {
 		h = template.HTML(`<p class="note">`+template.HTMLEscapeString(note)+`</p>`) + h
