@@ -104,10 +104,10 @@ type Pair struct {
 	// Informative is what MinP rests on: the discordant items (McNemar)
 	// or the clusters whose difference is not 0 (sign-flip).
 	Informative int
-	Discordant         [2]int  // McNemar: items only A got (1), only B
-	PHolm, PBH         float64
-	Family             int // the pairs Holm and BH correct over (this metric's)
-	Verdict            string
+	Discordant  [2]int // McNemar: items only A got (1), only B
+	PHolm, PBH  float64
+	Family      int // the pairs Holm and BH correct over (this metric's)
+	Verdict     string
 }
 
 // ErrNoSharedItems is a comparison of arms that share no item.
