@@ -184,7 +184,7 @@ func Report(setup Setup, recs []Record, o ReportOptions) (*report.Report, error)
 		t.Rows = append(t.Rows, row)
 	}
 	rep.AddSection("Scores", "Span scores: a predicted span scores the share of it a gold span with its label covers (precision); a gold span the share of it a prediction with one of its labels covers (recall); gold spans may carry several acceptable labels. Label scores compare the labels predicted anywhere in the text with the gold's. Each is upstream's mean over texts.").Add(t)
-	ans := &report.Table{ID: "answers", Title: "Answers", Columns: []report.Column{{Key: "sentences", Label: "sentences"}, {Key: "unknown", Label: "named nothing"}, {Key: "failed", Label: "failed calls"}},
+	ans := &report.Table{ID: "answers", Title: "Sentences asked, and answers read as unknown", Columns: []report.Column{{Key: "sentences", Label: "sentences"}, {Key: "unknown", Label: "named nothing"}, {Key: "failed", Label: "failed calls"}},
 		Rows: [][]report.Cell{{report.I(sc.Sentences), report.I(sc.Unknown), report.I(sc.Failed)}}}
 	rep.AddSection("Answers", "An answer that names no fallacy and does not say none is read as unknown, as upstream reads it; a failed call counts the same.").Add(ans)
 	return rep, nil
