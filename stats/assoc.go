@@ -16,6 +16,14 @@ type ChiSquareResult struct {
 	Expected [][]float64 // of the table actually tested
 	Yates    bool
 	Notes    []string // e.g. rows or columns dropped for a zero total
+	// DroppedRows and DroppedCols are the rows and columns left out for a
+	// zero total (as Notes say), by their index in the table given.
+	DroppedRows, DroppedCols []int
+	// SmallExpected is how many of the tested table's expected counts
+	// are below 5: where they are more than a fifth of them, the χ²
+	// approximation of the statistic's distribution is poor (Cochran's
+	// rule); scipy computes the same p without a word.
+	SmallExpected int
 }
 
 // ChiSquare tests independence in an r×c table of counts: E_ij = R_i C_j/N,
@@ -43,6 +51,7 @@ func ChiSquare(table [][]float64, yates bool) (ChiSquareResult, error) {
 	for i, row := range table {
 		if sum(row) == 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("row %d dropped: zero total", i))
+			res.DroppedRows = append(res.DroppedRows, i)
 			continue
 		}
 		rows = append(rows, i)
@@ -55,6 +64,7 @@ func ChiSquare(table [][]float64, yates bool) (ChiSquareResult, error) {
 		}
 		if t == 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("column %d dropped: zero total", j))
+			res.DroppedCols = append(res.DroppedCols, j)
 			continue
 		}
 		cols = append(cols, j)
@@ -80,6 +90,9 @@ func ChiSquare(table [][]float64, yates bool) (ChiSquareResult, error) {
 		for b, j := range cols {
 			e := R[a] * C[b] / N
 			res.Expected[a][b] = e
+			if e < 5 {
+				res.SmallExpected++
+			}
 			d := math.Abs(table[i][j] - e)
 			if res.Yates {
 				d = math.Max(0, d-0.5)

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"slices"
 	"fmt"
 	"math"
 	"testing"
@@ -129,5 +130,19 @@ func TestPearsonAtIsPearsonOfTheGatheredPairs(t *testing.T) {
 		if math.Float64bits(got) != math.Float64bits(want.R) && !(math.IsNaN(got) && math.IsNaN(want.R)) {
 			t.Fatalf("%v: PearsonAt %v, Pearson %v", idx, got, want.R)
 		}
+	}
+}
+
+// TestChiSquareSaysWhatItDropsAndWhereItIsRough: the rows and columns
+// left out for a zero total are named by index, and the expected counts
+// below 5 are counted (Cochran's rule reads them).
+func TestChiSquareSaysWhatItDropsAndWhereItIsRough(t *testing.T) {
+	r, err := ChiSquare([][]float64{{0, 0, 0}, {10, 0, 2}, {30, 0, 8}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Tested: {{10, 2}, {30, 8}}, N 50; expected 2·10/50·… : E = {{9.6, 2.4}, {30.4, 7.6}}.
+	if !slices.Equal(r.DroppedRows, []int{0}) || !slices.Equal(r.DroppedCols, []int{1}) || r.SmallExpected != 1 {
+		t.Fatalf("dropped rows %v, columns %v, expected counts below 5: %d; want [0], [1], 1 (E = %v)", r.DroppedRows, r.DroppedCols, r.SmallExpected, r.Expected)
 	}
 }

@@ -3,6 +3,7 @@ package deflect
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,21 +16,22 @@ var exclusiveOutcomes = []string{"refusal", "soft_refusal", "labeled_compliance"
 
 func (p *prepared) chiSquare(rep *report.Report) error {
 	sec := rep.AddSection("χ² tests across models", "Pearson χ² without continuity correction (SPEC B.11): models × exclusive outcomes, and models × {0, 1} per field. "+
-		"A column with zero total is dropped and noted.")
+		"A column with zero total is dropped and noted. Each generation counts as independent, as in the paper; the samples and frames of one claim are not, "+
+		"so these p-values are too small (fallacylab compare tests two models over claims).")
 	if len(p.models) < 2 {
 		sec.Intro += " Needs two models."
 		return nil
 	}
 	t := sec.Add(&report.Table{ID: "chi2", Title: "χ² tests", Columns: report.Cols("table", "χ²", "df", "p", "note")})
-	add := func(name string, tab [][]float64) {
+	add := func(name string, tab [][]float64, cols []string) {
 		r, err := stats.ChiSquare(tab, false)
-		note := ""
-		for _, n := range r.Notes {
-			note += n + "; "
-		}
+		note := chiNote(r, p.models, cols)
 		if err != nil {
-			why := "the test is undefined here: " + err.Error()
-			t.Rows = append(t.Rows, []report.Cell{report.T(name), report.NA(why), report.NA(why), report.NA(why), report.T(err.Error())})
+			if note == "" {
+				note = err.Error()
+			}
+			why := "the test is undefined here: " + note
+			t.Rows = append(t.Rows, []report.Cell{report.T(name), report.NA(why), report.NA(why), report.NA(why), report.T(note)})
 			return
 		}
 		t.Rows = append(t.Rows, []report.Cell{report.T(name), noInterval(report.F(r.Stat, 2), "a test statistic: no interval"), report.I(r.DF), noInterval(report.PV(r.P), "a p-value: no interval"), report.T(note)})
@@ -47,7 +49,7 @@ func (p *prepared) chiSquare(rep *report.Report) error {
 	for _, r := range p.rows {
 		ex[mi[r.Gen.Model]][oi[r.Exclusive()]]++
 	}
-	add("models × exclusive outcome", ex)
+	add("models × exclusive outcome", ex, exclusiveOutcomes)
 	for f, name := range Fields {
 		tab := make([][]float64, len(p.models))
 		for i := range tab {
@@ -58,9 +60,47 @@ func (p *prepared) chiSquare(rep *report.Report) error {
 				tab[mi[r.Gen.Model]][int(math.Round(v))]++
 			}
 		}
-		add("models × "+name, tab)
+		add("models × "+name, tab, []string{name + " = 0", name + " = 1"})
 	}
 	return nil
+}
+
+// chiNote is what a χ² test's note says, by name: the outcomes no
+// generation has and the models with none judged (left out), the one
+// outcome every generation has (nothing to test), and expected counts
+// below 5 in more than a fifth of the cells (Cochran's rule: the χ²
+// approximation is rough there).
+func chiNote(r stats.ChiSquareResult, models, cols []string) string {
+	var notes []string
+	names := func(idx []int, of []string) []string {
+		var out []string
+		for _, i := range idx {
+			out = append(out, of[i])
+		}
+		return out
+	}
+	if len(r.DroppedCols) > 0 {
+		if len(cols)-len(r.DroppedCols) == 1 {
+			for i, c := range cols {
+				if !slices.Contains(r.DroppedCols, i) {
+					notes = append(notes, "every judged generation has "+c+": nothing to test")
+				}
+			}
+		} else {
+			notes = append(notes, "left out, as no generation has it: "+strings.Join(names(r.DroppedCols, cols), ", "))
+		}
+	}
+	if len(r.DroppedRows) > 0 {
+		notes = append(notes, "left out, with no generation judged: "+strings.Join(names(r.DroppedRows, models), ", "))
+	}
+	cells := 0
+	for _, row := range r.Expected {
+		cells += len(row)
+	}
+	if cells > 0 && 5*r.SmallExpected > cells {
+		notes = append(notes, fmt.Sprintf("%d of %d expected counts below 5: the χ² approximation is rough here", r.SmallExpected, cells))
+	}
+	return strings.Join(notes, "; ")
 }
 
 func (p *prepared) crossModel(rep *report.Report) {
