@@ -342,10 +342,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	if sum.Dissociation {
 		verdict = "The dissociation holds: "
 	}
-	verdict += fmt.Sprintf("it calls scheme-matched valid arguments by their source type %.1f pp more often than wrong-scheme controls (macro separation, 95 %% CI [%.1f, %.1f]), "+
-		"and on wrong-scheme items it follows the new scheme τ′ rather than the source type τ (margin %+.1f pp, CI [%.1f, %.1f]). "+
-		"Its false-positive rate rises from %.1f %% on the corpus' own valid class to %.1f %% on scheme-matched valid arguments.",
-		100*sum.Sep, 100*sum.SepLo, 100*sum.SepHi, 100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, 100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate)
+	verdict += verdictFigures(sum)
 	sec := rep.AddSection("Verdict", verdict)
 	rep.Headline, rep.Lead = "flag_rates", verdict
 	flagTable(sec, sum, false)
@@ -511,4 +508,35 @@ func confusion(rep *report.Report, in AuditInput) {
 			t.Rows = append(t.Rows, []report.Cell{report.T(g), report.T(p), report.P(float64(counts[[2]string{g, p}])/float64(totals[g]), totals[g])})
 		}
 	}
+}
+
+// verdictFigures is the figures the audit's verdict rests on, said the
+// way their signs go: a negative separation is "less often", a negative
+// margin follows the source type, an FPR that does not rise says so.
+func verdictFigures(sum Summary) string {
+	more := fmt.Sprintf("%.1f pp more often than", 100*sum.Sep)
+	switch {
+	case fmt.Sprintf("%.1f", math.Abs(100*sum.Sep)) == "0.0":
+		more = "as often as"
+	case sum.Sep < 0:
+		more = fmt.Sprintf("%.1f pp less often than", -100*sum.Sep)
+	}
+	follows := "it follows the new scheme τ′ rather than the source type τ"
+	switch {
+	case sum.Margin < 0:
+		follows = "it follows the source type τ rather than the new scheme τ′"
+	case sum.Margin == 0:
+		follows = "it follows the new scheme τ′ and the source type τ alike"
+	}
+	n, m := 100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate
+	fpr := fmt.Sprintf("Its false-positive rate rises from %.1f %% on the corpus' own valid class to %.1f %% on scheme-matched valid arguments.", n, m)
+	switch {
+	case fmt.Sprintf("%.1f", n) == fmt.Sprintf("%.1f", m):
+		fpr = fmt.Sprintf("Its false-positive rate is %.1f %% both on the corpus' own valid class and on scheme-matched valid arguments.", n)
+	case m < n:
+		fpr = fmt.Sprintf("Its false-positive rate falls from %.1f %% on the corpus' own valid class to %.1f %% on scheme-matched valid arguments.", n, m)
+	}
+	return fmt.Sprintf("it calls scheme-matched valid arguments by their source type %s wrong-scheme controls (macro separation, 95 %% CI [%.1f, %.1f]), "+
+		"and on wrong-scheme items %s (margin %+.1f pp, CI [%.1f, %.1f]). %s",
+		more, 100*sum.SepLo, 100*sum.SepHi, follows, 100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, fpr)
 }
