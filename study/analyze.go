@@ -11,6 +11,10 @@ import (
 	"github.com/fallacylab/fallacylab/stats"
 )
 
+// DefaultDecoyBar is the decoy accuracy below which an annotator is
+// flagged, unless the report sets another.
+const DefaultDecoyBar = 0.8
+
 // AnalyzeOptions set the intervals and the decoy bar.
 type AnalyzeOptions struct {
 	Resamples int     // item bootstrap resamples (default 1,000)
@@ -33,7 +37,7 @@ func (o *AnalyzeOptions) defaults() {
 		o.Level = 0.95
 	}
 	if o.DecoyBar <= 0 {
-		o.DecoyBar = 0.8
+		o.DecoyBar = DefaultDecoyBar
 	}
 }
 
@@ -176,6 +180,15 @@ func progress(rep *report.Report, s Study, anns []Annotation) {
 
 func decoyTable(rep *report.Report, s Study, ans answers, o AnalyzeOptions) {
 	sec := rep.AddSection("Decoys", fmt.Sprintf("Planted items with a known answer, in every queue and in no other figure. An annotator below %.0f %% decoy accuracy is flagged and, unless --keep-flagged, left out of every other figure (which the report then also gives with them).", 100*o.DecoyBar))
+	decoys := 0
+	for _, it := range s.Items {
+		if it.Decoy {
+			decoys++
+		}
+	}
+	if few := FewDecoys(decoys, o.DecoyBar); few != "" {
+		sec.Intro += " " + strings.ToUpper(few[:1]) + few[1:] + "."
+	}
 	t := sec.Add(&report.Table{ID: "decoys", Title: "Decoy accuracy by annotator", Columns: report.Cols("annotator", "decoys answered", "right", "accuracy", "flag")})
 	for _, a := range s.Annotators {
 		n, right := decoyScore(s, ans, a.Name)

@@ -35,6 +35,26 @@ func belowBar(s Study, ans answers, bar float64) []string {
 
 // decoyScore is how many decoys the annotator answered and how many right
 // (every known question as known).
+// FewDecoys says, of a study with d decoys read at the decoy bar, that a
+// single miss puts an annotator below it ("" when one miss is allowed, or
+// there are no decoys): 3 of 4 is 75 %, below 80 %. An annotator flagged
+// on so few has a wide interval, and a study whose every annotator missed
+// one has no figure left but with --keep-flagged.
+func FewDecoys(d int, bar float64) string {
+	if d == 0 || float64(d-1)/float64(d) >= bar {
+		return ""
+	}
+	need := d + 1
+	for float64(need-1)/float64(need) < bar {
+		need++
+	}
+	if d == 1 {
+		return fmt.Sprintf("with 1 decoy, a miss puts an annotator below the %.0f %% bar; %d decoys or more allow one miss", 100*bar, need)
+	}
+	return fmt.Sprintf("with %d decoys, one miss puts an annotator below the %.0f %% bar (%d of %d is %.0f %%); %d decoys or more allow one",
+		d, 100*bar, d-1, d, 100*float64(d-1)/float64(d), need)
+}
+
 func decoyScore(s Study, ans answers, name string) (n, right int) {
 	for _, it := range s.Items {
 		if !it.Decoy {

@@ -293,3 +293,24 @@ func TestSheetOnlyStudyTimesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestFewDecoys: one miss is below the bar where (d−1)/d is; the note
+// names the number of decoys that allows one.
+func TestFewDecoys(t *testing.T) {
+	for _, c := range []struct {
+		d    int
+		bar  float64
+		want string
+	}{
+		{0, 0.8, ""},
+		{1, 0.8, "with 1 decoy, a miss puts an annotator below the 80 % bar; 5 decoys or more allow one miss"},
+		{4, 0.8, "with 4 decoys, one miss puts an annotator below the 80 % bar (3 of 4 is 75 %); 5 decoys or more allow one"},
+		{5, 0.8, ""},
+		{9, 0.9, "with 9 decoys, one miss puts an annotator below the 90 % bar (8 of 9 is 89 %); 10 decoys or more allow one"},
+		{2, 0.5, ""},
+	} {
+		if got := FewDecoys(c.d, c.bar); got != c.want {
+			t.Errorf("%d decoys at %g: %q, want %q", c.d, c.bar, got, c.want)
+		}
+	}
+}

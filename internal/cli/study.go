@@ -95,6 +95,9 @@ in an order of their own. Decoys have a known answer.`,
 			}
 			sampled := len(st.Items) - sp.o.Decoys
 			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", st.ID, sampled, st.Overlap, sp.o.Decoys, strings.Join(sp.annotators, ", "))
+			if few := study.FewDecoys(sp.o.Decoys, study.DefaultDecoyBar); few != "" {
+				fmt.Fprintf(g.Stderr, "note: %s (--decoys); study report --decoy-bar sets another bar\n", few)
+			}
 			if sp.o.N > 0 && sampled < sp.o.N {
 				fmt.Fprintf(g.Stderr, "note: --n %d asked for more items than run %d has to sample (%d): the study has them all\n", sp.o.N, st.RunID, sampled)
 			}
@@ -527,7 +530,7 @@ func newStudyReportCmd(g *Global) *cobra.Command {
 	}
 	bench.AddReportFlags(cmd.Flags(), &format, &out, "")
 	cmd.Flags().IntVar(&o.Resamples, "resamples", 1000, "item bootstrap resamples")
-	cmd.Flags().Float64Var(&o.DecoyBar, "decoy-bar", 0.8, "decoy accuracy below which an annotator is flagged and left out of the figures")
+	cmd.Flags().Float64Var(&o.DecoyBar, "decoy-bar", study.DefaultDecoyBar, "decoy accuracy below which an annotator is flagged and left out of the figures")
 	cmd.Flags().BoolVar(&o.KeepFlagged, "keep-flagged", false, "count the annotators below the decoy bar in every figure (by default they are left out, and the report also gives the figures with them)")
 	return cmd
 }

@@ -21,6 +21,12 @@ func TestStudySheetRoundTrip(t *testing.T) {
 	if err != nil || !strings.Contains(out, "study 1: 6 items") {
 		t.Fatalf("%v %s\n%s", err, out, stderr)
 	}
+	// Two decoys: one miss is 50 %, below the bar; said at once, and
+	// again in the report's decoy section (below).
+	const few = "with 2 decoys, one miss puts an annotator below the 80 % bar (1 of 2 is 50 %); 5 decoys or more allow one"
+	if !strings.Contains(stderr, "note: "+few) {
+		t.Fatalf("two decoys, unsaid:\n%s", stderr)
+	}
 	if _, _, err := runCLI(t, dir, "study", "create", "--run", "1", "--kind", "deflect-rubric", "--annotators", "a"); err == nil || !strings.Contains(err.Error(), "needs a deflect run") {
 		t.Fatalf("a DeflectBench study of a foils run: %v", err)
 	}
@@ -55,6 +61,12 @@ func TestStudySheetRoundTrip(t *testing.T) {
 		}
 	}
 	rep, _, _ := runCLI(t, dir, "study", "report", "1", "--resamples", "50")
+	if !strings.Contains(rep, "With 2 decoys, one miss puts an annotator below the 80 % bar") {
+		t.Fatalf("the report's decoy section does not say that one miss flags:\n%s", rep)
+	}
+	if rep, _, _ := runCLI(t, dir, "study", "report", "1", "--resamples", "50", "--decoy-bar", "0.5"); strings.Contains(rep, "one miss puts") {
+		t.Fatal("at a 50 % bar, one miss of two is allowed")
+	}
 	if !strings.Contains(rep, "| ana | 8 | 0 | 0 | 8 |") {
 		t.Fatalf("a refused sheet stored answers:\n%s", rep)
 	}
