@@ -486,3 +486,32 @@ func TestBaselineMatchesSklearn(t *testing.T) {
 		t.Fatalf("report's detector line %q", meta)
 	}
 }
+
+// TestAccuracyIntervalIsWilson: the accuracy's interval is Wilson's score
+// interval (the values: its formula in Python with
+// statistics.NormalDist().inv_cdf(0.975), as statsmodels'
+// proportion_confint(k, n, method="wilson") computes it): 0 of 10 right is
+// [0, 27.8 %], not the bootstrap's collapsed [0, 0]; 7 of 10 is
+// [39.7 %, 89.2 %].
+func TestAccuracyIntervalIsWilson(t *testing.T) {
+	for _, c := range []struct {
+		right  int
+		lo, hi float64
+	}{{0, 0, 0.27753279986288915}, {7, 0.39677814746114537, 0.8922087325936989}} {
+		var preds []classify.Prediction
+		for i := range 10 {
+			p := classify.Prediction{ID: fmt.Sprint(i), Gold: "a", Pred: "b"}
+			if i < c.right {
+				p.Pred = "a"
+			}
+			preds = append(preds, p)
+		}
+		sc, err := classify.Score(classify.Setup{Labels: classify.LabelSet{"a", "b"}}, preds, classify.ReportOptions{Resamples: 50, Seed: 1, Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(sc.AccLo-c.lo) > 1e-9 || math.Abs(sc.AccHi-c.hi) > 1e-9 {
+			t.Errorf("%d of 10 right: [%v, %v], want Wilson's [%v, %v]", c.right, sc.AccLo, sc.AccHi, c.lo, c.hi)
+		}
+	}
+}

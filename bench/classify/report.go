@@ -3,6 +3,7 @@ package classify
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/spf13/pflag"
 
@@ -86,8 +87,9 @@ type Scores struct {
 }
 
 // Score computes a run's scores: accuracy and macro-F1 over the run's label
-// set (scikit-learn's semantics, stats.Classify), each with its percentile
-// bootstrap interval over texts.
+// set (scikit-learn's semantics, stats.Classify), the accuracy with its
+// Wilson interval, macro-F1 with its percentile bootstrap interval over
+// texts.
 func Score(setup Setup, preds []Prediction, o ReportOptions) (Scores, error) {
 	gold, pred := make([]string, len(preds)), make([]string, len(preds))
 	var sc Scores
@@ -118,13 +120,21 @@ func Score(setup Setup, preds []Prediction, o ReportOptions) (Scores, error) {
 			g[k], p[k] = gold[i], pred[i]
 		}
 		rr, err := stats.Classify(g, p, labels)
-		return []float64{rr.Accuracy, rr.Macro.F1}, err == nil
+		return []float64{rr.Macro.F1}, err == nil
 	})
 	if err != nil {
 		return sc, err
 	}
-	sc.AccLo, sc.AccHi = reps.Percentile(0, o.Level)
-	sc.MacroLo, sc.MacroHi = reps.Percentile(1, o.Level)
+	// The accuracy is a proportion of independent texts: Wilson's
+	// interval, as every single proportion here has. The bootstrap's
+	// percentile interval of a proportion collapses to a point at 0 and
+	// at 1 (a 10-text look with none right read 0.0 [0.0, 0.0]).
+	acc, err := stats.Prop(int(math.Round(r.Accuracy*float64(r.N))), r.N, o.Level, stats.Wilson)
+	if err != nil {
+		return sc, err
+	}
+	sc.AccLo, sc.AccHi = acc.Lo, acc.Hi
+	sc.MacroLo, sc.MacroHi = reps.Percentile(0, o.Level)
 	return sc, nil
 }
 
@@ -141,7 +151,7 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 	rep := &report.Report{Title: Definition.Title, Benchmark: Name, Headline: "scores", Meta: [][2]string{
 		{"corpus", setup.Corpus}, {"split", setup.Split}, {"template", tpl}, {"model", setup.Model},
 		{"texts", fmt.Sprintf("%d of %d", len(preds), setup.Texts)},
-		{"intervals", fmt.Sprintf("%.0f%% percentile bootstrap over texts, %d resamples, seed %d", 100*o.Level, o.Resamples, o.Seed)},
+		{"intervals", fmt.Sprintf("%.0f%% Wilson for the accuracy; percentile bootstrap over texts (%d resamples, seed %d) for macro-F1", 100*o.Level, o.Resamples, o.Seed)},
 	}}
 	if tr := setup.Trained; tr != nil {
 		rep.Meta = append(rep.Meta, [2]string{"detector", trainedMeta(*tr)})
