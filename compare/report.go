@@ -46,6 +46,7 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 			h, report.T(p.Test), report.PV(p.P), mid, report.PV(p.PHolm), report.PV(p.PBH), report.T(p.Verdict)})
 	}
 	rep.AddSection("Paired comparisons", "Each pair of arms on the items both have; their estimates and difference are means over those items, with intervals from resampling the items' clusters. A verdict reads the Holm-adjusted p where a metric compares more than one pair.").Add(t)
+	rep.NotePointIntervals("cluster")
 	return rep
 }
 

@@ -27,3 +27,23 @@ func TestLegendOnlyWithProportions(t *testing.T) {
 		}
 	}
 }
+
+// TestNotePointIntervals: the intervals that are the point itself are
+// counted into one meta line, said once however often it is asked for
+// (rows added since are counted), and not at all where there are none.
+func TestNotePointIntervals(t *testing.T) {
+	r := &Report{Meta: [][2]string{{"run", "1"}}}
+	tb := r.AddSection("s", "").Add(&Table{ID: "t", Columns: Cols("a", "b")})
+	tb.Rows = [][]Cell{{PCI(0, 0, 0, 10), NCI(0.5, 0.2, 0.7, 3)}, {NCI(8, 8, 8, 1), PCI(0, 0, 0.3, 10)}}
+	r.NotePointIntervals("text")
+	tb.Rows = append(tb.Rows, []Cell{PCI(1, 1, 1, 4), F(3, 1)})
+	r.NotePointIntervals("text")
+	if len(r.Meta) != 2 || r.Meta[1][0] != "point intervals" || !strings.HasPrefix(r.Meta[1][1], "3 intervals are the point itself (as [0.0, 0.0]): every resample gave the same figure — one text, or texts that all agree") {
+		t.Fatalf("meta %q", r.Meta)
+	}
+	none := &Report{}
+	none.AddSection("s", "").Add(&Table{ID: "t", Columns: Cols("a"), Rows: [][]Cell{{PCI(0.5, 0.2, 0.8, 10)}}})
+	if none.NotePointIntervals("claim"); len(none.Meta) != 0 {
+		t.Fatalf("no point interval: meta %q", none.Meta)
+	}
+}

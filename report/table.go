@@ -5,6 +5,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"math"
 )
 
@@ -174,6 +175,40 @@ func (r *Report) HasProportions() bool {
 		}
 	}
 	return false
+}
+
+// PointIntervals counts the cells whose interval is the point itself
+// ([0.0, 0.0], [8.0, 8.0]): every resample gave the same figure.
+func (r *Report) PointIntervals() int {
+	n := 0
+	for _, t := range r.Tables() {
+		for _, row := range t.Rows {
+			for _, c := range row {
+				if c.HasCI && c.Lo == c.Value && c.Hi == c.Value {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// NotePointIntervals adds a meta line, where the report has intervals
+// that are the point itself (PointIntervals), saying how to read them: a
+// bootstrap over units (claims, texts) that all give the same figure, or
+// over one, has nothing to spread — no variation seen, not certainty.
+// Called again (rows added since), it counts again in the same line.
+func (r *Report) NotePointIntervals(unit string) {
+	r.Meta = slices.DeleteFunc(r.Meta, func(m [2]string) bool { return m[0] == "point intervals" })
+	n := r.PointIntervals()
+	if n == 0 {
+		return
+	}
+	what := fmt.Sprintf("%d intervals are", n)
+	if n == 1 {
+		what = "1 interval is"
+	}
+	r.Meta = append(r.Meta, [2]string{"point intervals", fmt.Sprintf("%s the point itself (as [0.0, 0.0]): every resample gave the same figure — one %s, or %ss that all agree — so the bootstrap shows no spread; that is no variation seen, not a figure known exactly", what, unit, unit)})
 }
 
 // Table is the table of that id (nil: none).

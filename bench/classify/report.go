@@ -55,6 +55,7 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 			t := rep.Tables()[0]
 			t.Rows = append(t.Rows, scoreRow(s, sc))
 		}
+		rep.NotePointIntervals("text")
 		return rep, nil
 	}
 }
@@ -183,6 +184,7 @@ func Report(setup Setup, preds []Prediction, o ReportOptions) (*report.Report, e
 		cm.Rows = append(cm.Rows, row)
 	}
 	rep.AddSection("Confusion", "").Add(cm)
+	rep.NotePointIntervals("text")
 	return rep, nil
 }
 

@@ -378,9 +378,9 @@ func TestJudgedBuilderKeepsEachJudgesOrder(t *testing.T) {
 	}
 }
 
-// TestPointIntervalsAreCounted: the report's meta counts the rates shown
-// at 0 or 100 % whose interval is the point itself (the synthetic judges'
-// raw agreement, 100 % in every claim), as many as its tables hold.
+// TestPointIntervalsAreCounted: the report's meta counts the intervals
+// that are the point itself (the synthetic judges' raw agreement, 100 %
+// in every claim), as many as its tables hold.
 func TestPointIntervalsAreCounted(t *testing.T) {
 	d, _, _ := Synthesize(SynthOptions{Models: []string{"m", "n"}, Samples: 1, Seed: 2})
 	rep, err := Analyze(d, Options{Resamples: 100, MinClusters: DefaultMinClusters})
@@ -392,7 +392,7 @@ func TestPointIntervalsAreCounted(t *testing.T) {
 		for _, tb := range s.Tables {
 			for _, r := range tb.Rows {
 				for _, c := range r {
-					if c.Kind == report.Prop && c.HasCI && (c.Value == 0 || c.Value == 1) && c.Lo == c.Hi {
+					if c.HasCI && c.Lo == c.Value && c.Hi == c.Value {
 						points++
 					}
 				}
@@ -405,7 +405,7 @@ func TestPointIntervalsAreCounted(t *testing.T) {
 			meta = m[1]
 		}
 	}
-	if points == 0 || !strings.HasPrefix(meta, fmt.Sprintf("%d rates are 0 %% or 100 %% with an interval that is the point itself", points)) {
-		t.Fatalf("%d rates at 0 or 100 %% in the tables; meta %q", points, meta)
+	if points == 0 || !strings.HasPrefix(meta, fmt.Sprintf("%d intervals are the point itself", points)) {
+		t.Fatalf("%d point intervals in the tables; meta %q", points, meta)
 	}
 }

@@ -87,9 +87,7 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 		return nil, err
 	}
 	rep.Sections = append(rep.Sections, rest.Sections...)
-	if n := pointIntervals(rep); n > 0 {
-		rep.Meta = append(rep.Meta, [2]string{"point intervals", fmt.Sprintf("%d rates are 0 %% or 100 %% with an interval that is the point itself: with every claim alike the bootstrap has nothing to spread — none (or every one) seen, not a rate known to be exactly 0 (or 100) %%", n)})
-	}
+	rep.NotePointIntervals("claim")
 	if c.minEffective < opt.Resamples {
 		rep.Meta = append(rep.Meta, [2]string{"effective resamples", fmt.Sprintf("as few as %d of %d for some intervals: resamples in which a cell had no rows are skipped", c.minEffective, opt.Resamples)})
 	}
@@ -640,20 +638,3 @@ func (p *prepared) etaSquared(group func(*Row) string) float64 {
 	return ssB / ssT
 }
 
-// pointIntervals counts the report's rates at 0 or 100 % whose interval
-// is the point itself (a bootstrap over claims that all agree).
-func pointIntervals(rep *report.Report) int {
-	n := 0
-	for _, s := range rep.Sections {
-		for _, t := range s.Tables {
-			for _, r := range t.Rows {
-				for _, c := range r {
-					if c.Kind == report.Prop && c.HasCI && (c.Value == 0 || c.Value == 1) && c.Lo == c.Value && c.Hi == c.Value {
-						n++
-					}
-				}
-			}
-		}
-	}
-	return n
-}

@@ -336,6 +336,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 			"P(yes | matched) − P(yes | native) = %+.1f pp, 95 %% CI [%.1f, %.1f].", 100*sum.Gap, 100*sum.GapLo, 100*sum.GapHi))
 		flagTable(sec, sum, true)
 		rep.Headline, rep.Lead = "flag_rates", sec.Intro
+		rep.NotePointIntervals("item")
 		return rep, sum, nil
 	}
 	verdict := "The dissociation does NOT hold clearly for this detector: "
@@ -382,6 +383,7 @@ func Audit(in AuditInput, o AuditOptions) (*report.Report, Summary, error) {
 	if err := firth(rep, M, W, o, &sum); err != nil {
 		return nil, sum, err
 	}
+	rep.NotePointIntervals("item")
 	return rep, sum, nil
 }
 

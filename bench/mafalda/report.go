@@ -187,6 +187,7 @@ func Report(setup Setup, recs []Record, o ReportOptions) (*report.Report, error)
 	ans := &report.Table{ID: "answers", Title: "Sentences asked, and answers read as unknown", Columns: []report.Column{{Key: "sentences", Label: "sentences"}, {Key: "unknown", Label: "named nothing"}, {Key: "failed", Label: "failed calls"}},
 		Rows: [][]report.Cell{{report.I(sc.Sentences), report.I(sc.Unknown), report.I(sc.Failed)}}}
 	rep.AddSection("Answers", "An answer that names no fallacy and does not say none is read as unknown, as upstream reads it; a failed call counts the same.").Add(ans)
+	rep.NotePointIntervals("text")
 	return rep, nil
 }
 

@@ -155,5 +155,6 @@ func ReconstructionReport(preds []ArgumentPrediction, gold []Argument, o EvalOpt
 		ct.Rows = append(ct.Rows, []report.Cell{report.T(c), report.F(cs.Precision, 3), report.F(cs.Recall, 3), report.F(cs.F1, 3)})
 	}
 	rep.Headline = "reconstruction"
+	rep.NotePointIntervals("argument")
 	return rep, nil
 }

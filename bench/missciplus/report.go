@@ -135,6 +135,7 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 		t.Rows = append(t.Rows, row)
 	}
 	rep.Headline = "scores"
+	rep.NotePointIntervals("argument")
 	return rep, nil
 }
 

@@ -37,7 +37,7 @@ import (
 // each generation as independent, and its notes name the outcomes left
 // out and the one outcome every generation has, where they gave column
 // numbers and stats' error; its figures are unchanged. Its meta says how
-// many rates are 0 or 100 % with an interval that is the point itself.
+// many of its intervals are the point itself (report.NotePointIntervals).
 func TestLegacyStore(t *testing.T) {
 	dir := t.TempDir()
 	in, err := os.Open(filepath.Join("testdata", "legacy", "legacy.db.gz"))
