@@ -5,8 +5,8 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"math"
+	"slices"
 )
 
 // Kind is what a cell holds.

@@ -637,4 +637,3 @@ func (p *prepared) etaSquared(group func(*Row) string) float64 {
 	}
 	return ssB / ssT
 }
-
