@@ -418,6 +418,11 @@ type Arm struct {
 	// Extra are, by item id, further scores by name beside the headline
 	// metrics (each judge's rubric fields).
 	Extra map[string]map[string]float64
+	// Pool is how many clusters (claims, texts) a run like this one
+	// draws from — the benchmark's whole set, where a pilot or --limit
+	// took some — so that a plan can say when it needs more than there
+	// are (0: unknown).
+	Pool int
 }
 
 // SameDesign reports whether arms of designs a and b measure the same

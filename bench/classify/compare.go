@@ -38,5 +38,5 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		return nil, err
 	}
 	// The corpus is the design: an accuracy on LOGIC is not one on Reddit.
-	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}, Calls: calls, Answers: answers, Design: setup.Corpus}}, nil
+	return []bench.Arm{{Model: setup.Model, Metrics: []compare.Metric{m}, Calls: calls, Answers: answers, Design: setup.Corpus, Pool: setup.Texts}}, nil
 }

@@ -79,9 +79,10 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		models = append(models, m)
 	}
 	sort.Strings(models)
+	pool := embeddedPool(rows)
 	var out []bench.Arm
 	for _, m := range models {
-		out = append(out, bench.Arm{Model: m, Metrics: by[m], Calls: calls[m], Judges: judges, Extra: extra[m]})
+		out = append(out, bench.Arm{Model: m, Metrics: by[m], Calls: calls[m], Judges: judges, Extra: extra[m], Pool: pool})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("run %d has no judged generations to compare", run.ID)
@@ -104,4 +105,24 @@ func judgeFields(r *Row, judges []string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// embeddedPool is how many claims the run drew from: the embedded 80
+// where every claim of its rows is one of them (a pilot's, or a --limit's),
+// else 0 (the user's claims, whose file the run does not keep).
+func embeddedPool(rows []*Row) int {
+	b, err := Default()
+	if err != nil {
+		return 0
+	}
+	ids := map[string]bool{}
+	for _, c := range b.Claims {
+		ids[c.ID] = true
+	}
+	for _, r := range rows {
+		if !ids[r.Gen.ClaimID] {
+			return 0
+		}
+	}
+	return len(b.Claims)
 }

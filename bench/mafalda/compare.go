@@ -42,5 +42,5 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 		}
 		metrics = append(metrics, span, label)
 	}
-	return []bench.Arm{{Model: setup.Model, Metrics: metrics, Calls: calls}}, nil
+	return []bench.Arm{{Model: setup.Model, Metrics: metrics, Calls: calls, Pool: setup.Texts}}, nil
 }

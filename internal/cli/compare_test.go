@@ -279,7 +279,9 @@ func TestCompareMissciRuns(t *testing.T) {
 // of one model: its refusal rate, the claims' intra-cluster correlation
 // (by one-way ANOVA) and its spend give the items per arm, the
 // observations and the price; the pilot's own minimum detectable effect
-// is printed; stated rates plan without a pilot, and no price is made up.
+// is printed; stated rates plan without a pilot, and no price is made up;
+// a plan that needs more items than the benchmark has says what all of
+// them need, or that nothing suffices.
 func TestPlanFromADeflectPilot(t *testing.T) {
 	_, dir := guaranteeEnv(t, scripted)
 	os.WriteFile(filepath.Join(dir, "claims.jsonl"), []byte(fourClaims), 0o644)
@@ -328,6 +330,41 @@ func TestPlanFromADeflectPilot(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, dir, "plan", "--rate", "1.2"); err == nil {
 		t.Fatal("a rate above 1 was planned for")
+	}
+	// More items than the benchmark has: all of them at more observations
+	// each — 80·26/(1 + 25·0.02) ≥ 1376 > 80·25/(1 + 24·0.02) — or none
+	// suffices (80 items give at most 80/ρ = 400 effective observations).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--icc", "0.02", "--samples", "15", "--max-items", "80"}, "the benchmark has 80 items: 118 per arm is more than there are; all 80 at 26 observations per item reach it (design effect 1.500)"},
+		{[]string{"--icc", "0.2", "--samples", "75", "--max-items", "80"}, "the benchmark has 80 items: 290 per arm is more than there are, and no number of observations per item reaches it: with ρ = 0.2, 80 items give at most 400 effective observations (80/ρ), fewer than the 1376 needed"},
+		{[]string{"--icc", "0.02", "--samples", "15", "--max-items", "200"}, ""},
+	} {
+		rep, _ := jsonReport(t, dir, append([]string{"plan", "--rate", "0.3", "--delta", "0.05", "--format", "json"}, c.args...)...)
+		var got string
+		for _, m := range rep.Meta {
+			if m[0] == "too few items" {
+				got = m[1]
+			}
+		}
+		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {
+			t.Errorf("plan %v: %q, want %q", c.args, got, c.want)
+		}
+	}
+	if _, _, err := runCLI(t, dir, "plan", "--rate", "0.3", "--max-items", "-1"); err == nil || !strings.Contains(err.Error(), "--max-items") {
+		t.Errorf("--max-items -1: %v", err)
+	}
+	// A pilot of the embedded claims knows there are 80: the minimum
+	// detectable effect of all of them is printed beside the pilot's.
+	if _, stderr, err := runCLI(t, dir, "deflect", "run", "--models", "openai:model-a", "--judges", "anthropic:judge-a,gemini:judge-b",
+		"--samples", "1", "--pilot", "4"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rep, _ = jsonReport(t, dir, "plan", "--pilot", "2", "--delta", "0.1", "--format", "json")
+	if rows := rep.Table("mde").Rows; len(rows) != 2 || rows[0][0].Value != 4 || rows[1][0].Value != 80 || rows[1][1].Value != 15 {
+		t.Errorf("the embedded pilot's minimum detectable effects: %+v", rows)
 	}
 	// A change past 0 or 1 is refused (it was planned for 1 silently);
 	// a metric that is no rate, or not the pilot's, names the rates it has.

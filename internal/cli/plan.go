@@ -22,6 +22,7 @@ type planOptions struct {
 	alpha, power     float64
 	samples, icc     float64
 	format, out, dir string
+	maxItems         int
 }
 
 // newPlanCmd is `fallacylab plan`: how many items (and samples per item)
@@ -40,7 +41,10 @@ RUN:MODEL, any benchmark whose runs compare) the base rate, ρ, the samples per 
 price of an item come from its records and spend; else give --rate, --samples and --icc. The
 pilot's own minimum detectable effect is printed too: what a finished run of its size can show.
 Arms that share items (one plan, two models) need fewer: the figure is the independent
-arms' bound. The formulas are in docs/planning.md.`,
+arms' bound. Where a plan needs more items than the benchmark has (--max-items, or what the
+pilot's benchmark says: DeflectBench's 80 claims, a corpus's texts), it says how many
+observations per item all of them need, or that none suffices. The formulas are in
+docs/planning.md.`,
 		Example: `  fallacylab plan --pilot 7:openai:gpt-4.1 --delta 0.05       # from a pilot run of one model
   fallacylab plan --rate 0.30 --delta 0.05 --samples 75 --icc 0.2
   fallacylab plan --pilot 12 --metric accuracy --delta 0.03 --power 0.9`,
@@ -55,6 +59,7 @@ arms' bound. The formulas are in docs/planning.md.`,
 	f.Float64Var(&o.power, "power", 0.8, "power to reach")
 	f.Float64Var(&o.samples, "samples", 1, "without a pilot: observations per item (frames × samples)")
 	f.Float64Var(&o.icc, "icc", 0, "without a pilot: intra-cluster correlation of an item's observations")
+	f.IntVar(&o.maxItems, "max-items", 0, "the most items an arm can have — the benchmark's set, e.g. DeflectBench's 80 claims (default: what the pilot's benchmark says, else no limit)")
 	bench.AddReportFlags(f, &o.format, &o.out, "")
 	f.StringVar(&o.dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -62,11 +67,17 @@ arms' bound. The formulas are in docs/planning.md.`,
 		if err != nil {
 			return err
 		}
-		in := planInput{rate: o.rate, m: o.samples, rho: o.icc, perObs: math.NaN()}
+		in := planInput{rate: o.rate, m: o.samples, rho: o.icc, perObs: math.NaN(), unit: "item"}
 		if o.pilot != "" {
 			if in, err = pilotInput(cmd, g, o); err != nil {
 				return err
 			}
+		}
+		if o.maxItems < 0 {
+			return fmt.Errorf("--max-items %d: want the number of items the benchmark has (0: no limit)", o.maxItems)
+		}
+		if o.maxItems > 0 {
+			in.pool = o.maxItems
 		}
 		rep, err := planReport(in, o)
 		if err != nil {
@@ -87,6 +98,10 @@ type planInput struct {
 	metric       string
 	perObs       float64
 	pilotObs     int
+	// pool is how many items the benchmark's runs draw from (0: unknown),
+	// unit what an item is ("claim").
+	pool int
+	unit string
 }
 
 // pilotInput reads a plan's input from a pilot run's arm.
@@ -137,7 +152,7 @@ func pilotInput(cmd *cobra.Command, g *Global, o planOptions) (planInput, error)
 		gs = append(gs, groups[k])
 	}
 	in := planInput{rate: sum / float64(len(m.Items)), m: float64(len(m.Items)) / float64(len(gs)), items: len(gs),
-		source: arm.Label, metric: m.Name, perObs: math.NaN(), pilotObs: len(m.Items)}
+		source: arm.Label, metric: m.Name, perObs: math.NaN(), pilotObs: len(m.Items), pool: poolOf(arms), unit: cmp.Or(m.Unit, "item")}
 	if len(gs) >= 2 {
 		if in.rho, err = stats.ICC(gs); err != nil {
 			in.rho = 0
@@ -157,6 +172,16 @@ func pilotInput(cmd *cobra.Command, g *Global, o planOptions) (planInput, error)
 		in.perObs = spend / float64(total)
 	}
 	return in, nil
+}
+
+// poolOf is how many items the run's benchmark draws from, as its arms
+// say (0: unknown).
+func poolOf(arms []bench.Arm) int {
+	pool := 0
+	for _, a := range arms {
+		pool = max(pool, a.Pool)
+	}
+	return pool
 }
 
 // pilotRate is the pilot arm's rate to plan for: the one named, else its
@@ -225,17 +250,43 @@ func planReport(in planInput, o planOptions) (*report.Report, error) {
 		report.F(in.m, 1), report.I(int(items)), report.I(int(obs)), price})
 	sec := rep.AddSection("Plan", "Arms that share their items (two models on one plan) need fewer: this is the bound for independent arms.")
 	sec.Add(t)
+	if in.pool > 0 && int(items) > in.pool {
+		rep.Meta = append(rep.Meta, [2]string{"too few " + in.unit + "s", poolNote(in, n, int(items))})
+	}
 	if in.items > 0 {
-		nEff := float64(in.items) * in.m / de
-		mde, err := stats.MinimumEffect(nEff, o.alpha, o.power)
-		if err != nil {
-			return nil, err
-		}
-		up := stats.RateAtEffect(in.rate, mde)
 		mt := &report.Table{ID: "mde", Title: "What the pilot's size can show",
 			Columns: report.Cols("items", "observations per item", "effective observations", "minimum detectable h", "smallest rate above the pilot's it detects", "in points")}
-		mt.Rows = append(mt.Rows, []report.Cell{report.I(in.items), report.F(in.m, 1), report.F(nEff, 1), report.F(mde, 3), report.F(up, 3), report.F(100*(up-in.rate), 1)})
-		rep.AddSection("Minimum detectable effect", "Two arms of the pilot's size, compared with the same test.").Add(mt)
+		intro := "Two arms of the pilot's size, compared with the same test."
+		sizes := []int{in.items}
+		if in.pool > in.items {
+			sizes = append(sizes, in.pool)
+			intro = fmt.Sprintf("Two arms of the pilot's size, and of all %d %ss the benchmark has at the pilot's observations per %s, compared with the same test.", in.pool, in.unit, in.unit)
+		}
+		for _, k := range sizes {
+			nEff := float64(k) * in.m / de
+			mde, err := stats.MinimumEffect(nEff, o.alpha, o.power)
+			if err != nil {
+				return nil, err
+			}
+			up := stats.RateAtEffect(in.rate, mde)
+			mt.Rows = append(mt.Rows, []report.Cell{report.I(k), report.F(in.m, 1), report.F(nEff, 1), report.F(mde, 3), report.F(up, 3), report.F(100*(up-in.rate), 1)})
+		}
+		rep.AddSection("Minimum detectable effect", intro).Add(mt)
 	}
 	return rep, nil
+}
+
+// poolNote says, of a plan that needs more items per arm than the
+// benchmark has (in.pool), how many observations per item all of them
+// need — n(1 − ρ)/(pool − nρ), from pool·m/(1 + (m − 1)ρ) = n — or that
+// none suffices: pool items give at most pool/ρ effective observations.
+func poolNote(in planInput, n float64, items int) string {
+	head := fmt.Sprintf("the benchmark has %d %ss: %d per arm is more than there are", in.pool, in.unit, items)
+	pool := float64(in.pool)
+	if in.rho > 0 && pool <= n*in.rho {
+		return fmt.Sprintf("%s, and no number of observations per %s reaches it: with ρ = %.3g, %d %ss give at most %.0f effective observations (%d/ρ), fewer than the %.0f needed; plan a larger difference (arms that share their %ss, two models compared pairwise, need fewer than this bound)",
+			head, in.unit, in.rho, in.pool, in.unit, pool/in.rho, in.pool, math.Ceil(n), in.unit)
+	}
+	m := math.Ceil(n * (1 - in.rho) / (pool - n*in.rho))
+	return fmt.Sprintf("%s; all %d at %.0f observations per %s reach it (design effect %.3f)", head, in.pool, m, in.unit, stats.DesignEffect(m, in.rho))
 }
