@@ -274,7 +274,9 @@ func sweepReport(cmd *cobra.Command, s *session, file string, rows []sweepRow) (
 		row = append(row, report.I(int(run.ID)), report.T(lifecycle.Describe(run, run.Ended)), report.I(run.Calls), report.I(run.Cached), report.F(spend, 4), report.T(name), value)
 		t.Rows = append(t.Rows, row)
 	}
-	return rep, sweepTables(ctx, s, rows, rep)
+	err := sweepTables(ctx, s, rows, rep)
+	rep.NotePointIntervals("item")
+	return rep, err
 }
 
 // sweepTables adds, for each entry of the sweep whose runs all finished,

@@ -137,6 +137,22 @@ runs:
 	if len(rows) != 4 || !strings.Contains(stderr, "resuming run") {
 		t.Fatalf("the resumed sweep's table has %d done runs, want 4 (and a resumed one):\n%s\n%s", len(rows), out, stderr)
 	}
+	// The MAFALDA runs' model says no sentence is fallacious: headlines
+	// whose interval is the point itself, which the sweep's meta counts.
+	points := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue // the meta's own example
+		}
+		for _, m := range regexp.MustCompile(`\[(-?[0-9.]+), (-?[0-9.]+)\]`).FindAllStringSubmatch(line, -1) {
+			if m[1] == m[2] {
+				points++
+			}
+		}
+	}
+	if points == 0 || !strings.Contains(out, fmt.Sprintf("- **point intervals**: %d intervals are the point itself", points)) {
+		t.Fatalf("%d point intervals in the sweep's tables, not counted in its meta:\n%s", points, out)
+	}
 	// A third time: every run is done, nothing is sent.
 	from = len(srv.Ledger())
 	if _, stderr, err := runCLI(t, dir, "run", plan); err != nil || len(srv.Ledger()) != from || strings.Count(stderr, "is done: not run again") != 4 {
