@@ -38,5 +38,6 @@ func Report(ctx context.Context, st ReportStore, s Study, o AnalyzeOptions) (*re
 			return nil, err
 		}
 	}
+	rep.NotePointIntervals("item")
 	return rep, nil
 }

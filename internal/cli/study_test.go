@@ -84,6 +84,9 @@ func TestStudySheetRoundTrip(t *testing.T) {
 			t.Fatalf("report lacks %q:\n%s", want, rep)
 		}
 	}
+	// Their agreement on every item is an interval that is the point
+	// itself, which the meta counts.
+	pointsCounted(t, rep)
 	// The run's own report ends with its studies.
 	audit, _, err := runCLI(t, dir, "foils", "report", "--run", "1")
 	if err != nil || !strings.Contains(audit, "## Human validation") || !strings.Contains(audit, "| 1 | foils-native of run 1 | foils-native | 8 | 2 | 16 | fallacylab study report 1 |") {

@@ -139,20 +139,7 @@ runs:
 	}
 	// The MAFALDA runs' model says no sentence is fallacious: headlines
 	// whose interval is the point itself, which the sweep's meta counts.
-	points := 0
-	for _, line := range strings.Split(out, "\n") {
-		if !strings.HasPrefix(line, "|") {
-			continue // the meta's own example
-		}
-		for _, m := range regexp.MustCompile(`\[(-?[0-9.]+), (-?[0-9.]+)\]`).FindAllStringSubmatch(line, -1) {
-			if m[1] == m[2] {
-				points++
-			}
-		}
-	}
-	if points == 0 || !strings.Contains(out, fmt.Sprintf("- **point intervals**: %d intervals are the point itself", points)) {
-		t.Fatalf("%d point intervals in the sweep's tables, not counted in its meta:\n%s", points, out)
-	}
+	pointsCounted(t, out)
 	// A third time: every run is done, nothing is sent.
 	from = len(srv.Ledger())
 	if _, stderr, err := runCLI(t, dir, "run", plan); err != nil || len(srv.Ledger()) != from || strings.Count(stderr, "is done: not run again") != 4 {
@@ -281,5 +268,26 @@ func sweepPriced(t *testing.T, srv *llmtest.Server, out, stderr, head string, n 
 	}
 	if total, _ := strconv.ParseFloat(whole[1], 64); each == 0 || math.Abs(total-each) > 0.00005*float64(n)+1e-9 {
 		t.Fatalf("the whole is priced $%s, its runs $%.4f together", whole[1], each)
+	}
+}
+
+// pointsCounted checks that a Markdown report's meta counts the intervals
+// of its tables that are the point itself ([0.000, 0.000]), and that it
+// has some.
+func pointsCounted(t *testing.T, out string) {
+	t.Helper()
+	points := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue // the meta's own example
+		}
+		for _, m := range regexp.MustCompile(`\[(-?[0-9.]+), (-?[0-9.]+)\]`).FindAllStringSubmatch(line, -1) {
+			if m[1] == m[2] {
+				points++
+			}
+		}
+	}
+	if points == 0 || !strings.Contains(out, fmt.Sprintf("- **point intervals**: %d intervals are the point itself", points)) {
+		t.Fatalf("%d point intervals in the tables, not counted in the meta:\n%s", points, out)
 	}
 }
