@@ -42,7 +42,7 @@ price of an item come from its records and spend; else give --rate, --samples an
 pilot's own minimum detectable effect is printed too: what a finished run of its size can show.
 Arms that share items (one plan, two models) need fewer: the figure is the independent
 arms' bound. Where a plan needs more items than the benchmark has (--max-items, or what the
-pilot's benchmark says: DeflectBench's 80 claims, a corpus's texts), it says how many
+pilot's benchmark says of its set: its claims, a corpus's texts), it says how many
 observations per item all of them need, or that none suffices. The formulas are in
 docs/planning.md.`,
 		Example: `  fallacylab plan --pilot 7:openai:gpt-4.1 --delta 0.05       # from a pilot run of one model
@@ -59,7 +59,7 @@ docs/planning.md.`,
 	f.Float64Var(&o.power, "power", 0.8, "power to reach")
 	f.Float64Var(&o.samples, "samples", 1, "without a pilot: observations per item (frames × samples)")
 	f.Float64Var(&o.icc, "icc", 0, "without a pilot: intra-cluster correlation of an item's observations")
-	f.IntVar(&o.maxItems, "max-items", 0, "the most items an arm can have — the benchmark's set, e.g. DeflectBench's 80 claims (default: what the pilot's benchmark says, else no limit)")
+	f.IntVar(&o.maxItems, "max-items", 0, "the most items an arm can have — the benchmark's whole set of claims or texts (default: what the pilot's benchmark says, else no limit)")
 	bench.AddReportFlags(f, &o.format, &o.out, "")
 	f.StringVar(&o.dir, "data-dir", "", "data directory (default $FALLACYLAB_DATA or the user's data folder)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
