@@ -26,7 +26,7 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 			rep.Meta = append(rep.Meta, [2]string{"family: " + p.Metric, fmt.Sprintf("the %d pairs of arms on %s (Holm and Benjamini–Hochberg adjust over them)", p.Family, p.Metric)})
 		}
 	}
-	if note := FewClustersNote(pairs); note != "" {
+	if note := fewClustersNote(pairs); note != "" {
 		rep.Meta = append(rep.Meta, [2]string{"few clusters", note})
 	}
 	t := &report.Table{ID: "paired", Title: "Paired comparisons on the shared items",
@@ -50,11 +50,11 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 	return rep
 }
 
-// FewClustersNote warns of the pairs whose bootstrap intervals rest on
+// fewClustersNote warns of the pairs whose bootstrap intervals rest on
 // fewer than FewClusters clusters ("" if none does): a percentile
 // bootstrap over so few resamples only what was seen, and its intervals
 // are too narrow.
-func FewClustersNote(pairs []Pair) string {
+func fewClustersNote(pairs []Pair) string {
 	few := 0
 	for _, p := range pairs {
 		if p.Clusters < FewClusters {

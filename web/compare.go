@@ -240,12 +240,17 @@ func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, str
 	if len(pairs) == 0 {
 		return "", "the two runs share no model: compare two models with fallacylab compare A:MODEL B:MODEL"
 	}
-	h, err := report.SectionsHTML(compare.Report("", ds[0].run.Benchmark, pairs, o), nil)
+	rep := compare.Report("", ds[0].run.Benchmark, pairs, o)
+	h, err := report.SectionsHTML(rep, nil)
 	if err != nil {
 		return "", err.Error()
 	}
-	if note := compare.FewClustersNote(pairs); note != "" {
-		h = template.HTML(`<p class="note">`+template.HTMLEscapeString(note)+`</p>`) + h
+	// The report's warnings on how to read its intervals, which the page
+	// shows without the report's meta.
+	for _, m := range slices.Backward(rep.Meta) {
+		if m[0] == "few clusters" || m[0] == "point intervals" {
+			h = template.HTML(`<p class="note">`+template.HTMLEscapeString(m[1])+`</p>`) + h
+		}
 	}
 	sorted := func(a []bench.Arm) []string { return slices.Sorted(slices.Values(a[0].Judges)) }
 	if note := bench.PanelsNote(map[int64][]string{ds[0].run.ID: sorted(arms[0]), ds[1].run.ID: sorted(arms[1])}); note != "" {

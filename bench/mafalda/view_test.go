@@ -54,5 +54,5 @@ func TestViewerPages(t *testing.T) {
 	page("/compare?a=1&b=2&all=1", "TITLE: Endless", "span F1 of 0.5 or more", "mean span F1", "Paired comparisons on the shared items", "span F1, level 1", "sign-flip over texts",
 		// Three texts: the intervals are too narrow to read, and no
 		// outcome of three texts could show a difference.
-		"pairs rest on fewer than 10 clusters", "too few to show a difference at α = 0.05")
+		"pairs rest on fewer than 10 clusters", "too few to show a difference at α = 0.05", "intervals are the point itself")
 }
