@@ -51,11 +51,11 @@ their label, River client id, the queues they serve and the jobs they are making
 			if asJSON {
 				return printJSON(g, queueJSON{Jobs: jobRowsJSON(rows), Workers: workersJSON(workers)})
 			}
-			orphans, err := orphanLines(cmd.Context(), s, rows)
+			orphans, done, err := orphanLines(cmd.Context(), s, rows)
 			if err != nil {
 				return err
 			}
-			return printQueue(g, rows, workers, run, orphans)
+			return printQueue(g, rows, workers, run, orphans, done)
 		},
 	}
 	cmd.Flags().Int64Var(&run, "run", 0, "only this run's jobs")
@@ -121,7 +121,7 @@ func openQueue(g *Global) (*session, backend.Jobs, error) {
 }
 
 // printQueue writes the queue's tables.
-func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerInfo, run int64, notes []string) error {
+func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerInfo, run int64, notes []string, done map[int64]bool) error {
 	if len(rows) == 0 {
 		if run > 0 {
 			fmt.Fprintf(g.Stdout, "run %d has no jobs in the queue\n", run)
@@ -141,7 +141,7 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 			if r.LastError != "" {
 				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d failed, the last: %s\n", r.Run, r.Provider, r.Model, r.Failed, oneLine(r.LastError, 200))
 			}
-			if open := r.Queued + r.Running; open > 0 && len(workers) > 0 && !backend.Serves(workers, r.Queue) {
+			if open := r.Queued + r.Running; open > 0 && len(workers) > 0 && !done[r.Run] && !backend.Serves(workers, r.Queue) {
 				fmt.Fprintf(g.Stdout, "run %d, %s:%s: %d open and none of the workers heard from serves its queue (%s)\n",
 					r.Run, r.Provider, r.Model, open, postgres.SkipReasons)
 			}
@@ -172,8 +172,12 @@ func printQueue(g *Global, rows []postgres.QueueRow, workers []postgres.WorkerIn
 
 // orphanLines say, of each run with jobs open whose own process no longer
 // waits for them (interrupted, killed), that the workers still make them:
-// nothing uses their answers until its command runs again.
-func orphanLines(ctx context.Context, s *session, rows []postgres.QueueRow) ([]string, error) {
+// nothing uses their answers until its command runs again. Of a run that
+// is done they say what its open jobs are: answered (the run had every
+// answer it waited for) and not yet marked ended by River, which marks a
+// job's end in batches (within a quarter second) and a dead worker's after
+// its --lease. done are those runs.
+func orphanLines(ctx context.Context, s *session, rows []postgres.QueueRow) ([]string, map[int64]bool, error) {
 	open := map[int64]int{}
 	var runs []int64
 	for _, r := range rows {
@@ -186,17 +190,24 @@ func orphanLines(ctx context.Context, s *session, rows []postgres.QueueRow) ([]s
 	}
 	now := time.Now()
 	var out []string
+	done := map[int64]bool{}
 	for _, id := range runs {
 		r, ok, err := s.st.Run(ctx, id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if ok && lifecycle.State(r, now) != store.RunRunning {
+		switch st := lifecycle.State(r, now); {
+		case !ok || st == store.RunRunning:
+		case st == store.RunDone:
+			done[id] = true
+			out = append(out, fmt.Sprintf("run %d is done: it has every answer it waited for, and River has not yet marked the end of %s (it marks them in batches, within a quarter second, and a dead worker's after its --lease)",
+				id, plural(open[id], "job", "jobs")))
+		default:
 			out = append(out, fmt.Sprintf("run %d is %s, with %s open: the workers still make them, and its command run again uses their answers (fallacylab --db … queue cancel %d takes them out)",
 				id, lifecycle.Describe(r, now), plural(open[id], "job", "jobs"), id))
 		}
 	}
-	return out, nil
+	return out, done, nil
 }
 
 // printTeamProgress writes a queued run's progress through the workers

@@ -276,9 +276,15 @@ func (w *workerLoop) discover(ctx context.Context) error {
 		}
 		w.mu.Lock()
 		w.decided[q.Name], w.served, w.infos[q.Name] = true, append(w.served, q.Name), q
+		serves := strings.Join(w.served, " ")
 		w.mu.Unlock()
 		if !w.g.Quiet {
 			w.say("serves queue %s (%s)", q.Name, pm)
+		}
+		// Said in the workers table at once, not at the next heartbeat:
+		// `fallacylab queue` would say meanwhile that no worker serves it.
+		if err := w.wk.Beat(ctx, serves); err != nil {
+			return err
 		}
 	}
 	return nil

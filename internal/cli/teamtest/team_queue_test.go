@@ -1029,3 +1029,51 @@ func TestPhaseGoesOnPastAKilledWorker(t *testing.T) {
 	_ = second.Process.Signal(syscall.SIGTERM)
 	_ = second.Wait()
 }
+
+// TestQueueSaysWhatADoneRunsOpenJobsAre: `fallacylab queue` while a run's
+// jobs are being made lists the queue among those its workers serve (a
+// worker says so when it starts serving one, not at its next heartbeat:
+// the table said "—" and the queue "none of the workers serves its
+// queue"); once the run is done and River has not marked its jobs ended
+// yet (their rows held here; River marks ends in batches), it says the run
+// has every answer, not that "the workers still make them".
+func TestQueueSaysWhatADoneRunsOpenJobsAre(t *testing.T) {
+	const n = 12
+	r, _, _ := teamRig(t, llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 1500 * time.Millisecond }}, n, "queue view prompt")
+	w := r.spawn("worker0.log", "worker", "--name", "only", "--lease", "1h")
+	r.waitFor("the worker to start", func() bool { return r.count(`SELECT COUNT(*) FROM workers`) >= 1 })
+	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
+	r.waitFor("the worker to take the jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'running'`) == n })
+	queue := func(name string) string {
+		if err := r.spawn(name, "queue").Wait(); err != nil {
+			t.Fatalf("queue: %v\n%s", err, r.log(name))
+		}
+		return r.log(name)
+	}
+	var name string
+	if err := r.db.QueryRow(`SELECT DISTINCT queue FROM river_job`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	if out := queue("queue1.log"); !regexp.MustCompile(`(?m)^only +only#\S+ +`+regexp.QuoteMeta(name)+` `).MatchString(out) || strings.Contains(out, "none of the workers") {
+		t.Fatalf("the worker making the jobs of %s does not serve it in the table:\n%s", name, out)
+	}
+	hold, err := r.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.Exec(`SELECT id FROM river_job WHERE state = 'running' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	if err := coord.Wait(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
+	}
+	out := queue("queue2.log")
+	if !strings.Contains(out, fmt.Sprintf("run 1 is done: it has every answer it waited for, and River has not yet marked the end of %d jobs", n)) ||
+		strings.Contains(out, "still make them") || strings.Contains(out, "none of the workers") {
+		t.Fatalf("a done run whose jobs River has not marked ended:\n%s", out)
+	}
+	hold.Rollback()
+	_ = w.Process.Signal(syscall.SIGTERM)
+	_ = w.Wait()
+}
