@@ -211,11 +211,17 @@ func orphanLines(ctx context.Context, s *session, rows []postgres.QueueRow) ([]s
 }
 
 // printTeamProgress writes a queued run's progress through the workers
-// as `runs show` shows it.
-func printTeamProgress(w io.Writer, tp *backend.TeamProgress) {
+// as `runs show` shows it. A done run's open jobs are answered, their ends not yet marked by River
+// (orphanLines): said so, and no queue of it is unserved.
+func printTeamProgress(w io.Writer, tp *backend.TeamProgress, done bool) {
 	fmt.Fprintf(w, "workers:   %d jobs queued, %d running, %d done, %d failed\n", tp.Queued, tp.Running, tp.Done, tp.Failed)
+	if open := tp.Queued + tp.Running; done && open > 0 {
+		fmt.Fprintf(w, "           the run has every answer it waited for: River has not yet marked the end of %s (in batches, within a quarter second; a dead worker's after its --lease)\n", plural(open, "job", "jobs"))
+	}
 	for _, u := range tp.Unserved {
-		fmt.Fprintf(w, "           %s: %d open, %s\n", u.Model, u.Open, tp.Why())
+		if !done {
+			fmt.Fprintf(w, "           %s: %d open, %s\n", u.Model, u.Open, tp.Why())
+		}
 	}
 	if b := tp.Budget; b != nil {
 		state := ""

@@ -186,7 +186,7 @@ func newRunsShowCmd(g *Global) *cobra.Command {
 				fmt.Fprintln(w)
 			}
 			if tp != nil {
-				printTeamProgress(w, tp)
+				printTeamProgress(w, tp, lifecycle.State(r, time.Now()) == store.RunDone)
 			}
 			if len(stats) > 0 {
 				if err := modelTable(w, stats); err != nil {

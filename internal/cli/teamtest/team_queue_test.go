@@ -1036,7 +1036,8 @@ func TestPhaseGoesOnPastAKilledWorker(t *testing.T) {
 // the table said "—" and the queue "none of the workers serves its
 // queue"); once the run is done and River has not marked its jobs ended
 // yet (their rows held here; River marks ends in batches), it says the run
-// has every answer, not that "the workers still make them".
+// has every answer, not that "the workers still make them", and so does
+// `runs show`.
 func TestQueueSaysWhatADoneRunsOpenJobsAre(t *testing.T) {
 	const n = 12
 	r, _, _ := teamRig(t, llmtest.Options{Latency: func(*rand.Rand) time.Duration { return 1500 * time.Millisecond }}, n, "queue view prompt")
@@ -1072,6 +1073,12 @@ func TestQueueSaysWhatADoneRunsOpenJobsAre(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf("run 1 is done: it has every answer it waited for, and River has not yet marked the end of %d jobs", n)) ||
 		strings.Contains(out, "still make them") || strings.Contains(out, "none of the workers") {
 		t.Fatalf("a done run whose jobs River has not marked ended:\n%s", out)
+	}
+	if err := r.spawn("show.log", "runs", "show", "1").Wait(); err != nil {
+		t.Fatalf("runs show: %v", err)
+	}
+	if out := r.log("show.log"); !strings.Contains(out, fmt.Sprintf("the run has every answer it waited for: River has not yet marked the end of %d jobs", n)) {
+		t.Fatalf("runs show of a done run whose jobs River has not marked ended:\n%s", out)
 	}
 	hold.Rollback()
 	_ = w.Process.Signal(syscall.SIGTERM)
