@@ -41,7 +41,10 @@ func TestViewerPages(t *testing.T) {
 		}
 		return body
 	}
-	page("/runs/1", "span F1", "/runs/1/texts")
+	// Its figures are F1s, not rates: the page does not say how a rate reads.
+	if body := page("/runs/1", "span F1", "/runs/1/texts"); strings.Contains(body, "A rate reads") {
+		t.Fatal("a page of no rates says how a rate reads")
+	}
 	page("/runs/1/texts", `href="/runs/1/texts/0"`, "slippery slope")
 	body := page("/runs/1/texts/0", "<mark title=", "&lt;script&gt;alert(1)&lt;/script&gt; slippery slope", "read as")
 	if strings.Contains(body, "<script>alert") {
