@@ -234,6 +234,7 @@ type flagRange struct {
 	name     string
 	min, max float64 // inclusive
 	open     bool    // min itself is not allowed (> min)
+	openMax  bool    // max itself is not allowed (< max)
 	what     string  // the allowed range, for the message
 }
 
@@ -256,6 +257,10 @@ var flagRanges = []flagRange{
 	{name: "limit", min: 0, max: math.Inf(1), what: "0 (all) or more"},
 	{name: "n", min: 0, max: math.Inf(1), what: "0 (all) or more"},
 	{name: "jobs", min: 1, max: math.Inf(1), what: "at least 1"},
+	// A test's level and power are shares strictly inside (0, 1): --alpha
+	// 0 was read as the default 0.05, and 1.5 called every pair different.
+	{name: "alpha", min: 0, max: 1, open: true, openMax: true, what: "a level between 0 and 1, e.g. 0.05"},
+	{name: "power", min: 0, max: 1, open: true, openMax: true, what: "a power between 0 and 1, e.g. 0.8"},
 }
 
 // callsModels are the annotations of a command that sends model calls (or,
@@ -323,7 +328,7 @@ func checkFlags(cmd *cobra.Command) error {
 		}
 		// NaN compares false with every bound (a --budget of NaN would
 		// never stop), and no count or share is infinite.
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < r.min || v > r.max || (r.open && v == r.min) {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < r.min || v > r.max || (r.open && v == r.min) || (r.openMax && v == r.max) {
 			return fmt.Errorf("--%s %s: want %s", r.name, f.Value.String(), r.what)
 		}
 	}
