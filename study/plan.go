@@ -68,6 +68,14 @@ func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, err
 		}
 		seen[a] = true
 	}
+	switch {
+	case o.Decoys < 0:
+		return Study{}, fmt.Errorf("--decoys %d: want 0 or more", o.Decoys)
+	case o.Practice < 0:
+		return Study{}, fmt.Errorf("--practice %d: want 0 or more", o.Practice)
+	case o.Overlap < -1:
+		return Study{}, fmt.Errorf("--overlap %d: want the number of items every annotator sees (-1: all)", o.Overlap)
+	}
 	if len(cands) == 0 {
 		return Study{}, fmt.Errorf("the run has no records a %s study can sample", kind)
 	}

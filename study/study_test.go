@@ -145,3 +145,24 @@ func TestPlanKOfM(t *testing.T) {
 		t.Fatal("4 of 3 annotators accepted")
 	}
 }
+
+// TestPlanRefusesNegativeCounts: a negative number of decoys or practice
+// items, or an overlap below -1 (all), is an error naming the flag — a
+// negative --decoys panicked ("makeslice: cap out of range").
+func TestPlanRefusesNegativeCounts(t *testing.T) {
+	cands := []Item{{Key: "c0"}, {Key: "c1"}}
+	decoys := []Item{{Key: "d0", Known: map[string]string{"q": "1"}}}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Decoys: -2, Overlap: -1}, "--decoys -2: want 0 or more"},
+		{Options{Practice: -1, Overlap: -1}, "--practice -1: want 0 or more"},
+		{Options{Overlap: -3}, "--overlap -3: want the number of items every annotator sees (-1: all)"},
+	} {
+		c.o.Annotators, c.o.Token = []string{"ana"}, func() string { return "tok" }
+		if _, err := Plan(Kind("any-kind"), nil, cands, decoys, c.o); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
+		}
+	}
+}
