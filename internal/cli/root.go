@@ -261,6 +261,7 @@ var flagRanges = []flagRange{
 	// 0 was read as the default 0.05, and 1.5 called every pair different.
 	{name: "alpha", min: 0, max: 1, open: true, openMax: true, what: "a level between 0 and 1, e.g. 0.05"},
 	{name: "power", min: 0, max: 1, open: true, openMax: true, what: "a power between 0 and 1, e.g. 0.8"},
+	{name: "run", min: 0, max: math.Inf(1), what: "a run id (fallacylab runs lists them)"},
 	{name: "db-max-conns", min: 0, max: math.Inf(1), what: "0 (the URL's, else 8) or more"},
 	{name: "per-type", min: 0, max: math.Inf(1), what: "0 (use --n) or more"},
 	{name: "sample", min: 0, max: math.Inf(1), what: "0 or more"},
