@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -47,6 +48,10 @@ func (Task) BindRun(f *pflag.FlagSet) func(context.Context, bench.Env) (runner.S
 // spec is the audit's run: the corpus and sets checked before anything is
 // paid, the detection as its one phase, the records and the summary.
 func (o foilsOptions) spec(env bench.Env) (runner.Spec, error) {
+	if o.Seeds != "" && !strings.HasPrefix(o.Detector, "file:") {
+		// Refused before the run exists: it left a failed run behind.
+		return runner.Spec{}, errSeedsNeedFile
+	}
 	var bad corpus.BadRows
 	items, err := loadCorpus(o.Corpus, env.Data, corpus.LoadOptions{SkipBadRows: o.SkipBadRows, Bad: &bad})
 	if err != nil {

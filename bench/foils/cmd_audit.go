@@ -142,6 +142,9 @@ func redditVariant(corpus, variant string, items []Item) ([]Item, error) {
 	return nil, fmt.Errorf("--reddit-variant %q: use annotated or full", variant)
 }
 
+// errSeedsNeedFile is --seeds with a detector other than a file's.
+var errSeedsNeedFile = fmt.Errorf("--seeds works with --detector file:PREDS.csv (a seed column per row)")
+
 // foilsAuditRun runs the detector(s) inside the run: one audit record per
 // detector (per seed with --seeds).
 func foilsAuditRun(ctx context.Context, env bench.Env, run *runner.Active, o foilsOptions, items []Item, sets Sets) ([]AuditRecord, error) {
@@ -150,7 +153,7 @@ func foilsAuditRun(ctx context.Context, env bench.Env, run *runner.Active, o foi
 	if o.Seeds != "" {
 		p, ok := strings.CutPrefix(o.Detector, "file:")
 		if !ok {
-			return nil, fmt.Errorf("--seeds works with --detector file:PREDS.csv (a seed column per row)")
+			return nil, errSeedsNeedFile
 		}
 		seeds = nil
 		for _, sd := range strings.Split(o.Seeds, ",") {

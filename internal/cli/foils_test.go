@@ -133,6 +133,16 @@ func TestFoilsAuditSeedsFromFile(t *testing.T) {
 	p := filepath.Join(dir, "preds.csv")
 	os.WriteFile(p, []byte(b.String()), 0o644)
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), nil, 0o644)
+	// --seeds without a file's predictions is refused before any run is
+	// made (it left a failed run behind).
+	if _, _, err := runCLI(t, dir, "foils", "audit", "--seeds", "1,2", "--limit", "2"); err == nil || !strings.Contains(err.Error(), "--seeds works with --detector file:") {
+		t.Fatalf("--seeds with the tfidf detector: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fallacylab.db")); err == nil {
+		if list, _, _ := runCLI(t, dir, "runs"); strings.Contains(list, "foils audit") {
+			t.Fatalf("a refused --seeds left a run:\n%s", list)
+		}
+	}
 	out, stderr, err := runCLI(t, dir, "foils", "audit", "--detector", "file:"+p, "--seeds", "1,2", "--resamples", "50", "--permutations", "50")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
