@@ -353,6 +353,9 @@ func TestPlanFromADeflectPilot(t *testing.T) {
 			t.Errorf("plan %v: %q, want %q", c.args, got, c.want)
 		}
 	}
+	if _, _, err := runCLI(t, dir, "plan", "--pilot", "99"); err == nil || err.Error() != "--pilot: the store has no run 99 (fallacylab runs lists them)" {
+		t.Errorf("a pilot the store lacks: %v", err) // it said "(<nil>)"
+	}
 	if _, _, err := runCLI(t, dir, "plan", "--rate", "0.3", "--max-items", "-1"); err == nil || !strings.Contains(err.Error(), "--max-items") {
 		t.Errorf("--max-items -1: %v", err)
 	}

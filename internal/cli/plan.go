@@ -117,8 +117,11 @@ func pilotInput(cmd *cobra.Command, g *Global, o planOptions) (planInput, error)
 		return planInput{}, fmt.Errorf("--pilot %w", err)
 	}
 	r, ok, err := s.st.Run(ctx, id)
-	if err != nil || !ok {
-		return planInput{}, fmt.Errorf("--pilot: the store has no run %d (%v)", id, err)
+	if err != nil {
+		return planInput{}, fmt.Errorf("--pilot: run %d: %w", id, err)
+	}
+	if !ok {
+		return planInput{}, fmt.Errorf("--pilot: the store has no run %d (fallacylab runs lists them)", id)
 	}
 	t, _ := bench.TaskOf(r.Benchmark)
 	c, can := t.(bench.Compares)
