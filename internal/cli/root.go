@@ -341,6 +341,12 @@ func checkFlags(cmd *cobra.Command) error {
 			return fmt.Errorf("--%s %s: want %s", r.name, f.Value.String(), r.what)
 		}
 	}
+	// A --data-dir that is no folder is a typo: a command whose data is
+	// embedded went on without a word, and one whose data is not said only
+	// that a file was missing from "the data folder".
+	if f := cmd.Flags().Lookup("data-dir"); f != nil && f.Changed && !dirExists(f.Value.String()) {
+		return fmt.Errorf("--data-dir %s: no such folder", f.Value.String())
+	}
 	for _, name := range []string{"out", "out-dir"} {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
 			if err := outfile.Check(name, f.Value.String()); err != nil {
