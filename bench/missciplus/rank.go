@@ -3,6 +3,7 @@ package missciplus
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fallacylab/fallacylab/bench/missci"
 )
@@ -69,7 +70,7 @@ func Rank(ranker string, args []Argument, full bool, seeds []uint64) ([][]Rankin
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("--ranker %q: want %v", ranker, slices.Concat(Rankers, []string{"prp"}))
+	return nil, fmt.Errorf("--ranker %q: want %s", ranker, strings.Join(slices.Concat(Rankers, []string{"embedding", "prp"}), ", "))
 }
 
 // WithP0 is subtask 2's --p0 (upstream's add_p0_passage_to_claim): each

@@ -225,6 +225,9 @@ func (o Options) spec(env bench.Env) (runner.Spec, error) {
 		if err != nil {
 			return runner.Spec{}, fmt.Errorf("--split: %w", err)
 		}
+		if o.Layout != PassageWise && o.Layout != Concat {
+			return runner.Spec{}, fmt.Errorf("--layout %q: want %s or %s", o.Layout, PassageWise, Concat)
+		}
 		if o.Template == "" {
 			o.Template = map[string]string{PassageWise: "reconstruct-passage/p7-passage-DLE", Concat: "reconstruct-concat/p12-passage-detective-DLE"}[o.Layout]
 		}

@@ -138,6 +138,20 @@ func TestMissciPlusBaselinesByCommand(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "missciplus", "run", "--ranker", "ordered", "--model", "openai:x"); err == nil || !strings.Contains(err.Error(), "calls no model") {
 		t.Fatalf("--model with ordered: %v", err)
 	}
+	// A ranker or layout that is none names the ones there are (a bad
+	// --layout was reported as a template "" and the rankers as a Go
+	// slice without embedding).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ranker", "foo"}, `--ranker "foo": want ordered, random, bm25, embedding, prp`},
+		{[]string{"--subtask", "3", "--model", "openai:x", "--layout", "foo"}, `--layout "foo": want passage-wise or concat`},
+	} {
+		if _, _, err := runCLI(t, dir, append([]string{"missciplus", "run", "--dry-run"}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
 	// A mean over two seeds is no rate to plan for: the plan says so.
 	if _, _, err := runCLI(t, dir, "plan", "--pilot", "1"); err == nil || !strings.Contains(err.Error(), "run 1 has no rate to plan for (its figures, P@1, mAP, are not 0 or 1 per item)") {
 		t.Fatalf("plan from a run of two seeds: %v", err)
