@@ -1,7 +1,10 @@
 package mafalda_test
 
 import (
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,4 +61,43 @@ func TestViewerPages(t *testing.T) {
 		// Three texts: the intervals are too narrow to read, and no
 		// outcome of three texts could show a difference.
 		"pairs rest on fewer than 10 clusters", "too few to show a difference at α = 0.05", "intervals are the point itself")
+}
+
+// TestCacheClearKeepsARunsCalls: a MAFALDA text's record names one of its
+// sentences' calls; clearing the cache keeps every call the run made — its
+// calls, its spend and its exported transcript are as before (they fell
+// from 16 calls to 3, the spend with them).
+func TestCacheClearKeepsARunsCalls(t *testing.T) {
+	released(t)
+	h := benchtest.New(t, func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "No, it is not."} })
+	h.Run("--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "3")
+	show := func() string {
+		out := h.Run("runs", "show", "1")
+		return out[:strings.Index(out, "config:")]
+	}
+	before := show()
+	if !strings.Contains(before, "calls:") || strings.Count(before, "openai:gpt-4.1-mini") < 2 {
+		t.Fatalf("runs show 1:\n%s", before)
+	}
+	exported := func() int {
+		out := filepath.Join(h.Dir, "calls.jsonl")
+		h.Run("runs", "export", "1", "--format", "calls", "--out", out)
+		b, _ := os.ReadFile(out)
+		return strings.Count(string(b), "\n")
+	}
+	n := exported()
+	if out := h.Run("cache", "clear", "--yes"); !strings.Contains(out, "nothing to delete") {
+		t.Fatalf("cache clear deleted a run's calls:\n%s", out)
+	}
+	if after := show(); after != before {
+		t.Fatalf("the run's calls or spend changed with the cache cleared:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if m := exported(); m != n || n < 4 {
+		t.Fatalf("the run's exported calls: %d, then %d after the cache was cleared", n, m)
+	}
+	// Deleted, the run's calls go with the next clear.
+	h.Run("runs", "rm", "1")
+	if out := h.Run("cache", "clear", "--yes"); !strings.Contains(out, fmt.Sprintf("deleted %d calls", n)) {
+		t.Fatalf("the deleted run's calls were kept:\n%s", out)
+	}
 }

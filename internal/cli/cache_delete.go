@@ -20,7 +20,7 @@ func newCachePruneCmd(g *Global) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
 		Use:     "prune",
-		Short:   "Delete cached calls older than a duration that no run's records use",
+		Short:   "Delete cached calls older than a duration that no run in the store made or uses (delete a run first to free its calls)",
 		Example: `  fallacylab cache prune --older-than 30d --yes`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -40,7 +40,7 @@ func newCacheClearCmd(g *Global) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "clear",
-		Short: "Delete cached calls (of one model with --model) that no run's records use",
+		Short: "Delete cached calls (of one model with --model) that no run in the store made or uses (delete a run first to free its calls)",
 		Example: `  fallacylab cache clear --model openai:gpt-4.1-mini
   fallacylab cache clear --yes`,
 		Args: cobra.NoArgs,
@@ -62,7 +62,8 @@ func newCacheClearCmd(g *Global) *cobra.Command {
 }
 
 // deleteCalls counts a selection, asks (unless --yes), and deletes what no
-// record references; calls that records reference are kept and counted.
+// run made or uses; the runs' calls are kept and counted: a run's spend,
+// calls and transcript are its own until it is deleted.
 func deleteCalls(cmd *cobra.Command, g *Global, sel store.CallSelection, what string, yes bool) error {
 	s, err := openSession(g)
 	if err != nil {
@@ -75,7 +76,7 @@ func deleteCalls(cmd *cobra.Command, g *Global, sel store.CallSelection, what st
 		return err
 	}
 	gone := n - kept
-	fmt.Fprintf(g.Stdout, "%d cached calls %s in %s (%s); %d of them are used by runs' records and are kept\n", n, what, s.st.Path(), humanBytes(bytes), kept)
+	fmt.Fprintf(g.Stdout, "%d cached calls %s in %s (%s); %d of them are runs' (made or used by a run in the store) and are kept\n", n, what, s.st.Path(), humanBytes(bytes), kept)
 	if gone == 0 {
 		fmt.Fprintln(g.Stdout, "nothing to delete")
 		return nil

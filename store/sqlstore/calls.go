@@ -167,8 +167,14 @@ func nullIfEmpty(s string) any {
 // CallSelection picks calls to delete from the cache (store.CallSelection).
 type CallSelection = store.CallSelection
 
-// referenced are the keys some record or pending batch still needs.
-const referenced = `SELECT call_key FROM records WHERE call_key IS NOT NULL
+// referenced are the keys some run, record or pending batch still needs:
+// every call a run made (run_calls) is its own — its spend, its calls
+// count, its transcript in exports — not only those its records name (a
+// MAFALDA text's record names its first sentence's call of several; a
+// cleared cache rewrote a run's 21 calls and $0.0058 as 5 and $0.0013).
+// A run's calls go when the run is deleted and the cache cleared after.
+const referenced = `SELECT key FROM run_calls
+	UNION SELECT call_key FROM records WHERE call_key IS NOT NULL
 	UNION SELECT bi.key FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE b.status IN ('submitting', 'submitted')`
 
 func where(sel CallSelection) (string, []any) {
@@ -189,8 +195,8 @@ func where(sel CallSelection) (string, []any) {
 }
 
 // CountCallsFor says how many calls (and bytes of request and answer) a
-// selection holds, and how many of them records still reference: those are
-// never deleted.
+// selection holds, and how many of them runs, records or pending batches
+// still reference: those are never deleted.
 func (s *Store) CountCallsFor(ctx context.Context, sel CallSelection) (n int, bytes int64, kept int, err error) {
 	w, args := where(sel)
 	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(LENGTH(request) + COALESCE(LENGTH(response), 0)), 0),
@@ -201,16 +207,13 @@ func (s *Store) CountCallsFor(ctx context.Context, sel CallSelection) (n int, by
 	return n, bytes, kept, nil
 }
 
-// DeleteCalls deletes a selection's calls that no record references, with
-// their links to runs, and returns how many went.
+// DeleteCalls deletes a selection's calls that no run, record or pending
+// batch references, and returns how many went.
 func (s *Store) DeleteCalls(ctx context.Context, sel CallSelection) (int, error) {
 	w, args := where(sel)
 	var n int
 	err := s.write(ctx, func(tx Tx) error {
 		cond := w + ` AND key NOT IN (` + referenced + `)`
-		if _, err := tx.Exec(`DELETE FROM run_calls WHERE key IN (SELECT key FROM calls`+cond+`)`, args...); err != nil {
-			return fmt.Errorf("delete calls: %w", err)
-		}
 		res, err := tx.Exec(`DELETE FROM calls`+cond, args...)
 		if err != nil {
 			return fmt.Errorf("delete calls: %w", err)
