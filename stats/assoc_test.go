@@ -1,9 +1,9 @@
 package stats
 
 import (
-	"slices"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 

@@ -50,31 +50,41 @@ func NewToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Plan makes a study: a stratified, seeded sample of the candidates, the
-// overlap set every annotator sees, the rest shared out, the decoys in
-// every queue, and a random order per annotator. The same inputs and seed
-// give the same study (tokens apart).
-func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, error) {
+// check refuses options no study can have: no annotator, one named twice
+// or with the tool's own mark, a negative count of decoys or practice
+// items, an overlap below -1 (all).
+func (o Options) check() error {
 	if len(o.Annotators) == 0 {
-		return Study{}, fmt.Errorf("a study needs at least one annotator (--annotators a,b)")
+		return fmt.Errorf("a study needs at least one annotator (--annotators a,b)")
 	}
 	seen := map[string]bool{}
 	for _, a := range o.Annotators {
 		if a == "" || seen[a] {
-			return Study{}, fmt.Errorf("--annotators: names must be distinct and not empty (got %q)", o.Annotators)
+			return fmt.Errorf("--annotators: names must be distinct and not empty (got %q)", o.Annotators)
 		}
 		if reservedName(a) {
-			return Study{}, fmt.Errorf("--annotators: %q: names starting with # are the tool's own", a)
+			return fmt.Errorf("--annotators: %q: names starting with # are the tool's own", a)
 		}
 		seen[a] = true
 	}
 	switch {
 	case o.Decoys < 0:
-		return Study{}, fmt.Errorf("--decoys %d: want 0 or more", o.Decoys)
+		return fmt.Errorf("--decoys %d: want 0 or more", o.Decoys)
 	case o.Practice < 0:
-		return Study{}, fmt.Errorf("--practice %d: want 0 or more", o.Practice)
+		return fmt.Errorf("--practice %d: want 0 or more", o.Practice)
 	case o.Overlap < -1:
-		return Study{}, fmt.Errorf("--overlap %d: want the number of items every annotator sees (-1: all)", o.Overlap)
+		return fmt.Errorf("--overlap %d: want the number of items every annotator sees (-1: all)", o.Overlap)
+	}
+	return nil
+}
+
+// Plan makes a study: a stratified, seeded sample of the candidates, the
+// overlap set every annotator sees, the rest shared out, the decoys in
+// every queue, and a random order per annotator. The same inputs and seed
+// give the same study (tokens apart).
+func Plan(kind Kind, qs []Question, cands, decoys []Item, o Options) (Study, error) {
+	if err := o.check(); err != nil {
+		return Study{}, err
 	}
 	if len(cands) == 0 {
 		return Study{}, fmt.Errorf("the run has no records a %s study can sample", kind)
