@@ -243,7 +243,11 @@ func judgingPhase(recs bench.Records, b *Benchmark, gens func() []Generation, jo
 	p := Definition.Phase("judging").Run(engine.Plan{})
 	p.Planner = func(context.Context) (engine.Plan, error) { return b.JudgePlan(gens(), jopt) }
 	p.Announce = func(runID int64, plan engine.Plan) string {
-		return fmt.Sprintf("run %d: judging %d responses with %d judges", runID, plan.Len/len(jopt.Judges), len(jopt.Judges))
+		judges := fmt.Sprintf("%d judges", len(jopt.Judges))
+		if len(jopt.Judges) == 1 {
+			judges = "1 judge"
+		}
+		return fmt.Sprintf("run %d: judging %d responses with %s", runID, plan.Len/len(jopt.Judges), judges)
 	}
 	p.OnResult = func(r engine.Result) {
 		if e, ok := EvalFromResult(r); ok {

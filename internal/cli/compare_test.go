@@ -216,6 +216,10 @@ func TestCompareModelsInADeflectRun(t *testing.T) {
 			t.Fatalf("one panel: %+v", whole.Meta)
 		}
 	}
+	// A panel of one judge is "1 judge" (it said "1 judges").
+	if _, stderr, err := runCLI(t, dir, "deflect", "judge", "--run", "1", "--judges", "gemini:judge-b"); err != nil || !strings.Contains(stderr, "responses with 1 judge\n") {
+		t.Fatalf("one judge: %v\n%s", err, stderr)
+	}
 }
 
 // TestCompareFoilsAudits (#44): two Scheme Foils audits (the built-in
