@@ -201,7 +201,7 @@ func runSpec(env bench.Env, o runOptions) (runner.Spec, error) {
 	judging := judgingPhase(env.Records, b, func() []Generation { return sortedGens(gens) }, jopt)
 	judging.Dry = func(ctx context.Context) (engine.Plan, string, error) {
 		judgePlan, projected, err := projectedJudgePlan(ctx, env.Stored, b, genPlan, jopt, o.MaxTokens)
-		return judgePlan, fmt.Sprintf("judging (%d judges × each valid generation; %d generations not made yet are priced at their expected length):", len(judges), projected), err
+		return judgePlan, fmt.Sprintf("judging (%s × each valid generation; %d generations not made yet are priced at their expected length):", judgesOf(len(judges)), projected), err
 	}
 	return runner.Spec{Name: o.Name, Options: o,
 		Identity: []any{engine.Digest(genPlan), jopt}, Specs: append(append([]llm.Spec(nil), models...), judges...),
@@ -243,11 +243,7 @@ func judgingPhase(recs bench.Records, b *Benchmark, gens func() []Generation, jo
 	p := Definition.Phase("judging").Run(engine.Plan{})
 	p.Planner = func(context.Context) (engine.Plan, error) { return b.JudgePlan(gens(), jopt) }
 	p.Announce = func(runID int64, plan engine.Plan) string {
-		judges := fmt.Sprintf("%d judges", len(jopt.Judges))
-		if len(jopt.Judges) == 1 {
-			judges = "1 judge"
-		}
-		return fmt.Sprintf("run %d: judging %d responses with %s", runID, plan.Len/len(jopt.Judges), judges)
+		return fmt.Sprintf("run %d: judging %d responses with %s", runID, plan.Len/len(jopt.Judges), judgesOf(len(jopt.Judges)))
 	}
 	p.OnResult = func(r engine.Result) {
 		if e, ok := EvalFromResult(r); ok {
@@ -271,4 +267,12 @@ func sortedGens(m map[string]Generation) []Generation {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].GenID < out[j].GenID })
 	return out
+}
+
+// judgesOf is "1 judge" or "2 judges".
+func judgesOf(n int) string {
+	if n == 1 {
+		return "1 judge"
+	}
+	return fmt.Sprintf("%d judges", n)
 }

@@ -85,7 +85,7 @@ func deleteCalls(cmd *cobra.Command, g *Global, sel store.CallSelection, what st
 		if f, ok := cmd.InOrStdin().(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 			return fmt.Errorf("deleting %d calls needs --yes (no terminal to ask)", gone)
 		}
-		fmt.Fprintf(g.Stdout, "delete %d calls? re-running their commands pays for them again [y/N] ", gone)
+		fmt.Fprintf(g.Stdout, "delete %s? re-running their commands pays for them again [y/N] ", plural(gone, "call", "calls"))
 		line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			fmt.Fprintln(g.Stdout, "nothing deleted")
@@ -96,7 +96,7 @@ func deleteCalls(cmd *cobra.Command, g *Global, sel store.CallSelection, what st
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.Stdout, "deleted %d calls\n", deleted)
+	fmt.Fprintf(g.Stdout, "deleted %s\n", plural(deleted, "call", "calls"))
 	return nil
 }
 

@@ -64,7 +64,7 @@ func newRunsCmd(g *Global) *cobra.Command {
 				return err
 			}
 			if len(unfinished) > 0 {
-				fmt.Fprintf(g.Stderr, "%d runs did not finish (run the same command again to resume one, or fallacylab runs rm ID):\n", len(unfinished))
+				fmt.Fprintf(g.Stderr, "%s did not finish (run the same command again to resume one, or fallacylab runs rm ID):\n", plural(len(unfinished), "run", "runs"))
 				for _, u := range unfinished {
 					fmt.Fprintln(g.Stderr, "  "+u)
 				}
@@ -353,7 +353,7 @@ func exportCalls(ctx context.Context, g *Global, s *session, r store.Run, out st
 		if err := outfile.Write(g.Stdout, out, fill); err != nil {
 			return err
 		}
-		fmt.Fprintf(g.Stderr, "wrote %d calls of run %d to %s\n", n, r.ID, out)
+		fmt.Fprintf(g.Stderr, "wrote %s of run %d to %s\n", plural(n, "call", "calls"), r.ID, out)
 	}
 	if n == 0 { // an import, an offline audit: its results are its records
 		fmt.Fprintf(g.Stderr, "run %d made no model calls: --format eee or --format inspect exports its results\n", r.ID)
@@ -393,7 +393,7 @@ func newRunsRmCmd(g *Global) *cobra.Command {
 				if d.Studies > 0 {
 					also = fmt.Sprintf(", with its %s and their %s", plural(d.Studies, "study", "studies"), plural(d.Annotations, "human answer", "human answers"))
 				}
-				fmt.Fprintf(g.Stdout, "deleted run %d (%s)%s; its %d calls stay in the cache\n", r.ID, r.Name, also, r.Calls)
+				fmt.Fprintf(g.Stdout, "deleted run %d (%s)%s; its %s stay in the cache\n", r.ID, r.Name, also, plural(r.Calls, "call", "calls"))
 			}
 			return nil
 		},

@@ -94,7 +94,7 @@ in an order of their own. Decoys have a known answer.`,
 				fmt.Fprintf(g.Stdout, "run %d: the latest a %s study can sample (--run chooses another)\n", st.RunID, st.Kind)
 			}
 			sampled := len(st.Items) - sp.o.Decoys
-			fmt.Fprintf(g.Stdout, "study %d: %d items (%d seen by every annotator) and %d decoys for %s\n", st.ID, sampled, st.Overlap, sp.o.Decoys, strings.Join(sp.annotators, ", "))
+			fmt.Fprintf(g.Stdout, "study %d: %s (%d seen by every annotator) and %s for %s\n", st.ID, plural(sampled, "item", "items"), st.Overlap, plural(sp.o.Decoys, "decoy", "decoys"), strings.Join(sp.annotators, ", "))
 			if few := study.FewDecoys(sp.o.Decoys, study.DefaultDecoyBar); few != "" {
 				fmt.Fprintf(g.Stderr, "note: %s (--decoys); study report --decoy-bar sets another bar\n", few)
 			}

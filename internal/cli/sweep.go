@@ -183,7 +183,7 @@ func runSweep(cmd *cobra.Command, g *Global, file string, stored map[string]any,
 		if !known {
 			price += " + calls of unknown price (set prices: in the config)"
 		}
-		fmt.Fprintf(g.Stdout, "dry run of %s: %d runs, estimated cost %s in all\n", file, len(runs), price)
+		fmt.Fprintf(g.Stdout, "dry run of %s: %s, estimated cost %s in all\n", file, plural(len(runs), "run", "runs"), price)
 		return firstErr(rows)
 	}
 	if plan.Store != "" && !g.dbFlagSet { // the table reads the store the runs went to

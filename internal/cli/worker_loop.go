@@ -222,7 +222,7 @@ func (w *workerLoop) heartbeat(ctx context.Context) error {
 		return err
 	}
 	if n > 0 && !w.g.Quiet {
-		w.say("returned %d jobs of a worker silent for %s to the queue", n, w.lease)
+		w.say("returned %s of a worker silent for %s to the queue", plural(int(n), "job", "jobs"), w.lease)
 	}
 	return w.sayOlder(ctx)
 }
