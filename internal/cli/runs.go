@@ -393,7 +393,7 @@ func newRunsRmCmd(g *Global) *cobra.Command {
 				if d.Studies > 0 {
 					also = fmt.Sprintf(", with its %s and their %s", plural(d.Studies, "study", "studies"), plural(d.Annotations, "human answer", "human answers"))
 				}
-				fmt.Fprintf(g.Stdout, "deleted run %d (%s)%s; its %s stay in the cache\n", r.ID, r.Name, also, plural(r.Calls, "call", "calls"))
+				fmt.Fprintf(g.Stdout, "deleted run %d (%s)%s; its %s in the cache\n", r.ID, r.Name, also, plural(r.Calls, "call stays", "calls stay"))
 			}
 			return nil
 		},
