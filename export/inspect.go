@@ -65,7 +65,9 @@ func inspectLog(r Run, a Arm) obj {
 				"mean":   obj{"name": "mean", "value": e.Mean, "params": obj{}},
 				"stderr": obj{"name": "stderr", "value": e.SE, "params": obj{"cluster": clusterField(a), "method": "cluster bootstrap over " + e.Unit + "s"}},
 			},
-			"metadata": obj{"interval": []float64{e.Lo, e.Hi}, "level": e.Level, "method": "percentile cluster bootstrap over " + e.Unit + "s",
+			// rate: whether each sample's value is an outcome of 0 or 1
+			// (a refusal) or a score that may happen to be (a text's F1).
+			"metadata": obj{"rate": e.Binary, "interval": []float64{e.Lo, e.Hi}, "level": e.Level, "method": "percentile cluster bootstrap over " + e.Unit + "s",
 				"resamples": e.Resamples, "seed": e.Seed, "clusters": e.Clusters}})
 	}
 	var options any = obj{}

@@ -74,6 +74,8 @@ type eeeAggregate struct {
 		Name         string `json:"evaluation_name"`
 		MetricConfig struct {
 			MetricName string `json:"metric_name"`
+			// MetricKind is fallacylab's export's "proportion" or "mean".
+			MetricKind string `json:"metric_kind"`
 		} `json:"metric_config"`
 		SourceData struct {
 			DatasetName string            `json:"dataset_name"`
@@ -155,6 +157,9 @@ func ReadEEE(name string, data []byte, open func(string) ([]byte, error)) (Heade
 			m := cmp.Or(r.MetricConfig.MetricName, r.Name)
 			metricOf[r.Name] = m
 			h.Scorers = append(h.Scorers, m)
+			if r.MetricConfig.MetricKind == "mean" {
+				h.NotRates = append(h.NotRates, m)
+			}
 			if b := r.SourceData.Details["benchmark"]; b != "" && agg.Library.Name == "fallacylab" {
 				h.Of, h.Task = b, "fallacylab/"+b
 				// "missciplus subtask 1 P@1": the benchmark, the design, the metric

@@ -68,6 +68,11 @@ type Header struct {
 	Design string   `json:"design,omitempty"`
 	Judges []string `json:"judges,omitempty"`
 	Of     string   `json:"of,omitempty"`
+	// NotRates are the scores a log fallacylab exported says are no rates
+	// (a text's F1), though every value may be 0 or 1: shown as numbers
+	// and compared with the sign-flip test, as their own runs are. Other
+	// logs' scores are rates where every value is 0 or 1.
+	NotRates []string `json:"not_rates,omitempty"`
 	// Format is the file's format: "" (an inspect_ai log) or "eee".
 	Format string `json:"format,omitempty"`
 	// Dropped says what the log held that the run does not.

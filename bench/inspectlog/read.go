@@ -30,6 +30,12 @@ type rawLog struct {
 	} `json:"eval"`
 	Results struct {
 		Scores []struct {
+			Name string `json:"name"`
+			// Metadata.Rate is whether fallacylab's export called the
+			// score a rate (absent in other tools' logs).
+			Metadata struct {
+				Rate *bool `json:"rate"`
+			} `json:"metadata"`
 			Metrics map[string]struct {
 				Name   string                     `json:"name"`
 				Params map[string]json.RawMessage `json:"params"`
@@ -107,6 +113,11 @@ func Read(name string, data []byte) (Header, []Sample, error) {
 	h.Of, _ = strings.CutPrefix(log.Eval.Task, "fallacylab/")
 	for _, s := range log.Eval.Scorers {
 		h.Scorers = append(h.Scorers, s.Name)
+	}
+	for _, sc := range log.Results.Scores {
+		if sc.Metadata.Rate != nil && !*sc.Metadata.Rate {
+			h.NotRates = append(h.NotRates, sc.Name)
+		}
 	}
 	var out []Sample
 	events := 0

@@ -225,7 +225,7 @@ func metrics(h Header, samples []Sample) []compare.Metric {
 	epochs := several(samples)
 	var out []compare.Metric
 	for _, n := range names {
-		m := compare.Metric{Name: n, Unit: cmp.Or(h.Unit, h.ClusterBy, "sample"), Binary: true}
+		m := compare.Metric{Name: n, Unit: cmp.Or(h.Unit, h.ClusterBy, "sample"), Binary: !slices.Contains(h.NotRates, n)}
 		for _, s := range samples {
 			v, ok := s.Scores[n]
 			if !ok || math.IsNaN(v) {
@@ -279,6 +279,7 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 			}
 			t.Rows = append(t.Rows, []report.Cell{report.T(m.Name), report.I(e.N), cell})
 		}
+		rep.NotePointIntervals(cmp.Or(h.Unit, h.ClusterBy, "sample"))
 		return rep, nil
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench/benchtest"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/report"
 )
 
 // TestViewerPages: two runs of three texts, one whose model answers with
@@ -99,5 +100,43 @@ func TestCacheClearKeepsARunsCalls(t *testing.T) {
 	h.Run("runs", "rm", "1")
 	if out := h.Run("cache", "clear", "--yes"); !strings.Contains(out, fmt.Sprintf("deleted %d calls", n)) {
 		t.Fatalf("the deleted run's calls were kept:\n%s", out)
+	}
+}
+
+// TestExportedF1sStayScores: a MAFALDA run exported as an inspect log and
+// as Every Eval Ever results, and imported back: its F1s are scores, not
+// rates, though a text's label F1 at level 0 is each 0 or 1 — shown as
+// numbers (they read "80.0 [40.0, 100.0] (n=5)", a percentage) and
+// compared with the sign-flip test over texts, as the run's own are.
+func TestExportedF1sStayScores(t *testing.T) {
+	released(t)
+	h := benchtest.New(t, func(c llmtest.Call) llmtest.Reply {
+		if strings.Contains(c.Prompt, "TITLE: Endless") {
+			return llmtest.Reply{Text: "slippery slope"}
+		}
+		return llmtest.Reply{Text: "No, it is not."}
+	})
+	h.Run("--data-dir", sharedData, "mafalda", "run", "--model", "openai:gpt-4.1-mini", "--limit", "4")
+	h.Run("runs", "export", "1", "--format", "inspect", "--out", filepath.Join(h.Dir, "log.json"))
+	h.Run("runs", "export", "1", "--format", "eee", "--out-dir", filepath.Join(h.Dir, "eee"))
+	h.Run("runs", "import", filepath.Join(h.Dir, "log.json"))
+	aggs, _ := filepath.Glob(filepath.Join(h.Dir, "eee", "data", "*", "*", "*", "*.json"))
+	if len(aggs) != 1 {
+		t.Fatalf("EEE aggregates: %v", aggs)
+	}
+	h.Run("runs", "import", "--format", "eee", aggs[0])
+	for run, cmd := range map[string]string{"2": "inspect-log", "3": "eee-log"} {
+		rep := h.Report(cmd, "report", "--run", run)
+		for _, r := range rep.Table("scores").Rows {
+			if r[2].Kind != report.Num {
+				t.Fatalf("%s run %s: %s is shown as a %s: %+v", cmd, run, r[0].Text, r[2].Kind, r[2])
+			}
+		}
+	}
+	rep := h.Report("compare", "2", "3")
+	for _, r := range rep.Table("paired").Rows {
+		if !strings.HasPrefix(r[9].Text, "sign-flip over texts") {
+			t.Fatalf("%s compared by %q", r[0].Text, r[9].Text)
+		}
 	}
 }
