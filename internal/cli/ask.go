@@ -43,6 +43,12 @@ func newAskCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if strings.TrimSpace(args[1]) == "" {
+				// As a prompt set's empty prompt is refused; a provider
+				// answers one with a 400 (Anthropic) or an answer to
+				// nothing, and either is paid or cached.
+				return fmt.Errorf("the prompt is empty: ask sends one prompt, e.g. fallacylab ask %s \"Say hi\"", args[0])
+			}
 			req := llm.UserPrompt(o.System, args[1])
 			if cmd.Flags().Changed("temperature") {
 				req.Temperature = llm.Temp(o.Temperature)
