@@ -166,6 +166,11 @@ func runSpec(env bench.Env, o runOptions) (runner.Spec, error) {
 	if o.Pilot < 0 {
 		return runner.Spec{}, fmt.Errorf("--pilot %d: want a number of claims", o.Pilot)
 	}
+	if o.Pilot >= len(b.Claims) {
+		// Every claim is no pilot: it was the full run, paid in full, as a
+		// run of its own.
+		return runner.Spec{}, fmt.Errorf("--pilot %d: the run has %d claims, and a pilot takes fewer (leave --pilot out for the full run)", o.Pilot, len(b.Claims))
+	}
 	if o.Pilot > 0 && (o.Select.Limit > 0 || o.Select.IDs != "") {
 		return runner.Spec{}, fmt.Errorf("--pilot picks claims spread over the levels; --limit and --sample-id pick them by order or id: use one")
 	}
