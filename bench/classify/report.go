@@ -3,7 +3,6 @@ package classify
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/spf13/pflag"
 
@@ -130,7 +129,13 @@ func Score(setup Setup, preds []Prediction, o ReportOptions) (Scores, error) {
 	// interval, as every single proportion here has. The bootstrap's
 	// percentile interval of a proportion collapses to a point at 0 and
 	// at 1 (a 10-text look with none right read 0.0 [0.0, 0.0]).
-	acc, err := stats.Prop(int(math.Round(r.Accuracy*float64(r.N))), r.N, o.Level, stats.Wilson)
+	right := 0
+	for i := range gold {
+		if gold[i] == pred[i] {
+			right++
+		}
+	}
+	acc, err := stats.Prop(right, r.N, o.Level, stats.Wilson)
 	if err != nil {
 		return sc, err
 	}

@@ -256,6 +256,7 @@ func (w *workerLoop) discover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	added := false
 	for _, q := range qs {
 		w.mu.Lock()
 		known := w.decided[q.Name]
@@ -276,18 +277,21 @@ func (w *workerLoop) discover(ctx context.Context) error {
 		}
 		w.mu.Lock()
 		w.decided[q.Name], w.served, w.infos[q.Name] = true, append(w.served, q.Name), q
-		serves := strings.Join(w.served, " ")
 		w.mu.Unlock()
+		added = true
 		if !w.g.Quiet {
 			w.say("serves queue %s (%s)", q.Name, pm)
 		}
-		// Said in the workers table at once, not at the next heartbeat:
-		// `fallacylab queue` would say meanwhile that no worker serves it.
-		if err := w.wk.Beat(ctx, serves); err != nil {
-			return err
-		}
 	}
-	return nil
+	if !added {
+		return nil
+	}
+	// Said in the workers table at once, not at the next heartbeat:
+	// `fallacylab queue` would say meanwhile that no worker serves them.
+	w.mu.Lock()
+	serves := strings.Join(w.served, " ")
+	w.mu.Unlock()
+	return w.wk.Beat(ctx, serves)
 }
 
 // cannotServe is why this worker cannot make a queue's calls ("" if it
