@@ -40,13 +40,8 @@ them. Each worker process is its own River client: --name is only a label.`,
 			if err := runFlagsRefused(cmd); err != nil {
 				return err
 			}
-			// River refuses a queue of no workers: the worker said the
-			// store did not answer, and tried again forever. A lease
-			// shorter than a second (five heartbeats) finds every worker,
-			// this one too, dead between two beats.
-			if take < 1 {
-				return fmt.Errorf("--take %d: want at least 1 job of a queue at a time", take)
-			}
+			// A lease shorter than a second (five heartbeats) finds every
+			// worker, this one too, dead between two beats.
 			if lease < time.Second {
 				return fmt.Errorf("--lease %s: want at least 1s (a worker beats five times in each lease; silent past it, it counts as dead and its jobs go to others)", lease)
 			}
