@@ -73,9 +73,6 @@ docs/planning.md.`,
 				return err
 			}
 		}
-		if o.maxItems < 0 {
-			return fmt.Errorf("--max-items %d: want the number of items the benchmark has (0: no limit)", o.maxItems)
-		}
 		if o.maxItems > 0 {
 			in.pool = o.maxItems
 		}

@@ -264,6 +264,7 @@ var flagRanges = []flagRange{
 	{name: "run", min: 0, max: math.Inf(1), what: "a run id (fallacylab runs lists them)"},
 	// River refuses a queue of no workers: a worker said the store did not
 	// answer, and tried again forever.
+	{name: "max-items", min: 0, max: math.Inf(1), what: "the number of items the benchmark has (0: no limit)"},
 	{name: "take", min: 1, max: math.Inf(1), what: "at least 1 job of a queue at a time"},
 	{name: "db-max-conns", min: 0, max: math.Inf(1), what: "0 (the URL's, else 8) or more"},
 	{name: "per-type", min: 0, max: math.Inf(1), what: "0 (use --n) or more"},
