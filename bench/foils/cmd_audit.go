@@ -151,10 +151,7 @@ func foilsAuditRun(ctx context.Context, env bench.Env, run *runner.Active, o foi
 	var dets []detect.Detector
 	seeds := []string{""}
 	if o.Seeds != "" {
-		p, ok := strings.CutPrefix(o.Detector, "file:")
-		if !ok {
-			return nil, errSeedsNeedFile
-		}
+		p, _ := strings.CutPrefix(o.Detector, "file:") // spec refused --seeds with another detector
 		seeds = nil
 		for _, sd := range strings.Split(o.Seeds, ",") {
 			sd = strings.TrimSpace(sd)
