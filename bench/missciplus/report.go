@@ -40,8 +40,9 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 }
 
 // Report is a ranking run's report: each metric upstream's evaluator
-// gives, averaged over the arguments, with percentile-bootstrap intervals
-// over arguments — a row per seed and, for several seeds, their mean (the
+// gives, averaged over the arguments, with Wilson's interval where it is a
+// share of arguments and percentile-bootstrap intervals over arguments
+// otherwise — a row per seed and, for several seeds, their mean (the
 // figure upstream prints), its interval resampling the arguments' means
 // over the seeds.
 func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report, error) {
@@ -53,7 +54,7 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 	rep := &report.Report{Title: "MissciPlus " + title, Benchmark: Name}
 	rep.Meta = [][2]string{{"split", fmt.Sprintf("%s (%d of its %d arguments ranked)", setup.Split, len(scored), len(args))},
 		{"setting", settingOf(setup)}, {"ranker", setup.Ranker},
-		{"intervals", fmt.Sprintf("percentile bootstrap over arguments, %d resamples, seed %d, level %.2f", o.Resamples, o.Seed, o.Level)},
+		{"intervals", fmt.Sprintf("level %.2f: Wilson's for a share of arguments (a metric every argument scores 0 or 1, as P@1 of one ranking); percentile bootstrap over arguments otherwise, %d resamples, seed %d", o.Level, o.Resamples, o.Seed)},
 		{"metrics", "as UKPLab/naacl2025-missciplus (missci/eval/ranking_metrics.py and its evaluators), checked against that code"}}
 	if len(setup.Seeds) > 0 {
 		rep.Meta = append(rep.Meta, [2]string{"seeds", seedList(setup.Seeds)})
@@ -165,7 +166,36 @@ func scoreRow(label string, sc Scores, o ReportOptions) ([]report.Cell, error) {
 	}
 	for j := range sc.Names {
 		lo, hi := reps.Percentile(j, o.Level)
+		if k, ok := sc.share(j); ok {
+			// A share of arguments (P@1, HasPositive@k of one ranking):
+			// Wilson's interval, as every single proportion has. The
+			// bootstrap's percentile interval of a proportion collapses
+			// to a point at 0 and 1 (4 arguments all with a positive in
+			// their top 3 read 1.000 [1.000, 1.000]).
+			p, err := stats.Prop(k, sc.N, o.Level, stats.Wilson)
+			if err != nil {
+				return nil, err
+			}
+			lo, hi = p.Lo, p.Hi
+		}
 		row = append(row, report.NCI(sc.Mean(j), lo, hi, 3))
 	}
 	return row, nil
+}
+
+// share is how many arguments score 1 on metric j, where every argument
+// scores 0 or 1 (the metric is a share of arguments); false otherwise (a
+// mean rank, a P@k of several passages, a mean over seeds).
+func (sc Scores) share(j int) (int, bool) {
+	k := 0
+	for _, r := range sc.Rows {
+		switch r[j] {
+		case 1:
+			k++
+		case 0:
+		default:
+			return 0, false
+		}
+	}
+	return k, true
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/fallacylab/fallacylab/stats"
 )
 
 // TestReportMeanOfSeedsIsUpstreams: a random run's report gives a row per
@@ -96,5 +98,34 @@ func TestRankingsMustCoverTheStudy(t *testing.T) {
 	}
 	if _, err := Subtask2Scores(a, p); err == nil {
 		t.Error("subtask 2 scored a ranking of the selected passages only")
+	}
+}
+
+// TestShareOfArgumentsIsWilson: a metric every argument scores 0 or 1 (a
+// share of arguments) has Wilson's interval — not the bootstrap's point
+// at 0 or 1 — and a mean of ranks keeps the bootstrap's.
+func TestShareOfArgumentsIsWilson(t *testing.T) {
+	sc := Scores{Names: []string{"P@1", "has-positives-3", "MRR"}, N: 4,
+		Rows: [][]float64{{1, 1, 1}, {0, 1, 0.5}, {0, 1, 0.5}, {0, 1, 1.0 / 3}}}
+	row, err := scoreRow("ordered", sc, ReportOptions{Resamples: 200, Seed: 1, Level: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, k := range []int{1, 4} {
+		w, _ := stats.Prop(k, 4, 0.95, stats.Wilson)
+		if c := row[2+j]; c.Value != float64(k)/4 || c.Lo != w.Lo || c.Hi != w.Hi {
+			t.Errorf("%s: %v [%v, %v], want Wilson's %v [%v, %v]", sc.Names[j], c.Value, c.Lo, c.Hi, w.Estimate, w.Lo, w.Hi)
+		}
+	}
+	// 4 of 4: Wilson's lower bound is 1/(1 + z²/4) (0.5101, as
+	// statsmodels' proportion_confint(4, 4, method="wilson")).
+	if c := row[3]; math.Abs(c.Lo-0.5101) > 1e-4 || c.Hi != 1 {
+		t.Errorf("4 of 4: [%v, %v], want [0.5101, 1]", c.Lo, c.Hi)
+	}
+	if c := row[4]; c.Lo >= c.Value || c.Hi <= c.Value || c.Hi > 1 {
+		t.Errorf("MRR: %v [%v, %v], want the bootstrap's interval around it", c.Value, c.Lo, c.Hi)
+	}
+	if _, ok := (Scores{Rows: [][]float64{{0.5}}}).share(0); ok {
+		t.Error("a mean over seeds counted as a share of arguments")
 	}
 }
