@@ -13,8 +13,9 @@ var _ bench.Compares = Task{}
 
 // Arms implements bench.Compares for subtasks 1 and 2: a run's ranker (or
 // model), each argument's scores — P@1 and MRR (subtask 1), P@1 and mAP
-// (subtask 2) — averaged over the run's seeds; the argument is the unit.
-// P@1 is a rate (binary) when the run has one ranking per argument.
+// (subtask 2) — averaged over the run's seeds (a pairwise run: of its
+// ranking after the last iteration); the argument is the unit. P@1 is a
+// rate (binary) when the run has one ranking per argument.
 func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm, error) {
 	setup, rankings, err := LoadRun(ctx, env.Records, run.ID)
 	if err != nil {
@@ -26,6 +27,12 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	_, scored, err := setup.Arguments()
 	if err != nil {
 		return nil, err
+	}
+	if setup.Iterations > 0 && len(rankings) > 0 {
+		// A pairwise run's groups are its ranking after each iteration:
+		// the run's ranking is the last (the earlier ones settle fewer
+		// places), not their mean.
+		rankings = rankings[len(rankings)-1:]
 	}
 	names := map[int][]string{1: {"P@1", "MRR"}, 2: {"P@1", "mAP"}}[setup.Subtask]
 	sum := map[string][]float64{}

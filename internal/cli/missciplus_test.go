@@ -92,6 +92,34 @@ func TestMissciPlusPRPAgainstUpstream(t *testing.T) {
 			}
 		}
 	}
+	// Compared and exported, the run is its ranking after the last
+	// iteration — not the mean of its partial rankings (the earlier
+	// iterations settle fewer places; their MRRs differ here).
+	if want.Scores[0]["MRR"] == want.Scores[2]["MRR"] && want.Scores[1]["MRR"] == want.Scores[2]["MRR"] {
+		t.Fatal("the reference's iterations have one MRR: the check below could not fail")
+	}
+	eee := filepath.Join(dir, "eee")
+	if _, stderr, err := runCLI(t, dir, "runs", "export", "1", "--format", "eee", "--out-dir", eee); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	aggs, _ := filepath.Glob(filepath.Join(eee, "data", "missciplus", "*", "*", "*-*-*-*-????????????.json"))
+	if len(aggs) != 1 {
+		t.Fatalf("aggregates %v", aggs)
+	}
+	var agg map[string]any
+	if b, err := os.ReadFile(aggs[0]); err != nil || json.Unmarshal(b, &agg) != nil {
+		t.Fatalf("%s: %v", aggs[0], err)
+	}
+	for _, m := range []string{"P_1", "MRR"} {
+		r := resultOf(t, agg, m)
+		got := r["score_details"].(map[string]any)["score"].(float64)
+		if w := want.Scores[2][r["metric_config"].(map[string]any)["metric_name"].(string)]; math.Abs(got-w) > 1e-9 {
+			t.Errorf("exported %s: %v, want the last iteration's %v (upstream)", m, got, w)
+		}
+	}
+	if k := resultOf(t, agg, "P_1")["metric_config"].(map[string]any)["metric_kind"]; k != "proportion" {
+		t.Errorf("P@1 of one ranking per argument exported as %v, want a proportion", k)
+	}
 	// The stored rankings, passage for passage.
 	st, err := sqlite.Open(filepath.Join(dir, "f.db"))
 	if err != nil {
