@@ -101,18 +101,30 @@ func (c ClassifyRecord) Report() (*report.Report, error) {
 		units[i] = ClassifyUnit{ID: u.ID, LineID: u.LineID, Gold: u.Gold, Premise: u.Premise}
 		got[u.ID] = u.Pred
 	}
+	var rep *report.Report
 	if c.Task == "consistency" {
 		cons, err := EvaluateConsistency(units, got, c.Strict)
 		if err != nil {
 			return nil, err
 		}
-		return ConsistencyReport(c.Split, c.Source, cons), nil
+		rep = ConsistencyReport(c.Split, c.Source, cons)
+	} else {
+		res, err := evaluateClassification(c.Task, classifiedArgs(data, got), units, got)
+		if err != nil {
+			return nil, err
+		}
+		rep = ClassificationReport(c.Task, c.Split, c.Source, []ClassifyRow{{Result: res}})
 	}
-	res, err := evaluateClassification(c.Task, classifiedArgs(data, got), units, got)
-	if err != nil {
-		return nil, err
+	// A run of a subset (--limit, --sample-id) says so, as a
+	// reconstruction's report does.
+	lines := Predictions{}
+	for _, u := range c.Units {
+		lines[u.LineID] = []Prediction{{}}
 	}
-	return ClassificationReport(c.Task, c.Split, c.Source, []ClassifyRow{{Result: res}}), nil
+	if d := Covered(data, lines).Describe(); d != "" {
+		rep.Meta = append(rep.Meta, [2]string{"arguments", d})
+	}
+	return rep, nil
 }
 
 // result is a classify-gold or classify-only run's scores.

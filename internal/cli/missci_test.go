@@ -439,7 +439,7 @@ func TestMissciRunEmbeddingAndScoringPhases(t *testing.T) {
 // TestMissciConsistencyStoresAndReports (#43): a consistency run is one
 // run of two phases — the reconstruction, then the classification of its
 // top premises — that stores its classifications, so that `missci report`
-// gives later the report the run showed.
+// gives later the report the run showed, which says it is of a subset.
 func TestMissciConsistencyStoresAndReports(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
 		return llmtest.Reply{Text: "1. Fallacious Premise: \"the study proves it for everyone\"; Applied Fallacy Class: Ambiguity."}
@@ -454,6 +454,11 @@ func TestMissciConsistencyStoresAndReports(t *testing.T) {
 	}
 	if !strings.Contains(out, "# Missci consistency") || !strings.Contains(out, "Matches@1") {
 		t.Fatalf("the run's report:\n%s", out)
+	}
+	// A --limit run says its figures are over a subset, as a
+	// reconstruction's report does.
+	if !strings.Contains(out, "3 of 30 arguments (a subset: every figure is over these)") {
+		t.Fatalf("the report of a --limit 3 run does not say it is of a subset:\n%s", out)
 	}
 	show, _, err := runCLI(t, dir, "runs", "show", "1")
 	if err != nil || !strings.Contains(show, "reconstruction") || !strings.Contains(show, "classification") {
