@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,22 +166,23 @@ func TestVerdictTooFewToShow(t *testing.T) {
 func TestReportWarnsOfFewClusters(t *testing.T) {
 	few := []Arm{binaryArm("A", 8, func(i int) bool { return i < 6 }), binaryArm("B", 8, func(i int) bool { return i < 2 })}
 	many := []Arm{binaryArm("A", 40, func(i int) bool { return i < 30 }), binaryArm("B", 40, func(i int) bool { return i < 12 })}
+	three := append(slices.Clone(few), binaryArm("C", 8, func(i int) bool { return i < 4 }))
 	for _, c := range []struct {
 		arms []Arm
-		want bool
-	}{{few, true}, {many, false}} {
+		want string
+	}{{few, "the pair rests on fewer than 10 clusters: "}, {three, "3 of the 3 pairs rest on fewer than 10 clusters: "}, {many, ""}} {
 		ps, err := Compare(c.arms, Options{Resamples: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var warned bool
+		var warned string
 		for _, m := range Report("t", "b", ps, Options{}).Meta {
 			if m[0] == "few clusters" {
-				warned = strings.HasPrefix(m[1], "1 of the 1 pairs rest on fewer than 10 clusters")
+				warned = m[1]
 			}
 		}
-		if warned != c.want {
-			t.Errorf("%d clusters: warned %v", ps[0].Clusters, warned)
+		if !strings.HasPrefix(warned, c.want) || (c.want == "") != (warned == "") {
+			t.Errorf("%d arms of %d clusters: warned %q, want %q…", len(c.arms), ps[0].Clusters, warned, c.want)
 		}
 	}
 }

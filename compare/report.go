@@ -52,8 +52,8 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 
 // fewClustersNote warns of the pairs whose bootstrap intervals rest on
 // fewer than FewClusters clusters ("" if none does): a percentile
-// bootstrap over so few resamples only what was seen, and its intervals
-// are too narrow.
+// bootstrap of so few clusters can only redraw what was seen, and its
+// intervals are too narrow.
 func fewClustersNote(pairs []Pair) string {
 	few := 0
 	for _, p := range pairs {
@@ -64,5 +64,9 @@ func fewClustersNote(pairs []Pair) string {
 	if few == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d of the %d pairs rest on fewer than %d clusters: a percentile bootstrap over so few resamples only what was seen and its intervals are too narrow (one may leave out 0 where the exact test shows nothing); read their tests", few, len(pairs), FewClusters)
+	which := fmt.Sprintf("%d of the %d pairs rest", few, len(pairs))
+	if len(pairs) == 1 {
+		which = "the pair rests"
+	}
+	return fmt.Sprintf("%s on fewer than %d clusters: a percentile bootstrap of so few clusters can only redraw what was seen, and its intervals are too narrow (one may leave out 0 where the exact test shows nothing); read their tests", which, FewClusters)
 }
