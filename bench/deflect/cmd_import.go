@@ -73,7 +73,7 @@ func importRun(ctx context.Context, h bench.Host, gensPaths, evalsPaths, name st
 				return err
 			}
 			files.say(stderr, im.gens)
-			im.sayOutOfRange(stderr)
+			im.outOfRange.say(stderr)
 			return nil
 		},
 		// Bad input: nothing was written; the run it started goes too.
@@ -106,7 +106,7 @@ type importer struct {
 	evalCols    evalColumns
 	// outOfRange counts, per rubric field, the judgements whose value was
 	// not 0, 1, true, false or null (read as missing).
-	outOfRange [8]int
+	outOfRange rubricOdd
 	// progress, when set, hears every few seconds how many records are
 	// read (an import of 72,000 records takes a while).
 	progress io.Writer
@@ -136,17 +136,38 @@ func (im *importer) tick() {
 	}
 }
 
-// sayOutOfRange says how many rubric values were out of range, by field.
-func (im *importer) sayOutOfRange(w io.Writer) {
+// rubricOdd counts, per rubric field (Fields), the judgements a file gave
+// a value other than 0, 1, true, false or null, read as missing: an import
+// and a report from the files say how many.
+type rubricOdd [8]int
+
+// add counts a judgement's out-of-range fields (Eval.outOfRange's bits).
+func (c *rubricOdd) add(bits uint8) {
+	if bits == 0 {
+		return
+	}
+	for i := range Fields {
+		if bits&(1<<i) != 0 {
+			c[i]++
+		}
+	}
+}
+
+// say says how many rubric values were out of range, by field (nothing
+// if none was).
+func (c *rubricOdd) say(w io.Writer) {
 	var parts []string
 	n := 0
 	for i, f := range Fields {
-		if c := im.outOfRange[i]; c > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", f, c))
-			n += c
+		if k := c[i]; k > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", f, k))
+			n += k
 		}
 	}
-	if n > 0 {
+	switch {
+	case n == 1:
+		fmt.Fprintf(w, "note: 1 rubric value was not 0, 1, true, false or null and is read as missing, as upstream's analysis reads it (%s)\n", strings.Join(parts, ", "))
+	case n > 1:
 		fmt.Fprintf(w, "note: %d rubric values were not 0, 1, true, false or null and are read as missing, as upstream's analysis reads them (%s)\n", n, strings.Join(parts, ", "))
 	}
 }
@@ -184,7 +205,7 @@ func (im *importer) set() store.RecordSet {
 // records streams the files into put (again from the start when the store
 // tries its transaction again).
 func (im *importer) records(put func(store.Record) error) error {
-	im.gens, im.evals, im.genCols, im.evalCols, im.outOfRange = 0, 0, genColumns{}, evalColumns{}, [8]int{}
+	im.gens, im.evals, im.genCols, im.evalCols, im.outOfRange = 0, 0, genColumns{}, evalColumns{}, rubricOdd{}
 	return im.files.each(func(g *Generation) error {
 		r, err := genRecordOf(*g)
 		if err != nil {
@@ -201,11 +222,7 @@ func (im *importer) records(put func(store.Record) error) error {
 		}
 		im.evals++
 		im.evalCols.add(e)
-		for i := range Fields {
-			if e.outOfRange&(1<<i) != 0 {
-				im.outOfRange[i]++
-			}
-		}
+		im.outOfRange.add(e.outOfRange)
 		im.tick()
 		return put(r)
 	})

@@ -160,13 +160,15 @@ func readLean(stderr io.Writer, gensPaths, evalsPaths string) (Dataset, error) {
 	// judgements go straight into its rows (never held as Evals too).
 	var j judgedBuilder
 	j.rows = make([]judgeRow, 0, estimateLines(f.evals))
+	var odd rubricOdd
 	err = f.each(func(g *Generation) error { d.Gens = append(d.Gens, *g); return nil },
-		func(e *Eval) error { j.add(e); return nil })
+		func(e *Eval) error { j.add(e); odd.add(e.outOfRange); return nil })
 	if err != nil {
 		return Dataset{}, err
 	}
 	d.judged = j.done()
 	f.say(stderr, len(d.Gens))
+	odd.say(stderr)
 	return d, nil
 }
 

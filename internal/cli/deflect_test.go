@@ -280,8 +280,8 @@ func TestDeflectImportRefusesPipesAndDevices(t *testing.T) {
 
 // TestDeflectImportCountsOutOfRangeValues (#41 item 12): rubric values
 // that are not 0, 1, true, false or null are read as missing, as
-// upstream's analysis reads them, and the import says how many, by field
-// (before, they were dropped without a word).
+// upstream's analysis reads them, and the import and a report from the
+// files say how many, by field (before, they were dropped without a word).
 func TestDeflectImportCountsOutOfRangeValues(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
@@ -303,6 +303,20 @@ func TestDeflectImportCountsOutOfRangeValues(t *testing.T) {
 	if err != nil || !strings.Contains(stderr, "note: 4 rubric values were not 0, 1, true, false or null and are read as missing") ||
 		!strings.Contains(stderr, "(refusal 3, WA_present 1)") {
 		t.Fatalf("%v\n%s", err, stderr)
+	}
+	// A report from the files says it too (it said nothing).
+	_, stderr, err = runCLI(t, dir, "deflect", "report", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", evals, "--out", filepath.Join(dir, "r.md"))
+	if err != nil || !strings.Contains(stderr, "note: 4 rubric values were not 0, 1, true, false or null") || !strings.Contains(stderr, "(refusal 3, WA_present 1)") {
+		t.Fatalf("the report from the files: %v\n%s", err, stderr)
+	}
+	// One is one.
+	lines[0] = strings.Replace(lines[0], `"refusal":2`, `"refusal":0`, 1)
+	lines[1] = strings.Replace(lines[1], `"refusal":"yes"`, `"refusal":1`, 1)
+	lines[2] = strings.Replace(lines[2], `"refusal":0.5`, `"refusal":1`, 1)
+	os.WriteFile(evals, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	_, stderr, err = runCLI(t, dir, "deflect", "report", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", evals, "--out", filepath.Join(dir, "r.md"))
+	if err != nil || !strings.Contains(stderr, "note: 1 rubric value was not 0, 1, true, false or null and is read as missing, as upstream's analysis reads it (WA_present 1)") {
+		t.Fatalf("one value out of range: %v\n%s", err, stderr)
 	}
 }
 
