@@ -195,8 +195,11 @@ type prepared struct {
 	evalRows   map[string][]judgeRow // judge → all rows (audit)
 	unjudged   int
 	unjudgedBy map[string]int
-	samples    int
-	byModel    map[string][]*Row // rows per model, in row order
+	// orphans are the gen_ids parsed judgements name that no generation
+	// has: left out, as upstream's join leaves them.
+	orphans int
+	samples int
+	byModel map[string][]*Row // rows per model, in row order
 	// weights are the claim bootstrap's draws of the figures computed
 	// outside the cells (boot), drawn once.
 	weightsOnce sync.Once
@@ -249,9 +252,13 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 	scores := make([]judgeScores, 0, len(gens)*nj)
 	frames := map[frameKey]string{}
 	vals := make([]int, 0, nj)
+	matched := 0
 	for i, g := range gens {
 		if i > 0 && gens[i-1].GenID == g.GenID { // sorted: a repeat is next to it
 			return nil, fmt.Errorf("generation %s appears twice", g.GenID)
+		}
+		if _, ok := firstOK[g.GenID]; ok {
+			matched++
 		}
 		models[g.Model] = true
 		p.attempted[g.Model]++
@@ -317,6 +324,10 @@ func prepare(d Dataset, opt Options) (*prepared, error) {
 	sort.Strings(p.models)
 	if len(d.Gens) == 0 {
 		return nil, fmt.Errorf("no generations to analyse")
+	}
+	p.orphans = len(firstOK) - matched
+	if matched == 0 && p.orphans > 0 {
+		return nil, errNoneJudged(p.orphans, len(d.Gens))
 	}
 	return p, nil
 }

@@ -59,6 +59,9 @@ func Analyze(d Dataset, opt Options) (*report.Report, error) {
 		{"consensus", string(opt.Mode)}, {"bootstrap", fmt.Sprintf("%d resamples over %d claims, seed %d, %g %% percentile intervals", opt.Resamples, len(p.claims), opt.Seed, 100*opt.Level)},
 		{"rows analysed", strconv.Itoa(len(p.rows))},
 	}
+	if p.orphans > 0 {
+		rep.Meta = append(rep.Meta, [2]string{"judgements left out", fmt.Sprintf("those of %d %s that no generation has, as upstream's join leaves them", p.orphans, map[bool]string{true: "gen_id", false: "gen_ids"}[p.orphans == 1])})
+	}
 	// The sections that use no bootstrap are built on one core while the
 	// cells are registered and the resamples drawn, in a report of their own
 	// appended after.

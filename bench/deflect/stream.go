@@ -113,8 +113,22 @@ func (f *fileStream) each(gen func(*Generation) error, eval func(*Eval) error) e
 			return err
 		}
 	}
+	if len(f.seenEval) == 0 && len(f.orphanEval) > 0 {
+		ids := map[string]bool{}
+		for k := range f.orphanEval {
+			ids[k[0]] = true
+		}
+		return inputError{errNoneJudged(len(ids), len(f.genIDs))}
+	}
 	f.seenGen, f.genIDs, f.judges, f.seenEval, f.orphanEval = nil, nil, nil, nil, nil // read: only the counts are kept
 	return nil
+}
+
+// errNoneJudged is the error of judgements none of which is of the
+// generations beside them (files of two runs): a report of them would be
+// of no judged generation.
+func errNoneJudged(judgedIDs, gens int) error {
+	return fmt.Errorf("no judgement is of these generations: the judgements name %d gen_ids, none of the %d generations' — are the generations and the judgements of one run?", judgedIDs, gens)
 }
 
 // streamFile streams one file's lines with d; its read and decode errors

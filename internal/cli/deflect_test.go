@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -317,6 +318,47 @@ func TestDeflectImportCountsOutOfRangeValues(t *testing.T) {
 	_, stderr, err = runCLI(t, dir, "deflect", "report", "--generations", filepath.Join(syn, "generations.jsonl"), "--evals", evals, "--out", filepath.Join(dir, "r.md"))
 	if err != nil || !strings.Contains(stderr, "note: 1 rubric value was not 0, 1, true, false or null and is read as missing, as upstream's analysis reads it (WA_present 1)") {
 		t.Fatalf("one value out of range: %v\n%s", err, stderr)
+	}
+}
+
+// TestDeflectJudgementsOfOtherGenerations: judgements none of which is of
+// the generations beside them (the files of two runs) fail the report and
+// the import, which leaves no run (before, the report was written, of 0
+// rows, and exited 0); judgements of a few gen_ids no generation has are
+// left out, as upstream's join leaves them, and the report says so.
+func TestDeflectJudgementsOfOtherGenerations(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fallacylab.yaml"), []byte("{}\n"), 0o644)
+	for _, m := range []string{"m-a", "m-b"} {
+		if _, stderr, err := runCLI(t, dir, "deflect", "synth", "--models", m, "--samples", "1", "--out-dir", filepath.Join(dir, m)); err != nil {
+			t.Fatal(err, stderr)
+		}
+	}
+	gens, other := filepath.Join(dir, "m-a", "generations.jsonl"), filepath.Join(dir, "m-b", "evals.jsonl")
+	out := filepath.Join(dir, "r.md")
+	const want = "no judgement is of these generations: the judgements name 1200 gen_ids, none of the 1200 generations'"
+	if _, _, err := runCLI(t, dir, "deflect", "report", "--generations", gens, "--evals", other, "--out", out); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a report of another run's judgements: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("the failed report wrote its file")
+	}
+	if _, _, err := runCLI(t, dir, "deflect", "import", "--generations", gens, "--evals", other); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("an import of another run's judgements: %v", err)
+	}
+	if list, _, _ := runCLI(t, dir, "runs"); strings.Contains(list, "deflect import") {
+		t.Fatalf("the failed import left a run:\n%s", list)
+	}
+	// Its own judgements and one of another generation.
+	own, _ := os.ReadFile(filepath.Join(dir, "m-a", "evals.jsonl"))
+	stray, _ := os.ReadFile(other)
+	mixed := filepath.Join(dir, "mixed.jsonl")
+	os.WriteFile(mixed, append(own, stray[:bytes.IndexByte(stray, '\n')+1]...), 0o644)
+	if _, stderr, err := runCLI(t, dir, "deflect", "report", "--generations", gens, "--evals", mixed, "--out", out); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "**judgements left out**: those of 1 gen_id that no generation has, as upstream's join leaves them") {
+		t.Fatalf("the report does not say what it left out:\n%s", b)
 	}
 }
 
