@@ -138,7 +138,7 @@ func premiseSection(rep *report.Report, data []Argument, preds Predictions, k in
 
 // sweepSections adds to rep the tables comparing templates' reconstructions
 // (xs: each one's premise scorers).
-func sweepSections(rep *report.Report, data []Argument, templates []string, preds []Predictions, xs []Scorers) error {
+func sweepSections(rep *report.Report, data []Argument, templates []string, byRun bool, preds []Predictions, xs []Scorers) error {
 	var rs []Reconstruction
 	for _, p := range preds {
 		r, err := EvaluateReconstruction(data, p, 1)
@@ -147,9 +147,13 @@ func sweepSections(rep *report.Report, data []Argument, templates []string, pred
 		}
 		rs = append(rs, r)
 	}
-	sec := rep.AddSection("Reconstruction", "One row per template at k = 1 (the paper's Tables 9–10 layout); HasPositive@1 is P@1. Each template is a run of its own: `missci report --run ID` gives its full report.")
-	sec.Add(ReconstructionTable("by_template", "Reconstruction by template (k = 1)", templates, rs))
-	t := sec.Add(&report.Table{ID: "meteor_by_template", Title: "Premise METEOR by template (k = 1)", Columns: report.Cols("template", "pairs", "METEOR all", "METEOR correct class", "METEOR incorrect class")})
+	intro, by := "One row per template at k = 1 (the paper's Tables 9–10 layout); HasPositive@1 is P@1. Each template is a run of its own: `missci report --run ID` gives its full report.", "template"
+	if byRun { // runs of one template (a sweep of models)
+		intro, by = "One row per run at k = 1 (the paper's Tables 9–10 layout); HasPositive@1 is P@1. `missci report --run ID` gives a run's full report.", "run"
+	}
+	sec := rep.AddSection("Reconstruction", intro)
+	sec.Add(ReconstructionTable("by_template", "Reconstruction by "+by+" (k = 1)", templates, rs))
+	t := sec.Add(&report.Table{ID: "meteor_by_template", Title: "Premise METEOR by " + by + " (k = 1)", Columns: report.Cols(by, "pairs", "METEOR all", "METEOR correct class", "METEOR incorrect class")})
 	for i, p := range preds {
 		pairs, err := MatchPairsWith(data, p, 1, xs[i].Embed)
 		if err != nil {
@@ -173,6 +177,12 @@ type ClassifyRow struct {
 // ClassificationReport is the report of classify-gold or classify-only runs:
 // one row, or one per template when several were run.
 func ClassificationReport(task, split, source string, rows []ClassifyRow) *report.Report {
+	return classificationReport(task, split, source, "template", rows)
+}
+
+// classificationReport is ClassificationReport whose rows, when several,
+// are by template or (by "run") runs of one template.
+func classificationReport(task, split, source, by string, rows []ClassifyRow) *report.Report {
 	if len(rows) == 1 && rows[0].Template == "" {
 		rep := &report.Report{Title: "Missci " + task, Benchmark: "missci", Meta: [][2]string{{"split", split}, {"source", source}}}
 		t := rep.AddSection("Classification", "classification_report semantics: the label set is the union of gold and predicted labels; with the gold premise, a prediction absent from gold counts as unk (SPEC A.8–A.9).").
@@ -181,9 +191,9 @@ func ClassificationReport(task, split, source string, rows []ClassifyRow) *repor
 		t.Rows = append(t.Rows, []report.Cell{report.I(r.N), report.F(r.Accuracy, 4), report.F(r.MacroF1, 4), report.I(len(r.Labels))})
 		return rep
 	}
-	rep := &report.Report{Title: "Missci " + task + " by template", Benchmark: "missci", Meta: [][2]string{{"split", split}, {"model", source}}}
-	t := rep.AddSection("Classification", "One row per template (SPEC A.8–A.9 semantics).").
-		Add(&report.Table{ID: "classification_by_template", Title: "Accuracy and macro-F1 by template", Columns: report.Cols("template", "units", "accuracy", "macro-F1", "labels")})
+	rep := &report.Report{Title: "Missci " + task + " by " + by, Benchmark: "missci", Meta: [][2]string{{"split", split}, {"model", source}}}
+	t := rep.AddSection("Classification", "One row per "+by+" (SPEC A.8–A.9 semantics).").
+		Add(&report.Table{ID: "classification_by_template", Title: "Accuracy and macro-F1 by " + by, Columns: report.Cols(by, "units", "accuracy", "macro-F1", "labels")})
 	for _, row := range rows {
 		r := row.Result
 		t.Rows = append(t.Rows, []report.Cell{report.T(row.Template), report.I(r.N), report.F(r.Accuracy, 4), report.F(r.MacroF1, 4), report.I(len(r.Labels))})

@@ -2,6 +2,7 @@ package missci
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/fallacylab/fallacylab/bench"
@@ -40,7 +41,7 @@ func (Task) SweepTables(ctx context.Context, env bench.Env, runs []store.Run, re
 	}
 	switch {
 	case len(classes) == len(runs) && len(runs) > 1:
-		return classifySweep(rep, classes)
+		return classifySweep(rep, runs, classes)
 	case len(recs) == len(runs) && len(runs) > 1:
 		return reconstructSweep(rep, runs, recs, xs)
 	}
@@ -57,17 +58,41 @@ func reconstructSweep(rep *report.Report, runs []store.Run, recs []Record, xs []
 	data = Covered(data, recs[0].Preds).Args
 	templates := make([]string, len(runs))
 	preds := make([]Predictions, len(runs))
+	sources := make([]string, len(runs))
 	for i, r := range runs {
 		templates[i] = r.Name[strings.LastIndexByte(r.Name, ' ')+1:] // "missci reconstruct TEMPLATE"
-		preds[i] = recs[i].Preds
+		preds[i], sources[i] = recs[i].Preds, recs[i].Source
 	}
-	return sweepSections(rep, data, templates, preds, xs)
+	labels, byRun := runLabels(runs, templates, sources)
+	return sweepSections(rep, data, labels, byRun, preds, xs)
+}
+
+// runLabels names each run of a sweep by its template, or — where two
+// share one (a sweep of models) — by its id, model and template (byRun).
+func runLabels(runs []store.Run, templates, sources []string) (labels []string, byRun bool) {
+	seen := map[string]bool{}
+	for _, t := range templates {
+		if seen[t] {
+			out := make([]string, len(runs))
+			for i, r := range runs {
+				out[i] = fmt.Sprintf("run %d: %s", r.ID, sources[i])
+			}
+			return out, true
+		}
+		seen[t] = true
+	}
+	return templates, false
 }
 
 // classifySweep adds the classification runs' table by template.
-func classifySweep(rep *report.Report, cs []ClassifyRecord) error {
+func classifySweep(rep *report.Report, runs []store.Run, cs []ClassifyRecord) error {
 	var rows []ClassifyRow
-	for _, c := range cs {
+	templates, sources := make([]string, len(cs)), make([]string, len(cs))
+	for i, c := range cs {
+		templates[i], sources[i] = c.Template, c.Source
+	}
+	labels, byRun := runLabels(runs, templates, sources)
+	for i, c := range cs {
 		if c.Task != cs[0].Task || c.Task == "consistency" {
 			return nil
 		}
@@ -75,9 +100,9 @@ func classifySweep(rep *report.Report, cs []ClassifyRecord) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, ClassifyRow{Template: c.Template, Result: res})
+		rows = append(rows, ClassifyRow{Template: labels[i], Result: res})
 	}
-	by := ClassificationReport(cs[0].Task, cs[0].Split, "", rows)
+	by := classificationReport(cs[0].Task, cs[0].Split, "", map[bool]string{false: "template", true: "run"}[byRun], rows)
 	rep.Sections = append(rep.Sections, by.Sections...)
 	return nil
 }
