@@ -9,8 +9,9 @@ import (
 )
 
 // Estimate is one arm's figure on one metric: the mean of its items'
-// outcomes with a percentile cluster bootstrap interval and the bootstrap
-// standard error (the replicates' standard deviation).
+// outcomes with a percentile cluster bootstrap interval — Wilson's for a
+// rate of items each its own cluster — and the bootstrap standard error
+// (the replicates' standard deviation).
 type Estimate struct {
 	Metric string
 	Binary bool
@@ -21,11 +22,28 @@ type Estimate struct {
 	Level            float64
 	Resamples        int
 	Seed             uint64
+	// Interval says how Lo and Hi were found (IntervalMethod).
+	Interval string
+}
+
+// Wilson reports whether the interval is Wilson's: the estimate is a
+// rate of independent items (one per cluster), whose percentile bootstrap
+// collapses to a point at 0 and at 1.
+func (e Estimate) Wilson() bool { return e.Binary && e.Clusters == e.N }
+
+// IntervalMethod names how an estimate's interval is found, for a unit
+// ("argument"): Wilson's for a rate of independent items, else the
+// percentile cluster bootstrap over the unit.
+func IntervalMethod(wilson bool, unit string) string {
+	if wilson {
+		return "Wilson score interval (a rate of independent " + unit + "s)"
+	}
+	return "percentile cluster bootstrap over " + unit + "s"
 }
 
 // EstimateOf is m's mean over its items with its cluster bootstrap
-// interval and standard error, as Compare resamples an arm (o's
-// Resamples, Seed and Level).
+// interval (Wilson's for a rate of independent items) and standard error,
+// as Compare resamples an arm (o's Resamples, Seed and Level).
 func EstimateOf(m Metric, o Options) (Estimate, error) {
 	o.defaults()
 	e := Estimate{Metric: m.Name, Binary: m.Binary, Unit: m.Unit, N: len(m.Items), Level: o.Level, Resamples: o.Resamples, Seed: o.Seed}
@@ -64,5 +82,19 @@ func EstimateOf(m Metric, o Options) (Estimate, error) {
 	}
 	e.Lo, e.Hi = reps.Percentile(0, o.Level)
 	e.SE = stat.StdDev(reps.Column(0), nil)
+	if e.Wilson() {
+		k := 0
+		for _, it := range m.Items {
+			if it.Value == 1 {
+				k++
+			}
+		}
+		p, err := stats.Prop(k, e.N, o.Level, stats.Wilson)
+		if err != nil {
+			return e, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		e.Lo, e.Hi = p.Lo, p.Hi
+	}
+	e.Interval = IntervalMethod(e.Wilson(), e.Unit)
 	return e, nil
 }

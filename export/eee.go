@@ -154,7 +154,7 @@ func eeeResults(r Run, a Arm) []map[string]any {
 				"details": map[string]string{"unit": e.Unit, "clusters": strconv.Itoa(e.Clusters), "seed": strconv.FormatUint(e.Seed, 10)},
 				"uncertainty": map[string]any{
 					"standard_error":        map[string]any{"value": e.SE, "method": "cluster bootstrap (standard deviation of the replicates)"},
-					"confidence_interval":   map[string]any{"lower": e.Lo, "upper": e.Hi, "confidence_level": e.Level, "method": "percentile cluster bootstrap over " + e.Unit + "s"},
+					"confidence_interval":   map[string]any{"lower": e.Lo, "upper": e.Hi, "confidence_level": e.Level, "method": e.Interval},
 					"num_samples":           e.N,
 					"num_bootstrap_samples": e.Resamples,
 				},

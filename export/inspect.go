@@ -67,7 +67,7 @@ func inspectLog(r Run, a Arm) obj {
 			},
 			// rate: whether each sample's value is an outcome of 0 or 1
 			// (a refusal) or a score that may happen to be (a text's F1).
-			"metadata": obj{"rate": e.Binary, "interval": []float64{e.Lo, e.Hi}, "level": e.Level, "method": "percentile cluster bootstrap over " + e.Unit + "s",
+			"metadata": obj{"rate": e.Binary, "interval": []float64{e.Lo, e.Hi}, "level": e.Level, "method": e.Interval,
 				"resamples": e.Resamples, "seed": e.Seed, "clusters": e.Clusters}})
 	}
 	var options any = obj{}

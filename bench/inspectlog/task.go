@@ -262,7 +262,7 @@ func (Task) BindReport(f *pflag.FlagSet) func(context.Context, bench.Env, store.
 			over = "the samples' clusters, metadata." + h.ClusterBy
 			rep.Meta = append(rep.Meta, [2]string{"clustered by", "metadata." + h.ClusterBy})
 		}
-		intro := fmt.Sprintf("Each scorer's mean over the samples, with a 95 %% percentile bootstrap interval over %s (%d resamples, seed %d; a sample's epochs move together).", over, o.Resamples, o.Seed)
+		intro := fmt.Sprintf("Each scorer's mean over the samples, with a 95 %% percentile bootstrap interval over %s (%d resamples, seed %d; a sample's epochs move together); a rate of samples each its own cluster has Wilson's interval.", over, o.Resamples, o.Seed)
 		if h.Format == "" {
 			intro += " C, I, P and N count as 1, 0, 0.5 and 0."
 		}

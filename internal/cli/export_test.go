@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/stats"
 	"github.com/fallacylab/fallacylab/web/webtest"
 )
 
@@ -196,6 +197,12 @@ func TestExportEEE(t *testing.T) {
 	if n != 40 || math.Abs(sd["score"].(float64)-mean) > 1e-12 || ci["lower"].(float64) > mean || ci["upper"].(float64) < mean {
 		t.Fatalf("classify: %d lines of mean %v; aggregate %v", n, mean, sd)
 	}
+	// The accuracy is a rate of independent texts: Wilson's interval, as
+	// the run's report gives it (the bootstrap's is a point at 0 and 1).
+	if w, _ := stats.Prop(int(math.Round(mean*40)), 40, 0.95, stats.Wilson); ci["lower"] != w.Lo || ci["upper"] != w.Hi ||
+		!strings.HasPrefix(ci["method"].(string), "Wilson") {
+		t.Fatalf("classify: accuracy interval %v, want Wilson's [%v, %v]", ci, w.Lo, w.Hi)
+	}
 	for _, l := range f.lines {
 		in, out := l["input"].(map[string]any)["raw"].(string), l["output"].(map[string]any)["raw"].([]any)
 		extracted := l["answer_attribution"].([]any)[0].(map[string]any)["extracted_value"]
@@ -222,6 +229,10 @@ func TestExportEEE(t *testing.T) {
 		mean, n := meanOf(f.lines, "refusal")
 		if n != 4*15*2 || math.Abs(res["score_details"].(map[string]any)["score"].(float64)-mean) > 1e-12 {
 			t.Fatalf("deflect %s: %d refusal lines of mean %v; aggregate %v", id, n, mean, res["score_details"])
+		}
+		// A claim's generations are correlated: the claim bootstrap.
+		if m := res["score_details"].(map[string]any)["uncertainty"].(map[string]any)["confidence_interval"].(map[string]any)["method"]; m != "percentile cluster bootstrap over claims" {
+			t.Fatalf("deflect %s: refusal interval by %v", id, m)
 		}
 	}
 

@@ -245,10 +245,11 @@ or not at all.
 --format eee: the run's results in the Every Eval Ever schema (evaleval/every_eval_ever, schema
 0.3.0), one model at a time, under --out-dir as that project lays them out:
 data/<benchmark>/<developer>/<model>/<uuid>.json, the aggregate (each headline metric's mean,
-its percentile cluster bootstrap interval and standard error, the judge panel of judged
-metrics), and <uuid>_samples.jsonl beside it, one line per item and metric (the messages of
-the item's calls, the answer, the outcome, the tokens). Any benchmark whose runs compare item
-by item (fallacylab compare) exports; the same run exports to the same files every time.
+its percentile cluster bootstrap interval — Wilson's for a rate of independent items — and
+standard error, the judge panel of judged metrics), and <uuid>_samples.jsonl beside it, one line
+per item and metric (the messages of the item's calls, the answer, the outcome, the tokens). Any
+benchmark whose runs compare item by item (fallacylab compare) exports; the same run exports to
+the same files every time.
 
 --format inspect: the run as inspect_ai eval logs (log format version 2), one per model under
 --out-dir (or --out FILE.eval|FILE.json for a run of one model), in inspect's .eval ZIP

@@ -242,7 +242,7 @@ func firstErr(rows []sweepRow) error {
 func sweepReport(cmd *cobra.Command, s *session, file string, rows []sweepRow) (*report.Report, error) {
 	ctx := cmd.Context()
 	rep := &report.Report{Title: "Sweep " + filepath.Base(file), Meta: [][2]string{{"plan", file}, {"fallacylab", Version()}}}
-	t := rep.AddSection("Runs", "Every run of the sweep, in its order. The headline figure is the benchmark's first metric over its items, with a 95 % percentile cluster bootstrap interval (fallacylab compare takes any two of these runs).").
+	t := rep.AddSection("Runs", "Every run of the sweep, in its order. The headline figure is the benchmark's first metric over its items, with a 95 % percentile cluster bootstrap interval — Wilson's for a rate of items each its own cluster (fallacylab compare takes any two of these runs).").
 		Add(&report.Table{ID: "sweep", Title: "Runs of the sweep", Columns: report.Cols("entry", "benchmark", "swept", "run", "status", "calls", "cached", "spend USD", "headline", "value")})
 	for _, r := range rows {
 		var swept []string
