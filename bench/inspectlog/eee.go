@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -85,9 +88,47 @@ type eeeAggregate struct {
 			Details map[string]string `json:"details"`
 		} `json:"score_details"`
 	} `json:"evaluation_results"`
-	Detailed *struct {
-		FilePath string `json:"file_path"`
-	} `json:"detailed_evaluation_results"`
+	Detailed *eeeDetailed `json:"detailed_evaluation_results"`
+}
+
+// eeeDetailed is the aggregate's reference to its instance-level file:
+// where it is, and what it must hold (its checksum, its rows).
+type eeeDetailed struct {
+	FilePath  string `json:"file_path"`
+	Hash      string `json:"hash_algorithm"`
+	Checksum  string `json:"checksum"`
+	TotalRows *int   `json:"total_rows"`
+}
+
+// check is an error where the instance-level file inst (named name) is not
+// the one the aggregate describes: another checksum (of the hash it
+// names, sha256 or md5), or another number of rows.
+func (d *eeeDetailed) check(name string, inst []byte) error {
+	if d == nil {
+		return nil
+	}
+	var sum string
+	switch strings.ToLower(d.Hash) {
+	case "sha256":
+		b := sha256.Sum256(inst)
+		sum = hex.EncodeToString(b[:])
+	case "md5":
+		b := md5.Sum(inst)
+		sum = hex.EncodeToString(b[:])
+	}
+	if d.Checksum != "" && sum != "" && !strings.EqualFold(sum, d.Checksum) {
+		return fmt.Errorf("%s: its %s is %s, where the aggregate says %s: it is not the file the aggregate was written with (changed or cut short since)", name, strings.ToLower(d.Hash), sum, d.Checksum)
+	}
+	if d.TotalRows != nil {
+		rows := bytes.Count(inst, []byte{'\n'})
+		if len(inst) > 0 && inst[len(inst)-1] != '\n' {
+			rows++
+		}
+		if rows != *d.TotalRows {
+			return fmt.Errorf("%s: %d rows, where the aggregate says %d (total_rows): it is not the file the aggregate was written with", name, rows, *d.TotalRows)
+		}
+	}
+	return nil
 }
 
 // outcomeMethod begins the extraction method fallacylab's export writes
@@ -147,6 +188,11 @@ func ReadEEE(name string, data []byte, open func(string) ([]byte, error)) (Heade
 		var err error
 		if inst, err = open(instName); err != nil {
 			return Header{}, nil, fmt.Errorf("%s: its instance-level file, which item-by-item figures need: %w", name, err)
+		}
+	}
+	if agg != nil {
+		if err := agg.Detailed.check(instName, inst); err != nil {
+			return Header{}, nil, err
 		}
 	}
 	h := Header{File: filepath.Base(name), Format: "eee", Status: "success"}

@@ -1,6 +1,9 @@
 package inspectlog
 
 import (
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
@@ -63,6 +66,45 @@ func TestReadEEE(t *testing.T) {
 		}
 		if _, _, err := ReadEEE(c.name, []byte(c.data), open); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.want, err, c.want)
+		}
+	}
+}
+
+// TestReadEEEChecksItsFile: an aggregate's checksum (sha256 or md5) and
+// total_rows must be its instance-level file's — a file changed or cut
+// short since the export is refused, naming both sums (it was read as it
+// was, without a word).
+func TestReadEEEChecksItsFile(t *testing.T) {
+	inst := `{"sample_id": 1, "evaluation_name": "e", "evaluation": {"score": 1}}
+{"sample_id": 2, "evaluation_name": "e", "evaluation": {"score": 0}}
+`
+	changed := strings.Replace(inst, `"score": 0`, `"score": 1`, 1)
+	sha, md := sha256.Sum256([]byte(inst)), md5.Sum([]byte(inst))
+	agg := func(detail string) string {
+		return `{"evaluation_id": "e/1", "model_info": {"id": "acme/x"}, "evaluation_results": [{"evaluation_name": "e", "metric_config": {"metric_name": "m"}}],
+		  "detailed_evaluation_results": {"file_path": "data/e/acme/x/u_samples.jsonl", "format": "jsonl"` + detail + `}}`
+	}
+	for _, c := range []struct {
+		detail, inst, want string
+	}{
+		{`, "hash_algorithm": "sha256", "checksum": "` + hex.EncodeToString(sha[:]) + `", "total_rows": 2`, inst, ""},
+		{`, "hash_algorithm": "md5", "checksum": "` + hex.EncodeToString(md[:]) + `"`, inst, ""},
+		{`, "hash_algorithm": "sha256", "checksum": "` + hex.EncodeToString(sha[:]) + `"`, changed, "r/u_samples.jsonl: its sha256 is "},
+		{`, "hash_algorithm": "md5", "checksum": "` + hex.EncodeToString(md[:]) + `"`, changed, "where the aggregate says " + hex.EncodeToString(md[:])},
+		{`, "total_rows": 3`, inst, "r/u_samples.jsonl: 2 rows, where the aggregate says 3 (total_rows)"},
+	} {
+		open := func(p string) ([]byte, error) {
+			if p == "r/u_samples.jsonl" {
+				return []byte(c.inst), nil
+			}
+			return nil, os.ErrNotExist
+		}
+		_, samples, err := ReadEEE("r/u.json", []byte(agg(c.detail)), open)
+		switch {
+		case c.want == "" && (err != nil || len(samples) != 2):
+			t.Errorf("%s: %v, %d samples", c.detail, err, len(samples))
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.detail, err, c.want)
 		}
 	}
 }
