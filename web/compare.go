@@ -245,6 +245,9 @@ func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, str
 	if err != nil {
 		return "", err.Error()
 	}
+	// The verdicts first: the table's last column, off the screen of a
+	// laptop where the table scrolls.
+	h = verdictList(pairs) + h
 	// The report's warnings on how to read its intervals, which the page
 	// shows without the report's meta.
 	for _, m := range slices.Backward(rep.Meta) {
@@ -257,4 +260,22 @@ func (s *Server) paired(ctx context.Context, ds [2]*runData) (template.HTML, str
 		h = template.HTML(`<p class="note">`+template.HTMLEscapeString(note)+`</p>`) + h
 	}
 	return h, ""
+}
+
+// verdictList is what each pair's comparison concludes, as a list the page
+// shows above the table: the metric, the arms, A − B with its interval,
+// and the verdict (escaped: arm labels carry model names).
+func verdictList(pairs []compare.Pair) template.HTML {
+	var b strings.Builder
+	b.WriteString(`<ul class="verdicts">`)
+	for _, p := range pairs {
+		diff := fmt.Sprintf("%.3f [%.3f, %.3f]", p.Diff, p.DiffLo, p.DiffHi)
+		if p.Binary {
+			diff = fmt.Sprintf("%+.1f points [%+.1f, %+.1f]", 100*p.Diff, 100*p.DiffLo, 100*p.DiffHi)
+		}
+		fmt.Fprintf(&b, "<li><b>%s</b>, %s − %s: %s — %s</li>", template.HTMLEscapeString(p.Metric), template.HTMLEscapeString(p.A),
+			template.HTMLEscapeString(p.B), diff, template.HTMLEscapeString(p.Verdict))
+	}
+	b.WriteString("</ul>")
+	return template.HTML(b.String())
 }

@@ -2,6 +2,7 @@ package missciplus_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,6 +25,13 @@ func TestViewerComparesOneSubtask(t *testing.T) {
 	if strings.Contains(page, "Every call of this run") || strings.Contains(page, "with the call each was made from") ||
 		!strings.Contains(page, "fallacylab study create --run 1 --kind missciplus-premise (or --kind records --questions FILE.yaml)") {
 		t.Errorf("run page of a run without calls:\n%.3000s", page)
+	}
+	// The verdicts come first, above the wide table whose last column
+	// they are.
+	cmp := get(http.MethodGet, "/compare?a=1&b=2", nil).Body.String()
+	verdicts := regexp.MustCompile(`<ul class="verdicts"><li><b>P@1</b>, run 1 \(random\) − run 2 \(ordered\): [-+]\d+\.\d points \[[-+]\d+\.\d, [-+]\d+\.\d\] — \S`)
+	if i := strings.Index(cmp, "Paired comparisons on the shared items"); !verdicts.MatchString(cmp) || i < 0 || verdicts.FindStringIndex(cmp)[0] > i {
+		t.Errorf("the comparison's verdicts are not listed above its table:\n%.3000s", cmp)
 	}
 	for path, want := range map[string]string{
 		"/compare?a=1&b=2": "Paired comparisons on the shared items",
