@@ -75,7 +75,7 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 			how = fmt.Sprintf("mean: the mean cosine of a passage's %d best sentences to the claim", setup.K)
 		}
 		rep.Meta = append(rep.Meta, [2]string{"embedder", setup.Embedder},
-			[2]string{"scoring", fmt.Sprintf("%s; section titles %v (upstream's EmbeddingRanker)", how, setup.AddSection)})
+			[2]string{"scoring", fmt.Sprintf("%s; %s (upstream's EmbeddingRanker)", how, sectionTitles(setup.AddSection))})
 	}
 	if setup.Iterations > 0 {
 		order := "natural (by passage number)"
@@ -83,7 +83,7 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 			order = fmt.Sprintf("random (CPython's shuffle, seed %d)", setup.Seed)
 		}
 		rep.Meta = append(rep.Meta, [2]string{"model", setup.Model}, [2]string{"template", "prp/" + setup.Template},
-			[2]string{"pairwise ranking", fmt.Sprintf("sliding window, %d iterations, initial order %s, section titles %v (upstream's prp_sliding.py)", setup.Iterations, order, setup.AddSection)})
+			[2]string{"pairwise ranking", fmt.Sprintf("sliding window, %d iterations, initial order %s, %s (upstream's prp_sliding.py)", setup.Iterations, order, sectionTitles(setup.AddSection))})
 	}
 	names := Subtask1Metrics
 	if setup.Subtask == 2 {
@@ -138,6 +138,15 @@ func Report(setup Setup, rankings [][]Ranking, o ReportOptions) (*report.Report,
 	rep.Headline = "scores"
 	rep.NotePointIntervals("argument")
 	return rep, nil
+}
+
+// sectionTitles says whether passages carried their section titles
+// (--add-section).
+func sectionTitles(with bool) string {
+	if with {
+		return "passages with their section titles"
+	}
+	return "passages without section titles"
 }
 
 // scoreRow is one ranking's mean scores with their bootstrap intervals.

@@ -313,7 +313,7 @@ func TestMissciPlusEmbeddingRanker(t *testing.T) {
 		t.Fatalf("--add-title: %v, %d new texts embedded", err, len(srv.Ledger())-first)
 	}
 	md, _, err := runCLI(t, dir, "missciplus", "report", "--run", "3", "--resamples", "50")
-	if err != nil || !strings.Contains(md, "section titles true") || !strings.Contains(md, "mean cosine of a passage's 2 best sentences") || !strings.Contains(md, "| embedding | 26 |") {
+	if err != nil || !strings.Contains(md, "passages with their section titles") || !strings.Contains(md, "mean cosine of a passage's 2 best sentences") || !strings.Contains(md, "| embedding | 26 |") {
 		t.Fatalf("%v\n%s", err, md)
 	}
 	if _, _, err := runCLI(t, dir, "missciplus", "run", "--ranker", "embedding", "--embedder", "openai:e", "--variant", "mean"); err == nil || !strings.Contains(err.Error(), "--k") {
