@@ -15,6 +15,7 @@ import (
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
+	"github.com/jackc/pgx/v5"
 )
 
 // startWorker starts a River worker of st serving queue, making up to n
@@ -553,5 +554,54 @@ func TestDispatchSaysWhenNoWorkerServesItsQueue(t *testing.T) {
 			t.Fatalf("the run said %q once its queue had a worker", line)
 		}
 	default: // the answer may come before the watch's next look: then it has nothing to say
+	}
+}
+
+// TestEveryInsertNotifiesTheWorkers: a run's batches of jobs each notify
+// the workers listening (River's insert topic), however soon one follows
+// another. River allows a client one insert notification per queue per
+// its FetchCooldown (100 ms by default): a run's second batch, some 10–60
+// ms after its first, notified no one, and a worker that had found
+// nothing waited for its next poll.
+func TestEveryInsertNotifiesTheWorkers(t *testing.T) {
+	u := freshDB(t)
+	st, err := postgres.Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `LISTEN "public.river_insert"`); err != nil {
+		t.Fatal(err)
+	}
+	d := postgres.NewDispatcher(st, 1)
+	queued := make(chan struct{}, 2)
+	d.Queued = func(string, int64, bool) { queued <- struct{}{} }
+	for i := range 2 {
+		j, key := callJob(i)
+		go d.Dispatch(ctx, j, key)
+		select {
+		case <-queued:
+		case <-ctx.Done():
+			t.Fatal("the job was not queued")
+		}
+		time.Sleep(5 * time.Millisecond) // past River's shortest cooldown (1 ms), well within its default (100 ms)
+	}
+	for i := range 2 {
+		wait, stop := context.WithTimeout(ctx, 2*time.Second)
+		n, err := conn.WaitForNotification(wait)
+		stop()
+		if err != nil {
+			t.Fatalf("insert %d of 2 notified no worker: %v", i+1, err)
+		}
+		if !strings.Contains(n.Payload, `"queue"`) {
+			t.Fatalf("notification %q", n.Payload)
+		}
 	}
 }
