@@ -25,7 +25,7 @@ func StripBOM(b []byte) []byte { return bytes.TrimPrefix(b, BOM) }
 var (
 	unknownJSON = regexp.MustCompile(`^json: unknown field "([^"]*)"`)
 	unknownYAML = regexp.MustCompile(`field (\S+) not found in type \S+`)
-	typeJSON    = regexp.MustCompile(`cannot unmarshal (\w+) into Go (?:struct field \S*?\.|value of type )(\S*?)(?: of type (\S+))?$`)
+	typeJSON    = regexp.MustCompile(`cannot unmarshal (\w+)(?: (\S+))? into Go (?:struct field \S*?\.|value of type )(\S*?)(?: of type (\S+))?$`)
 	listYAML    = regexp.MustCompile(`cannot unmarshal !!(\w+)(?: .*)? into \[\]`)
 	typeYAML    = regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into (\\S+)")
 )
@@ -76,11 +76,14 @@ func Explain(err error, v any) error {
 		return fmt.Errorf("unknown field %q: the fields are %s", m[1], strings.Join(Fields(v, "yaml"), ", "))
 	case typeJSON.MatchString(msg):
 		m := typeJSON.FindStringSubmatch(msg)
-		field, want := m[2], kindWord(m[3])
-		if m[3] == "" { // the whole line
-			return fmt.Errorf("want a JSON object with fields %s, got a %s", strings.Join(Fields(v, "json"), ", "), m[1])
+		got, literal, field, goType := jsonKind(m[1]), m[2], m[3], m[4]
+		if goType == "" { // the whole line
+			return fmt.Errorf("want a JSON object with fields %s, got %s", strings.Join(Fields(v, "json"), ", "), got)
 		}
-		return fmt.Errorf("field %s: want %s, got a %s", field, want, m[1])
+		if m[1] == "number" && literal != "" { // 1.5 for a whole number, -1 for an unsigned one, or too large
+			return fmt.Errorf("field %s: want %s, got %s", field, kindWord(goType), literal)
+		}
+		return fmt.Errorf("field %s: want %s, got %s", field, kindWord(goType), got)
 	case listYAML.MatchString(msg):
 		m := listYAML.FindStringSubmatch(msg)
 		return fmt.Errorf("want a list of items (each starting with \"- \"), got a %s", yamlKind(m[1]))
@@ -91,22 +94,47 @@ func Explain(err error, v any) error {
 	return err
 }
 
+// kindWord is what a Go type takes, in a file's terms ("a whole number",
+// "a list of strings").
 func kindWord(goType string) string {
-	switch strings.TrimLeft(goType, "*[]") {
-	case "int", "int64", "int32", "uint64", "float64", "float32":
+	goType = strings.TrimLeft(goType, "*")
+	if elem, ok := strings.CutPrefix(goType, "[]"); ok {
+		switch strings.TrimLeft(elem, "*") {
+		case "string":
+			return "a list of strings"
+		case "int", "int64", "int32", "uint64", "uint", "float64", "float32":
+			return "a list of numbers"
+		}
+		return "a list"
+	}
+	switch goType {
+	case "int", "int64", "int32":
+		return "a whole number"
+	case "uint64", "uint", "uint32":
+		return "a whole number, 0 or more"
+	case "float64", "float32":
 		return "a number"
 	case "string":
 		return "a string"
 	case "bool":
 		return "true or false"
 	}
-	if strings.HasPrefix(goType, "[]") {
-		return "a list"
-	}
-	if strings.HasPrefix(goType, "map") {
-		return "an object"
-	}
 	return "an object"
+}
+
+// jsonKind is a JSON value's kind as encoding/json names it ("array",
+// "object", "number", "string", "bool"), with its article, in a file's
+// terms.
+func jsonKind(kind string) string {
+	switch kind {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "bool":
+		return "true or false"
+	}
+	return "a " + kind
 }
 
 func yamlKind(tag string) string {
