@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,8 +88,12 @@ The schema: docs/plan-file.md.`,
 func checkPlan(g *Global, file string, p sweep.Plan) error {
 	root := newRoot(&Global{Stdout: g.Stdout, Stderr: g.Stderr})
 	for _, o := range p.Flags {
-		if root.PersistentFlags().Lookup(o.Name) == nil {
+		f := root.PersistentFlags().Lookup(o.Name)
+		if f == nil {
 			return &sweep.Error{File: file, Line: o.Line, Field: "flags." + o.Name, Msg: "no such global flag (fallacylab --help lists them)"}
+		}
+		if msg := badValue(f, o.Value); msg != "" {
+			return &sweep.Error{File: file, Line: o.Line, Field: "flags." + o.Name, Msg: msg}
 		}
 	}
 	for i, e := range p.Runs {
@@ -100,19 +105,45 @@ func checkPlan(g *Global, file string, p sweep.Plan) error {
 		if !sendsCalls(c) {
 			return &sweep.Error{File: file, Line: e.Line, Field: field, Msg: fmt.Sprintf("fallacylab %s %s makes no run: a plan runs benchmarks", e.Benchmark, e.Command)}
 		}
-		known := func(name string) bool { return c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil }
+		flag := func(name string) *pflag.Flag { return cmp.Or(c.Flags().Lookup(name), c.InheritedFlags().Lookup(name)) }
 		for _, o := range e.Options {
-			if !known(o.Name) {
+			f := flag(o.Name)
+			if f == nil {
 				return &sweep.Error{File: file, Line: o.Line, Field: field + ".options." + o.Name, Msg: fmt.Sprintf("fallacylab %s %s has no flag --%s", e.Benchmark, e.Command, o.Name)}
+			}
+			if msg := badValue(f, o.Value); msg != "" {
+				return &sweep.Error{File: file, Line: o.Line, Field: field + ".options." + o.Name, Msg: msg}
 			}
 		}
 		for _, s := range e.Sweep {
-			if !known(s.Name) {
+			f := flag(s.Name)
+			if f == nil {
 				return &sweep.Error{File: file, Line: s.Line, Field: field + ".sweep." + s.Name, Msg: fmt.Sprintf("fallacylab %s %s has no flag --%s", e.Benchmark, e.Command, s.Name)}
+			}
+			for _, v := range s.Values {
+				if msg := badValue(f, v); msg != "" {
+					return &sweep.Error{File: file, Line: s.Line, Field: field + ".sweep." + s.Name, Msg: msg}
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// badValue says why value is not one flag f takes ("" if it is): a
+// number's flag given a word is refused before anything runs, as the
+// command would refuse it (checked on a scratch command tree: setting the
+// value there changes no run's flags).
+func badValue(f *pflag.Flag, value string) string {
+	if err := f.Value.Set(value); err == nil {
+		return ""
+	}
+	want := map[string]string{"int": "a whole number", "int64": "a whole number", "uint": "a whole number, 0 or more", "uint64": "a whole number, 0 or more",
+		"float64": "a number", "bool": "true or false", "duration": "a duration (30s, 2m, 1h)"}[f.Value.Type()]
+	if want == "" {
+		return fmt.Sprintf("%q is not a value --%s takes", value, f.Name)
+	}
+	return fmt.Sprintf("--%s takes %s, not %q", f.Name, want, value)
 }
 
 // sweepRow is one run of a sweep as its table shows it.

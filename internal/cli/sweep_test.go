@@ -183,6 +183,20 @@ runs:
 	if _, _, err := runCLI(t, dir, "run", bad); err == nil || !strings.Contains(err.Error(), "bad.yaml:4: runs[0].options.limt: fallacylab classify run has no flag --limt") {
 		t.Fatalf("a misspelt option: %v", err)
 	}
+	// So is a value its flag does not take — an option's, a swept one's, a
+	// global flag's (the dry run priced the plan, then each run failed on
+	// strconv's words).
+	for file, want := range map[string]string{
+		"runs:\n  - benchmark: classify\n    options:\n      limit: five\n":              `bad.yaml:4: runs[0].options.limit: --limit takes a whole number, not "five"`,
+		"runs:\n  - benchmark: classify\n    sweep:\n      limit: [4, x]\n":              `bad.yaml:4: runs[0].sweep.limit: --limit takes a whole number, not "x"`,
+		"flags: {timeout: 5}\nruns:\n  - benchmark: classify\n    options: {limit: 4}\n": `bad.yaml:1: flags.timeout: --timeout takes a duration (30s, 2m, 1h), not "5"`,
+	} {
+		os.WriteFile(bad, []byte(file), 0o644)
+		out, stderr, err := runCLI(t, dir, "--dry-run", "run", bad)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(out+stderr, "estimated cost") {
+			t.Errorf("%q: %v\n%s%s", file, err, out, stderr)
+		}
+	}
 }
 
 // TestMissciTemplateSweep (#43): `missci run --template 'gen_cls/p4-*'`
