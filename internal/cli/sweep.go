@@ -214,6 +214,20 @@ func runSweep(cmd *cobra.Command, g *Global, file string, stored map[string]any,
 		if !known {
 			price += " + calls of unknown price (set prices: in the config)"
 		}
+		failed := 0
+		for _, r := range rows {
+			if r.err != nil {
+				failed++
+			}
+		}
+		switch { // a refused run is not priced: the whole is not known
+		case failed == len(runs):
+			fmt.Fprintf(g.Stdout, "dry run of %s: %s refused (below), nothing priced\n", file, map[bool]string{true: "its run", false: fmt.Sprintf("all %d runs", len(runs))}[len(runs) == 1])
+			return firstErr(rows)
+		case failed > 0:
+			fmt.Fprintf(g.Stdout, "dry run of %s: %s, %d refused (below) and not priced; the others' estimated cost %s\n", file, plural(len(runs), "run", "runs"), failed, price)
+			return firstErr(rows)
+		}
 		fmt.Fprintf(g.Stdout, "dry run of %s: %s, estimated cost %s in all\n", file, plural(len(runs), "run", "runs"), price)
 		return firstErr(rows)
 	}

@@ -197,6 +197,13 @@ runs:
 			t.Errorf("%q: %v\n%s%s", file, err, out, stderr)
 		}
 	}
+	// A dry run whose run is refused (a range its command checks) prices
+	// no whole: it said "estimated cost $0.0000 in all".
+	os.WriteFile(bad, []byte("runs:\n  - benchmark: classify\n    options: {limit: 4, model: \"openai:gpt-4.1-mini\"}\n    sweep: {concurrency: [2, -3]}\n"), 0o644)
+	out, _, err = runCLI(t, dir, "--dry-run", "run", bad)
+	if err == nil || !strings.Contains(out, "dry run of "+bad+": 2 runs, 1 refused (below) and not priced; the others' estimated cost $") || strings.Contains(out, "in all") {
+		t.Errorf("a dry run with a refused run: %v\n%s", err, out)
+	}
 }
 
 // TestMissciTemplateSweep (#43): `missci run --template 'gen_cls/p4-*'`
