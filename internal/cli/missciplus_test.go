@@ -98,17 +98,13 @@ func TestMissciPlusPRPAgainstUpstream(t *testing.T) {
 	if want.Scores[0]["MRR"] == want.Scores[2]["MRR"] && want.Scores[1]["MRR"] == want.Scores[2]["MRR"] {
 		t.Fatal("the reference's iterations have one MRR: the check below could not fail")
 	}
-	eee := filepath.Join(dir, "eee")
-	if _, stderr, err := runCLI(t, dir, "runs", "export", "1", "--format", "eee", "--out-dir", eee); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	aggs, _ := filepath.Glob(filepath.Join(eee, "data", "missciplus", "*", "*", "*-*-*-*-????????????.json"))
-	if len(aggs) != 1 {
-		t.Fatalf("aggregates %v", aggs)
+	files := exportEEE(t, dir, "1") // validated against the schema
+	if len(files) != 1 {
+		t.Fatalf("%d aggregates, want one", len(files))
 	}
 	var agg map[string]any
-	if b, err := os.ReadFile(aggs[0]); err != nil || json.Unmarshal(b, &agg) != nil {
-		t.Fatalf("%s: %v", aggs[0], err)
+	for _, f := range files {
+		agg = f.agg
 	}
 	for _, m := range []string{"P_1", "MRR"} {
 		r := resultOf(t, agg, m)
