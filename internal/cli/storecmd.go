@@ -19,7 +19,16 @@ start time and fingerprint), with its links to calls, phase counts, typed record
 annotations. Runs get new ids in the target; the source is only read. Copying again adds nothing.`,
 		Example: `  fallacylab store copy --from fallacylab.db --to "$FALLACYLAB_DB"
   fallacylab store copy --from postgres://lab@db.internal/fallacylab --to backup.db`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			// cobra.NoArgs says "unknown command" of a store's name.
+			switch len(args) {
+			case 0:
+				return nil
+			case 2:
+				return fmt.Errorf("store copy names its stores with flags, which say the direction: fallacylab store copy --from %s --to %s", args[0], args[1])
+			}
+			return fmt.Errorf("store copy takes no arguments (%q): name the stores with --from and --to", args[0])
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
 				return fmt.Errorf("store copy needs --from and --to")
