@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,6 +155,7 @@ resume after a crash, batch APIs, rate limits and cost accounting.`,
 		newSelftestCmd(g), newDataCmd(g), newViewCmd(g), newStudyCmd(g), newStoreCmd(g), newWorkerCmd(g), newQueueCmd(g), newCompareCmd(g), newPlanCmd(g), newRunPlanCmd(g))
 	root.AddCommand(taskCmds(g, root)...)
 	strictGroups(root)
+	plainArgErrors(root)
 	helpWithoutEngineFlags(root)
 	completeValues(root, g)
 	return root
@@ -226,6 +228,37 @@ func strictGroups(cmd *cobra.Command) {
 			}
 			return fmt.Errorf("%s\nRun '%s --help' for its commands", msg, c.CommandPath())
 		}
+	}
+}
+
+// argCount is cobra's wording of a wrong number of arguments.
+var argCount = regexp.MustCompile(`^(?:requires at least|accepts at most|accepts between|accepts) .*arg\(s\)`)
+
+// plainArgErrors words the argument errors of cobra's validators in the
+// command's terms: a leaf command given a word (cobra.NoArgs: `unknown
+// command "extra" for "fallacylab missci run"`, as if it were a misspelt
+// subcommand) says it takes none and that its options are flags; a wrong
+// number ("requires at least 1 arg(s), only received 0") says what its
+// usage line takes.
+func plainArgErrors(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		plainArgErrors(c)
+	}
+	valid := cmd.Args
+	if valid == nil || cmd.HasSubCommands() {
+		return
+	}
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		err := valid(c, args)
+		switch {
+		case err == nil:
+			return nil
+		case strings.HasPrefix(err.Error(), "unknown command") && len(args) > 0:
+			return fmt.Errorf("%s takes no arguments, and was given %q: its options are flags (%s --help lists them)", c.CommandPath(), args[0], c.CommandPath())
+		case argCount.MatchString(err.Error()):
+			return fmt.Errorf("%s was given %s: its usage is %s (%s --help)", c.CommandPath(), plural(len(args), "argument", "arguments"), c.UseLine(), c.CommandPath())
+		}
+		return err
 	}
 }
 
