@@ -266,10 +266,21 @@ func (s *session) engineOptions(runID int64) engine.Options {
 			// The workers call; this process queues and waits, many jobs
 			// at once, within the budget the workers hold together.
 			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID), s.teamNews), dispatchInFlight, 0
+			// Its cache look-ups wait for a store that refuses a
+			// connection (too many, 53300; recovering, 57P03) or
+			// restarts, as its reads of the workers' answers do
+			// (engine.storeRetry) and as the workers do: ten workers
+			// filling the database's connections failed 8 of a run's
+			// 600 jobs at their look-up.
+			o.StoreOutage = queueStoreOutage
 		}
 	}
 	return o
 }
+
+// queueStoreOutage is how long a queuing run's read of the store may fail
+// before its job fails: engine.storeRetry's two minutes.
+const queueStoreOutage = 2 * time.Minute
 
 // batchNews prints one line per batch event; batches run for minutes to
 // hours, and the user should see that they move.
