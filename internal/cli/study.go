@@ -53,6 +53,13 @@ in an order of their own. Decoys have a known answer.`,
 			}
 			defer s.Close()
 			sp.annotators = bench.SplitList(annotators)
+			if len(sp.annotators) == 1 {
+				// --annotators 3 reads as three annotators; it names one,
+				// "3", and a study of one has no agreement.
+				if _, err := strconv.Atoi(sp.annotators[0]); err == nil {
+					return fmt.Errorf("--annotators %s names one annotator, %q, not %s of them: give their names, comma-separated (--annotators ana,ben,cho)", sp.annotators[0], sp.annotators[0], sp.annotators[0])
+				}
+			}
 			if questions != "" {
 				b, err := os.ReadFile(questions)
 				if err != nil {
@@ -94,7 +101,8 @@ in an order of their own. Decoys have a known answer.`,
 				fmt.Fprintf(g.Stdout, "run %d: the latest a %s study can sample (--run chooses another)\n", st.RunID, st.Kind)
 			}
 			sampled := len(st.Items) - sp.o.Decoys
-			fmt.Fprintf(g.Stdout, "study %d: %s (%d seen by every annotator) and %s for %s\n", st.ID, plural(sampled, "item", "items"), st.Overlap, plural(sp.o.Decoys, "decoy", "decoys"), strings.Join(sp.annotators, ", "))
+			fmt.Fprintf(g.Stdout, "study %d: %s (%d seen by every annotator) and %s for %s: %s\n", st.ID, plural(sampled, "item", "items"), st.Overlap, plural(sp.o.Decoys, "decoy", "decoys"),
+				plural(len(sp.annotators), "annotator", "annotators"), strings.Join(sp.annotators, ", "))
 			if few := study.FewDecoys(sp.o.Decoys, study.DefaultDecoyBar); few != "" {
 				fmt.Fprintf(g.Stderr, "note: %s (--decoys); study report --decoy-bar sets another bar\n", few)
 			}
