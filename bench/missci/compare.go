@@ -63,7 +63,8 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 			arg1.Items = append(arg1.Items, compare.Item{ID: a.ID, Cluster: a.ID, Value: hit})
 		}
 	}
-	return []bench.Arm{{Model: rec.Source, Metrics: []compare.Metric{p1, arg1}, Calls: calls, Answers: answers, Design: "reconstruction"}}, nil
+	// Pool: the split's arguments, which a --limit run took some of.
+	return []bench.Arm{{Model: rec.Source, Metrics: []compare.Metric{p1, arg1}, Calls: calls, Answers: answers, Design: "reconstruction", Pool: len(args)}}, nil
 }
 
 // classifyArm is a classification run's arm: each unit right or not, as
@@ -114,5 +115,5 @@ func classifyArm(c ClassifyRecord) ([]bench.Arm, error) {
 			calls[u.ID] = []string{u.CallKey}
 		}
 	}
-	return []bench.Arm{{Model: c.Source, Metrics: []compare.Metric{m}, Calls: calls, Answers: answers, Design: c.Task}}, nil
+	return []bench.Arm{{Model: c.Source, Metrics: []compare.Metric{m}, Calls: calls, Answers: answers, Design: c.Task, Pool: len(args)}}, nil
 }

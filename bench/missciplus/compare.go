@@ -24,9 +24,17 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if setup.Subtask == 3 {
 		return nil, fmt.Errorf("subtask 3 runs do not compare item by item yet (subtasks 1 and 2 do)")
 	}
-	_, scored, err := setup.Arguments()
+	all, scored, err := setup.Arguments()
 	if err != nil {
 		return nil, err
+	}
+	// Pool: the arguments of the split a run scores (subtask 1: those whose
+	// p0 a passage states), which a --limit run took some of.
+	pool := 0
+	for _, a := range all {
+		if setup.Subtask != 1 || a.HasMappedP0() {
+			pool++
+		}
 	}
 	if setup.Iterations > 0 && len(rankings) > 0 {
 		// A pairwise run's groups are its ranking after each iteration:
@@ -64,7 +72,7 @@ func (Task) Arms(ctx context.Context, env bench.Env, run store.Run) ([]bench.Arm
 	if setup.Model != "" {
 		model = setup.Model
 	}
-	return []bench.Arm{{Model: model, Metrics: metrics, Design: fmt.Sprintf("subtask %d", setup.Subtask)}}, nil
+	return []bench.Arm{{Model: model, Metrics: metrics, Design: fmt.Sprintf("subtask %d", setup.Subtask), Pool: pool}}, nil
 }
 
 func indexOf(names []string, n string) int {

@@ -277,6 +277,11 @@ func TestCompareMissciRuns(t *testing.T) {
 	if !strings.Contains(rows[0][1].Text, "openai:gpt-4.1 ") || rows[0][4].Value < 20 {
 		t.Fatalf("arm %q, %v clusters", rows[0][1].Text, rows[0][4].Value)
 	}
+	// A plan from a run of the dev split knows its 30 arguments (it said
+	// nothing where it needed more).
+	if out, stderr, err := runCLI(t, dir, "plan", "--pilot", "2", "--delta", "0.02"); err != nil || !strings.Contains(out, "too few arguments**: the benchmark has 30 arguments: ") {
+		t.Fatalf("plan from a Missci pilot: %v\n%s%s", err, out, stderr)
+	}
 }
 
 // TestPlanFromADeflectPilot (#44 item 2): a DeflectBench run as the pilot

@@ -188,6 +188,12 @@ func TestMissciPlusBaselinesByCommand(t *testing.T) {
 	if _, _, err := runCLI(t, dir, "compare", "1", "2"); err == nil || !strings.Contains(err.Error(), `arm "2" is a run of MissciPlus subtask 1, arm "1" of subtask 2: their figures measure different things`) {
 		t.Fatalf("subtask 1 against subtask 2: %v", err)
 	}
+	// A plan from it knows how many arguments subtask 1 scores on the
+	// test split (those whose p0 a passage states): a difference of 2
+	// points needs more (the plan said nothing of it).
+	if out, stderr, err := runCLI(t, dir, "plan", "--pilot", "2", "--delta", "0.02"); err != nil || !regexp.MustCompile(`too few arguments\*\*: the benchmark has 75 arguments: \d+ per arm is more than there are`).MatchString(out) {
+		t.Fatalf("plan from a subtask 1 pilot: %v\n%s%s", err, out, stderr)
+	}
 	// Exported, each subtask's P@1 is an evaluation of its own name.
 	for run, want := range map[string]string{"1": "missciplus subtask 2 P@1", "2": "missciplus subtask 1 P@1"} {
 		out := filepath.Join(dir, "eee-"+run)

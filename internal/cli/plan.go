@@ -42,7 +42,7 @@ price of an item come from its records and spend; else give --rate, --samples an
 pilot's own minimum detectable effect is printed too: what a finished run of its size can show.
 Arms that share items (one plan, two models) need fewer: the figure is the independent
 arms' bound. Where a plan needs more items than the benchmark has (--max-items, or what the
-pilot's benchmark says of its set: its claims, a corpus's texts), it says how many
+pilot's benchmark says of its set: its claims, a corpus's texts, a split's arguments), it says how many
 observations per item all of them need, or that none suffices. The formulas are in
 docs/planning.md.`,
 		Example: `  fallacylab plan --pilot 7:openai:gpt-4.1 --delta 0.05       # from a pilot run of one model
