@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 
 	"gonum.org/v1/gonum/stat"
@@ -22,7 +23,7 @@ type Estimate struct {
 	Level            float64
 	Resamples        int
 	Seed             uint64
-	// Interval says how Lo and Hi were found (IntervalMethod).
+	// Interval says how Lo and Hi were found (intervalMethod).
 	Interval string
 }
 
@@ -31,10 +32,11 @@ type Estimate struct {
 // collapses to a point at 0 and at 1.
 func (e Estimate) Wilson() bool { return e.Binary && e.Clusters == e.N }
 
-// IntervalMethod names how an estimate's interval is found, for a unit
-// ("argument"): Wilson's for a rate of independent items, else the
-// percentile cluster bootstrap over the unit.
-func IntervalMethod(wilson bool, unit string) string {
+// intervalMethod names how an estimate's interval is found, for a unit
+// ("argument"; "" reads "item"): Wilson's for a rate of independent items,
+// else the percentile cluster bootstrap over the unit.
+func intervalMethod(wilson bool, unit string) string {
+	unit = cmp.Or(unit, "item")
 	if wilson {
 		return "Wilson score interval (a rate of independent " + unit + "s)"
 	}
@@ -95,6 +97,6 @@ func EstimateOf(m Metric, o Options) (Estimate, error) {
 		}
 		e.Lo, e.Hi = p.Lo, p.Hi
 	}
-	e.Interval = IntervalMethod(e.Wilson(), e.Unit)
+	e.Interval = intervalMethod(e.Wilson(), e.Unit)
 	return e, nil
 }
