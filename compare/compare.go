@@ -212,7 +212,17 @@ func pair(la, lb string, a, b Metric, o Options) (Pair, error) {
 		p.H = stats.CohensH(p.EstA, p.EstB)
 	}
 	if p.Binary && p.Clusters == p.Shared {
-		// One item per cluster: the pairs are independent.
+		// One item per cluster: the pairs are independent. Each arm's
+		// rate has Wilson's interval, as a run's report and EstimateOf
+		// give it (the bootstrap's is a point at 0 and 1); the
+		// difference keeps the paired bootstrap's.
+		for i, lohi := range [2][2]*float64{{&p.LoA, &p.HiA}, {&p.LoB, &p.HiB}} {
+			w, err := stats.Prop(int(math.Round([]float64{p.EstA, p.EstB}[i]*float64(p.Shared))), p.Shared, o.Level, stats.Wilson)
+			if err != nil {
+				return p, err
+			}
+			*lohi[0], *lohi[1] = w.Lo, w.Hi
+		}
 		m, err := stats.McNemar(p.Discordant[0], p.Discordant[1], true, false)
 		if err != nil {
 			return p, err

@@ -12,7 +12,8 @@ import (
 // TestEstimateOf: an arm's estimate is the mean of its items, resampled
 // as Compare resamples an arm (the same interval Compare gives that arm
 // against another on the same items) — but a rate of items each its own
-// cluster has Wilson's interval (the bootstrap's is a point at 0 and 1) —
+// cluster has Wilson's interval, in Compare too (the bootstrap's is a
+// point at 0 and 1) —
 // and its bootstrap standard error is within Monte-Carlo error of the
 // binomial one when every item is its own cluster; with clusters of
 // correlated items it is wider.
@@ -37,6 +38,15 @@ func TestEstimateOf(t *testing.T) {
 	w, _ := stats.Prop(80, 400, 0.95, stats.Wilson)
 	if e.Mean != 0.2 || e.N != 400 || e.Clusters != 400 || e.Lo != w.Lo || e.Hi != w.Hi || !strings.HasPrefix(e.Interval, "Wilson") {
 		t.Fatalf("estimate %+v; Wilson's [%v, %v]", e, w.Lo, w.Hi)
+	}
+	// Compare gives the arm the same (its difference keeps the paired
+	// bootstrap's interval).
+	rates, err := Compare([]Arm{{Label: "a", Metrics: []Metric{m}}, {Label: "b", Metrics: []Metric{other}}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rates[0]; r.LoA != w.Lo || r.HiA != w.Hi || r.DiffLo >= r.Diff || r.DiffHi <= r.Diff {
+		t.Fatalf("Compare's arm A %v [%v, %v], difference %v [%v, %v]; Wilson's [%v, %v]", r.EstA, r.LoA, r.HiA, r.Diff, r.DiffLo, r.DiffHi, w.Lo, w.Hi)
 	}
 	// Scores (not a rate): the interval Compare gives the arm.
 	ms, os := m, other

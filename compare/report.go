@@ -15,7 +15,7 @@ const FewClusters = 10
 func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 	o.defaults()
 	rep := &report.Report{Title: title, Benchmark: benchmark, Headline: "paired", Meta: [][2]string{
-		{"intervals", fmt.Sprintf("%.0f%% percentile cluster bootstrap over the shared items' clusters, %d resamples, seed %d", 100*o.Level, o.Resamples, o.Seed)},
+		{"intervals", fmt.Sprintf("%.0f%% percentile cluster bootstrap over the shared items' clusters, %d resamples, seed %d; an arm's rate of independent items (one per cluster) has Wilson's interval", 100*o.Level, o.Resamples, o.Seed)},
 		{"tests", fmt.Sprintf("McNemar's exact test (and mid-p) for a binary outcome with one item per cluster; a sign-flip permutation test of the mean paired difference over clusters otherwise (every flip up to %d clusters, else %d random flips)", o.ExactClusters, o.Flips)},
 		{"level", fmt.Sprintf("α = %g, two-sided", o.Alpha)},
 	}}
@@ -45,7 +45,7 @@ func Report(title, benchmark string, pairs []Pair, o Options) *report.Report {
 			report.NCI(p.EstA, p.LoA, p.HiA, 3), report.NCI(p.EstB, p.LoB, p.HiB, 3), report.NCI(p.Diff, p.DiffLo, p.DiffHi, 3),
 			h, report.T(p.Test), report.PV(p.P), mid, report.PV(p.PHolm), report.PV(p.PBH), report.T(p.Verdict)})
 	}
-	rep.AddSection("Paired comparisons", "Each pair of arms on the items both have; their estimates and difference are means over those items, with intervals from resampling the items' clusters. A verdict reads the Holm-adjusted p where a metric compares more than one pair.").Add(t)
+	rep.AddSection("Paired comparisons", "Each pair of arms on the items both have; their estimates and difference are means over those items, with intervals from resampling the items' clusters (an arm's rate of independent items: Wilson's). A verdict reads the Holm-adjusted p where a metric compares more than one pair.").Add(t)
 	rep.NotePointIntervals("cluster")
 	return rep
 }
