@@ -530,6 +530,17 @@ func verdictFigures(sum Summary) string {
 	case sum.Margin == 0:
 		follows = "it follows the new scheme τ′ and the source type τ alike"
 	}
+	// An interval that holds 0 shows no direction: the figure leans, and
+	// the sentence says so (a --limit 10 audit "follows the new scheme τ′"
+	// at a margin of +10.0 pp, CI [-20.0, 40.0]).
+	sepNote, marginNote := "", ""
+	if sum.Sep != 0 && sum.SepLo <= 0 && sum.SepHi >= 0 {
+		sepNote = ", which holds 0: no difference shown"
+	}
+	if sum.Margin != 0 && sum.MarginLo <= 0 && sum.MarginHi >= 0 {
+		follows = strings.Replace(follows, "it follows", "it leans to", 1) + ", not clearly"
+		marginNote = ", which holds 0"
+	}
 	n, m := 100*sum.NativeFPR.Estimate, 100*sum.MatchedFPR.Estimate
 	fpr := fmt.Sprintf("Its false-positive rate rises from %.1f %% on the corpus' own valid class to %.1f %% on scheme-matched valid arguments.", n, m)
 	switch {
@@ -538,7 +549,7 @@ func verdictFigures(sum Summary) string {
 	case m < n:
 		fpr = fmt.Sprintf("Its false-positive rate falls from %.1f %% on the corpus' own valid class to %.1f %% on scheme-matched valid arguments.", n, m)
 	}
-	return fmt.Sprintf("it calls scheme-matched valid arguments by their source type %s wrong-scheme controls (macro separation, 95 %% CI [%.1f, %.1f]), "+
-		"and on wrong-scheme items %s (margin %+.1f pp, CI [%.1f, %.1f]). %s",
-		more, 100*sum.SepLo, 100*sum.SepHi, follows, 100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, fpr)
+	return fmt.Sprintf("it calls scheme-matched valid arguments by their source type %s wrong-scheme controls (macro separation, 95 %% CI [%.1f, %.1f]%s), "+
+		"and on wrong-scheme items %s (margin %+.1f pp, CI [%.1f, %.1f]%s). %s",
+		more, 100*sum.SepLo, 100*sum.SepHi, sepNote, follows, 100*sum.Margin, 100*sum.MarginLo, 100*sum.MarginHi, marginNote, fpr)
 }

@@ -35,4 +35,14 @@ func TestVerdictFiguresFollowTheirSigns(t *testing.T) {
 			t.Errorf("separation %g, margin %g:\n got %s\nwant %s", c.sep, c.margin, got, c.want)
 		}
 	}
+	// Intervals that hold 0 show no direction: a --limit 10 audit
+	// "follows the new scheme τ′" at a margin of +10.0 pp, CI [-20.0, 40.0].
+	s := Summary{Sep: -0.125, SepLo: -0.333, SepHi: 0, Margin: 0.1, MarginLo: -0.2, MarginHi: 0.4}
+	s.NativeFPR, s.MatchedFPR = fpr(1, 0.8)
+	want := "it calls scheme-matched valid arguments by their source type 12.5 pp less often than wrong-scheme controls (macro separation, 95 % CI [-33.3, 0.0], which holds 0: no difference shown), " +
+		"and on wrong-scheme items it leans to the new scheme τ′ rather than the source type τ, not clearly (margin +10.0 pp, CI [-20.0, 40.0], which holds 0). " +
+		"Its false-positive rate falls from 100.0 % on the corpus' own valid class to 80.0 % on scheme-matched valid arguments."
+	if got := verdictFigures(s); got != want {
+		t.Errorf("intervals that hold 0:\n got %s\nwant %s", got, want)
+	}
 }
