@@ -76,6 +76,10 @@ predictions from the passages the fallacies rest on (and p0's) count.`,
 	return cmd
 }
 
+// argAt1Aligned and argAt1ClassOnly are where reconstructionFigures puts
+// the two Arg@1s, shares of the arguments.
+const argAt1Aligned, argAt1ClassOnly = 6, 9
+
 // reconstructionFigures are a cut's headline figures, in the report's
 // column order.
 func reconstructionFigures(s TopScores) []float64 {
@@ -117,7 +121,7 @@ func ReconstructionReport(preds []ArgumentPrediction, gold []Argument, o EvalOpt
 		{"arguments", fmt.Sprint(sc.Stats.Arguments)},
 		{"prompts", fmt.Sprintf("%d, %d parsed (%.1f %%)", sc.Stats.Prompts, sc.Stats.ParsedAbsolute, 100*sc.Stats.ParsedRelative)},
 		{"predictions", fmt.Sprintf("%d (%.2f per prompt, %.2f per argument)", sc.Stats.TotalPredictions, sc.Stats.PerPrompt.Mean, sc.Stats.PerArgument.Mean)},
-		{"intervals", fmt.Sprintf("percentile bootstrap over arguments, %d resamples, seed %d", ro.Resamples, ro.Seed)},
+		{"intervals", fmt.Sprintf("percentile bootstrap over arguments, %d resamples, seed %d; Wilson's for Arg@1, a share of the arguments", ro.Resamples, ro.Seed)},
 		{"metrics", "as UKPLab/naacl2025-missciplus (missci/eval/missciplus_metrics.py, evaluator_gen_classify_missciplus.py), checked against that code"}}
 	sec := rep.AddSection("Reconstruction", "Claim level: each argument's predicted classes against its gold classes (F1 over the nine classes and None; scikit-learn, zero_division 0). Fallacy level: gold interchangeable fallacies a prediction was aligned to — by the premise judge's alignment, and by class alone — and Arg@1, the share of arguments with a reasoning line found. Other, None and unnamed classes are left out.")
 	t := sec.Add(&report.Table{ID: "reconstruction", Title: "Reconstruction by cut",
@@ -145,6 +149,16 @@ func ReconstructionReport(preds []ArgumentPrediction, gold []Argument, o EvalOpt
 				continue
 			}
 			lo, hi := reps.Percentile(j, ro.Level)
+			if j == argAt1Aligned || j == argAt1ClassOnly {
+				// Arg@1 is a share of the arguments: Wilson's interval,
+				// as every single proportion has (the bootstrap's is a
+				// point at 0 and 1).
+				w, err := stats.Prop(int(math.Round(v*float64(len(gold)))), len(gold), ro.Level, stats.Wilson)
+				if err != nil {
+					return nil, err
+				}
+				lo, hi = w.Lo, w.Hi
+			}
 			row = append(row, report.NCI(v, lo, hi, 3))
 		}
 		t.Rows = append(t.Rows, row)

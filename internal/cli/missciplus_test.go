@@ -19,6 +19,7 @@ import (
 	_ "github.com/fallacylab/fallacylab/bench/all" // the binary's registry
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 	"github.com/fallacylab/fallacylab/report"
+	"github.com/fallacylab/fallacylab/stats"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 	"github.com/fallacylab/fallacylab/study"
@@ -360,6 +361,12 @@ func TestMissciPlusEvalCommand(t *testing.T) {
 	}
 	if got := rows[2][7].Value; got-want.Scores.Top3.Fallacy.Necessary.Arg1 > 1e-9 || want.Scores.Top3.Fallacy.Necessary.Arg1-got > 1e-9 || !rows[2][7].HasCI {
 		t.Fatalf("top 3 Arg@1 %+v, upstream %v", rows[2][7], want.Scores.Top3.Fallacy.Necessary.Arg1)
+	}
+	// Arg@1 is a share of the 30 arguments: Wilson's interval, as every
+	// single proportion has (the bootstrap's is a point at 0 and 1).
+	arg1 := rows[2][7]
+	if w, _ := stats.Prop(int(math.Round(arg1.Value*30)), 30, 0.95, stats.Wilson); arg1.Lo != w.Lo || arg1.Hi != w.Hi {
+		t.Fatalf("top 3 Arg@1 %v [%v, %v], want Wilson's [%v, %v]", arg1.Value, arg1.Lo, arg1.Hi, w.Lo, w.Hi)
 	}
 	lines, _ := os.ReadFile(filepath.Join(td, "reconstruct_predictions.jsonl"))
 	short := filepath.Join(dir, "short.jsonl")
