@@ -295,9 +295,9 @@ var flagRanges = []flagRange{
 	{name: "alpha", min: 0, max: 1, open: true, openMax: true, what: "a level between 0 and 1, e.g. 0.05"},
 	{name: "power", min: 0, max: 1, open: true, openMax: true, what: "a power between 0 and 1, e.g. 0.8"},
 	{name: "run", min: 0, max: math.Inf(1), what: "a run id (fallacylab runs lists them)"},
+	{name: "max-items", min: 0, max: math.Inf(1), what: "the number of items the benchmark has (0: no limit)"},
 	// River refuses a queue of no workers: a worker said the store did not
 	// answer, and tried again forever.
-	{name: "max-items", min: 0, max: math.Inf(1), what: "the number of items the benchmark has (0: no limit)"},
 	{name: "take", min: 1, max: math.Inf(1), what: "at least 1 job of a queue at a time"},
 	{name: "db-max-conns", min: 0, max: math.Inf(1), what: "0 (the URL's, else 8) or more"},
 	{name: "per-type", min: 0, max: math.Inf(1), what: "0 (use --n) or more"},
