@@ -2,7 +2,10 @@ package teamtest_test
 
 import (
 	"bufio"
+	"database/sql"
+	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,3 +112,57 @@ func cpuTicks() (total, idle uint64, ok bool) {
 	}
 	return total, idle, true
 }
+
+// cpuOf is the CPU time (user and system) processes spent, once they have
+// been waited for.
+func cpuOf(cmds ...*exec.Cmd) time.Duration {
+	var d time.Duration
+	for _, c := range cmds {
+		if s := c.ProcessState; s != nil {
+			d += s.UserTime() + s.SystemTime()
+		}
+	}
+	return d
+}
+
+// postgresCPU is the CPU time PostgreSQL's server has spent so far, where
+// it runs on this machine: its postmaster's own and that of the backends
+// it has reaped (each connection is a process of its own, ended when the
+// connection closes), read from /proc. ok is false elsewhere.
+func postgresCPU(db *sql.DB) (time.Duration, bool) {
+	var backend int
+	if err := db.QueryRow(`SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		return 0, false
+	}
+	st, ok := procStat(backend)
+	if !ok || len(st) < 2 {
+		return 0, false
+	}
+	post, ok := procStat(atoi(st[1])) // ppid: the postmaster
+	if !ok || len(post) < 15 {
+		return 0, false
+	}
+	// utime, stime, cutime, cstime: fields 14–17 of /proc/PID/stat, here
+	// counted from the field after the command's closing parenthesis (3).
+	var ticks int
+	for _, f := range post[11:15] {
+		ticks += atoi(f)
+	}
+	return time.Duration(ticks) * time.Second / 100, true // USER_HZ, 100 on Linux
+}
+
+// procStat is /proc/PID/stat's fields after the command's name (state,
+// ppid, …).
+func procStat(pid int) ([]string, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(string(b[i+1:])), true
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }

@@ -794,15 +794,18 @@ func scaling(b *testing.B, name string, n, k int, used bool, slow llmtest.Option
 				}
 			}
 			before := len(srv.Ledger())
+			pg0, pgOK := postgresCPU(r.db)
 			start := time.Now()
 			load := startBusy()
 			var wall time.Duration
 			if k == 0 {
-				if err := r.spawn("coordinator.log", args...).Wait(); err != nil {
+				coord := r.spawn("coordinator.log", args...)
+				if err := coord.Wait(); err != nil {
 					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 				}
 				wall = time.Since(start)
 				load.report(b)
+				b.ReportMetric(cpuOf(coord).Seconds(), "run-cpu-s")
 			} else {
 				coord := r.spawn("coordinator.log", append([]string{"--workers", "0"}, args...)...)
 				ended := make(chan error, 1)
@@ -819,6 +822,13 @@ func scaling(b *testing.B, name string, n, k int, used bool, slow llmtest.Option
 					b.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
 				}
 				load.report(b)
+				b.ReportMetric(cpuOf(coord).Seconds(), "run-cpu-s")
+				b.ReportMetric(cpuOf(ws...).Seconds(), "workers-cpu-s")
+			}
+			if pg1, ok := postgresCPU(r.db); ok && pgOK {
+				// The backends still connected (the test's own) count
+				// later: this is a floor, by at most theirs.
+				b.ReportMetric((pg1 - pg0).Seconds(), "postgres-cpu-s")
 			}
 			if k > 0 {
 				var first, last time.Time
