@@ -12,18 +12,21 @@ import (
 
 // Dispatcher hands jobs to other processes — workers sharing the store —
 // instead of calling providers here. Dispatch returns once the job's answer
-// is committed to the store under key, or with the error the job failed
-// with; a cancelled ctx abandons the wait (the job stays queued).
+// is committed to the store under key, with that answer, linked to the
+// engine's run (as the store's PutAnswer links what this process stores);
+// or with the error the job failed with; a cancelled ctx abandons the
+// wait (the job stays queued).
 type Dispatcher interface {
-	Dispatch(ctx context.Context, j Job, key string) error
+	Dispatch(ctx context.Context, j Job, key string) (store.Call, error)
 }
 
-// dispatched is the dispatch stage: the job goes to a worker, and its
-// answer is read back from the store and linked to this run. ok is false
-// when the wait was abandoned.
+// dispatched is the dispatch stage: the job goes to a worker, which
+// answers it in the store; the dispatcher reads it back, linked to this
+// run. ok is false when the wait was abandoned.
 func (e *Engine) dispatched(ctx context.Context, j Job, key string) (Result, bool) {
 	res := Result{Job: j, Key: key}
-	if err := e.opt.Dispatch.Dispatch(ctx, j, key); err != nil {
+	c, err := e.opt.Dispatch.Dispatch(ctx, j, key)
+	if err != nil {
 		if ctx.Err() != nil {
 			return res, false
 		}
@@ -33,28 +36,8 @@ func (e *Engine) dispatched(ctx context.Context, j Job, key string) (Result, boo
 		res.Err = err
 		return res, true
 	}
-	var c store.Call
-	var ok bool
-	err := storeRetry(ctx, func() (err error) {
-		c, ok, err = e.opt.Store.GetCall(context.WithoutCancel(ctx), key)
-		return err
-	})
-	switch {
-	case err != nil:
-		res.Err = err
-	case !ok:
-		res.Err = fmt.Errorf("a worker finished job %s but its answer is not in the store", j.ID)
-	default:
-		res.Response, res.Cost, res.Attempts = c.Response, c.Cost, c.Attempts
-		res.Err = storeRetry(ctx, func() error { return e.opt.Store.LinkRun(context.WithoutCancel(ctx), e.opt.RunID, key, j.ID, false) })
-	}
+	res.Response, res.Cost, res.Attempts = c.Response, c.Cost, c.Attempts
 	return res, true
-}
-
-// storeRetry is RetryStore for up to two minutes: a database restarting
-// while a worker's answer is read pauses the job, it does not fail it.
-func storeRetry(ctx context.Context, op func() error) error {
-	return RetryStore(ctx, 2*time.Minute, op)
 }
 
 // RetryStore runs an operation on a shared store — a read, or a write that

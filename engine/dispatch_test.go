@@ -14,12 +14,13 @@ import (
 )
 
 // slowLookups is a store whose cache lookups take a while and are
-// counted: how many are in flight at most, and which keys were looked up.
+// counted: how many reads are in flight at most, how many there were, and
+// which keys were looked up.
 type slowLookups struct {
 	*sqlite.Store
-	inFlight, most atomic.Int64
-	mu             sync.Mutex
-	keys           map[string]bool
+	inFlight, most, reads atomic.Int64
+	mu                    sync.Mutex
+	keys                  map[string]bool
 }
 
 // looked is how many keys were looked up.
@@ -30,12 +31,20 @@ func (s *slowLookups) looked() int {
 }
 
 func (s *slowLookups) GetCall(ctx context.Context, key string) (store.Call, bool, error) {
+	c, err := s.GetCalls(ctx, []string{key})
+	return c[key], err == nil && c[key].Key != "", err
+}
+
+func (s *slowLookups) GetCalls(ctx context.Context, keys []string) (map[string]store.Call, error) {
 	s.mu.Lock()
 	if s.keys == nil {
 		s.keys = map[string]bool{}
 	}
-	s.keys[key] = true
+	for _, k := range keys {
+		s.keys[k] = true
+	}
 	s.mu.Unlock()
+	s.reads.Add(1)
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	for {
@@ -45,7 +54,7 @@ func (s *slowLookups) GetCall(ctx context.Context, key string) (store.Call, bool
 		}
 	}
 	time.Sleep(time.Millisecond) // a round trip to a team's store
-	return s.Store.GetCall(ctx, key)
+	return s.Store.GetCalls(ctx, keys)
 }
 
 // holdingDispatcher takes every job and holds it until the run is
@@ -58,20 +67,21 @@ type holdingDispatcher struct {
 	once  sync.Once
 }
 
-func (d *holdingDispatcher) Dispatch(ctx context.Context, _ engine.Job, _ string) error {
+func (d *holdingDispatcher) Dispatch(ctx context.Context, _ engine.Job, _ string) (store.Call, error) {
 	if d.taken.Add(1) == d.want {
 		d.once.Do(func() { close(d.all) })
 	}
 	<-ctx.Done()
-	return ctx.Err()
+	return store.Call{}, ctx.Err()
 }
 
-// TestQueuingRunBoundsItsLookups: a run that queues its jobs for workers
-// (Dispatch) starts thousands of them at once, each looking in the cache
-// first; its lookups are bounded, so they do not queue for the store's few
+// TestQueuingRunReadsItsLookupsTogether: a run that queues its jobs for
+// workers (Dispatch) starts thousands of them at once, each looking in the
+// cache first; their look-ups are read together, one read at a time, so
+// they neither cost a round trip each nor queue for the store's few
 // connections ahead of the run's first insert of a job (and the workers'
-// first call). Unbounded, all 300 looked at once.
-func TestQueuingRunBoundsItsLookups(t *testing.T) {
+// first call). One each, six at a time, the 300 looked up made 300 reads.
+func TestQueuingRunReadsItsLookupsTogether(t *testing.T) {
 	st := &slowLookups{Store: openStore(t)}
 	d := &holdingDispatcher{want: 300, all: make(chan struct{})}
 	srv := llmtest.New(llmtest.Options{})
@@ -94,7 +104,11 @@ func TestQueuingRunBoundsItsLookups(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if most := st.most.Load(); most > 6 {
-		t.Fatalf("%d cache lookups in flight at once: want at most 6", most)
+	if most := st.most.Load(); most != 1 {
+		t.Errorf("%d cache reads in flight at once: want 1", most)
+	}
+	t.Logf("%d jobs looked up in %d reads", st.looked(), st.reads.Load())
+	if n, reads := st.looked(), st.reads.Load(); n != 300 || reads > 100 {
+		t.Errorf("%d jobs looked up in %d reads: want 300 in far fewer", n, reads)
 	}
 }

@@ -268,18 +268,18 @@ func (s *session) engineOptions(runID int64) engine.Options {
 			o.Dispatch, o.Workers, o.Budget = team.Queue(runID, s.remainingBudget(runID), s.teamNews), dispatchInFlight, 0
 			// Its cache look-ups wait for a store that refuses a
 			// connection (too many, 53300; recovering, 57P03) or
-			// restarts, as its reads of the workers' answers do
-			// (engine.storeRetry) and as the workers do: ten workers
-			// filling the database's connections failed 8 of a run's
-			// 600 jobs at their look-up.
+			// restarts, as its polls for the workers' answers do (they
+			// poll again) and as the workers do: ten workers filling
+			// the database's connections failed 8 of a run's 600 jobs
+			// at their look-up.
 			o.StoreOutage = queueStoreOutage
 		}
 	}
 	return o
 }
 
-// queueStoreOutage is how long a queuing run's read of the store may fail
-// before its job fails: engine.storeRetry's two minutes.
+// queueStoreOutage is how long a queuing run's cache look-up may fail
+// before its job fails.
 const queueStoreOutage = 2 * time.Minute
 
 // batchNews prints one line per batch event; batches run for minutes to

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/store"
+	"github.com/fallacylab/fallacylab/store/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -46,7 +48,7 @@ type Dispatcher struct {
 	budget  sync.Once
 	berr    error
 	mu      sync.Mutex
-	waits   map[int64][]chan error
+	waits   map[int64][]waiter
 	keys    map[int64]string     // the call key of each job waited for, but refreshed ones
 	queueOf map[int64]string     // the queue of each job waited for
 	infos   map[string]QueueInfo // each queue's provider and model, for Say
@@ -62,7 +64,7 @@ type Dispatcher struct {
 func NewDispatcher(st *Store, runID int64) *Dispatcher {
 	return &Dispatcher{st: st, run: runID, Poll: 100 * time.Millisecond, EndPoll: 20 * time.Millisecond, FullPollEvery: fullPollEvery, FullPollBelow: fullPollBelow,
 		UnservedAfter: unservedAfter, queueOf: map[int64]string{}, infos: map[string]QueueInfo{},
-		waits: map[int64][]chan error{}, keys: map[int64]string{}, named: map[string]bool{},
+		waits: map[int64][]waiter{}, keys: map[int64]string{}, named: map[string]bool{},
 		inserts: make(chan insertReq, insertBatch)}
 }
 
@@ -70,10 +72,25 @@ func NewDispatcher(st *Store, runID int64) *Dispatcher {
 // answer before its jobs fail.
 const outage = 5 * time.Minute
 
+// waiter is a Dispatch waiting for a River job: the run's job and its call
+// key, and where its answer goes.
+type waiter struct {
+	job, key string
+	ch       chan answer
+}
+
+// answer is what a waiting Dispatch is given: the call stored and linked
+// to the run, or the error its job failed with.
+type answer struct {
+	call store.Call
+	err  error
+}
+
 // Dispatch queues the job — unless the same call is queued and not
 // finished, which it then waits for — and waits until a worker has
-// finished it.
-func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) error {
+// finished it; it returns the answer the worker stored, linked to the
+// run.
+func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) (store.Call, error) {
 	d.budget.Do(func() {
 		if d.Budget > 0 {
 			d.berr = d.st.SetBudget(ctx, d.run, d.Budget)
@@ -82,17 +99,17 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 		}
 	})
 	if d.berr != nil {
-		return d.berr
+		return store.Call{}, d.berr
 	}
 	c, err := d.st.inserter()
 	if err != nil {
-		return err
+		return store.Call{}, err
 	}
 	q := QueueInfo{Provider: j.Spec.Provider, Model: j.Spec.Model, Endpoint: j.Endpoint, Budgeted: d.Budget > 0}
 	q.Name = QueueName(q.Provider, q.Model, q.Endpoint, q.Budgeted)
 	args := CallArgs{Key: key, Refresh: j.Refresh, Run: d.run, JobID: j.ID, Job: string(j.Canonical()), Budgeted: q.Budgeted}
 	if err := d.name(ctx, q); err != nil {
-		return err
+		return store.Call{}, err
 	}
 	d.insOnce.Do(func() { go d.insertLoop(context.WithoutCancel(ctx), c) })
 	reply := make(chan inserted, 1)
@@ -101,18 +118,18 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 	select {
 	case in = <-reply:
 	case <-ctx.Done():
-		return ctx.Err() // queued or not, the run no longer waits for it
+		return store.Call{}, ctx.Err() // queued or not, the run no longer waits for it
 	}
 	if in.err != nil {
-		return fmt.Errorf("queue job %s: %w", j.ID, in.err)
+		return store.Call{}, fmt.Errorf("queue job %s: %w", j.ID, in.err)
 	}
 	id, dup := in.id, in.dup
 	if d.Queued != nil {
 		d.Queued(j.ID, id, dup)
 	}
-	ch := make(chan error, 1)
+	ch := make(chan answer, 1)
 	d.mu.Lock()
-	d.waits[id] = append(d.waits[id], ch)
+	d.waits[id] = append(d.waits[id], waiter{job: j.ID, key: key, ch: ch})
 	d.queueOf[id], d.infos[q.Name] = q.Name, q
 	if !j.Refresh { // a refreshed call's old answer is not its new one
 		d.keys[id] = key
@@ -125,10 +142,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, j engine.Job, key string) err
 		}
 	})
 	select {
-	case err := <-ch:
-		return err
+	case a := <-ch:
+		return a.call, a.err
 	case <-ctx.Done():
-		return ctx.Err()
+		return store.Call{}, ctx.Err()
 	}
 }
 
@@ -262,11 +279,31 @@ func (d *Dispatcher) poll(ctx context.Context) {
 		if len(ids) == 0 || err != nil {
 			continue // the next poll tries again
 		}
+		d.mu.Lock()
+		var answered []waiter
+		for id, err := range finished {
+			if err == nil {
+				answered = append(answered, d.waits[id]...)
+			}
+		}
+		d.mu.Unlock()
+		calls, err := d.st.linkAnswers(ctx, d.run, answered)
+		if err != nil {
+			continue // the next poll reads them again
+		}
 		since = at
 		d.mu.Lock()
 		for id, err := range finished {
-			for _, ch := range d.waits[id] {
-				ch <- err
+			for _, w := range d.waits[id] {
+				a := answer{err: err}
+				if err == nil {
+					c, ok := calls[w.key]
+					a.call = c
+					if !ok {
+						a.err = fmt.Errorf("a worker finished job %s but its answer is not in the store", w.job)
+					}
+				}
+				w.ch <- a
 			}
 			delete(d.waits, id)
 			delete(d.keys, id)
@@ -274,6 +311,43 @@ func (d *Dispatcher) poll(ctx context.Context) {
 		}
 		d.mu.Unlock()
 	}
+}
+
+// linkAnswers links the answers of the waiting jobs ws to run, as the
+// jobs of run they are, and returns them by call key: one statement for
+// a poll's answers, where a read and a link of each cost two round trips
+// (and the link a wait for the run's totals, which every link updates).
+// A call with no answer stored is neither linked nor returned.
+func (st *Store) linkAnswers(ctx context.Context, run int64, ws []waiter) (map[string]store.Call, error) {
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	keys, jobs := make([]string, len(ws)), make([]string, len(ws))
+	for i, w := range ws {
+		keys[i], jobs[i] = w.key, w.job
+	}
+	rows, err := st.db.QueryContext(ctx, `WITH linked AS (
+			INSERT INTO run_calls (run_id, key, cached, job)
+			SELECT ?, u.key, 0, u.job FROM unnest(?::text[], ?::text[]) AS u(key, job)
+			WHERE EXISTS (SELECT 1 FROM calls c WHERE c.key = u.key AND c.status = 'ok')
+			ON CONFLICT (run_id, key) DO NOTHING)
+		SELECT `+sqlstore.CallColumns+` FROM calls WHERE key = ANY(?::text[]) AND status = 'ok'`, run, keys, jobs, keys)
+	if err != nil {
+		return nil, fmt.Errorf("link run %d's answers: %w", run, err)
+	}
+	defer rows.Close()
+	calls := make(map[string]store.Call, len(ws))
+	for rows.Next() {
+		c, err := sqlstore.ScanCall(rows)
+		if err != nil {
+			return nil, fmt.Errorf("link run %d's answers: %w", run, err)
+		}
+		calls[c.Key] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("link run %d's answers: %w", run, err)
+	}
+	return calls, nil
 }
 
 // pollOnce reads which of the jobs ids finished: all of them (full, or

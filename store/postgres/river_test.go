@@ -22,7 +22,7 @@ import (
 // jobs at a time with work; it stops when the test ends.
 func startWorker(ctx context.Context, t *testing.T, st *postgres.Store, id, queue string, n int, work func(context.Context, string, postgres.CallArgs) error) *postgres.Worker {
 	t.Helper()
-	w, err := st.NewWorker(postgres.WorkerConfig{ID: id, Label: id, MaxWorkers: n, Retention: time.Hour, Work: work})
+	w, err := st.NewWorker(postgres.WorkerConfig{ID: id, Label: id, MaxWorkers: n, Retention: time.Hour, Work: answering(st, work)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,11 +36,42 @@ func startWorker(ctx context.Context, t *testing.T, st *postgres.Store, id, queu
 	return w
 }
 
+// answering is work, storing the answer of each job it makes (as a
+// worker's engine does before its job ends): the dispatcher reads it
+// back for the run.
+func answering(st *postgres.Store, work func(context.Context, string, postgres.CallArgs) error) func(context.Context, string, postgres.CallArgs) error {
+	return func(ctx context.Context, queue string, a postgres.CallArgs) error {
+		if err := work(ctx, queue, a); err != nil {
+			return err
+		}
+		c := store.Call{Key: a.Key, Namespace: "test", Provider: "openai", Model: "gpt-4.1-mini", Request: []byte(`{}`),
+			Status: store.StatusOK, Response: &llm.Response{Text: "answer to " + a.JobID}, Attempts: 1, Replace: a.Refresh}
+		_, err := st.PutAnswer(ctx, c)
+		return err
+	}
+}
+
+// errOf is a dispatch's error.
+func errOf(_ store.Call, err error) error { return err }
+
+// runStore is a fresh store with runs 1 and 2, those the tests'
+// dispatchers queue for.
+func runStore(t *testing.T) *postgres.Store {
+	t.Helper()
+	st := freshStore(t)
+	for range 2 {
+		if _, err := st.StartRun(context.Background(), store.Run{Name: "queued", Benchmark: "prompts", Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
 // dispatchRig is a fresh store, the dispatcher of its run 1 polling every
 // poll, and a context that ends after limit.
 func dispatchRig(t *testing.T, limit, poll time.Duration) (context.Context, *postgres.Store, *postgres.Dispatcher) {
 	t.Helper()
-	st := freshStore(t)
+	st := runStore(t)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel) // before the store closes, as a deferred cancel would
 	d := postgres.NewDispatcher(st, 1)
@@ -101,13 +132,13 @@ func TestRiverQueue(t *testing.T) {
 		queued.Done()
 	}
 	var wg sync.WaitGroup
-	errs := make([]error, 4)
+	errs, answers := make([]error, 4), make([]store.Call, 4)
 	for i := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			j, key := callJob(i % 3)
-			errs[i] = d.Dispatch(ctx, j, key)
+			answers[i], errs[i] = d.Dispatch(ctx, j, key)
 		}()
 	}
 	queued.Wait() // all queued before any is made: the duplicate finds its twin open
@@ -123,6 +154,17 @@ func TestRiverQueue(t *testing.T) {
 	}
 	if errs[1] == nil || !strings.Contains(errs[1].Error(), "the model refused the request") {
 		t.Fatalf("a failed job answers %v", errs[1])
+	}
+	// Each answered dispatch has its answer, linked to the run (one link
+	// per call: jobs a and d are one call).
+	for _, i := range []int{0, 2, 3} {
+		if a := answers[i]; a.Response == nil || !strings.HasPrefix(a.Response.Text, "answer to job-") || a.Key != answers[i%3].Key {
+			t.Errorf("dispatch %d answered %+v", i, a)
+		}
+	}
+	var links int
+	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM run_calls WHERE run_id = 1 AND cached = 0 AND job IN ('job-a', 'job-c', 'job-d')`).Scan(&links); err != nil || links != 2 {
+		t.Errorf("%d links of run 1's 2 answered calls (%v)", links, err)
 	}
 	var jobs int
 	st.DB().QueryRow(`SELECT COUNT(*) FROM river_job WHERE queue = $1`, queue).Scan(&jobs)
@@ -157,7 +199,7 @@ func TestRiverRescue(t *testing.T) {
 	defer close(hold)
 	silent := startWorker(ctx, t, st, "silent", queue, 1, hangs(hold, taken))
 	done := make(chan error, 1)
-	go func() { done <- d.Dispatch(ctx, j, key) }()
+	go func() { done <- errOf(d.Dispatch(ctx, j, key)) }()
 	<-taken
 	const lease = 300 * time.Millisecond
 	time.Sleep(lease + 100*time.Millisecond)
@@ -204,7 +246,7 @@ func TestRiverRescueOnce(t *testing.T) {
 	dispatch := func(d *postgres.Dispatcher, i int) chan error {
 		done := make(chan error, 1)
 		j, key := callJob(i)
-		go func() { done <- d.Dispatch(ctx, j, key) }()
+		go func() { done <- errOf(d.Dispatch(ctx, j, key)) }()
 		return done
 	}
 	const lease = 300 * time.Millisecond
@@ -295,7 +337,7 @@ func TestRiverRescueLeavesAFreshJob(t *testing.T) {
 	}
 	time.Sleep(lease + 100*time.Millisecond) // late: no heartbeat since
 	done := make(chan error, 1)
-	go func() { done <- d.Dispatch(ctx, j, key) }()
+	go func() { done <- errOf(d.Dispatch(ctx, j, key)) }()
 	<-taken
 	rescuedLater(ctx, t, st, queue, lease, done, "a job taken within the lease")
 }
@@ -415,11 +457,17 @@ func TestDispatchHearsEveryEnd(t *testing.T) {
 			for i := range 2 {
 				go func() {
 					j, key := callJob(i)
-					done <- d.Dispatch(ctx, j, key)
+					done <- errOf(d.Dispatch(ctx, j, key))
 				}()
 			}
 			ended, gone := <-ids, <-ids
 			time.Sleep(50 * time.Millisecond) // the first (full) poll, and a few after it
+			for i := range 2 {                // the answers a worker stores before its job ends (neither ends a job here: no poll reads them)
+				j, _ := callJob(i)
+				if err := answering(st, func(context.Context, string, postgres.CallArgs) error { return nil })(ctx, "", postgres.CallArgs{Key: j.Key(), JobID: j.ID}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if _, err := st.DB().Exec(`UPDATE river_job SET state = 'completed', finalized_at = `+c.finalized+` WHERE id = $1`, ended); err != nil {
 				t.Fatal(err)
 			}
@@ -462,11 +510,11 @@ func TestDispatchHearsAnAnswerBeforeItsJobEnds(t *testing.T) {
 	refreshed.Refresh = true
 	answer(rkey) // an old answer
 	rdone := make(chan error, 1)
-	go func() { rdone <- d.Dispatch(ctx, refreshed, rkey) }()
+	go func() { rdone <- errOf(d.Dispatch(ctx, refreshed, rkey)) }()
 	rid := <-ids
 	j, key := callJob(0)
 	done := make(chan error, 1)
-	go func() { done <- d.Dispatch(ctx, j, key) }()
+	go func() { done <- errOf(d.Dispatch(ctx, j, key)) }()
 	id := <-ids
 	answer(key)
 	succeeded(ctx, t, done, "the job whose answer is stored")
@@ -523,7 +571,7 @@ func TestDispatchSaysWhenNoWorkerServesItsQueue(t *testing.T) {
 	j, key := callJob(0)
 	queue := postgres.QueueName(j.Spec.Provider, j.Spec.Model, "", false)
 	done := make(chan error, 1)
-	go func() { done <- d.Dispatch(ctx, j, key) }()
+	go func() { done <- errOf(d.Dispatch(ctx, j, key)) }()
 	hear := func(want string) {
 		t.Helper()
 		select {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fallacylab/fallacylab/store"
@@ -16,25 +17,72 @@ import (
 // GetCall returns the stored successful answer for key; ok is false when there
 // is none (errors are not cached answers: a failed call is tried again).
 func (s *Store) GetCall(ctx context.Context, key string) (store.Call, bool, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT key, namespace, provider, model, request, response, status, attempts,
-		input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, COALESCE(batch_id,''), created_at
-		FROM calls WHERE key = ? AND status = 'ok'`, key)
-	var c store.Call
-	var req, resp, created string
-	var cost sql.NullFloat64
-	var latMS int64
-	err := row.Scan(&c.Key, &c.Namespace, &c.Provider, &c.Model, &req, &resp, &c.Status, &c.Attempts,
-		&c.Usage.InputTokens, &c.Usage.OutputTokens, &c.Usage.ReasoningTokens, &cost, &latMS, &c.BatchID, &created)
+	c, err := ScanCall(s.db.QueryRowContext(ctx, `SELECT `+CallColumns+` FROM calls WHERE key = ? AND status = 'ok'`, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Call{}, false, nil
 	}
 	if err != nil {
 		return store.Call{}, false, fmt.Errorf("get call %s: %w", key, err)
 	}
+	return c, true, nil
+}
+
+// getCallsChunk is the most keys one statement of GetCalls reads (SQLite
+// binds at most 32,766 parameters).
+const getCallsChunk = 500
+
+// GetCalls returns the stored successful answers of keys, by key (a key
+// with none is absent), reading up to getCallsChunk keys a statement.
+func (s *Store) GetCalls(ctx context.Context, keys []string) (map[string]store.Call, error) {
+	out := make(map[string]store.Call, len(keys))
+	for len(keys) > 0 {
+		chunk := keys[:min(len(keys), getCallsChunk)]
+		keys = keys[len(chunk):]
+		args := make([]any, len(chunk))
+		for i, k := range chunk {
+			args[i] = k
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT `+CallColumns+` FROM calls WHERE key IN (?`+strings.Repeat(`, ?`, len(chunk)-1)+`) AND status = 'ok'`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("get %d calls: %w", len(chunk), err)
+		}
+		for rows.Next() {
+			c, err := ScanCall(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("get call %s: %w", c.Key, err)
+			}
+			out[c.Key] = c
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("get %d calls: %w", len(chunk), err)
+		}
+	}
+	return out, nil
+}
+
+// CallColumns are the columns of the calls table ScanCall reads, in its
+// order.
+const CallColumns = `key, namespace, provider, model, request, response, status, attempts,
+		input_tokens, output_tokens, reasoning_tokens, cost, latency_ms, COALESCE(batch_id,''), created_at`
+
+// ScanCall reads a call from a row of CallColumns (sql.ErrNoRows as the
+// row's Scan returns it).
+func ScanCall(row interface{ Scan(...any) error }) (store.Call, error) {
+	var c store.Call
+	var req, resp, created string
+	var cost sql.NullFloat64
+	var latMS int64
+	if err := row.Scan(&c.Key, &c.Namespace, &c.Provider, &c.Model, &req, &resp, &c.Status, &c.Attempts,
+		&c.Usage.InputTokens, &c.Usage.OutputTokens, &c.Usage.ReasoningTokens, &cost, &latMS, &c.BatchID, &created); err != nil {
+		return store.Call{}, err
+	}
 	c.Request = json.RawMessage(req)
 	var r llm.Response
 	if err := json.Unmarshal([]byte(resp), &r); err != nil {
-		return store.Call{}, false, fmt.Errorf("call %s: stored response unreadable: %w", key, err)
+		return store.Call{}, fmt.Errorf("stored response unreadable: %w", err)
 	}
 	c.Response = &r
 	if cost.Valid {
@@ -42,7 +90,7 @@ func (s *Store) GetCall(ctx context.Context, key string) (store.Call, bool, erro
 	}
 	c.Latency = time.Duration(latMS) * time.Millisecond
 	c.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
-	return c, true, nil
+	return c, nil
 }
 
 // PutCall stores a call; it returns once the row is committed. A successful
