@@ -42,9 +42,19 @@ func (e *Engine) claims() Claimer {
 // sent — and paid for — the call already.
 func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key string) (r Result, hit, taken bool, err error) {
 	wait := 50 * time.Millisecond
+	reader, reads := c.(store.ClaimReader)
 	for {
-		var got bool
+		// With a store that reads as it claims (store.ClaimReader), read
+		// says the claim got read what is stored for key: answered, and
+		// if so stored.
+		var got, read, answered bool
+		var stored store.Call
 		err := e.retryStore(callCtx, func() (err error) {
+			if reads {
+				got, stored, answered, err = reader.ClaimCallRead(callCtx, key, e.proc, claimLease)
+				read = got
+				return err
+			}
 			got, err = c.ClaimCall(callCtx, key, e.proc, claimLease)
 			return err
 		})
@@ -68,11 +78,17 @@ func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key strin
 		if got {
 			// The answer may have been stored between this job's cache
 			// look-up and its claim (the claim ends with the answer).
-			if r, ok := e.answeredMeanwhile(callCtx, j, key); ok {
+			var ok bool
+			if read {
+				r, ok = e.answerMeanwhile(callCtx, j, key, stored, answered)
+			} else {
+				r, ok = e.answeredMeanwhile(callCtx, j, key)
+			}
+			if ok {
 				e.release(c, key)
 				return r, true, false, nil
 			}
-			return r, false, taken, nil
+			return Result{}, false, taken, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -90,9 +106,15 @@ func (e *Engine) claim(ctx, callCtx context.Context, c Claimer, j Job, key strin
 // one waited for its claim (under --cache refresh, one stored since this
 // engine's run began).
 func (e *Engine) answeredMeanwhile(ctx context.Context, j Job, key string) (Result, bool) {
-	r := Result{Job: j, Key: key}
 	s, ok, err := e.opt.Store.GetCall(ctx, key)
-	if err != nil || !ok {
+	return e.answerMeanwhile(ctx, j, key, s, ok && err == nil)
+}
+
+// answerMeanwhile is answeredMeanwhile of s, the answer read for key (ok:
+// there is one).
+func (e *Engine) answerMeanwhile(ctx context.Context, j Job, key string, s store.Call, ok bool) (Result, bool) {
+	r := Result{Job: j, Key: key}
+	if !ok {
 		return r, false
 	}
 	since := e.began

@@ -233,39 +233,8 @@ type Engine struct {
 	pool          *pool              // workers of the Run in progress, guarded by mu
 	// call is the live path below the cache: retry → stop → limit → budget → send.
 	call func(ctx, callCtx context.Context, l *lane, j Job) attempts
-	// lookups holds a slot per cache lookup in flight where they are
-	// bounded (a queuing run: dispatchLookups); nil: unbounded.
-	lookups chan struct{}
-}
-
-// dispatchLookups is how many cache lookups a queuing run (Dispatch set)
-// has in flight at once. Its thousands of jobs start together, each with a
-// lookup; unbounded, they all queue for the store's few connections (8 by
-// default) ahead of the statements that queue the run's first job (which
-// waited 60–70 ms behind 1,800 lookups), and the workers' first call with
-// them. Six keep the pool busy with lookups and leave it room for those:
-// an idle team's first call came a median 0.10 s after the run's start,
-// where it came 0.22 s (BenchmarkScalingTeam, 3 workers idle, 8 runs).
-const dispatchLookups = 6
-
-// lookup takes a slot for a cache lookup, false if ctx ended first;
-// looked gives it back.
-func (e *Engine) lookup(ctx context.Context) bool {
-	if e.lookups == nil {
-		return true
-	}
-	select {
-	case e.lookups <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (e *Engine) looked() {
-	if e.lookups != nil {
-		<-e.lookups
-	}
+	// lookups reads the jobs' cache look-ups together.
+	lookups *lookups
 }
 
 // lane is one provider: its client, its token estimates, its permanent
@@ -387,9 +356,7 @@ func New(opt Options) *Engine {
 	}
 	e := &Engine{opt: opt, lanes: map[string]*lane{}, proc: newProcID()}
 	e.settled = sync.NewCond(&e.progMu)
-	if opt.Dispatch != nil {
-		e.lookups = make(chan struct{}, dispatchLookups)
-	}
+	e.lookups = &lookups{st: opt.Store}
 	// stopped twice: before a job waits for a slot, and again once it has
 	// one, for the jobs that were waiting when the first bad answer came.
 	e.call = e.retried(e.stopped(e.limited(e.stopped(e.budgeted(e.marked(e.send))))))
@@ -696,11 +663,7 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 	// (answeredMeanwhile) finds one stored since, so a look before it
 	// would be a second round trip to the store for every call.
 	if j.Run == 0 || e.claims() == nil {
-		if !e.lookup(ctx) {
-			return Result{Job: j, Key: key}, false
-		}
 		r, hit := e.cachedResult(callCtx, j, key)
-		e.looked()
 		if hit {
 			return r, true
 		}
@@ -816,7 +779,7 @@ func (e *Engine) cachedResult(ctx context.Context, j Job, key string) (r Result,
 	var c store.Call
 	var ok bool
 	err := e.retryStore(ctx, func() (err error) {
-		c, ok, err = e.opt.Store.GetCall(ctx, key)
+		c, ok, err = e.lookups.get(ctx, key)
 		return err
 	})
 	if err != nil {

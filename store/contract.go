@@ -17,6 +17,9 @@ import (
 type Calls interface {
 	// GetCall returns the stored successful answer for key (ok false: none).
 	GetCall(ctx context.Context, key string) (Call, bool, error)
+	// GetCalls returns the stored successful answers of keys, by key (a
+	// key with none is absent): the look-ups of many jobs in one read.
+	GetCalls(ctx context.Context, keys []string) (map[string]Call, error)
 	// PutCall stores a call's outcome; a successful answer is never
 	// replaced by a failure.
 	PutCall(ctx context.Context, c Call) error
@@ -62,6 +65,17 @@ type Claims interface {
 	// MarkSent records that owner is about to send key's call for run
 	// runID, at most usd: kept until the call's outcome is stored.
 	MarkSent(ctx context.Context, key, owner string, runID int64, usd float64) error
+}
+
+// ClaimReader is a Claims store that claims a key and reads its answer in
+// one round trip: where claims are taken over a network, a worker's claim
+// and its look for an answer stored meanwhile cost one round trip, not
+// two.
+type ClaimReader interface {
+	// ClaimCallRead claims key for owner for lease, as ClaimCall does,
+	// and when it got the claim reads the answer stored for key after
+	// claiming it (answered: there is one).
+	ClaimCallRead(ctx context.Context, key, owner string, lease time.Duration) (got bool, answer Call, answered bool, err error)
 }
 
 // Levels keeps the concurrency each provider model's calls last held, so

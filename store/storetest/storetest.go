@@ -93,6 +93,15 @@ func testCalls(t *testing.T, st Store) {
 		t.Fatal("a failure replaced an answer")
 	}
 	must(t, st.PutCall(ctx, okCall("k2", "x", 30)))
+	// Many at once: the answers, not the failures or the keys unknown.
+	must(t, st.PutCall(ctx, store.Call{Key: "k4", Namespace: "ns", Provider: "openai", Model: "m", Request: json.RawMessage(`{}`), Status: store.StatusError, Error: "boom", Attempts: 1}))
+	many, err := st.GetCalls(ctx, []string{"k", "k2", "k4", "nope", "k"})
+	if err != nil || len(many) != 2 || many["k"].Response.Text != "first" || many["k2"].Response.Text != "x" || many["k2"].Key != "k2" {
+		t.Fatalf("get calls: %v (%v)", many, err)
+	}
+	if none, err := st.GetCalls(ctx, nil); err != nil || len(none) != 0 {
+		t.Fatalf("get no calls: %v (%v)", none, err)
+	}
 	mean, n, err := st.OutputTokens(ctx, "openai", "m", "ns")
 	if err != nil || n != 2 || mean != 20 {
 		t.Fatalf("output tokens: mean %v of %d (%v), want 20 of 2", mean, n, err)
