@@ -130,6 +130,18 @@ func cpuOf(cmds ...*exec.Cmd) time.Duration {
 // it has reaped (each connection is a process of its own, ended when the
 // connection closes), read from /proc. ok is false elsewhere.
 func postgresCPU(db *sql.DB) (time.Duration, bool) {
+	// The backends of the processes that ended exit on their own, soon
+	// after: counted once the postmaster has reaped them (a second at
+	// most), or they count in the next reading.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var others int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`).Scan(&others); err != nil {
+			return 0, false
+		}
+		if others <= db.Stats().OpenConnections {
+			break
+		}
+	}
 	var backend int
 	if err := db.QueryRow(`SELECT pg_backend_pid()`).Scan(&backend); err != nil {
 		return 0, false
