@@ -59,45 +59,42 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 	per := map[string]*ModelEstimate{}
 	est := map[string]*estimator{}
 	var out Estimate
+	// The jobs are looked up dryRunLookups at a time (one read of the
+	// store each), and counted in the plan's order.
+	var pending []Job
+	count := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		keys := make([]string, len(pending))
+		for i, j := range pending {
+			keys[i] = j.Key()
+		}
+		cached, err := e.opt.Store.GetCalls(ctx, keys)
+		if err != nil {
+			return err
+		}
+		for i, j := range pending {
+			_, hit := cached[keys[i]]
+			if err := e.estimateJob(ctx, j, hit, per, est, &out); err != nil {
+				return err
+			}
+		}
+		pending = pending[:0]
+		return nil
+	}
 	for j := range plan.Jobs {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		j = e.placed(j)
-		m := per[j.Spec.String()]
-		if m == nil {
-			m = &ModelEstimate{Spec: j.Spec}
-			_, m.PriceKnown = e.opt.Prices.Lookup(j.Spec)
-			per[j.Spec.String()] = m
-		}
-		ek := j.Spec.String() + "\x00" + j.Namespace
-		if est[ek] == nil {
-			est[ek] = newEstimator()
-			mean, n, err := e.opt.Store.OutputTokens(ctx, j.Spec.Provider, j.Spec.Model, j.Namespace)
-			if err != nil {
+		if pending = append(pending, e.placed(j)); len(pending) == dryRunLookups {
+			if err := count(); err != nil {
 				return out, err
 			}
-			est[ek].seed(mean, n)
-			m.Learned += n
 		}
-		m.Jobs++
-		out.Jobs++
-		_, hit, err := e.opt.Store.GetCall(ctx, j.Key())
-		if err != nil {
-			return out, err
-		}
-		hit = hit && e.opt.Cache != CacheRefresh // refresh calls everything again
-		if hit {
-			m.Cached++
-			out.Cached++
-			continue
-		}
-		in, o := est[ek].estimateJob(j)
-		if (j.Request.Schema != nil || j.Shape != nil) && m.Learned == 0 {
-			m.Schema = true
-		}
-		m.InputTokens += in
-		m.OutputTokens += o
+	}
+	if err := count(); err != nil {
+		return out, err
 	}
 	out.CostKnown = true
 	for _, m := range per {
@@ -114,6 +111,45 @@ func (e *Engine) DryRun(ctx context.Context, plan Plan) (Estimate, error) {
 		}
 	}
 	return out, nil
+}
+
+// dryRunLookups is how many of a plan's jobs a dry run looks up in one
+// read of the store.
+const dryRunLookups = 500
+
+// estimateJob counts job j in the estimate (hit: the cache answers it),
+// by its model in per, learning its model's output tokens in est.
+func (e *Engine) estimateJob(ctx context.Context, j Job, hit bool, per map[string]*ModelEstimate, est map[string]*estimator, out *Estimate) error {
+	m := per[j.Spec.String()]
+	if m == nil {
+		m = &ModelEstimate{Spec: j.Spec}
+		_, m.PriceKnown = e.opt.Prices.Lookup(j.Spec)
+		per[j.Spec.String()] = m
+	}
+	ek := j.Spec.String() + "\x00" + j.Namespace
+	if est[ek] == nil {
+		est[ek] = newEstimator()
+		mean, n, err := e.opt.Store.OutputTokens(ctx, j.Spec.Provider, j.Spec.Model, j.Namespace)
+		if err != nil {
+			return err
+		}
+		est[ek].seed(mean, n)
+		m.Learned += n
+	}
+	m.Jobs++
+	out.Jobs++
+	if hit && e.opt.Cache != CacheRefresh { // refresh calls everything again
+		m.Cached++
+		out.Cached++
+		return nil
+	}
+	in, o := est[ek].estimateJob(j)
+	if (j.Request.Schema != nil || j.Shape != nil) && m.Learned == 0 {
+		m.Schema = true
+	}
+	m.InputTokens += in
+	m.OutputTokens += o
+	return nil
 }
 
 // Offline is the provider of a dry run: it cannot reach the network, and
