@@ -184,3 +184,36 @@ func BenchmarkCachedRerun100k(b *testing.B) {
 	b.ReportMetric(peakRSSMB(), "rerun-peakRSS-MB")
 	b.ReportMetric(max(all, peakRSSMB()), "peakRSS-MB")
 }
+
+// BenchmarkDryRun50k prices a 50,000-job plan whose first half the cache
+// answers (stored by a run before the clock starts): the dry run's look-ups
+// of every job.
+func BenchmarkDryRun50k(b *testing.B) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	st := openStore(b)
+	opts := fastOpts(st, srv)
+	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
+	const n = 50000
+	plan := func(k int) engine.Plan {
+		return engine.Plan{Len: k, Jobs: func(yield func(engine.Job) bool) {
+			for i := range k {
+				if !yield(engine.Job{Namespace: "dry", Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", strconv.Itoa(i))}) {
+					return
+				}
+			}
+		}}
+	}
+	if sum, _ := engine.New(opts).Run(context.Background(), plan(n/2), nil); sum.Done != n/2 {
+		b.Fatalf("%+v", sum.Progress)
+	}
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		est, err := engine.New(opts).DryRun(context.Background(), plan(n))
+		if err != nil || est.Jobs != n || est.Cached != n/2 {
+			b.Fatalf("%+v %v", est, err)
+		}
+		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "jobs/s")
+	}
+}
