@@ -112,13 +112,7 @@ func BenchmarkPlan50k(b *testing.B) {
 	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
 	for it := range b.N {
 		const n = 50000
-		p := engine.Plan{Len: n, Jobs: func(yield func(engine.Job) bool) {
-			for i := range n {
-				if !yield(engine.Job{Namespace: fmt.Sprint("big", it), Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", strconv.Itoa(i))}) {
-					return
-				}
-			}
-		}}
+		p := numberedPlan(fmt.Sprint("big", it), n)
 		start := time.Now()
 		sum, _ := engine.New(opts).Run(context.Background(), p, nil)
 		if sum.Done != n {
@@ -128,6 +122,18 @@ func BenchmarkPlan50k(b *testing.B) {
 	}
 	runtime.GC()
 	b.ReportMetric(peakRSSMB(), "peakRSS-MB")
+}
+
+// numberedPlan is a streamed plan of n jobs of namespace ns, their prompts
+// the numbers 0 to n−1.
+func numberedPlan(ns string, n int) engine.Plan {
+	return engine.Plan{Len: n, Jobs: func(yield func(engine.Job) bool) {
+		for i := range n {
+			if !yield(engine.Job{Namespace: ns, Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", strconv.Itoa(i))}) {
+				return
+			}
+		}
+	}}
 }
 
 func peakRSSMB() float64 {
@@ -195,15 +201,7 @@ func BenchmarkDryRun50k(b *testing.B) {
 	opts := fastOpts(st, srv)
 	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
 	const n = 50000
-	plan := func(k int) engine.Plan {
-		return engine.Plan{Len: k, Jobs: func(yield func(engine.Job) bool) {
-			for i := range k {
-				if !yield(engine.Job{Namespace: "dry", Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", strconv.Itoa(i))}) {
-					return
-				}
-			}
-		}}
-	}
+	plan := func(k int) engine.Plan { return numberedPlan("dry", k) }
 	if sum, _ := engine.New(opts).Run(context.Background(), plan(n/2), nil); sum.Done != n/2 {
 		b.Fatalf("%+v", sum.Progress)
 	}
