@@ -3,6 +3,9 @@ package cli_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"maps"
 	"os"
 	"os/exec"
@@ -14,8 +17,11 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/cachedir"
+	"github.com/fallacylab/fallacylab/internal/cli/clitest"
 	"github.com/fallacylab/fallacylab/lifecycle"
+	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 )
 
@@ -253,4 +259,48 @@ func storedPrompts(t *testing.T, db string, promptOf map[string]string) map[stri
 		out[promptOf[k]] = true
 	}
 	return out
+}
+
+// TestKeptAnswersOfARunGone: answers a store refused are kept for it, with
+// the runs that paid for them; when such a run is no longer in the store
+// (deleted, or the store made anew at the same place), the next command
+// still takes them in — cached, linked to no run — and says so. Before,
+// the store refused them again at every command, and every command
+// failed: "violates foreign key constraint".
+func TestKeptAnswersOfARunGone(t *testing.T) {
+	_, dir := clitest.Env(t, nil)
+	if err := os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte(`{"id": "p1", "prompt": "hello"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "f.db")
+	abs, _ := filepath.Abs(db)
+	sum := sha256.Sum256([]byte(abs))
+	kept := filepath.Join(cachedir.Dir(cachedir.UnwrittenEnv, "unwritten"), hex.EncodeToString(sum[:12])+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := store.Call{Key: "kept-key", Namespace: "prompts", Provider: "openai", Model: "gpt-4.1-mini", Request: json.RawMessage(`{}`),
+		Status: store.StatusOK, Response: &llm.Response{Text: "paid for"}, Attempts: 1, CreatedAt: time.Now()}
+	line, _ := json.Marshal(map[string]any{"call": c, "run_id": 42, "job": "job-1"})
+	if err := os.WriteFile(kept, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runCLI(t, dir, "prompts", "run", filepath.Join(dir, "p.jsonl"), "--models", "openai:gpt-4.1-mini")
+	if err != nil {
+		t.Fatalf("the next run: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "took in 1 paid answer this store") || !strings.Contains(stderr, "1 of them of runs no longer in this store: linked to no run") {
+		t.Fatalf("the take-in said:\n%s", stderr)
+	}
+	if _, err := os.Stat(kept); !os.IsNotExist(err) {
+		t.Fatalf("the kept file is still there (%v)", err)
+	}
+	st, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got, ok, err := st.GetCall(context.Background(), "kept-key"); err != nil || !ok || got.Response.Text != "paid for" {
+		t.Fatalf("the kept answer is not cached: %+v %v %v", got, ok, err)
+	}
 }

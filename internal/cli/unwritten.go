@@ -143,11 +143,28 @@ func takeInFile(ctx context.Context, g *Global, st backend.Store, path string) e
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	n := 0
+	n, unlinked := 0, 0
+	// A run the answers name may be gone (deleted, or the store made anew
+	// where it was): its answers are cached, linked to no run, rather
+	// than refused by the store again at every command.
+	runs := map[int64]bool{}
 	for line := 1; sc.Scan(); line++ {
 		var u unwrittenCall
 		if err := json.Unmarshal(sc.Bytes(), &u); err != nil {
 			return fmt.Errorf("%s line %d: %w (answers paid but not stored: move the file away to go on without them)", path, line, err)
+		}
+		if u.RunID != 0 {
+			there, seen := runs[u.RunID]
+			if !seen {
+				if _, there, err = st.Run(ctx, u.RunID); err != nil {
+					return fmt.Errorf("take in the %s answers the store refused before: %w", path, err)
+				}
+				runs[u.RunID] = there
+			}
+			if !there {
+				u.RunID, u.Job = 0, ""
+				unlinked++
+			}
 		}
 		u.Call.RunID, u.Call.Job = u.RunID, u.Job
 		if err := st.PutCall(ctx, u.Call); err != nil {
@@ -163,7 +180,11 @@ func takeInFile(ctx context.Context, g *Global, st backend.Store, path string) e
 		return err
 	}
 	if n > 0 {
-		fmt.Fprintf(g.Stderr, "took in %d paid answers this store could not hold before (kept in %s): they are cached now\n", n, path)
+		gone := ""
+		if unlinked > 0 {
+			gone = fmt.Sprintf(" (%d of them of runs no longer in this store: linked to no run)", unlinked)
+		}
+		fmt.Fprintf(g.Stderr, "took in %s this store could not hold before (kept in %s): cached now%s\n", plural(n, "paid answer", "paid answers"), path, gone)
 	}
 	return nil
 }
