@@ -677,7 +677,7 @@ func (e *Engine) doOnce(ctx, callCtx context.Context, j Job, key string) (Result
 		return e.dispatched(ctx, j, key)
 	}
 	if serr := e.storeFailed(); serr != nil {
-		res.Err = fmt.Errorf("%w (%v): free its disk and run the same command again", ErrStoreFailed, serr)
+		res.Err = fmt.Errorf("%w (%v): free its disk, or bring its database back, and run the same command again", ErrStoreFailed, serr)
 		return res, true
 	}
 	l, err := e.lane(j.Spec.Provider)

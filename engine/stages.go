@@ -118,7 +118,7 @@ func (e *Engine) marked(next stage) stage {
 			if callCtx.Err() == nil {
 				e.writeFailed(err)
 			}
-			return llm.Response{}, nil, fmt.Errorf("%w (%v): free its disk and run the same command again", ErrStoreFailed, err)
+			return llm.Response{}, nil, fmt.Errorf("%w (%v): free its disk, or bring its database back, and run the same command again", ErrStoreFailed, err)
 		}
 		return next(ctx, callCtx, l, j)
 	}

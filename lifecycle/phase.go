@@ -171,7 +171,7 @@ func (p *Phase) End(ctx context.Context, sum engine.Summary) error {
 		if err := p.run.st.PutPhases(context.WithoutCancel(ctx), p.run.ID, counts); err != nil {
 			// The store could not be written (a full disk): what is not
 			// stored is asked for again by a re-run, as failed jobs are.
-			return &ExitError{Code: ExitFailedJobs, Err: fmt.Errorf("%s: its counts could not be stored: %w; free the store's disk and run the same command again", p.Name, err)}
+			return &ExitError{Code: ExitFailedJobs, Err: fmt.Errorf("%s: its counts could not be stored: %w; free the store's disk, or bring its database back, and run the same command again", p.Name, err)}
 		}
 	}
 	return p.check(counts)
