@@ -81,11 +81,7 @@ func BenchmarkRateLimitAdherence(b *testing.B) {
 // BenchmarkThroughput measures jobs/s through cache look-up, call and store
 // against a zero-latency server at concurrency 64 (fresh calls, not hits).
 func BenchmarkThroughput(b *testing.B) {
-	srv := llmtest.New(llmtest.Options{})
-	defer srv.Close()
-	st := openStore(b)
-	opts := fastOpts(st, srv)
-	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
+	opts := benchOpts(b)
 	n := 5000
 	b.ResetTimer()
 	for it := range b.N {
@@ -105,11 +101,7 @@ func BenchmarkThroughput(b *testing.B) {
 // BenchmarkPlan50k runs a streamed 50,000-job plan and reports the process's
 // peak RSS (server, engine and store together).
 func BenchmarkPlan50k(b *testing.B) {
-	srv := llmtest.New(llmtest.Options{})
-	defer srv.Close()
-	st := openStore(b)
-	opts := fastOpts(st, srv)
-	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
+	opts := benchOpts(b)
 	for it := range b.N {
 		const n = 50000
 		p := numberedPlan(fmt.Sprint("big", it), n)
@@ -122,6 +114,16 @@ func BenchmarkPlan50k(b *testing.B) {
 	}
 	runtime.GC()
 	b.ReportMetric(peakRSSMB(), "peakRSS-MB")
+}
+
+// benchOpts are the large benchmarks' engine options: a test server that
+// answers at once, a fresh store, 64 calls at a time.
+func benchOpts(b *testing.B) engine.Options {
+	srv := llmtest.New(llmtest.Options{})
+	b.Cleanup(srv.Close)
+	opts := fastOpts(openStore(b), srv)
+	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
+	return opts
 }
 
 // numberedPlan is a streamed plan of n jobs of namespace ns, their prompts
@@ -155,19 +157,9 @@ func peakRSSMB() float64 {
 // call the store already holds: all answered by the cache, at what rate and
 // with how much memory (#25: ≥ 5,000 jobs/s, ≤ 300 MB).
 func BenchmarkCachedRerun100k(b *testing.B) {
-	srv := llmtest.New(llmtest.Options{})
-	defer srv.Close()
-	st := openStore(b)
-	opts := fastOpts(st, srv)
-	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
+	opts := benchOpts(b)
 	const n = 100000
-	p := engine.Plan{Len: n, Jobs: func(yield func(engine.Job) bool) {
-		for i := range n {
-			if !yield(engine.Job{Namespace: "rerun", Spec: llm.Spec{Provider: "openai", Model: "m"}, Request: llm.UserPrompt("", strconv.Itoa(i))}) {
-				return
-			}
-		}
-	}}
+	p := numberedPlan("rerun", n)
 	if sum, _ := engine.New(opts).Run(context.Background(), p, nil); sum.Done != n { // the first run pays
 		b.Fatalf("%+v", sum.Progress)
 	}
@@ -195,11 +187,7 @@ func BenchmarkCachedRerun100k(b *testing.B) {
 // answers (stored by a run before the clock starts): the dry run's look-ups
 // of every job.
 func BenchmarkDryRun50k(b *testing.B) {
-	srv := llmtest.New(llmtest.Options{})
-	defer srv.Close()
-	st := openStore(b)
-	opts := fastOpts(st, srv)
-	opts.Limits = func(string) engine.Limits { return engine.Limits{Concurrency: 64} }
+	opts := benchOpts(b)
 	const n = 50000
 	plan := func(k int) engine.Plan { return numberedPlan("dry", k) }
 	if sum, _ := engine.New(opts).Run(context.Background(), plan(n/2), nil); sum.Done != n/2 {

@@ -549,6 +549,20 @@ func (p *pgProxy) cut(d time.Duration) {
 	p.mu.Unlock()
 }
 
+// proxiedRig is a rig whose processes reach the store through a proxy the
+// test can cut (its own reads go straight to it), a test server answering
+// in 10–20 ms, and a plan of n prompts of text in plan.jsonl.
+func proxiedRig(t *testing.T, n int, text string) (*pgProxy, *rig, *llmtest.Server) {
+	t.Helper()
+	pg := pgStore(t)
+	proxy, via := newPGProxy(t, pg)
+	dir := t.TempDir()
+	srv := clitest.Server(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(10+r.IntN(10)) * time.Millisecond }})
+	promptFile(t, dir, "plan.jsonl", n, text)
+	direct := newRig(t, pg, dir)
+	return proxy, &rig{t: t, pg: via, dir: dir, db: direct.db}, srv
+}
+
 // TestWorkersRideOutADatabaseRestart (#26 item 5): the database goes away
 // for 4 s in the middle of a run (every connection cut, new ones refused):
 // the workers pause, say so and carry on, the queuing run waits, and the
@@ -558,14 +572,8 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
-	pg := pgStore(t)
-	proxy, via := newPGProxy(t, pg)
-	dir := t.TempDir()
-	srv := clitest.Server(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(10+r.IntN(10)) * time.Millisecond }})
 	const n = 600
-	promptFile(t, dir, "plan.jsonl", n, "restart test prompt")
-	direct := newRig(t, pg, dir)
-	r := &rig{t: t, pg: via, dir: dir, db: direct.db}
+	proxy, r, srv := proxiedRig(t, n, "restart test prompt")
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	workers := r.workers(3, nil, "--lease", "3s")
 	r.waitFor("a third of the jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`) >= n/3 })
@@ -610,14 +618,8 @@ func TestOneProcessRidesOutADatabaseRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
-	pg := pgStore(t)
-	proxy, via := newPGProxy(t, pg)
-	dir := t.TempDir()
-	srv := clitest.Server(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(10+r.IntN(10)) * time.Millisecond }})
 	const n = 600
-	promptFile(t, dir, "plan.jsonl", n, "one-process restart prompt")
-	direct := newRig(t, pg, dir)
-	r := &rig{t: t, pg: via, dir: dir, db: direct.db}
+	proxy, r, srv := proxiedRig(t, n, "one-process restart prompt")
 	run := r.spawn("run.log", "--concurrency", "8", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	r.waitFor("a third of the answers", func() bool { return r.count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`) >= n/3 })
 	proxy.cut(3 * time.Second)
