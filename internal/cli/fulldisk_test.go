@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,7 +34,8 @@ import (
 // pays only for what was never answered.
 func TestFullDisk(t *testing.T) {
 	dir := t.TempDir()
-	disk := smallDisk(t, dir)
+	// Room for the run's start and a few dozen answers.
+	disk, db := smallDisk(t, dir, 1<<20)
 	srv := llmtest.New(llmtest.Options{APIKey: "test-key", Respond: func(c llmtest.Call) llmtest.Reply {
 		return llmtest.Reply{Text: c.Prompt + " " + strings.Repeat("a long answer that fills the disk ", 250)}
 	}})
@@ -43,7 +46,6 @@ func TestFullDisk(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	const n = 300
 	promptOf := promptFile(t, dir, "plan.jsonl", n, "full disk prompt")
-	db := filepath.Join(disk, "f.db")
 	// Each run is a process of its own, as a user's is: the run a full
 	// disk left marked running is resumed once its process is gone.
 	var last []byte
@@ -106,19 +108,37 @@ func TestFullDisk(t *testing.T) {
 	}
 }
 
-// smallDisk mounts a 2 MB tmpfs in dir (CI runs as root; elsewhere the
-// test is skipped when it cannot).
-func smallDisk(t *testing.T, dir string) string {
-	disk := filepath.Join(dir, "disk")
+// smallDisk mounts a tmpfs in dir that holds a new store, made at
+// dir/disk/f.db, and room bytes more (CI runs as root; elsewhere the test
+// is skipped when it cannot). Sized from the store it holds, the room does
+// not depend on the size of the schema: a fixed 2 MB disk, of which a new
+// store's write-ahead log took 1.9 MB, left a margin a busy machine's run
+// could fill before its first call.
+func smallDisk(t *testing.T, dir string, room int64) (disk, db string) {
+	disk = filepath.Join(dir, "disk")
 	os.Mkdir(disk, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", disk).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", disk).CombinedOutput(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("mount a small tmpfs (CI runs as root): %v %s", err, out)
 		}
 		t.Skipf("cannot mount a small tmpfs here (%v %s): CI does", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", disk).Run() })
-	return disk
+	db = filepath.Join(disk, "f.db")
+	st, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(disk, &fs); err != nil {
+		t.Fatal(err)
+	}
+	used := int64(fs.Blocks-fs.Bfree) * fs.Bsize
+	if out, err := exec.Command("mount", "-o", fmt.Sprintf("remount,size=%dk", (used+room)/1024), disk).CombinedOutput(); err != nil {
+		t.Fatalf("remount: %v %s", err, out)
+	}
+	return disk, db
 }
 
 // TestFullDiskThenKill (#41 item 9): the disk fills, the answers paid
@@ -129,7 +149,11 @@ func smallDisk(t *testing.T, dir string) string {
 // store takes them in.
 func TestFullDiskThenKill(t *testing.T) {
 	dir := t.TempDir()
-	disk := smallDisk(t, dir)
+	// Room for the run's start (0.4 MB of the store's log before its first
+	// call), not for one of its answers (room and 1 MB more each).
+	const room = 2 << 20
+	disk, db := smallDisk(t, dir, room)
+	long := strings.Repeat("a long answer that fills the disk ", (room+1<<20)/34)
 	var arrived atomic.Int64
 	hold := make(chan struct{})
 	var mu sync.Mutex
@@ -149,7 +173,7 @@ func TestFullDiskThenKill(t *testing.T) {
 		mu.Lock()
 		paid[c.Prompt] = true
 		mu.Unlock()
-		return llmtest.Reply{Text: c.Prompt + " " + strings.Repeat("a long answer that fills the disk ", 250)}
+		return llmtest.Reply{Text: c.Prompt + " " + long}
 	}})
 	defer srv.Close()
 	var release sync.Once
@@ -159,7 +183,6 @@ func TestFullDiskThenKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	promptOf := promptFile(t, dir, "plan.jsonl", 40, "kill on a full disk prompt")
-	db := filepath.Join(disk, "f.db")
 	cmd := exec.Command(os.Args[0], "--db", db, "prompts", "run", filepath.Join(dir, "plan.jsonl"), "--models", "openai:gpt-4.1-mini", "--concurrency", "4")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "OPENAI_API_KEY=test-key")
@@ -176,7 +199,7 @@ func TestFullDiskThenKill(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	deadline := time.After(60 * time.Second) // a hang guard
-	// The long answers fill the small disk at once: the store refuses the
+	// The long answers do not fit the small disk: the store refuses the
 	// first two, while the next calls are held in flight, so the run cannot
 	// reach its end. Once both answers are kept (or stored), kill.
 	keptLines := func() int {

@@ -466,7 +466,7 @@ func (s *Store) migrate() error {
 		return err
 	}
 	defer conn.Close()
-	fresh := false // this open made the store
+	fresh, changed := false, false // this open made the store; it applied a migration
 	for i := 0; i < len(names); i++ {
 		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 			return err
@@ -481,6 +481,7 @@ func (s *Store) migrate() error {
 			return err
 		}
 		fresh = fresh || (applied && i == 0)
+		changed = changed || applied
 	}
 	// A new store made every table of the schema's history, some of them
 	// dropped by later migrations: their pages are compacted away, so a
@@ -490,6 +491,17 @@ func (s *Store) migrate() error {
 		if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
 			return fmt.Errorf("compact the new store: %w", err)
 		}
+	}
+	// The migrations and the compaction went through the write-ahead log:
+	// a new store's log held 1.9 MB of page images beside a 16 KB file
+	// until SQLite's own checkpoint at 1,000 pages, which filled a small
+	// disk before the first call. Move them into the file and empty the
+	// log. Best effort: another process reading the store (busy) only
+	// leaves the log for SQLite's own checkpoints, and so does a disk too
+	// full for the file to grow (the log stays whole: nothing is lost).
+	if changed {
+		var busy, logged, moved int
+		_ = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &moved)
 	}
 	return nil
 }

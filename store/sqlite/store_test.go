@@ -226,3 +226,24 @@ func TestOpenNewStoreWhileRead(t *testing.T) {
 		st.Close()
 	}
 }
+
+// A new store holds its schema in its file, not in SQLite's write-ahead
+// log: the migrations and the compaction of a new store left 1.9 MB of
+// page images in the log beside a 16 KB file, until SQLite's own
+// checkpoint at 1,000 pages, which filled a small disk before the first
+// call (TestFullDiskThenKill in CI).
+func TestNewStoreLeavesNoLog(t *testing.T) {
+	_, path := open(t)
+	db, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.Stat(path + "-wal")
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if log != nil && log.Size() > 0 {
+		t.Fatalf("a new store, open: %d bytes in its file, %d in its write-ahead log", db.Size(), log.Size())
+	}
+	t.Logf("a new store: %d bytes", db.Size())
+}
