@@ -503,7 +503,10 @@ func cacheMode(flag string) engine.CacheMode {
 // storeOptions are the options of a store this process opens: o for a
 // SQLite file, the connection flags for a postgres:// store.
 func (g *Global) storeOptions(o sqlite.Options) backend.Options {
-	return backend.Options{Options: o, PG: postgres.Options{MaxConns: g.DBMaxConns}}
+	// Once open, the team store's writes wait for a database that restarts
+	// (its phase counts, records and run's end, where the run's calls
+	// wait through StoreOutage).
+	return backend.Options{Options: o, PG: postgres.Options{MaxConns: g.DBMaxConns, Outage: teamStoreOutage}}
 }
 
 // dispatchInFlight is how many jobs a queuing run (--workers 0) holds

@@ -23,6 +23,7 @@ import (
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/sqlstore"
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -42,6 +43,9 @@ type Store struct {
 	db  *pool
 	pg  *pgxpool.Pool
 	url string
+	// outage is how long a write waits for a database that stopped
+	// answering (Options.Outage).
+	outage time.Duration
 
 	riverOnce sync.Once
 	river     *river.Client[pgx.Tx] // queues calls (inserter)
@@ -141,6 +145,15 @@ type Options struct {
 	// and never answers included (0: the URL's connect_timeout, else
 	// DefaultConnectTimeout).
 	ConnectTimeout time.Duration
+	// Outage is how long, once the store is open, a write waits for a
+	// database that stopped answering (a restart: its connections cut,
+	// new ones refused, or "starting up"), trying again with a growing
+	// pause, where the write surely did not happen: a transaction that
+	// failed before its COMMIT was sent (PostgreSQL rolled it back), a
+	// statement whose connection was never made or refused (0: it fails at
+	// once). A COMMIT, or a statement, cut while it ran may have taken
+	// effect: it fails, as before.
+	Outage time.Duration
 }
 
 // DefaultMaxConns is a process's connections when neither --db-max-conns
@@ -185,7 +198,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 	// No idle connections in database/sql: a connection it kept idle would
 	// stay acquired from pg, where River and the pgx queries wait for it.
 	db.SetMaxIdleConns(0)
-	s := &Store{db: &pool{db}, pg: pg, url: dsn}
+	s := &Store{db: &pool{db}, pg: pg, url: dsn, outage: o.Outage}
 	if err := db.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open %s: %w", Redact(dsn), err)
@@ -335,18 +348,70 @@ func embeddedMigrations() ([]migration, error) {
 // write runs fn in one transaction and commits it; a serialization failure
 // or deadlock (another worker writing the same rows) is retried.
 func (s *Store) write(ctx context.Context, fn func(*txn) error) error {
-	return retryConflicts(func() error { return s.tryWrite(ctx, fn) })
+	err := s.rideOut(ctx, func() error {
+		return retryConflicts(func() error { return s.tryWrite(ctx, fn) })
+	})
+	if bc, ok := err.(errBeforeCommit); ok {
+		return bc.error // fn's own error, as it returned it
+	}
+	return err
 }
 
 // execOne runs one statement on its own — it commits by itself: no BEGIN
 // and COMMIT round trips — retried as write retries a transaction.
 func (s *Store) execOne(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	var res sql.Result
-	err := retryConflicts(func() (err error) {
-		res, err = s.db.ExecContext(ctx, q, args...)
-		return err
+	err := s.rideOut(ctx, func() error {
+		return retryConflicts(func() (err error) {
+			res, err = s.db.ExecContext(ctx, q, args...)
+			return err
+		})
 	})
 	return res, err
+}
+
+// rideOut runs op again, for up to s.outage, while it fails where the
+// write surely did not happen (notWritten) because the database does not
+// answer (Unreachable): a restart in the second a run stored its phase
+// counts, records or end failed the run, where its calls waited.
+func (s *Store) rideOut(ctx context.Context, op func() error) error {
+	deadline, wait := time.Now().Add(s.outage), 100*time.Millisecond
+	for {
+		err := op()
+		if err == nil || s.outage <= 0 || !notWritten(err) || !Unreachable(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// errBeforeCommit marks an error of a transaction before its COMMIT was
+// sent: PostgreSQL rolled back whatever of it ran.
+type errBeforeCommit struct{ error }
+
+func (e errBeforeCommit) Unwrap() error { return e.error }
+
+// notWritten reports whether err surely left the database unchanged: a
+// transaction's error before its COMMIT, a connection that was never made
+// (pgconn.ConnectError) or refused before any statement (starting up,
+// 57P03; no connection left, 53300), or an error pgx says came before
+// anything was sent (pgconn.SafeToRetry).
+func notWritten(err error) bool {
+	var pe *pgconn.PgError
+	var ce *pgconn.ConnectError
+	var bc errBeforeCommit
+	switch {
+	case errors.As(err, &bc), errors.As(err, &ce), pgconn.SafeToRetry(err):
+		return true
+	case errors.As(err, &pe):
+		return pe.Code == pgerrcode.CannotConnectNow || pe.Code == pgerrcode.TooManyConnections
+	}
+	return false
 }
 
 // retryConflicts runs op again, up to five times in all, while PostgreSQL
@@ -367,11 +432,11 @@ func retryConflicts(op func() error) error {
 func (s *Store) tryWrite(ctx context.Context, fn func(*txn) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return errBeforeCommit{err}
 	}
 	if err := fn(&txn{tx}); err != nil {
 		tx.Rollback()
-		return err
+		return errBeforeCommit{err}
 	}
 	return tx.Commit()
 }

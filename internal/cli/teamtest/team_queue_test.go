@@ -2,7 +2,6 @@ package teamtest_test
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -14,15 +13,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
+	"github.com/fallacylab/fallacylab/internal/pgproxy"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
 )
 
@@ -476,86 +473,13 @@ func TestWorkersPruneTheQueue(t *testing.T) {
 	}
 }
 
-// pgProxy stands between processes and the test's PostgreSQL server, and
-// can cut every connection and refuse new ones for a while: a database
-// restart, as the processes see it.
-type pgProxy struct {
-	ln     net.Listener
-	target func() (net.Conn, error)
-	mu     sync.Mutex
-	conns  []net.Conn
-	down   bool
-}
-
-func newPGProxy(t *testing.T, pg string) (*pgProxy, string) {
-	t.Helper()
-	cfg, err := pgconn.ParseConfig(pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, network := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), "tcp"
-	if strings.HasPrefix(cfg.Host, "/") {
-		addr, network = filepath.Join(cfg.Host, fmt.Sprintf(".s.PGSQL.%d", cfg.Port)), "unix"
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &pgProxy{ln: ln, target: func() (net.Conn, error) { return net.Dial(network, addr) }}
-	t.Cleanup(func() { ln.Close(); p.cut(0) })
-	go p.serve()
-	u := url.URL{Scheme: "postgres", User: url.UserPassword(cfg.User, cfg.Password), Host: ln.Addr().String(), Path: "/" + cfg.Database, RawQuery: "sslmode=disable"}
-	return p, u.String()
-}
-
-func (p *pgProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		down := p.down
-		p.mu.Unlock()
-		if down {
-			c.Close()
-			continue
-		}
-		s, err := p.target()
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		go func() { io.Copy(s, c); s.Close() }()
-		go func() { io.Copy(c, s); c.Close() }()
-	}
-}
-
-// cut closes every connection and refuses new ones for d.
-func (p *pgProxy) cut(d time.Duration) {
-	p.mu.Lock()
-	p.down = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	time.Sleep(d)
-	p.mu.Lock()
-	p.down = false
-	p.mu.Unlock()
-}
-
 // proxiedRig is a rig whose processes reach the store through a proxy the
 // test can cut (its own reads go straight to it), a test server answering
 // in 10–20 ms, and a plan of n prompts of text in plan.jsonl.
-func proxiedRig(t *testing.T, n int, text string) (*pgProxy, *rig, *llmtest.Server) {
+func proxiedRig(t *testing.T, n int, text string) (*pgproxy.Proxy, *rig, *llmtest.Server) {
 	t.Helper()
 	pg := pgStore(t)
-	proxy, via := newPGProxy(t, pg)
+	proxy, via := pgproxy.New(t, pg)
 	dir := t.TempDir()
 	srv := clitest.Server(t, dir, llmtest.Options{Latency: func(r *rand.Rand) time.Duration { return time.Duration(10+r.IntN(10)) * time.Millisecond }})
 	promptFile(t, dir, "plan.jsonl", n, text)
@@ -577,7 +501,7 @@ func TestWorkersRideOutADatabaseRestart(t *testing.T) {
 	coord := r.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	workers := r.workers(3, nil, "--lease", "3s")
 	r.waitFor("a third of the jobs", func() bool { return r.count(`SELECT COUNT(*) FROM river_job WHERE state = 'completed'`) >= n/3 })
-	proxy.cut(4 * time.Second)
+	proxy.Cut(4 * time.Second)
 	stuck := time.AfterFunc(90*time.Second, func() {
 		t.Logf("the queue after 90 s: %s", r.states())
 		for i, w := range workers {
@@ -622,7 +546,7 @@ func TestOneProcessRidesOutADatabaseRestart(t *testing.T) {
 	proxy, r, srv := proxiedRig(t, n, "one-process restart prompt")
 	run := r.spawn("run.log", "--concurrency", "8", "prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
 	r.waitFor("a third of the answers", func() bool { return r.count(`SELECT COUNT(*) FROM calls WHERE status = 'ok'`) >= n/3 })
-	proxy.cut(3 * time.Second)
+	proxy.Cut(3 * time.Second)
 	if err := run.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("run.log"))
 	}
@@ -644,7 +568,7 @@ func TestWorkerStartedDuringARestartWaits(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	pg := pgStore(t)
-	proxy, via := newPGProxy(t, pg)
+	proxy, via := pgproxy.New(t, pg)
 	dir := t.TempDir()
 	clitest.Server(t, dir, llmtest.Options{})
 	const n = 40
@@ -652,16 +576,12 @@ func TestWorkerStartedDuringARestartWaits(t *testing.T) {
 	direct := newRig(t, pg, dir)
 	r := &rig{t: t, pg: via, dir: dir, db: direct.db}
 	coord := direct.queue("prompts", "run", "plan.jsonl", "--models", "openai:gpt-4.1-mini", "--out", "out.jsonl")
-	proxy.mu.Lock()
-	proxy.down = true
-	proxy.mu.Unlock()
+	proxy.Down()
 	workers := r.workers(1, nil, "--lease", "3s")
 	r.waitFor("the worker to find the store away", func() bool {
 		return strings.Contains(r.log("worker0.log"), "the store does not answer (open")
 	})
-	proxy.mu.Lock()
-	proxy.down = false
-	proxy.mu.Unlock()
+	proxy.Up()
 	r.wait(workers)
 	if err := coord.Wait(); err != nil {
 		t.Fatalf("the run: %v\n%s", err, r.log("coordinator.log"))
