@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fallacylab/fallacylab/internal/pgproxy"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/store/postgres"
+	"github.com/fallacylab/fallacylab/store/postgres/pgproxy"
 )
 
 // TestWritesRideOutARestart: the database goes away (every connection

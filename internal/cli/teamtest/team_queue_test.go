@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/fallacylab/fallacylab/internal/cli/clitest"
-	"github.com/fallacylab/fallacylab/internal/pgproxy"
 	"github.com/fallacylab/fallacylab/llm/llmtest"
+	"github.com/fallacylab/fallacylab/store/postgres/pgproxy"
 )
 
 // TestStoreConnectTimeout (#26 item 5): a server that accepts connections
