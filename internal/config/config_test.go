@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,20 @@ func TestProviderErrors(t *testing.T) {
 	}
 	if _, err := c.Provider("zzz", nil); err == nil || !strings.Contains(err.Error(), `unknown provider "zzz"`) {
 		t.Fatalf("unknown: %v", err)
+	}
+	// An endpoint of the user's that names no key variable reads the one
+	// its missing-key error names (before, that error said "set
+	// LOCAL_API_KEY", and setting it changed nothing).
+	c.Endpoints["local"] = config.Endpoint{Type: "openai", BaseURL: "http://127.0.0.1:1/v1"}
+	t.Setenv("LOCAL_API_KEY", "")
+	_, err := c.Provider("local", nil)
+	var missing *config.MissingKeyError
+	if !errors.As(err, &missing) || missing.Env != "LOCAL_API_KEY" {
+		t.Fatalf("no key for local: %v", err)
+	}
+	t.Setenv("LOCAL_API_KEY", "sk-local-test")
+	if _, err := c.Provider("local", nil); err != nil {
+		t.Fatalf("with %s set, as its error said: %v", missing.Env, err)
 	}
 }
 

@@ -42,34 +42,34 @@ func (c *Config) Provider(name string, client *http.Client) (llm.Provider, error
 		return nil, fmt.Errorf("unknown provider %q: use one of %s, or add it under endpoints: in %s with a base_url",
 			name, strings.Join(c.Names(), ", "), where)
 	}
-	key := ""
-	if ep.APIKeyEnv != "" {
-		key = os.Getenv(ep.APIKeyEnv)
-		if key == "" && ep.Type == "gemini" {
-			key = os.Getenv("GOOGLE_API_KEY")
-		}
+	// An endpoint that names no variable reads NAME_API_KEY, the one its
+	// missing-key error names: that error told the user of an endpoint
+	// "local" to set LOCAL_API_KEY, which was then never read.
+	keyEnv := ep.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = llm.KeyEnv(name)
+	}
+	key := os.Getenv(keyEnv)
+	if key == "" && ep.Type == "gemini" {
+		key = os.Getenv("GOOGLE_API_KEY")
 	}
 	if key == "" && !ep.KeyOptional {
-		env := ep.APIKeyEnv
-		if env == "" {
-			env = llm.KeyEnv(name)
-		}
-		return nil, &MissingKeyError{Provider: name, Env: env}
+		return nil, &MissingKeyError{Provider: name, Env: keyEnv}
 	}
 	if key != "" && ep.Type != "anthropic" && ep.Type != "gemini" && llm.URLHasUser(ep.BaseURL) {
 		// An OpenAI-compatible endpoint sends its key as a Bearer token in
 		// the Authorization header, where the URL's user:password goes as
 		// Basic authentication: one of the two would silently not be sent.
-		return nil, fmt.Errorf("endpoints.%s: base_url carries user:password (sent as Basic authentication) and the endpoint has a key (%s, sent as a Bearer token): both take the Authorization header — keep one (for a server behind a password: key_optional: true and no key)", name, ep.APIKeyEnv)
+		return nil, fmt.Errorf("endpoints.%s: base_url carries user:password (sent as Basic authentication) and the endpoint has a key (%s, sent as a Bearer token): both take the Authorization header — keep one (for a server behind a password: key_optional: true and no key)", name, keyEnv)
 	}
 	switch ep.Type {
 	case "anthropic":
-		return anthropic.New(anthropic.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client,
+		return anthropic.New(anthropic.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: keyEnv, HTTPClient: client,
 			PromptCache: ep.PromptCache}), nil
 	case "gemini":
-		return gemini.New(gemini.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client}), nil
+		return gemini.New(gemini.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: keyEnv, HTTPClient: client}), nil
 	default:
-		return openai.New(openai.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: ep.APIKeyEnv, HTTPClient: client,
+		return openai.New(openai.Config{Name: name, BaseURL: ep.BaseURL, APIKey: key, KeyEnv: keyEnv, HTTPClient: client,
 			Native: name == "openai" && ep.BaseURL == ""}), nil
 	}
 }
