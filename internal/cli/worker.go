@@ -211,7 +211,9 @@ func workerServes(s *session) servable {
 // variable to set is said with the first queue of such a provider that a
 // run opens (discover).
 func (v servable) keysLine() string {
-	line := "has keys for " + strings.Join(v.Providers, ", ")
+	// "can call": a keyless local server (ollama, llama.cpp) is served
+	// without a key; "has keys for" named them among the keys.
+	line := "can call " + strings.Join(v.Providers, ", ") + " (a key set, or none needed)"
 	if len(v.Providers) == 0 {
 		line = "has no key for any provider"
 	}
