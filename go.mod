@@ -3,6 +3,7 @@ module github.com/fallacylab/fallacylab
 go 1.26.0
 
 require (
+	github.com/alessio/shellescape v1.4.2
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

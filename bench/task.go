@@ -201,6 +201,10 @@ type Env struct {
 	// Store names the store (its path, or its URL with the password
 	// masked): what caches of a run's analyses are keyed by.
 	Store string
+	// StoreFlag is the store as a command this one suggests must name it
+	// (shell-quoted, a URL's password masked): "" where the store was not
+	// chosen by --db, so that the same command line finds it again.
+	StoreFlag string
 	// Resamples is the bootstrap resamples a viewer's report of a run asks
 	// for (0: the report's default).
 	Resamples int
@@ -215,6 +219,17 @@ type Env struct {
 	// that prices a later phase from the answers of an earlier one (nil
 	// where no run is made: a viewer).
 	Stored StoredAnswers
+}
+
+// Command is the command line that runs fallacylab with args on this
+// store, as a hint to print: "fallacylab --db STORE args" where the user
+// chose the store by --db (a hint without it would read another store,
+// ./fallacylab.db, whose run of the same number is another run).
+func (e Env) Command(args string) string {
+	if e.StoreFlag == "" {
+		return "fallacylab " + args
+	}
+	return "fallacylab --db " + e.StoreFlag + " " + args
 }
 
 // StoredAnswers are the answers a store holds, read without calling

@@ -113,6 +113,6 @@ func done(ctx context.Context, h bench.Host, env bench.Env, runID int64, exit er
 			}
 		}
 	}
-	fmt.Fprintf(h.Settings().Stdout, "run %d done. The whole report: fallacylab deflect report --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, runID)
+	fmt.Fprintf(h.Settings().Stdout, "run %d done. The whole report: %s (--format md, html, csv, json or tex; --out FILE)\n", runID, env.Command(fmt.Sprintf("deflect report --run %d", runID)))
 	return nil
 }

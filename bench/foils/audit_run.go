@@ -134,6 +134,6 @@ func (Task) Brief(ctx context.Context, env bench.Env, r store.Run, w io.Writer) 
 	if err != nil {
 		return err
 	}
-	auditBrief(w, rep, sum, r.ID)
+	auditBrief(w, rep, sum, r.ID, env)
 	return nil
 }

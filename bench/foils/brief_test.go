@@ -1,6 +1,7 @@
 package foils
 
 import (
+	"github.com/fallacylab/fallacylab/bench"
 	"bytes"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestAuditBrief(t *testing.T) {
 	sum := Summary{NativeFPR: stats.Proportion{Estimate: 0.042, Lo: 0.021, Hi: 0.084, N: 166}, MatchedFPR: stats.Proportion{Estimate: 0.178, N: 387},
 		Sep: 0.073, SepLo: 0.037, SepHi: 0.11, Margin: 0.087}
 	var b bytes.Buffer
-	auditBrief(&b, rep, sum, 7)
+	auditBrief(&b, rep, sum, 7, bench.Env{})
 	out := b.String()
 	title, verdict, fpr, hint := strings.Index(out, "Scheme Foils audit"), strings.Index(out, "The dissociation holds"),
 		strings.Index(out, "  4.2 %  [2.1, 8.4]  (166 items)"), strings.Index(out, "fallacylab foils report --run 7")

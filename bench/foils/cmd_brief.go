@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/textwrap"
 
 	"github.com/fallacylab/fallacylab/report"
@@ -12,7 +13,7 @@ import (
 // auditBrief is what a person at a terminal sees after `foils audit`: the
 // verdict first, the figures it rests on, and where the whole report is —
 // not 160 lines of Markdown ending with the verdict.
-func auditBrief(w io.Writer, rep *report.Report, sum Summary, runID int64) {
+func auditBrief(w io.Writer, rep *report.Report, sum Summary, runID int64, env bench.Env) {
 	fmt.Fprintf(w, "%s\n\n", rep.Title)
 	for _, sec := range rep.Sections {
 		if sec.Title == "Verdict" && sec.Intro != "" {
@@ -36,6 +37,6 @@ func auditBrief(w io.Writer, rep *report.Report, sum Summary, runID int64) {
 	if sum.Unparsed > 0 {
 		fmt.Fprintf(w, "  %-34s %d\n", "unparsed predictions", sum.Unparsed)
 	}
-	fmt.Fprintf(w, "\nThe whole report, %d tables: fallacylab foils report --run %d\n  (--format md, html, csv, json or tex; --out FILE)\n",
-		len(rep.Tables()), runID)
+	fmt.Fprintf(w, "\nThe whole report, %d tables: %s\n  (--format md, html, csv, json or tex; --out FILE)\n",
+		len(rep.Tables()), env.Command(fmt.Sprintf("foils report --run %d", runID)))
 }

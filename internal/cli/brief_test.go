@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,9 +66,22 @@ func TestRunEndsWithItsFigures(t *testing.T) {
 			t.Errorf("at a terminal the run ends without %q:\n%s", want, term)
 		}
 	}
-	piped, _, err := runCLI(t, dir, args[2:]...)
-	if err != nil || strings.Contains(piped, "Accuracy and F1") || !strings.Contains(piped, "done. The whole report: fallacylab classify report --run") {
+	// Piped, and on a store named by --db (a file name with a space): the
+	// command names the store, quoted, so that pasted into a shell it
+	// reports this run — without --db it read ./fallacylab.db, another
+	// store, whose run 1 is another run (or none).
+	db := filepath.Join(dir, "my runs.db")
+	piped, _, err := runCLI2(t, dir, db, args[2:]...)
+	hint := "fallacylab --db '" + db + "' classify report --run 1"
+	if err != nil || strings.Contains(piped, "Accuracy and F1") || !strings.Contains(piped, "done. The whole report: "+hint+" (") {
 		t.Fatalf("piped: %v\n%s", err, piped)
+	}
+	sh := exec.Command("sh", "-c", `fallacylab() { "$FL" --config fallacylab.yaml "$@"; }; `+hint+` --format csv`)
+	sh.Dir = dir
+	sh.Env = append(os.Environ(), "FALLACYLAB_BE_CLI=1", "FL="+os.Args[0])
+	rep, err := sh.CombinedOutput()
+	if err != nil || !strings.Contains(string(rep), "openai:gpt-4.1-mini") {
+		t.Fatalf("the command it names, pasted into a shell: %v\n%s", err, rep)
 	}
 }
 

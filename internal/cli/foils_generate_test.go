@@ -73,7 +73,7 @@ func TestFoilsGenerateEndToEnd(t *testing.T) {
 			t.Fatalf("the generation report lacks %q:\n%s", want, rep)
 		}
 	}
-	if !strings.Contains(stdout, "fallacylab foils generate report --run 1") {
+	if !strings.Contains(stdout, "fallacylab --db "+filepath.Join(dir, "f.db")+" foils generate report --run 1") {
 		t.Fatalf("the run does not say how to report it:\n%s", stdout)
 	}
 	// The generated sets feed the audit.

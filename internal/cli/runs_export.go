@@ -179,7 +179,9 @@ runs of their benchmark.`,
 			rn.SkipDone = true // the same file again is the run it made
 			res, err := rn.Run(cmd.Context(), spec)
 			if err == nil {
-				fmt.Fprintf(g.Stdout, "run %d: fallacylab %s report --run %d, fallacylab runs show %d\n", res.RunID, spec.Benchmark, res.RunID, res.RunID)
+				env := s.taskEnv("")
+				fmt.Fprintf(g.Stdout, "run %d: %s, %s\n", res.RunID, env.Command(fmt.Sprintf("%s report --run %d", spec.Benchmark, res.RunID)),
+					env.Command(fmt.Sprintf("runs show %d", res.RunID)))
 			}
 			return err
 		},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/alessio/shellescape"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -175,6 +176,27 @@ func resolveDB(g *Global, cfg *config.Config) {
 	default:
 		g.dbFrom = "the default"
 	}
+}
+
+// storeFlag is the store as a hint this command prints must give --db
+// (bench.Env.StoreFlag): shell-quoted (alessio/shellescape), a URL's
+// password masked; "" unless the store was chosen by --db (the
+// environment, the config and the default name it again for the same
+// command line in the same folder).
+func (g *Global) storeFlag() string {
+	if g.dbFrom != "--db" && !(g.dbFrom == "" && g.dbFlagSet) {
+		return ""
+	}
+	if backend.IsURL(g.DBPath) {
+		return shellescape.Quote(llm.RedactURL(g.DBPath))
+	}
+	return shellescape.Quote(g.DBPath)
+}
+
+// command is a command line this command prints for the user to run
+// next, on the same store (bench.Env.Command).
+func (g *Global) command(args string) string {
+	return bench.Env{StoreFlag: g.storeFlag()}.Command(args)
 }
 
 // resolver builds providers from the config; in a dry run every provider is

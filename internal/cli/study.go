@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/alessio/shellescape"
 	"io"
 	"math"
 	"os"
@@ -110,7 +111,8 @@ in an order of their own. Decoys have a known answer.`,
 				fmt.Fprintf(g.Stderr, "note: --n %d asked for more items than run %d has to sample (%d): the study has them all\n", sp.o.N, st.RunID, sampled)
 			}
 			if sheet != "" {
-				fmt.Fprintf(g.Stdout, "coding sheet %s; when coded: fallacylab study import %d %s ; fallacylab study report %d\n", sheet, st.ID, sheet, st.ID)
+				fmt.Fprintf(g.Stdout, "coding sheet %s; when coded: %s ; %s\n", sheet, g.command(fmt.Sprintf("study import %d %s", st.ID, shellescape.Quote(sheet))),
+					g.command(fmt.Sprintf("study report %d", st.ID)))
 			}
 			if one := study.OnePolarity(st); one != "" {
 				fmt.Fprintf(g.Stderr, "note: %s Plant decoys of the other answer with --decoy-file (a CSV: text and a column per question with its known answer).\n", one)

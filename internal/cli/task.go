@@ -69,7 +69,7 @@ func (s *session) taskEnv(dataDirFlag string) bench.Env {
 		data = os.DirFS(dir)
 	}
 	return bench.Env{Records: s.st, Data: data, DataFlag: dataDirFlag, DryRun: s.g.DryRun, Stdout: s.g.Stdout, Stderr: s.g.Stderr,
-		Store: s.st.Path(), Version: Version(), Stored: storedAnswers{s}}
+		Store: s.st.Path(), StoreFlag: s.g.storeFlag(), Version: Version(), Stored: storedAnswers{s}}
 }
 
 // storedAnswers are the answers the session's store holds
@@ -165,7 +165,7 @@ func newTaskRunCmd(g *Global, t bench.Runs) *cobra.Command {
 					runBrief(ctx, g, s, env, rt, runID)
 				}
 				_, rep := bench.Commandline(t)
-				fmt.Fprintf(g.Stdout, "run %d done. The whole report: fallacylab %s --run %d (--format md, html, csv, json or tex; --out FILE)\n", runID, rep, runID)
+				fmt.Fprintf(g.Stdout, "run %d done. The whole report: %s (--format md, html, csv, json or tex; --out FILE)\n", runID, env.Command(fmt.Sprintf("%s --run %d", rep, runID)))
 			}
 			return exit
 		}

@@ -132,7 +132,7 @@ func TestATaskIsCommandsByItself(t *testing.T) {
 		t.Fatalf("%d requests, want 4", len(srv.Ledger()))
 	}
 	out, stderr, err := cli("--max-unusable", "0.5", "echolabel", "run", "--model", "openai:m")
-	if err != nil || !strings.Contains(out, "fallacylab echolabel report --run 1") {
+	if err != nil || !strings.Contains(out, "fallacylab --db "+db+" echolabel report --run 1") {
 		t.Fatalf("run: %v\n%s\n%s", err, out, stderr)
 	}
 	if len(srv.Ledger()) != 4 {
