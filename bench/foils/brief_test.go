@@ -1,8 +1,8 @@
 package foils
 
 import (
-	"github.com/fallacylab/fallacylab/bench"
 	"bytes"
+	"github.com/fallacylab/fallacylab/bench"
 	"strings"
 	"testing"
 
