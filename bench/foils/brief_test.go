@@ -2,10 +2,10 @@ package foils
 
 import (
 	"bytes"
-	"github.com/fallacylab/fallacylab/bench"
 	"strings"
 	"testing"
 
+	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/stats"
 )

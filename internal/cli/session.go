@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/alessio/shellescape"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/fallacylab/fallacylab/store/postgres"
 	"github.com/fallacylab/fallacylab/store/sqlite"
 
+	"github.com/alessio/shellescape"
 	"github.com/fallacylab/fallacylab/backend"
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/alessio/shellescape"
 	"io"
 	"math"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/fallacylab/fallacylab/outfile"
 	"github.com/fallacylab/fallacylab/textwrap"
 
+	"github.com/alessio/shellescape"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
 	"github.com/fallacylab/fallacylab/study"
