@@ -117,7 +117,7 @@ in an order of their own. Decoys have a known answer.`,
 			if one := study.OnePolarity(st); one != "" {
 				fmt.Fprintf(g.Stderr, "note: %s Plant decoys of the other answer with --decoy-file (a CSV: text and a column per question with its known answer).\n", one)
 			}
-			fmt.Fprintf(g.Stdout, "send each annotator their link: fallacylab study links %d (and run fallacylab view)\n", st.ID)
+			fmt.Fprintf(g.Stdout, "send each annotator their link: %s (and run %s)\n", g.command(fmt.Sprintf("study links %d", st.ID)), g.command("view"))
 			return nil
 		},
 	}

@@ -243,7 +243,7 @@ func TestFoilsSheetIsAStudy(t *testing.T) {
 	sheet := filepath.Join(dir, "sheet.csv")
 	out, _, err := runCLI(t, dir, append(create, "--sheet", sheet)...)
 	if err != nil || !strings.Contains(out, "run 1: the latest a foils-native study can sample") || !strings.Contains(out, "12 items") ||
-		!strings.Contains(out, "fallacylab study import 1 "+sheet) {
+		!strings.Contains(out, "fallacylab --db "+filepath.Join(dir, "f.db")+" study import 1 "+sheet) {
 		t.Fatalf("%v %s", err, out)
 	}
 	b, _ := os.ReadFile(sheet)
