@@ -63,14 +63,50 @@ func Reportable(r store.Run, allowIncomplete bool, now time.Time) error {
 	if s == store.RunDone || allowIncomplete {
 		return nil
 	}
-	what := Describe(r, now)
-	if s == store.RunRunning {
-		return fmt.Errorf("run %d (%s) is %s: its records are not complete yet; wait for it, or report what is there with --run %d --allow-incomplete: %w",
-			r.ID, r.Name, what, r.ID, ErrNotDone)
-	}
-	return fmt.Errorf("run %d (%s) %w (%s). Run the same command again to resume it, report what is there with --run %d --allow-incomplete, or delete it with `fallacylab runs rm %d`",
-		r.ID, r.Name, ErrNotDone, what, r.ID, r.ID)
+	return &NotDoneError{Run: r, Running: s == store.RunRunning, What: Describe(r, now)}
 }
+
+// NotDoneError is Reportable's error: a run that did not finish, and what
+// to do about it. Command writes the command line it suggests (nil:
+// "fallacylab " + args); a command on a store the user named by --db sets
+// it, so that "delete it with `fallacylab runs rm N`", pasted, deletes
+// this run and not run N of ./fallacylab.db.
+type NotDoneError struct {
+	Run     store.Run
+	Running bool   // it is still running
+	What    string // its state, described (Describe)
+	// Newest names the benchmark (Pick's what) when the run is the
+	// newest of it, picked for want of --run.
+	Newest  string
+	Command func(args string) string
+}
+
+// Error says what happened to the run and what to do. It is written when
+// it is read, with the Command set meanwhile.
+func (e *NotDoneError) Error() string {
+	if e.Newest != "" {
+		return fmt.Sprintf("the newest %s run: %s; or name an earlier one with --run N", e.Newest, e.of())
+	}
+	return e.of()
+}
+
+// of is the error of the run alone.
+func (e *NotDoneError) of() string {
+	r := e.Run
+	if e.Running {
+		return fmt.Sprintf("run %d (%s) is %s: its records are not complete yet; wait for it, or report what is there with --run %d --allow-incomplete: %v",
+			r.ID, r.Name, e.What, r.ID, ErrNotDone)
+	}
+	cmd := e.Command
+	if cmd == nil {
+		cmd = func(args string) string { return "fallacylab " + args }
+	}
+	return fmt.Sprintf("run %d (%s) %v (%s). Run the same command again to resume it, report what is there with --run %d --allow-incomplete, or delete it with `%s`",
+		r.ID, r.Name, ErrNotDone, e.What, r.ID, cmd(fmt.Sprintf("runs rm %d", r.ID)))
+}
+
+// Unwrap is ErrNotDone.
+func (e *NotDoneError) Unwrap() error { return ErrNotDone }
 
 // Lister is what Pick needs of a store.
 type Lister interface {
@@ -107,7 +143,9 @@ func Pick(ctx context.Context, st Lister, benchmark, what string, id int64, allo
 			continue
 		}
 		if err := Reportable(r, allowIncomplete, now); err != nil {
-			return r, fmt.Errorf("the newest %s run: %w; or name an earlier one with --run N", what, err)
+			nd := err.(*NotDoneError) // the only error Reportable returns
+			nd.Newest = what
+			return r, nd
 		}
 		return r, nil
 	}

@@ -499,6 +499,10 @@ func CheckUnusable(phase, hint string, counts []store.PhaseCount, max float64) e
 // ErrNoRun is wrapped by Pick when the store has no run of the benchmark.
 var ErrNoRun = lifecycle.ErrNoRun
 
+// NotDoneError is Pick's error for a run that did not finish
+// (lifecycle.NotDoneError).
+type NotDoneError = lifecycle.NotDoneError
+
 // Pick is the stored run a run builds on (or a report reads): id, or (id
 // 0) the newest run of the benchmark that has is true for; what names
 // such a run in errors. A run that did not finish is refused unless

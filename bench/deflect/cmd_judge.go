@@ -71,6 +71,9 @@ func judgeRun(ctx context.Context, h bench.Host, o judgeCmdOptions) error {
 	if errors.Is(err, runner.ErrNoRun) {
 		return fmt.Errorf("no %s run in %s: run `fallacylab deflect run` or `deflect import` first", Definition.Title, env.Store)
 	}
+	if nd, ok := errors.AsType[*runner.NotDoneError](err); ok {
+		nd.Command = env.Command // its runs rm names the store
+	}
 	if err != nil {
 		return err
 	}

@@ -157,6 +157,11 @@ func TestUnusableAnswers(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "did not finish") || !strings.Contains(err.Error(), "--allow-incomplete") {
 			t.Fatalf("deflect report of a failed run: %v", err)
 		}
+		// The deletion it suggests names the store (--db): pasted without
+		// it, it deleted run 1 of ./fallacylab.db, another run.
+		if rm := "`fallacylab --db " + filepath.Join(dir, "f.db") + " runs rm 1`"; !strings.Contains(err.Error(), rm) {
+			t.Fatalf("deflect report of a failed run does not say %s: %v", rm, err)
+		}
 		// Asked for explicitly, the report shows what is there.
 		if out, stderr, err := runCLI(t, dir, "deflect", "report", "--run", "1", "--allow-incomplete", "--resamples", "10"); err != nil || !strings.Contains(out, "parse error") {
 			t.Fatalf("--allow-incomplete: %v\n%s\n%.2000s", err, stderr, out)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fallacylab/fallacylab/bench"
 	"github.com/fallacylab/fallacylab/engine"
+	"github.com/fallacylab/fallacylab/lifecycle"
 	"github.com/fallacylab/fallacylab/llm"
 	"github.com/fallacylab/fallacylab/report"
 	"github.com/fallacylab/fallacylab/store"
@@ -220,6 +222,9 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 			makes = h.Help("report").Makes
 		}
 		r, err := pick(ctx, s.st, def, def.Title, runID, allowIncomplete, nil, makes)
+		if nd, ok := errors.AsType[*lifecycle.NotDoneError](err); ok {
+			nd.Command = s.g.command // its runs rm names the store
+		}
 		if err != nil {
 			return err
 		}
