@@ -64,7 +64,7 @@ func newRunsCmd(g *Global) *cobra.Command {
 				return err
 			}
 			if len(unfinished) > 0 {
-				fmt.Fprintf(g.Stderr, "%s did not finish (run the same command again to resume one, or fallacylab runs rm ID):\n", plural(len(unfinished), "run", "runs"))
+				fmt.Fprintf(g.Stderr, "%s did not finish (run the same command again to resume one, or %s):\n", plural(len(unfinished), "run", "runs"), g.command("runs rm ID"))
 				for _, u := range unfinished {
 					fmt.Fprintln(g.Stderr, "  "+u)
 				}
