@@ -16,6 +16,9 @@ import (
 )
 
 var funcs = template.FuncMap{
+	// fl is a fallacylab command line a page suggests (Server.SetCommand
+	// makes it name the store).
+	"fl": func(args string) string { return "fallacylab " + args },
 	// seg escapes one path segment (an item id may hold "#" or "/").
 	"seg":   url.PathEscape,
 	"plain": func(c report.Cell) string { return c.Plain() },
@@ -107,7 +110,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	if lists {
 		data["Listing"] = l.Title
 	}
-	data["StudyHint"] = studyHint(d.run, lists)
+	data["StudyHint"] = studyHint(d.run, lists, s.cmd)
 	if d.task != nil {
 		// The Task's own pages the viewer's run page links (those titled).
 		var pages [][2]string
@@ -168,7 +171,7 @@ func (s *Server) unfinished(w http.ResponseWriter, r *http.Request, run store.Ru
 // studyHint is how to validate the run with people: the study kinds of
 // its benchmark, and a records study where its records are listed; ""
 // where no kind fits (the page then says nothing of studies).
-func studyHint(run store.Run, lists bool) string {
+func studyHint(run store.Run, lists bool, cmd func(string) string) string {
 	var kinds []string
 	for _, k := range study.Registered() {
 		if k.Benchmark == run.Benchmark {
@@ -181,7 +184,7 @@ func studyHint(run store.Run, lists bool) string {
 	if len(kinds) == 0 {
 		return ""
 	}
-	hint := fmt.Sprintf("fallacylab study create --run %d --kind %s", run.ID, kinds[0])
+	hint := cmd(fmt.Sprintf("study create --run %d --kind %s", run.ID, kinds[0]))
 	if len(kinds) > 1 {
 		hint += " (or --kind " + strings.Join(kinds[1:], ", ") + ")"
 	}

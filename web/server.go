@@ -53,6 +53,8 @@ type Server struct {
 	// costs one analysis per Refresh, not one per request.
 	Refresh time.Duration
 
+	command func(args string) string // SetCommand's (nil: "fallacylab " + args)
+
 	hold chan struct{} // tests: loads wait for this to close
 	// Annotators' drafts (answers given, not saved): see keepDraft.
 	draftsMu sync.Mutex
@@ -110,6 +112,23 @@ func New(st backend.Store) (*Server, error) {
 		return nil, err
 	}
 	return &Server{st: st, tmpl: t, cache: map[int64]*runData{}, Resamples: 1000, Refresh: 3 * time.Second}, nil
+}
+
+// SetCommand makes the command lines the pages suggest as cmd writes them
+// (bench.Env.Command): the CLI's viewer of a store chosen by --db names it,
+// so that a command copied from a page reads this store, not
+// ./fallacylab.db. Call it before serving.
+func (s *Server) SetCommand(cmd func(args string) string) {
+	s.command = cmd
+	s.tmpl.Funcs(template.FuncMap{"fl": cmd})
+}
+
+// cmd is a command line a page suggests (SetCommand).
+func (s *Server) cmd(args string) string {
+	if s.command == nil {
+		return "fallacylab " + args
+	}
+	return s.command(args)
 }
 
 // Handler returns the viewer's routes for loopback use only (see

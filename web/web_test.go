@@ -294,6 +294,18 @@ func TestRunAboutBlock(t *testing.T) {
 	if _, body, _ := get(t, h, fmt.Sprintf("/runs/%d", id1)); !strings.Contains(body, `<details class="about">`) {
 		t.Fatal("DeflectBench page has no about block")
 	}
+	// A viewer of a store the user named by --db names it in the commands
+	// its pages suggest (copied, a command without it read ./fallacylab.db).
+	named := viewer(t, st, func(v *web.Server) {
+		v.SetCommand(func(args string) string { return "fallacylab --db 'my runs.db' " + args })
+	})
+	want := fmt.Sprintf("fallacylab --db &#39;my runs.db&#39; runs export %d", id)
+	if _, body, _ := get(t, named, fmt.Sprintf("/runs/%d", id)); !strings.Contains(body, want) {
+		t.Fatalf("the run page of a named store lacks %q:\n%s", want, body)
+	}
+	if _, body, _ := get(t, named, "/studies"); !strings.Contains(body, "fallacylab --db &#39;my runs.db&#39; study links ID") {
+		t.Fatalf("the studies page of a named store does not name it:\n%s", body)
+	}
 }
 
 // liveRun is a running DeflectBench run holding all its generations and

@@ -60,6 +60,7 @@ func newViewCmd(g *Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			v.SetCommand(g.command) // the commands its pages suggest name a store chosen by --db
 			if queue {
 				if err := mountQueue(cmd.Context(), v, s.st); err != nil {
 					return err
