@@ -217,7 +217,7 @@ func newTaskReportCmd(g *Global, t bench.Reports) *cobra.Command {
 		}
 		defer s.Close()
 		run, _ := bench.Commandline(t)
-		makes := "fallacylab " + run
+		makes := s.g.command(run)
 		if h, ok := t.(bench.Helps); ok && h.Help("report").Makes != "" {
 			makes = h.Help("report").Makes
 		}
