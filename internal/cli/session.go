@@ -184,7 +184,7 @@ func resolveDB(g *Global, cfg *config.Config) {
 // environment, the config and the default name it again for the same
 // command line in the same folder).
 func (g *Global) storeFlag() string {
-	if g.dbFrom != "--db" && !(g.dbFrom == "" && g.dbFlagSet) {
+	if !g.dbFlagSet {
 		return ""
 	}
 	if backend.IsURL(g.DBPath) {
